@@ -1,0 +1,80 @@
+// Module entry: the NativeIndex class and the process-wide functions.
+#include <faiss/Index.h>
+#include <napi.h>
+
+#include "arguments.h"
+#include "errors.h"
+#include "faiss_index.h"
+#include "gpu.h"
+#include "instance_data.h"
+#include "system_info.h"
+
+namespace ocvector {
+namespace {
+
+// The facade registers its FaissError class once, so that native errors are
+// instances of it (better-sqlite3's pattern).
+Napi::Value SetErrorClass(const Napi::CallbackInfo& info) {
+  if (!info[0].IsFunction()) ThrowJs(info.Env(), ErrorCode::InvalidArgument, "errorClass must be a function");
+  GetInstanceData(info.Env())->errorClass = Napi::Persistent(info[0].As<Napi::Function>());
+  return info.Env().Undefined();
+}
+
+Napi::Value GpuInfoJs(const Napi::CallbackInfo& info) {
+  GpuInfo gpu = QueryGpu();
+  Napi::Object out = Napi::Object::New(info.Env());
+  out.Set("compiled", gpu.compiled);
+  out.Set("devices", gpu.devices);
+  out.Set("reason", gpu.reason);
+  return out;
+}
+
+Napi::Value BlasInfoJs(const Napi::CallbackInfo& info) {
+  BlasInfo blas = QueryBlas();
+  Napi::Object out = Napi::Object::New(info.Env());
+  out.Set("library", blas.library);
+  out.Set("vendor", blas.vendor);
+  out.Set("config", blas.config);
+  out.Set("threading", blas.threading);
+  out.Set("ompWaitPolicy", blas.ompWaitPolicy);
+  return out;
+}
+
+Napi::Value SetNumThreads(const Napi::CallbackInfo& info) {
+  SetThreadCount(static_cast<int>(IntegerArg(info, 0, "threads", 0, 4096)));
+  return info.Env().Undefined();
+}
+
+Napi::Value GetNumThreads(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), ThreadCount());
+}
+
+}  // namespace
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  auto* data = new InstanceData();
+  env.SetInstanceData<InstanceData>(data);  // deleted by N-API when env ends
+  Napi::Function indexClass = NativeIndex::DefineClass(env);
+  data->indexClass = Napi::Persistent(indexClass);
+
+  exports.Set("NativeIndex", indexClass);
+  exports.Set("setErrorClass", Napi::Function::New<SetErrorClass>(env, "setErrorClass"));
+  exports.Set("gpuInfo", Napi::Function::New<GpuInfoJs>(env, "gpuInfo"));
+  exports.Set("blasInfo", Napi::Function::New<BlasInfoJs>(env, "blasInfo"));
+  exports.Set("setNumThreads", Napi::Function::New<SetNumThreads>(env, "setNumThreads"));
+  exports.Set("getNumThreads", Napi::Function::New<GetNumThreads>(env, "getNumThreads"));
+  exports.Set("faissVersion", Napi::String::New(env, std::to_string(FAISS_VERSION_MAJOR) + "." +
+                                                         std::to_string(FAISS_VERSION_MINOR) + "." +
+                                                         std::to_string(FAISS_VERSION_PATCH)));
+  return exports;
+}
+
+}  // namespace ocvector
+
+// NODE_API_MODULE pastes the function's name into an identifier, so it needs
+// an unqualified one.
+static Napi::Object InitOcvector(Napi::Env env, Napi::Object exports) {
+  return ocvector::Init(env, exports);
+}
+
+NODE_API_MODULE(ocvector, InitOcvector)

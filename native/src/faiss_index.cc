@@ -1,0 +1,627 @@
+#include "faiss_index.h"
+
+#include <faiss/IndexHNSW.h>
+#include <faiss/IndexIVF.h>
+#include <faiss/impl/HNSW.h>
+#include <faiss/impl/IDSelector.h>
+#include <faiss/index_factory.h>
+#include <omp.h>
+
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_set>
+#include <vector>
+
+#include "arguments.h"
+#include "errors.h"
+#include "faiss_compat.h"
+#include "flat_search.h"
+#include "gpu.h"
+#include "index_io.h"
+#include "instance_data.h"
+#include "promise_worker.h"
+
+namespace ocvector {
+namespace {
+
+// Distinguishes the External that NewInstance passes from anything a caller
+// could pass to the constructor.
+constexpr napi_type_tag kHolderTag = {0x6f6376656374a11dULL, 0x9e5b2c3d4f607182ULL};
+
+constexpr int64_t kMaxDimension = 1 << 16;
+constexpr int64_t kMaxK = int64_t(1) << 20;
+
+Device ParseDevice(Napi::Env env, const std::string& name) {
+  if (name == "cpu") return Device::Cpu;
+  if (name == "gpu") return Device::Gpu;
+  if (name == "auto") return Device::Auto;
+  ThrowJs(env, ErrorCode::InvalidArgument, "device must be 'cpu', 'gpu' or 'auto', not '" + name + "'");
+}
+
+// Keeps JS values (input arrays, output arrays) alive while a worker uses
+// their memory. References are made and released on the JS thread: the
+// worker is constructed and destroyed there.
+class KeepAlive {
+ public:
+  void Hold(Napi::Value value) {
+    refs_.push_back(Napi::Persistent(value.As<Napi::Object>()));
+  }
+
+ private:
+  std::vector<Napi::ObjectReference> refs_;
+};
+
+class HolderWorker : public PromiseWorker {
+ public:
+  HolderWorker(Napi::Env env, std::shared_ptr<IndexHolder> holder)
+      : PromiseWorker(env), holder_(std::move(holder)) {}
+
+ protected:
+  std::shared_ptr<IndexHolder> holder_;
+  KeepAlive keepAlive_;
+};
+
+// Produces a new NativeIndex when it settles (create, read, fromBuffer).
+class MakeIndexWorker : public PromiseWorker {
+ public:
+  using PromiseWorker::PromiseWorker;
+
+ protected:
+  Napi::Value Result(Napi::Env env) override { return NativeIndex::NewInstance(env, holder_); }
+
+  void Adopt(std::unique_ptr<faiss::Index> cpuIndex, Device device, std::string description) {
+    Placement placement = PlaceIndex(std::move(cpuIndex), device);
+    holder_ = std::make_shared<IndexHolder>(std::move(placement.index), placement.resources,
+                                            placement.onGpu, placement.reason,
+                                            std::move(description));
+  }
+
+  std::shared_ptr<IndexHolder> holder_;
+};
+
+class CreateWorker : public MakeIndexWorker {
+ public:
+  CreateWorker(Napi::Env env, int d, std::string description, faiss::MetricType metric,
+               bool withIds, Device device)
+      : MakeIndexWorker(env),
+        d_(d),
+        description_(std::move(description)),
+        metric_(metric),
+        withIds_(withIds),
+        device_(device) {}
+
+ private:
+  void Run() override {
+    std::unique_ptr<faiss::Index> index;
+    // Every FAISS complaint here is about the arguments (an unknown factory
+    // string, a PQ size that does not divide d, ...).
+    RunTranslatingErrors(
+        [&] { index.reset(faiss::index_factory(d_, description_.c_str(), metric_)); },
+        ErrorCode::InvalidArgument);
+    if (withIds_ && dynamic_cast<faiss::IndexIDMap*>(index.get()) == nullptr) {
+      auto* idMap = new faiss::IndexIDMap2(index.get());
+      idMap->own_fields = true;
+      index.release();
+      index.reset(idMap);
+    }
+    Adopt(std::move(index), device_, description_);
+  }
+
+  int d_;
+  std::string description_;
+  faiss::MetricType metric_;
+  bool withIds_;
+  Device device_;
+};
+
+class ReadWorker : public MakeIndexWorker {
+ public:
+  ReadWorker(Napi::Env env, std::string path, Device device)
+      : MakeIndexWorker(env), path_(std::move(path)), device_(device) {}
+
+ private:
+  void Run() override {
+    std::unique_ptr<faiss::Index> index = ReadIndexFile(path_);
+    std::string description = DescribeIndex(*index);
+    Adopt(std::move(index), device_, description);
+  }
+  std::string path_;
+  Device device_;
+};
+
+class FromBufferWorker : public MakeIndexWorker {
+ public:
+  FromBufferWorker(Napi::Env env, Napi::Buffer<uint8_t> buffer, Device device)
+      : MakeIndexWorker(env), data_(buffer.Data()), size_(buffer.Length()), device_(device) {
+    keepAlive_.Hold(buffer);
+  }
+
+ private:
+  void Run() override {
+    std::unique_ptr<faiss::Index> index = DeserializeIndex(data_, size_);
+    std::string description = DescribeIndex(*index);
+    Adopt(std::move(index), device_, description);
+  }
+  const uint8_t* data_;
+  size_t size_;
+  Device device_;
+  KeepAlive keepAlive_;
+};
+
+void RequireTrained(const IndexHolder& holder, const char* action) {
+  if (!holder.index->is_trained) {
+    throw NativeError(ErrorCode::NotTrained,
+                      std::string("cannot ") + action + ": the index (" + holder.description +
+                          ") must be trained first; call train() with representative vectors");
+  }
+}
+
+class TrainWorker : public HolderWorker {
+ public:
+  TrainWorker(Napi::Env env, std::shared_ptr<IndexHolder> holder, Napi::Float32Array vectors, int64_t rows)
+      : HolderWorker(env, std::move(holder)), data_(vectors.Data()), rows_(rows) {
+    keepAlive_.Hold(vectors);
+  }
+
+ private:
+  void Run() override {
+    CheckFinite(data_, rows_, holder_->dimension, "vectors");
+    std::unique_lock<std::shared_mutex> lock(holder_->mutex);
+    holder_->index->train(rows_, data_);
+    holder_->RefreshCounters();
+  }
+  const float* data_;
+  int64_t rows_;
+};
+
+class AddWorker : public HolderWorker {
+ public:
+  AddWorker(Napi::Env env, std::shared_ptr<IndexHolder> holder, Napi::Float32Array vectors,
+            int64_t rows, const int64_t* ids, Napi::Value idsValue)
+      : HolderWorker(env, std::move(holder)), data_(vectors.Data()), rows_(rows), ids_(ids) {
+    keepAlive_.Hold(vectors);
+    if (ids_ != nullptr) keepAlive_.Hold(idsValue);
+  }
+
+ private:
+  void Run() override {
+    CheckFinite(data_, rows_, holder_->dimension, "vectors");
+    std::unique_lock<std::shared_mutex> lock(holder_->mutex);
+    RequireTrained(*holder_, "add vectors");
+    if (ids_ == nullptr) {
+      if (holder_->idMap != nullptr) {
+        throw NativeError(ErrorCode::Unsupported,
+                          "this index maps your own ids: use addWithIds(vectors, ids)");
+      }
+      holder_->index->add(rows_, data_);
+    } else {
+      CheckIds();
+      holder_->index->add_with_ids(rows_, data_, ids_);
+    }
+    holder_->RefreshCounters();
+  }
+
+  // Ids must be non-negative (-1 marks "no result") and, with an id map,
+  // unique: FAISS would otherwise keep two vectors under one id.
+  void CheckIds() const {
+    if (holder_->idMap == nullptr && holder_->kind != IndexKind::Ivf) {
+      throw NativeError(ErrorCode::Unsupported,
+                        "this index numbers vectors itself; create it with ids: true to use your own ids");
+    }
+    std::unordered_set<int64_t> batch;
+    batch.reserve(static_cast<size_t>(rows_));
+    auto* idMap2 = dynamic_cast<faiss::IndexIDMap2*>(holder_->index.get());
+    std::unordered_set<int64_t> existing;
+    if (holder_->idMap != nullptr && idMap2 == nullptr) {
+      existing.insert(holder_->idMap->id_map.begin(), holder_->idMap->id_map.end());
+    }
+    for (int64_t i = 0; i < rows_; ++i) {
+      const int64_t id = ids_[i];
+      if (id < 0) {
+        throw NativeError(ErrorCode::InvalidArgument,
+                          "ids[" + std::to_string(i) + "] is " + std::to_string(id) + "; ids must be >= 0");
+      }
+      if (holder_->idMap == nullptr) continue;
+      const bool known = idMap2 != nullptr ? idMap2->rev_map.count(id) > 0 : existing.count(id) > 0;
+      if (known || !batch.insert(id).second) {
+        throw NativeError(ErrorCode::InvalidArgument,
+                          "id " + std::to_string(id) + " is already in the index" +
+                              (known ? "" : " batch") + "; remove it first or use another id");
+      }
+    }
+  }
+
+  const float* data_;
+  int64_t rows_;
+  const int64_t* ids_;
+};
+
+struct SearchOptions {
+  int64_t efSearch = 0;  // 0: the index's own setting
+  int64_t nprobe = 0;
+};
+
+class SearchWorker : public HolderWorker {
+ public:
+  SearchWorker(Napi::Env env, std::shared_ptr<IndexHolder> holder, Napi::Float32Array queries,
+               int64_t rows, int64_t k, SearchOptions options)
+      : HolderWorker(env, std::move(holder)),
+        queries_(queries.Data()),
+        rows_(rows),
+        k_(k),
+        options_(options) {
+    keepAlive_.Hold(queries);
+    // The outputs are allocated here, on the JS thread, and filled in place by
+    // the worker: no copy when the Promise settles. A napi_value does not
+    // outlive this call's handle scope, so they are held by reference.
+    const size_t count = static_cast<size_t>(rows) * static_cast<size_t>(k);
+    Napi::Float32Array distances = Napi::Float32Array::New(env, count);
+    Napi::BigInt64Array labels = Napi::BigInt64Array::New(env, count);
+    distancesData_ = distances.Data();
+    labelsData_ = labels.Data();
+    distances_ = Napi::Persistent(distances.As<Napi::Object>());
+    labels_ = Napi::Persistent(labels.As<Napi::Object>());
+  }
+
+ private:
+  void Run() override {
+    CheckFinite(queries_, rows_, holder_->dimension, "queries");
+    std::shared_lock<std::shared_mutex> shared(holder_->mutex, std::defer_lock);
+    std::unique_lock<std::shared_mutex> exclusive(holder_->mutex, std::defer_lock);
+    if (holder_->onGpu) exclusive.lock(); else shared.lock();
+
+    RequireTrained(*holder_, "search");
+    const int64_t total = holder_->index->ntotal;
+    if (total == 0) throw NativeError(ErrorCode::InvalidArgument, "cannot search: the index is empty");
+    if (k_ > total) {
+      throw NativeError(ErrorCode::InvalidArgument,
+                        "k is " + std::to_string(k_) + " but the index holds only " +
+                            std::to_string(total) + " vectors; pass k <= ntotal");
+    }
+    faiss::SearchParametersHNSW hnswParams;
+    faiss::SearchParametersIVF ivfParams;
+    const faiss::SearchParameters* params = nullptr;
+    if (options_.efSearch > 0) {
+      hnswParams.efSearch = static_cast<int>(options_.efSearch);
+      params = &hnswParams;
+    } else if (options_.nprobe > 0) {
+      ivfParams.nprobe = static_cast<size_t>(options_.nprobe);
+      params = &ivfParams;
+    }
+
+    idx_t* labels = reinterpret_cast<idx_t*>(labelsData_);
+    const auto* flat = dynamic_cast<const faiss::IndexFlat*>(holder_->inner);
+    const int threads = omp_get_max_threads();
+    if (flat != nullptr && !holder_->onGpu && PrefersSlicedFlatSearch(*flat, rows_, threads)) {
+      SlicedFlatSearch(*flat, rows_, queries_, k_, distancesData_, labels, threads);
+    } else {
+      // The inner index is searched directly so that per-call parameters
+      // work under an id map too (FAISS 1.7's IndexIDMap refuses them).
+      holder_->inner->search(rows_, queries_, k_, distancesData_, labels, params);
+    }
+    if (holder_->idMap != nullptr) {
+      const std::vector<idx_t>& idMap = holder_->idMap->id_map;
+      const size_t count = static_cast<size_t>(rows_) * static_cast<size_t>(k_);
+      for (size_t i = 0; i < count; ++i) {
+        if (labels[i] >= 0) labels[i] = idMap[labels[i]];
+      }
+    }
+  }
+
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Object result = Napi::Object::New(env);
+    result.Set("distances", distances_.Value());
+    result.Set("labels", labels_.Value());
+    return result;
+  }
+
+  const float* queries_;
+  int64_t rows_;
+  int64_t k_;
+  SearchOptions options_;
+  Napi::ObjectReference distances_;
+  Napi::ObjectReference labels_;
+  float* distancesData_ = nullptr;
+  int64_t* labelsData_ = nullptr;
+};
+
+class RemoveWorker : public HolderWorker {
+ public:
+  RemoveWorker(Napi::Env env, std::shared_ptr<IndexHolder> holder, Napi::BigInt64Array ids)
+      : HolderWorker(env, std::move(holder)), ids_(ids.Data()), count_(ids.ElementLength()) {
+    keepAlive_.Hold(ids);
+  }
+
+ private:
+  void Run() override {
+    std::unique_lock<std::shared_mutex> lock(holder_->mutex);
+    if (!holder_->supportsRemove) {
+      throw NativeError(ErrorCode::Unsupported,
+                        "this index (" + holder_->description + (holder_->onGpu ? ", on GPU" : "") +
+                            ") cannot remove vectors; rebuild it without them, or use a Flat or IVF index");
+    }
+    faiss::IDSelectorBatch selector(static_cast<size_t>(count_), ids_);
+    removed_ = holder_->index->remove_ids(selector);
+    holder_->RefreshCounters();
+  }
+
+  Napi::Value Result(Napi::Env env) override { return Napi::Number::New(env, static_cast<double>(removed_)); }
+
+  const int64_t* ids_;
+  size_t count_;
+  size_t removed_ = 0;
+};
+
+class ReconstructWorker : public HolderWorker {
+ public:
+  ReconstructWorker(Napi::Env env, std::shared_ptr<IndexHolder> holder, int64_t id)
+      : HolderWorker(env, std::move(holder)), id_(id) {}
+
+ private:
+  void Run() override {
+    std::shared_lock<std::shared_mutex> lock(holder_->mutex);
+    faiss::Index& index = *holder_->index;
+    if (holder_->idMap != nullptr) {
+      auto* idMap2 = dynamic_cast<faiss::IndexIDMap2*>(&index);
+      if (idMap2 == nullptr) {
+        throw NativeError(ErrorCode::Unsupported, "reconstruct needs an IDMap2 index (create with ids: true)");
+      }
+      if (idMap2->rev_map.count(id_) == 0) {
+        throw NativeError(ErrorCode::InvalidArgument, "no vector with id " + std::to_string(id_));
+      }
+    } else if (id_ < 0 || id_ >= index.ntotal) {
+      throw NativeError(ErrorCode::InvalidArgument,
+                        "no vector with id " + std::to_string(id_) + " (the index holds ids 0 to " +
+                            std::to_string(index.ntotal - 1) + ")");
+    }
+    vector_.resize(static_cast<size_t>(index.d));
+    index.reconstruct(id_, vector_.data());
+  }
+
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Float32Array out = Napi::Float32Array::New(env, vector_.size());
+    std::copy(vector_.begin(), vector_.end(), out.Data());
+    return out;
+  }
+
+  int64_t id_;
+  std::vector<float> vector_;
+};
+
+// Runs `body` with a CPU index equivalent to the holder's (a copy when on GPU).
+template <typename Body>
+void WithCpuIndex(IndexHolder& holder, Body body) {
+  std::shared_lock<std::shared_mutex> shared(holder.mutex, std::defer_lock);
+  std::unique_lock<std::shared_mutex> exclusive(holder.mutex, std::defer_lock);
+  if (holder.onGpu) exclusive.lock(); else shared.lock();
+  std::unique_ptr<faiss::Index> copy = CpuCopyOf(*holder.index, holder.onGpu);
+  body(copy ? *copy : *holder.index);
+}
+
+class WriteWorker : public HolderWorker {
+ public:
+  WriteWorker(Napi::Env env, std::shared_ptr<IndexHolder> holder, std::string path)
+      : HolderWorker(env, std::move(holder)), path_(std::move(path)) {}
+
+ private:
+  void Run() override {
+    WithCpuIndex(*holder_, [&](const faiss::Index& index) { WriteIndexFile(index, path_); });
+  }
+  std::string path_;
+};
+
+class ToBufferWorker : public HolderWorker {
+ public:
+  using HolderWorker::HolderWorker;
+
+ private:
+  void Run() override {
+    WithCpuIndex(*holder_, [&](const faiss::Index& index) {
+      bytes_ = std::make_unique<std::vector<uint8_t>>(SerializeIndex(index));
+    });
+  }
+
+  Napi::Value Result(Napi::Env env) override {
+    std::vector<uint8_t>* bytes = bytes_.release();
+    // The Buffer takes the vector's memory without a copy where the runtime
+    // allows external buffers, and copies it where it does not.
+    return Napi::Buffer<uint8_t>::NewOrCopy(env, bytes->data(), bytes->size(),
+                                            [](Napi::Env, uint8_t*, std::vector<uint8_t>* owned) {
+                                              delete owned;
+                                            },
+                                            bytes);
+  }
+
+  std::unique_ptr<std::vector<uint8_t>> bytes_;
+};
+
+}  // namespace
+
+Napi::Function NativeIndex::DefineClass(Napi::Env env) {
+  return ObjectWrap<NativeIndex>::DefineClass(
+      env, "NativeIndex",
+      {
+          StaticMethod<&NativeIndex::Create>("create"),
+          StaticMethod<&NativeIndex::Read>("read"),
+          StaticMethod<&NativeIndex::FromBuffer>("fromBuffer"),
+          InstanceMethod<&NativeIndex::Train>("train"),
+          InstanceMethod<&NativeIndex::Add>("add"),
+          InstanceMethod<&NativeIndex::AddWithIds>("addWithIds"),
+          InstanceMethod<&NativeIndex::Search>("search"),
+          InstanceMethod<&NativeIndex::RemoveIds>("removeIds"),
+          InstanceMethod<&NativeIndex::Reconstruct>("reconstruct"),
+          InstanceMethod<&NativeIndex::Write>("write"),
+          InstanceMethod<&NativeIndex::ToBuffer>("toBuffer"),
+          InstanceMethod<&NativeIndex::Close>("close"),
+          InstanceAccessor<&NativeIndex::GetClosed>("closed"),
+          InstanceAccessor<&NativeIndex::GetNtotal>("ntotal"),
+          InstanceAccessor<&NativeIndex::GetIsTrained>("isTrained"),
+          InstanceMethod<&NativeIndex::GetInfo>("info"),
+      });
+}
+
+NativeIndex::NativeIndex(const Napi::CallbackInfo& info) : ObjectWrap<NativeIndex>(info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 1 || !info[0].IsExternal() ||
+      !info[0].As<Napi::External<std::shared_ptr<IndexHolder>>>().CheckTypeTag(&kHolderTag)) {
+    ThrowJs(env, ErrorCode::InvalidArgument,
+            "NativeIndex cannot be constructed directly; use create(), read() or fromBuffer()");
+  }
+  holder_ = *info[0].As<Napi::External<std::shared_ptr<IndexHolder>>>().Data();
+}
+
+Napi::Value NativeIndex::NewInstance(Napi::Env env, std::shared_ptr<IndexHolder> holder) {
+  // The External only carries the pointer during the synchronous constructor
+  // call below, which copies the shared_ptr.
+  auto external = Napi::External<std::shared_ptr<IndexHolder>>::New(env, &holder);
+  external.TypeTag(&kHolderTag);
+  return GetInstanceData(env)->indexClass.New({external});
+}
+
+std::shared_ptr<IndexHolder> NativeIndex::Open(Napi::Env env) const {
+  if (!holder_) ThrowJs(env, ErrorCode::Closed, "the index is closed");
+  return holder_;
+}
+
+Napi::Value NativeIndex::Create(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int d = static_cast<int>(IntegerArg(info, 0, "dimension", 1, kMaxDimension));
+  std::string description = StringArg(info, 1, "description");
+  std::string metricName = StringArg(info, 2, "metric");
+  if (metricName != "ip" && metricName != "l2") {
+    ThrowJs(env, ErrorCode::InvalidArgument, "metric must be 'ip' or 'l2', not '" + metricName + "'");
+  }
+  bool withIds = BooleanArg(info, 3, "ids");
+  Device device = ParseDevice(env, StringArg(info, 4, "device"));
+  faiss::MetricType metric = metricName == "ip" ? faiss::METRIC_INNER_PRODUCT : faiss::METRIC_L2;
+  return (new CreateWorker(env, d, description, metric, withIds, device))->Start();
+}
+
+Napi::Value NativeIndex::Read(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string path = StringArg(info, 0, "path");
+  Device device = ParseDevice(env, StringArg(info, 1, "device"));
+  return (new ReadWorker(env, path, device))->Start();
+}
+
+Napi::Value NativeIndex::FromBuffer(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Buffer<uint8_t> buffer = BufferArg(info, 0, "buffer");
+  Device device = ParseDevice(env, StringArg(info, 1, "device"));
+  return (new FromBufferWorker(env, buffer, device))->Start();
+}
+
+Napi::Value NativeIndex::Train(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto holder = Open(env);
+  Napi::Float32Array vectors = Float32ArrayArg(info, 0, "vectors");
+  int64_t rows = RowsOf(env, vectors, holder->dimension, "vectors");
+  return (new TrainWorker(env, holder, vectors, rows))->Start();
+}
+
+Napi::Value NativeIndex::Add(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto holder = Open(env);
+  Napi::Float32Array vectors = Float32ArrayArg(info, 0, "vectors");
+  int64_t rows = RowsOf(env, vectors, holder->dimension, "vectors");
+  return (new AddWorker(env, holder, vectors, rows, nullptr, env.Undefined()))->Start();
+}
+
+Napi::Value NativeIndex::AddWithIds(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto holder = Open(env);
+  Napi::Float32Array vectors = Float32ArrayArg(info, 0, "vectors");
+  int64_t rows = RowsOf(env, vectors, holder->dimension, "vectors");
+  Napi::BigInt64Array ids = BigInt64ArrayArg(info, 1, "ids");
+  if (static_cast<int64_t>(ids.ElementLength()) != rows) {
+    ThrowJs(env, ErrorCode::InvalidArgument,
+            "ids has " + std::to_string(ids.ElementLength()) + " entries for " + std::to_string(rows) +
+                " vectors");
+  }
+  return (new AddWorker(env, holder, vectors, rows, ids.Data(), ids))->Start();
+}
+
+Napi::Value NativeIndex::Search(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto holder = Open(env);
+  Napi::Float32Array queries = Float32ArrayArg(info, 0, "queries");
+  int64_t rows = RowsOf(env, queries, holder->dimension, "queries");
+  int64_t k = IntegerArg(info, 1, "k", 1, kMaxK);
+  SearchOptions options;
+  options.efSearch = OptionalIntegerArg(info, 2, "efSearch", 1, 1 << 20, 0);
+  options.nprobe = OptionalIntegerArg(info, 3, "nprobe", 1, 1 << 24, 0);
+  if (options.efSearch > 0 && holder->kind != IndexKind::Hnsw) {
+    ThrowJs(env, ErrorCode::InvalidArgument,
+            "efSearch applies to HNSW indexes; this index is " + holder->description);
+  }
+  if (options.nprobe > 0 && holder->kind != IndexKind::Ivf) {
+    ThrowJs(env, ErrorCode::InvalidArgument,
+            "nprobe applies to IVF indexes; this index is " + holder->description);
+  }
+  return (new SearchWorker(env, holder, queries, rows, k, options))->Start();
+}
+
+Napi::Value NativeIndex::RemoveIds(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto holder = Open(env);
+  Napi::BigInt64Array ids = BigInt64ArrayArg(info, 0, "ids");
+  return (new RemoveWorker(env, holder, ids))->Start();
+}
+
+Napi::Value NativeIndex::Reconstruct(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto holder = Open(env);
+  if (!info[0].IsBigInt()) ThrowJs(env, ErrorCode::InvalidArgument, "id must be a bigint");
+  bool lossless = false;
+  int64_t id = info[0].As<Napi::BigInt>().Int64Value(&lossless);
+  if (!lossless) ThrowJs(env, ErrorCode::InvalidArgument, "id does not fit in 64 bits");
+  return (new ReconstructWorker(env, holder, id))->Start();
+}
+
+Napi::Value NativeIndex::Write(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto holder = Open(env);
+  std::string path = StringArg(info, 0, "path");
+  return (new WriteWorker(env, holder, path))->Start();
+}
+
+Napi::Value NativeIndex::ToBuffer(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return (new ToBufferWorker(env, Open(env)))->Start();
+}
+
+Napi::Value NativeIndex::Close(const Napi::CallbackInfo& info) {
+  // Work already queued keeps its own reference and completes; the FAISS index
+  // is freed when the last of it finishes.
+  holder_.reset();
+  return info.Env().Undefined();
+}
+
+Napi::Value NativeIndex::GetClosed(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), !holder_);
+}
+
+Napi::Value NativeIndex::GetNtotal(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(Open(info.Env())->ntotal.load()));
+}
+
+Napi::Value NativeIndex::GetIsTrained(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), Open(info.Env())->trained.load());
+}
+
+Napi::Value NativeIndex::GetInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto holder = Open(env);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("dimension", holder->dimension);
+  out.Set("metric", holder->innerProduct ? "ip" : "l2");
+  out.Set("description", holder->description);
+  out.Set("kind", IndexKindName(holder->kind));
+  out.Set("ids", holder->idMap != nullptr);
+  out.Set("supportsRemove", holder->supportsRemove);
+  out.Set("device", holder->onGpu ? "gpu" : "cpu");
+  out.Set("deviceReason", holder->deviceReason);
+  return out;
+}
+
+}  // namespace ocvector

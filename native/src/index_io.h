@@ -1,0 +1,37 @@
+// Persistence of an index: the ocvector container around FAISS's own
+// serialisation, so that a truncated or damaged file or buffer is detected by a
+// length and checksum test before FAISS parses a single byte of it.
+//
+// Container layout (little-endian), 32 bytes of header then the payload:
+//   0  char[8]  magic "OCVECIDX"
+//   8  u32      format version (1)
+//   12 u32      flags (0)
+//   16 u64      payload length in bytes
+//   24 u64      XXH64 (seed 0) of the payload
+//   32 ...      payload: faiss::write_index output
+//
+// Reading also accepts a plain FAISS file or buffer (no magic), e.g. one written
+// by faiss.write_index in Python; FAISS's own parse errors are then the only check.
+#pragma once
+
+#include <faiss/Index.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ocvector {
+
+// Writes to `path` through a temporary file in the same directory, fsyncs it,
+// renames it over `path`, and fsyncs the directory: a crash leaves either the
+// old file or the new one, never a torn one.
+void WriteIndexFile(const faiss::Index& index, const std::string& path);
+
+std::unique_ptr<faiss::Index> ReadIndexFile(const std::string& path);
+
+std::vector<uint8_t> SerializeIndex(const faiss::Index& index);
+
+std::unique_ptr<faiss::Index> DeserializeIndex(const uint8_t* data, size_t size);
+
+}  // namespace ocvector
