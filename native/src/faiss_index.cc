@@ -268,7 +268,19 @@ class SearchWorker : public HolderWorker {
     CheckFinite(queries_, rows_, holder_->dimension, "queries");
     std::shared_lock<std::shared_mutex> shared(holder_->mutex, std::defer_lock);
     std::unique_lock<std::shared_mutex> exclusive(holder_->mutex, std::defer_lock);
-    if (holder_->onGpu) exclusive.lock(); else shared.lock();
+    if (holder_->onGpu) {
+      exclusive.lock();
+    } else {
+      shared.lock();
+      if (!HnswEfSearchIsSet()) {
+        // FAISS 1.7's IndexHNSW::search ignores SearchParametersHNSW::efSearch,
+        // so the value is set on the index itself, which needs the exclusive
+        // lock. Searches that keep the current value run in parallel.
+        shared.unlock();
+        exclusive.lock();
+        static_cast<faiss::IndexHNSW*>(holder_->inner)->hnsw.efSearch = static_cast<int>(options_.efSearch);
+      }
+    }
 
     RequireTrained(*holder_, "search");
     const int64_t total = holder_->index->ntotal;
@@ -306,6 +318,11 @@ class SearchWorker : public HolderWorker {
         if (labels[i] >= 0) labels[i] = idMap[labels[i]];
       }
     }
+  }
+
+  bool HnswEfSearchIsSet() const {
+    if (options_.efSearch <= 0 || holder_->kind != IndexKind::Hnsw) return true;
+    return static_cast<const faiss::IndexHNSW*>(holder_->inner)->hnsw.efSearch == options_.efSearch;
   }
 
   Napi::Value Result(Napi::Env env) override {

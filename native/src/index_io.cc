@@ -105,7 +105,12 @@ struct SpanReader : faiss::IOReader {
 
 std::unique_ptr<faiss::Index> ParsePayload(faiss::IOReader& reader, const std::string& what) {
   std::unique_ptr<faiss::Index> index;
-  RunTranslatingErrors([&] { index.reset(faiss::read_index(&reader)); }, ErrorCode::Corrupt);
+  try {
+    RunTranslatingErrors([&] { index.reset(faiss::read_index(&reader)); }, ErrorCode::Corrupt);
+  } catch (const NativeError& e) {
+    if (e.code() != ErrorCode::Corrupt) throw;
+    throw NativeError(ErrorCode::Corrupt, what + " is not a valid index (" + e.what() + ")");
+  }
   if (!index) throw NativeError(ErrorCode::Corrupt, what + " holds no index");
   return index;
 }

@@ -1,0 +1,4 @@
+/**
+ * ocvector: local semantic code search. The public API, layer by layer.
+ */
+export * from './native/index.js';

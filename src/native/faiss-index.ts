@@ -1,0 +1,216 @@
+/**
+ * FaissIndex: a FAISS index in this process, on the CPU or a GPU. Every call
+ * that can take long (train, add, search, removal, I/O) runs on a worker thread
+ * and returns a Promise; the event loop never waits for FAISS.
+ *
+ * Concurrency: searches run in parallel with each other; train/add/removeIds
+ * wait for running searches and block new ones until they finish. Buffers
+ * passed to a pending call must not be modified until it settles (as with
+ * fs.write): the addon reads them in place rather than copying them.
+ */
+import { FaissError, invalidArgument } from './errors.js';
+import { loadAddon, type Device, type IndexKind, type Metric, type NativeIndexHandle, type NativeIndexInfo } from './addon.js';
+import {
+  MAX_DIMENSION,
+  MAX_K,
+  checkDescription,
+  checkDevice,
+  checkInteger,
+  checkMetric,
+  checkPath,
+  checkVectors,
+  toId,
+  toIdArray,
+  type IdsInput,
+} from './validate.js';
+
+export interface CreateIndexOptions {
+  /** Vector dimension. */
+  dimension: number;
+  /**
+   * FAISS factory string: "Flat" (exact), "HNSW32,Flat", "IVF1024,Flat",
+   * "IVF256,PQ16", ... Default "Flat".
+   */
+  description?: string;
+  /** 'ip' (inner product; cosine on normalised vectors) or 'l2'. Default 'ip'. */
+  metric?: Metric;
+  /** Map caller-chosen ids (an IDMap2 around the index). Default false: ids are 0..ntotal-1. */
+  ids?: boolean;
+  /** 'auto' uses a GPU only when FAISS was built for one and a device exists. Default 'cpu'. */
+  device?: Device;
+}
+
+export interface LoadIndexOptions {
+  device?: Device;
+}
+
+export interface SearchParams {
+  /** HNSW: breadth of the search (recall against speed). */
+  efSearch?: number;
+  /** IVF: number of inverted lists visited. */
+  nprobe?: number;
+}
+
+/**
+ * Row-major results for `nq` queries: row q holds the k best neighbours of
+ * query q, best first. Missing neighbours have label -1n. Distances are inner
+ * products (higher is closer) for 'ip' and squared L2 (lower is closer) for 'l2'.
+ */
+export interface SearchResult {
+  nq: number;
+  k: number;
+  distances: Float32Array;
+  labels: BigInt64Array;
+}
+
+export class FaissIndex {
+  readonly #native: NativeIndexHandle;
+  readonly #info: NativeIndexInfo;
+
+  private constructor(native: NativeIndexHandle) {
+    this.#native = native;
+    this.#info = native.info();
+  }
+
+  static async create(options: CreateIndexOptions): Promise<FaissIndex> {
+    if (typeof options !== 'object' || options === null) throw invalidArgument('create() needs an options object');
+    const dimension = checkInteger('dimension', options.dimension, 1, MAX_DIMENSION);
+    const description = checkDescription(options.description ?? 'Flat');
+    const metric = checkMetric(options.metric ?? 'ip');
+    const device = checkDevice(options.device ?? 'cpu');
+    if (options.ids !== undefined && typeof options.ids !== 'boolean') throw invalidArgument('ids must be a boolean');
+    const native = await loadAddon().NativeIndex.create(dimension, description, metric, options.ids ?? false, device);
+    return new FaissIndex(native);
+  }
+
+  /** Reads an index written by {@link write} (or a plain FAISS index file). */
+  static async read(path: string, options: LoadIndexOptions = {}): Promise<FaissIndex> {
+    const native = await loadAddon().NativeIndex.read(checkPath('path', path), checkDevice(options.device ?? 'cpu'));
+    return new FaissIndex(native);
+  }
+
+  static async fromBuffer(buffer: Uint8Array, options: LoadIndexOptions = {}): Promise<FaissIndex> {
+    if (!(buffer instanceof Uint8Array)) throw invalidArgument('buffer must be a Buffer or Uint8Array');
+    const asBuffer = Buffer.isBuffer(buffer) ? buffer : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+    const native = await loadAddon().NativeIndex.fromBuffer(asBuffer, checkDevice(options.device ?? 'cpu'));
+    return new FaissIndex(native);
+  }
+
+  /** Vector dimension (FAISS's `d`). */
+  get d(): number {
+    return this.#info.dimension;
+  }
+  get metric(): Metric {
+    return this.#info.metric;
+  }
+  /** The factory string it was created with (or one derived from a file). */
+  get description(): string {
+    return this.#info.description;
+  }
+  get kind(): IndexKind {
+    return this.#info.kind;
+  }
+  /** True when the index maps caller-chosen ids (use addWithIds). */
+  get hasIds(): boolean {
+    return this.#info.ids;
+  }
+  get supportsRemove(): boolean {
+    return this.#info.supportsRemove;
+  }
+  get device(): 'cpu' | 'gpu' {
+    return this.#info.device;
+  }
+  /** Why the index is on its device (e.g. why 'auto' stayed on the CPU). */
+  get deviceReason(): string {
+    return this.#info.deviceReason;
+  }
+  get closed(): boolean {
+    return this.#native.closed;
+  }
+  /** Number of vectors, as of the last completed add or removal. */
+  get ntotal(): number {
+    return this.#native.ntotal;
+  }
+  get isTrained(): boolean {
+    return this.#native.isTrained;
+  }
+
+  /** Trains IVF/PQ indexes on representative vectors; a no-op for Flat and HNSW. */
+  async train(vectors: Float32Array): Promise<void> {
+    checkVectors('vectors', vectors, this.d);
+    await this.#native.train(vectors);
+  }
+
+  /** Adds vectors with sequential ids ntotal, ntotal+1, ... */
+  async add(vectors: Float32Array): Promise<void> {
+    checkVectors('vectors', vectors, this.d);
+    if (this.hasIds) throw new FaissError('this index maps your own ids: use addWithIds(vectors, ids)', 'UNSUPPORTED');
+    await this.#native.add(vectors);
+  }
+
+  async addWithIds(vectors: Float32Array, ids: IdsInput): Promise<void> {
+    const rows = checkVectors('vectors', vectors, this.d);
+    const idArray = toIdArray('ids', ids);
+    if (idArray.length !== rows) throw invalidArgument(`ids has ${idArray.length} entries for ${rows} vectors`);
+    await this.#native.addWithIds(vectors, idArray);
+  }
+
+  /** k nearest neighbours of each query row; see {@link SearchResult}. */
+  async search(queries: Float32Array, k: number, params: SearchParams = {}): Promise<SearchResult> {
+    const nq = checkVectors('queries', queries, this.d);
+    checkInteger('k', k, 1, MAX_K);
+    const total = this.ntotal;
+    if (total === 0) throw invalidArgument('cannot search: the index is empty');
+    if (k > total) throw invalidArgument(`k is ${k} but the index holds only ${total} vectors; pass k <= ntotal`);
+    const { efSearch, nprobe } = this.#checkParams(params);
+    const { distances, labels } = await this.#native.search(queries, k, efSearch, nprobe);
+    return { nq, k, distances, labels };
+  }
+
+  /** Removes vectors by id; resolves with how many were removed. Flat and IVF only. */
+  async removeIds(ids: IdsInput): Promise<number> {
+    const idArray = toIdArray('ids', ids);
+    if (!this.supportsRemove) {
+      throw new FaissError(
+        `this index (${this.description}) cannot remove vectors; rebuild it without them, or use a Flat or IVF index`,
+        'UNSUPPORTED',
+      );
+    }
+    return idArray.length === 0 ? 0 : this.#native.removeIds(idArray);
+  }
+
+  /** The stored vector for an id (exact for Flat/HNSW, decoded for PQ). */
+  async reconstruct(id: number | bigint): Promise<Float32Array> {
+    return this.#native.reconstruct(toId('id', id));
+  }
+
+  /** Writes the index atomically (temporary file, fsync, rename), checksummed. */
+  async write(path: string): Promise<void> {
+    await this.#native.write(checkPath('path', path));
+  }
+
+  async toBuffer(): Promise<Buffer> {
+    return this.#native.toBuffer();
+  }
+
+  /**
+   * Releases the index. Idempotent. Calls made after it reject with
+   * INDEX_CLOSED; calls already running finish first, then the memory is freed.
+   */
+  close(): void {
+    this.#native.close();
+  }
+
+  #checkParams(params: SearchParams): { efSearch: number | undefined; nprobe: number | undefined } {
+    if (typeof params !== 'object' || params === null) throw invalidArgument('search params must be an object');
+    const efSearch = params.efSearch === undefined ? undefined : checkInteger('efSearch', params.efSearch, 1, 1 << 20);
+    const nprobe = params.nprobe === undefined ? undefined : checkInteger('nprobe', params.nprobe, 1, 1 << 24);
+    if (efSearch !== undefined && this.kind !== 'hnsw') {
+      throw invalidArgument(`efSearch applies to HNSW indexes; this index is ${this.description}`);
+    }
+    if (nprobe !== undefined && this.kind !== 'ivf') {
+      throw invalidArgument(`nprobe applies to IVF indexes; this index is ${this.description}`);
+    }
+    return { efSearch, nprobe };
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Checks done in JavaScript before a call crosses into the addon: types,
+ * shapes and small values. The values of large vector arrays (NaN, infinity)
+ * are checked by the addon on its worker thread, so that a 300 MB add does not
+ * stall the event loop for a scan.
+ */
+import { invalidArgument } from './errors.js';
+import type { Device, Metric } from './addon.js';
+
+export const MAX_DIMENSION = 65_536;
+export const MAX_K = 1 << 20;
+
+export function checkInteger(name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalidArgument(`${name} must be an integer from ${min} to ${max}, got ${describe(value)}`);
+  }
+  return value;
+}
+
+export function checkMetric(value: unknown): Metric {
+  if (value !== 'ip' && value !== 'l2') {
+    throw invalidArgument(`metric must be 'ip' (inner product) or 'l2', got ${describe(value)}`);
+  }
+  return value;
+}
+
+export function checkDevice(value: unknown): Device {
+  if (value !== 'cpu' && value !== 'gpu' && value !== 'auto') {
+    throw invalidArgument(`device must be 'cpu', 'gpu' or 'auto', got ${describe(value)}`);
+  }
+  return value;
+}
+
+/** A FAISS index_factory string such as "Flat", "HNSW32,Flat", "IVF256,PQ16". */
+export function checkDescription(value: unknown): string {
+  if (typeof value !== 'string' || !/^[A-Za-z0-9_,.=+-]{1,256}$/.test(value)) {
+    throw invalidArgument(
+      `description must be a FAISS factory string such as "Flat", "HNSW32,Flat" or "IVF256,PQ16", got ${describe(value)}`,
+    );
+  }
+  return value;
+}
+
+/** Rows of `dimension` floats; returns the number of rows. */
+export function checkVectors(name: string, value: unknown, dimension: number): number {
+  if (!(value instanceof Float32Array)) {
+    throw invalidArgument(`${name} must be a Float32Array (rows of ${dimension} floats), got ${describe(value)}`);
+  }
+  if (value.length === 0 || value.length % dimension !== 0) {
+    throw invalidArgument(
+      `${name} has ${value.length} values, which is not a positive multiple of the dimension ${dimension}`,
+    );
+  }
+  return value.length / dimension;
+}
+
+export type IdsInput = BigInt64Array | readonly (number | bigint)[];
+
+/** Vector ids: non-negative integers (FAISS uses -1 for "no result"). */
+export function toIdArray(name: string, value: unknown): BigInt64Array {
+  if (value instanceof BigInt64Array) {
+    const negative = value.findIndex((id) => id < 0n);
+    if (negative >= 0) throw invalidArgument(`${name}[${negative}] is ${value[negative]}; ids must be >= 0`);
+    return value;
+  }
+  if (!Array.isArray(value)) {
+    throw invalidArgument(`${name} must be a BigInt64Array or an array of integers, got ${describe(value)}`);
+  }
+  const ids = new BigInt64Array(value.length);
+  value.forEach((id: unknown, i) => ids[i] = toId(`${name}[${i}]`, id));
+  return ids;
+}
+
+export function toId(name: string, value: unknown): bigint {
+  if (typeof value === 'bigint') {
+    if (value < 0n || value > 0x7fff_ffff_ffff_ffffn) throw invalidArgument(`${name} must be a 64-bit id >= 0, got ${value}`);
+    return value;
+  }
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  throw invalidArgument(`${name} must be a non-negative integer id, got ${describe(value)}`);
+}
+
+export function checkPath(name: string, value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0 || value.includes('\0')) {
+    throw invalidArgument(`${name} must be a non-empty file path, got ${describe(value)}`);
+  }
+  return value;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `an array of length ${value.length}`;
+  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name}`;
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'object') return `an object (${value.constructor?.name ?? 'Object'})`;
+  return `${typeof value} ${String(value)}`;
+}
