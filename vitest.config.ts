@@ -7,6 +7,7 @@ export default defineConfig({
     // against its file and addon state never leaks between files.
     pool: 'forks',
     testTimeout: 120_000,
+    reporters: ['default', './test/reporters/summary-line.ts'],
     hookTimeout: 120_000,
   },
 });
