@@ -1,11 +1,12 @@
 /**
  * The FAISS binding against raw C++ FAISS, event-loop lag, memory and size.
  *
- *   npm run bench:native                 # the full run (about 5 minutes here)
+ *   npm run bench:native                 # the full run (about 4 minutes here)
  *   npm run bench:native -- --quick      # small sizes, to check the bench itself
  *
- * Prints tables and writes bench/out/native.json. Every ratio compares two
- * measurements taken in this one run, on the same data, index and threads.
+ * Prints tables and writes bench/out/native.json (or native-quick.json).
+ * Raw C++ and binding are measured in alternating rounds on the same queries,
+ * data, index file and threads, so that drift on the machine affects both.
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +15,8 @@ import { FaissIndex, blasInfo, faissVersion, getNumThreads, setNumThreads } from
 import { clusteredVectors, recallAtK, seededRandom } from '../test/helpers/vectors.js';
 import { measureEventLoopLag, type LagFigures } from './lib/event-loop.js';
 import { describeMachine } from './lib/machine.js';
-import { buildRawBaseline, runRawBaseline } from './lib/raw-baseline.js';
+import { RawBaseline, buildRawBaseline, type RawMode } from './lib/raw-baseline.js';
+import { markdownTable, replaceReadmeSection } from './lib/readme.js';
 import { median, mib, ms, percentile, printTable, timed } from './lib/stats.js';
 
 const quick = process.argv.includes('--quick');
@@ -29,20 +31,14 @@ const n = quick ? 20_000 : 100_000;
 const bigN = quick ? 200_000 : 1_000_000;
 const nq = 200;
 const k = 10;
-const singles = quick ? 20 : 50;
+const rounds = quick ? 3 : 10;
+const perRound = 10; // single queries per side per round
 const batch = 64;
-const batchRepeats = 5;
 const efSearch = 64;
+const lagRepeats = 3;
 
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
-
-/** Uniform vectors, fast: only for timing exact search, where values do not matter. */
-function uniformVectors(count: number, dim: number, seed: number): Float32Array {
-  const random = seededRandom(seed);
-  const out = new Float32Array(count * dim);
-  for (let i = 0; i < out.length; i++) out[i] = random() * 2 - 1;
-  return out;
-}
+const collectGarbage = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
 /**
  * Writes and fsyncs: dirty pages left for the kernel to flush later would be
@@ -58,33 +54,72 @@ function writeDurably(path: string, data: Float32Array): void {
   }
 }
 
-function rss(): number {
-  return process.memoryUsage().rss;
+/** Fills `out` with uniform values: only for timing exact search, where values do not matter. */
+function fillUniform(out: Float32Array, seed: number): Float32Array {
+  const random = seededRandom(seed);
+  for (let i = 0; i < out.length; i++) out[i] = random() * 2 - 1;
+  return out;
 }
 
-async function singleQueryTimes(index: FaissIndex, queries: Float32Array, params = {}): Promise<{ times: number[]; labels: BigInt64Array }> {
-  const labels = new BigInt64Array(singles * k);
-  await index.search(queries.subarray(0, d), k, params); // warm-up, as the C++ side does
-  const times: number[] = [];
-  for (let q = 0; q < singles; q++) {
-    const { result, ms: took } = await timed(() => index.search(queries.subarray(q * d, (q + 1) * d), k, params));
-    times.push(took);
-    labels.set(result.labels, q * k);
+const rss = () => process.memoryUsage().rss;
+
+/** Alternates raw and binding single-query rounds over the same queries. */
+async function alternateSingles(
+  raw: RawBaseline,
+  mode: RawMode,
+  index: FaissIndex,
+  queries: Float32Array,
+  params = {},
+): Promise<{ raw: number[]; binding: number[]; labels: BigInt64Array }> {
+  const labels = new BigInt64Array(rounds * perRound * k);
+  const rawTimes: number[] = [];
+  const bindingTimes: number[] = [];
+  await raw.single(mode, 0, 1); // warm-up on both sides
+  await index.search(queries.subarray(0, d), k, params);
+  for (let r = 0; r < rounds; r++) {
+    const first = r * perRound;
+    rawTimes.push(...(await raw.single(mode, first, perRound)));
+    for (let q = first; q < first + perRound; q++) {
+      const { result, ms: took } = await timed(() => index.search(queries.subarray(q * d, (q + 1) * d), k, params));
+      bindingTimes.push(took);
+      labels.set(result.labels, q * k);
+    }
   }
-  return { times, labels };
+  return { raw: rawTimes, binding: bindingTimes, labels };
 }
 
-async function batchedTimes(index: FaissIndex, queries: Float32Array): Promise<number[]> {
+async function alternateBatches(raw: RawBaseline, index: FaissIndex, queries: Float32Array) {
   const block = queries.subarray(0, batch * d);
+  await raw.batch(batch, 1);
   await index.search(block, k);
-  const times: number[] = [];
-  for (let r = 0; r < batchRepeats; r++) times.push((await timed(() => index.search(block, k))).ms);
-  return times;
+  const rawTimes: number[] = [];
+  const bindingTimes: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    rawTimes.push(...(await raw.batch(batch, 1)));
+    bindingTimes.push((await timed(() => index.search(block, k))).ms);
+  }
+  return { raw: rawTimes, binding: bindingTimes };
+}
+
+/** The worst and p99 of several runs of `work`, each with the garbage collected first. */
+async function worstLag(work: () => Promise<unknown>): Promise<LagFigures> {
+  const runs: LagFigures[] = [];
+  for (let i = 0; i < lagRepeats; i++) {
+    collectGarbage();
+    runs.push(await measureEventLoopLag(work));
+  }
+  return {
+    workMs: median(runs.map((r) => r.workMs)),
+    worstMs: Math.max(...runs.map((r) => r.worstMs)),
+    p99Ms: Math.max(...runs.map((r) => r.p99Ms)),
+    samples: runs.reduce((sum, r) => sum + r.samples, 0),
+  };
 }
 
 async function main() {
   const threads = getNumThreads();
-  log(`${describeMachine()}; FAISS ${faissVersion()}; BLAS ${blasInfo().vendor} (${blasInfo().threading}), OMP_WAIT_POLICY=${blasInfo().ompWaitPolicy}`);
+  const blas = blasInfo();
+  log(`${describeMachine()}; FAISS ${faissVersion()}; BLAS ${blas.vendor} (${blas.threading}), OMP_WAIT_POLICY=${blas.ompWaitPolicy}`);
 
   log(`generating ${n} x ${d} clustered, normalised vectors and ${nq} queries`);
   const base = clusteredVectors(n, d, 1);
@@ -94,105 +129,135 @@ async function main() {
   writeDurably(basePath, base);
   writeDurably(queriesPath, queries);
 
-  // Order: build and write the HNSW index (the raw baseline reads it), run
-  // the raw baseline in its own process, then time the binding: both sides
-  // then measure on a machine with nothing else going on.
   log(`HNSW32: building over ${n} vectors`);
+  collectGarbage();
   let before = rss();
   const hnsw = await FaissIndex.create({ dimension: d, description: 'HNSW32,Flat', metric: 'ip' });
-  const hnswBuildLag = await measureEventLoopLag(() => hnsw.add(base));
+  const hnswBuild = await measureEventLoopLag(() => hnsw.add(base));
   const hnswBytes = rss() - before;
   const hnswPath = join(cacheDir, `hnsw32-${n}x${d}.ocvx`);
   await hnsw.write(hnswPath);
 
-  log('raw C++ FAISS on the same data and index file');
-  const raw = runRawBaseline(buildRawBaseline(root, cacheDir), [
-    basePath, queriesPath, d, hnswPath, k, singles, batch, batchRepeats, efSearch,
-  ]);
-
-  log('binding: Flat single queries on 1 and on all threads, batched queries; HNSW single queries');
+  collectGarbage();
   before = rss();
   const flat = await FaissIndex.create({ dimension: d, metric: 'ip' });
   await flat.add(base);
   const flatBytes = rss() - before;
+
+  log('raw C++ and binding, alternating rounds');
+  const raw = await RawBaseline.start(buildRawBaseline(root, cacheDir), [basePath, queriesPath, d, hnswPath, k, efSearch]);
   setNumThreads(1);
-  const flatOneThread = await singleQueryTimes(flat, queries);
+  const oneThread = await alternateSingles(raw, 'flat1', flat, queries);
   setNumThreads(0);
-  const flatAll = await singleQueryTimes(flat, queries);
-  const flatBatched = await batchedTimes(flat, queries);
-  const truth = await flat.search(queries.subarray(0, singles * d), k);
-  const hnswSingles = await singleQueryTimes(hnsw, queries, { efSearch });
-  const hnswRecall = recallAtK(hnswSingles.labels, truth.labels, singles, k);
+  const sliced = await alternateSingles(raw, 'sliced', flat, queries);
+  const faissAllThreads = await raw.single('flat', 0, rounds * perRound);
+  const batched = await alternateBatches(raw, flat, queries);
+  const hnswSingles = await alternateSingles(raw, 'hnsw', hnsw, queries, { efSearch });
+  raw.stop();
+  const truth = await flat.search(queries.subarray(0, rounds * perRound * d), k);
+  const hnswRecall = recallAtK(hnswSingles.labels, truth.labels, rounds * perRound, k);
   flat.close();
   hnsw.close();
 
-  log(`event-loop lag: exact search over ${bigN} x ${d}`);
+  log(`event-loop lag: exact search over ${bigN} x ${d} (each measured ${lagRepeats} times)`);
   const big = await FaissIndex.create({ dimension: d, metric: 'ip' });
-  const chunk = 100_000;
-  for (let start = 0; start < bigN; start += chunk) await big.add(uniformVectors(Math.min(chunk, bigN - start), d, start + 7));
-  const bigQueries = uniformVectors(batch, d, 3);
-  const bigSingleLag = await measureEventLoopLag(async () => {
-    for (let q = 0; q < 5; q++) await big.search(bigQueries.subarray(q * d, (q + 1) * d), k);
-  });
-  const bigBatchLag = await measureEventLoopLag(() => big.search(bigQueries, k));
+  const chunk = new Float32Array(100_000 * d); // refilled in place: no garbage
+  for (let start = 0; start < bigN; start += 100_000) await big.add(fillUniform(chunk, start + 7));
+  const bigQueries = fillUniform(new Float32Array(batch * d), 3);
+  const bigSingle = await worstLag(() => big.search(bigQueries.subarray(0, d), k));
+  const bigBatch = await worstLag(() => big.search(bigQueries, k));
   big.close();
 
   const addonBytes = statSync(join(root, 'build/Release/ocvector.node')).size;
 
   // ---- report -----------------------------------------------------------------
   const p50 = median;
-  const rows: string[][] = [];
-  const compare = (name: string, binding: number, rawValue: number, note = '') =>
-    rows.push([name, ms(rawValue), ms(binding), (binding / rawValue).toFixed(3), ms(binding - rawValue, 3), note]);
-  compare(`Flat, 1 query, 1 thread (p50)`, p50(flatOneThread.times), p50(raw.flatOneThread), 'FAISS\'s own search');
-  compare(`Flat, 1 query, ${threads} threads (p50)`, p50(flatAll.times), p50(raw.flatSliced), 'sliced search, same code');
-  rows.push([`  raw FAISS IndexFlat::search, ${threads} threads`, ms(p50(raw.flatFaiss)), '', '', '', 'one core per query']);
-  compare(`Flat, ${batch} batched, per query (median)`, p50(flatBatched) / batch, p50(raw.flatBatched) / batch);
-  compare(`HNSW32 efSearch ${efSearch}, 1 query (p50)`, p50(hnswSingles.times), p50(raw.hnswSingles), `recall@10 ${hnswRecall.toFixed(3)}`);
-  printTable(`Binding vs raw C++ FAISS (${n} x ${d}, k=${k}, inner product)`, ['case', 'raw C++', 'binding', 'ratio', 'added', 'note'], rows);
+  const comparisons = [
+    { name: 'Flat, 1 query, 1 thread', raw: p50(oneThread.raw), binding: p50(oneThread.binding), note: "FAISS's own search" },
+    { name: `Flat, 1 query, ${threads} threads`, raw: p50(sliced.raw), binding: p50(sliced.binding), note: 'sliced search, same code' },
+    { name: `Flat, ${batch} batched, per query`, raw: p50(batched.raw) / batch, binding: p50(batched.binding) / batch, note: '' },
+    { name: `HNSW32 efSearch ${efSearch}, 1 query`, raw: p50(hnswSingles.raw), binding: p50(hnswSingles.binding), note: `recall@10 ${hnswRecall.toFixed(3)}` },
+  ];
+  printTable(
+    `Binding vs raw C++ FAISS: ${n} x ${d}, k=${k}, inner product, medians of ${rounds} alternating rounds`,
+    ['case', 'raw C++', 'binding', 'ratio', 'added', 'note'],
+    [
+      ...comparisons.map((c) => [c.name, ms(c.raw), ms(c.binding), (c.binding / c.raw).toFixed(3), ms(c.binding - c.raw, 3), c.note]),
+      [`raw FAISS IndexFlat::search, 1 query, ${threads} threads`, ms(p50(faissAllThreads)), '', '', '', 'one core per query'],
+    ],
+  );
 
   const lagRow = (name: string, lag: LagFigures) => [name, ms(lag.workMs, 0), ms(lag.worstMs), ms(lag.p99Ms), String(lag.samples)];
-  printTable('Event-loop lag while FAISS works (1 ms timer)', ['work', 'duration', 'worst', 'p99', 'ticks'], [
-    lagRow(`exact search, 5 single queries over ${bigN} x ${d}`, bigSingleLag),
-    lagRow(`exact search, ${batch} batched over ${bigN} x ${d}`, bigBatchLag),
-    lagRow(`HNSW32 build of ${n} x ${d}`, hnswBuildLag),
+  printTable('Event-loop lag while FAISS works (1 ms timer; worst and p99 over all runs)', ['work', 'duration', 'worst', 'p99', 'ticks'], [
+    lagRow(`exact search, 1 query over ${bigN} x ${d}`, bigSingle),
+    lagRow(`exact search, ${batch} batched over ${bigN} x ${d}`, bigBatch),
+    lagRow(`HNSW32 build of ${n} x ${d}`, hnswBuild),
   ]);
 
+  const batchingGain = (p50(sliced.binding) * batch) / p50(batched.binding);
   printTable('Size and memory', ['what', 'value'], [
     ['ocvector.node', mib(addonBytes)],
     [`Flat, RSS per 100,000 x ${d}`, mib((flatBytes * 100_000) / n)],
     [`HNSW32, RSS per 100,000 x ${d}`, mib((hnswBytes * 100_000) / n)],
-    [`HNSW32 build time, ${n} vectors`, ms(hnswBuildLag.workMs, 0)],
-    ['single query throughput gain of batching', `${((p50(flatAll.times) * batch) / p50(flatBatched)).toFixed(1)}x`],
+    [`HNSW32 build time, ${n} vectors`, ms(hnswBuild.workMs, 0)],
+    ['throughput of 64 batched over single queries', `${batchingGain.toFixed(1)}x`],
   ]);
 
   const figures = {
     machine: describeMachine(),
     faiss: faissVersion(),
-    blas: blasInfo(),
+    blas,
     threads,
-    sizes: { n, d, nq, k, singles, batch, bigN, efSearch },
-    binding: {
-      flatOneThreadP50: p50(flatOneThread.times),
-      flatAllThreadsP50: p50(flatAll.times),
-      flatAllThreadsP95: percentile(flatAll.times, 95),
-      flatBatchedPerQuery: p50(flatBatched) / batch,
-      hnswP50: p50(hnswSingles.times),
-      hnswP95: percentile(hnswSingles.times, 95),
-      hnswRecall,
-      hnswBuildMs: hnswBuildLag.workMs,
-    },
-    raw: {
-      flatOneThreadP50: p50(raw.flatOneThread),
-      flatFaissP50: p50(raw.flatFaiss),
-      flatSlicedP50: p50(raw.flatSliced),
-      flatBatchedPerQuery: p50(raw.flatBatched) / batch,
-      hnswP50: p50(raw.hnswSingles),
-    },
-    lag: { bigSingle: bigSingleLag, bigBatch: bigBatchLag, hnswBuild: hnswBuildLag },
+    sizes: { n, d, nq, k, rounds, perRound, batch, bigN, efSearch },
+    comparisons,
+    rawFaissSingleAllThreads: p50(faissAllThreads),
+    bindingP95: { flatSliced: percentile(sliced.binding, 95), hnsw: percentile(hnswSingles.binding, 95) },
+    hnswRecall,
+    lag: { bigSingle, bigBatch, hnswBuild },
     memory: { addonBytes, flatBytesPer100k: (flatBytes * 100_000) / n, hnswBytesPer100k: (hnswBytes * 100_000) / n },
+    batchingGain,
   };
   writeFileSync(join(outDir, quick ? 'native-quick.json' : 'native.json'), `${JSON.stringify(figures, null, 2)}\n`);
+  if (!quick) {
+    replaceReadmeSection(join(root, 'README.md'), 'native', readmeSection(figures));
+    log('README.md performance section updated');
+  }
+}
+
+function readmeSection(f: {
+  comparisons: { name: string; raw: number; binding: number; note: string }[];
+  rawFaissSingleAllThreads: number;
+  lag: Record<'bigSingle' | 'bigBatch' | 'hnswBuild', LagFigures>;
+  memory: { addonBytes: number; flatBytesPer100k: number; hnswBytesPer100k: number };
+  batchingGain: number;
+  machine: string;
+}): string {
+  const comparison = markdownTable(
+    ['case (p50)', 'raw C++', 'binding', 'ratio', 'added', 'note'],
+    f.comparisons.map((c) => [c.name, ms(c.raw), ms(c.binding), (c.binding / c.raw).toFixed(3), ms(c.binding - c.raw, 3), c.note]),
+  );
+  const lag = markdownTable(
+    ['while FAISS runs', 'duration', 'worst lag', 'p99 lag'],
+    [
+      [`exact search, 1 query over ${bigN.toLocaleString('en')} × ${d}`, f.lag.bigSingle],
+      [`exact search, ${batch} batched over ${bigN.toLocaleString('en')} × ${d}`, f.lag.bigBatch],
+      [`HNSW32 build of ${n.toLocaleString('en')} × ${d}`, f.lag.hnswBuild],
+    ].map(([name, lagFigures]) => {
+      const l = lagFigures as LagFigures;
+      return [name as string, ms(l.workMs, 0), ms(l.worstMs), ms(l.p99Ms)];
+    }),
+  );
+  return [
+    comparison,
+    '',
+    `FAISS's own \`IndexFlat::search\` runs one query on one core: ${ms(f.rawFaissSingleAllThreads)} here; the binding splits it across all cores. ` +
+      `Batching ${batch} queries gives ${f.batchingGain.toFixed(1)}x the throughput of single queries.`,
+    '',
+    lag,
+    '',
+    `Memory: ${mib(f.memory.flatBytesPer100k)} RSS per 100,000 × ${d} vectors in a Flat index, ${mib(f.memory.hnswBytesPer100k)} in HNSW32. ` +
+      `Addon: ${mib(f.memory.addonBytes)} (FAISS linked in statically). Machine: ${f.machine}.`,
+  ].join('\n');
 }
 
 await main();

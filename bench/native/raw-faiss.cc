@@ -1,18 +1,27 @@
-// The baseline for bench/native.ts: the same searches as the binding, on the
-// same data and the same index file, made by a plain C++ program linked to the
-// same libfaiss, with no Node.js in between. Prints one JSON object.
+// The baseline for bench/native.ts: the binding's searches made by a plain C++
+// program linked to the same libfaiss, on the same data and the same index
+// file, with no Node.js in between.
 //
-// usage: raw-faiss <base.f32> <queries.f32> <d> <hnsw.ocvx> <k> <singles> <batch> <batchRepeats> <efSearch>
+// It stays up and answers commands on stdin, so that the benchmark can
+// alternate raw and binding measurements in small rounds: drift on the machine
+// (page-cache writeback, frequency, neighbours) then hits both sides alike.
+//
+// usage: raw-faiss <base.f32> <queries.f32> <d> <hnsw.ocvx> <k> <efSearch>
+// commands, one per line, each answered with one line of JSON (times in ms):
+//   single <flat1|flat|sliced|hnsw> <first> <count>   per-query times
+//   batch <count> <repeats>                           per-batch times
+//   quit
 #include <faiss/IndexFlat.h>
 #include <faiss/IndexHNSW.h>
 #include <faiss/index_io.h>
 #include <omp.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -32,8 +41,11 @@ std::vector<float> ReadFloats(const char* path) {
   return out;
 }
 
-double Ms(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
-  return std::chrono::duration<double, std::milli>(b - a).count();
+template <typename Work>
+double TimeMs(Work work) {
+  auto start = std::chrono::steady_clock::now();
+  work();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 std::string Json(const std::vector<double>& values) {
@@ -42,67 +54,68 @@ std::string Json(const std::vector<double>& values) {
   return out + "]";
 }
 
-template <typename Search>
-std::vector<double> TimeSingles(int singles, Search search) {
-  std::vector<double> times;
-  search(0);  // warm-up: page in the data, start the OpenMP team
-  for (int q = 0; q < singles; ++q) {
-    auto t0 = std::chrono::steady_clock::now();
-    search(q);
-    times.push_back(Ms(t0, std::chrono::steady_clock::now()));
-  }
-  return times;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 10) { std::fprintf(stderr, "usage: see the source\n"); return 2; }
-  std::vector<float> base = ReadFloats(argv[1]);
-  std::vector<float> queries = ReadFloats(argv[2]);
+  if (argc != 7) { std::fprintf(stderr, "usage: see the source\n"); return 2; }
   const int d = std::atoi(argv[3]);
-  const char* hnswPath = argv[4];
   const int k = std::atoi(argv[5]);
-  const int singles = std::atoi(argv[6]);
-  const int batch = std::atoi(argv[7]);
-  const int batchRepeats = std::atoi(argv[8]);
-  const int efSearch = std::atoi(argv[9]);
-  const int64_t n = base.size() / d;
+  const int efSearch = std::atoi(argv[6]);
+  std::vector<float> queries = ReadFloats(argv[2]);
   const int threads = omp_get_max_threads();
 
   faiss::IndexFlatIP flat(d);
-  flat.add(n, base.data());
-  std::vector<float> D(static_cast<size_t>(batch) * k);
-  std::vector<faiss::Index::idx_t> I(static_cast<size_t>(batch) * k);
-
-  omp_set_num_threads(1);
-  auto flatOneThread = TimeSingles(singles, [&](int q) { flat.search(1, &queries[q * d], k, D.data(), I.data()); });
-  omp_set_num_threads(threads);
-  auto flatFaiss = TimeSingles(singles, [&](int q) { flat.search(1, &queries[q * d], k, D.data(), I.data()); });
-  auto flatSliced = TimeSingles(singles, [&](int q) {
-    ocvector::SlicedFlatSearch(flat, 1, &queries[q * d], k, D.data(), I.data(), threads);
-  });
-  std::vector<double> batched;
-  flat.search(batch, queries.data(), k, D.data(), I.data());
-  for (int r = 0; r < batchRepeats; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
-    flat.search(batch, queries.data(), k, D.data(), I.data());
-    batched.push_back(Ms(t0, std::chrono::steady_clock::now()));
+  {
+    std::vector<float> base = ReadFloats(argv[1]);
+    flat.add(static_cast<faiss::Index::idx_t>(base.size() / d), base.data());
   }
-
   // The HNSW index the binding built and wrote: skip the 32-byte container header.
-  FILE* f = std::fopen(hnswPath, "rb");
-  if (!f) { std::perror(hnswPath); return 2; }
+  FILE* f = std::fopen(argv[4], "rb");
+  if (!f) { std::perror(argv[4]); return 2; }
   std::fseek(f, 32, SEEK_SET);
   std::unique_ptr<faiss::Index> hnsw(faiss::read_index(f));
   std::fclose(f);
   dynamic_cast<faiss::IndexHNSW&>(*hnsw).hnsw.efSearch = efSearch;
-  auto hnswSingles = TimeSingles(singles, [&](int q) { hnsw->search(1, &queries[q * d], k, D.data(), I.data()); });
 
-  std::printf(
-      "{\"threads\":%d,\"flatOneThread\":%s,\"flatFaiss\":%s,\"flatSliced\":%s,\"flatBatched\":%s,"
-      "\"hnswSingles\":%s}\n",
-      threads, Json(flatOneThread).c_str(), Json(flatFaiss).c_str(), Json(flatSliced).c_str(),
-      Json(batched).c_str(), Json(hnswSingles).c_str());
+  const size_t nq = queries.size() / d;
+  std::vector<float> D(nq * k);
+  std::vector<faiss::Index::idx_t> I(nq * k);
+  std::cout << "{\"ready\":true,\"threads\":" << threads << "}" << std::endl;
+
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    std::istringstream command(line);
+    std::string verb, mode;
+    command >> verb;
+    std::vector<double> times;
+    if (verb == "single") {
+      size_t first = 0, count = 0;
+      command >> mode >> first >> count;
+      omp_set_num_threads(mode == "flat1" ? 1 : threads);
+      for (size_t q = first; q < first + count && q < nq; ++q) {
+        const float* x = &queries[q * d];
+        if (mode == "sliced") {
+          times.push_back(TimeMs([&] { ocvector::SlicedFlatSearch(flat, 1, x, k, D.data(), I.data(), threads); }));
+        } else if (mode == "hnsw") {
+          times.push_back(TimeMs([&] { hnsw->search(1, x, k, D.data(), I.data()); }));
+        } else {
+          times.push_back(TimeMs([&] { flat.search(1, x, k, D.data(), I.data()); }));
+        }
+      }
+    } else if (verb == "batch") {
+      size_t count = 0, repeats = 0;
+      command >> count >> repeats;
+      omp_set_num_threads(threads);
+      for (size_t r = 0; r < repeats; ++r) {
+        times.push_back(TimeMs([&] { flat.search(count, queries.data(), k, D.data(), I.data()); }));
+      }
+    } else if (verb == "quit") {
+      return 0;
+    } else {
+      std::cout << "{\"error\":\"unknown command\"}" << std::endl;
+      continue;
+    }
+    std::cout << Json(times) << std::endl;
+  }
   return 0;
 }
