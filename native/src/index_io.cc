@@ -141,7 +141,7 @@ std::string TempPathFor(const std::string& path) {
 void WriteIndexFile(const faiss::Index& index, const std::string& path) {
   const std::string temp = TempPathFor(path);
   UniqueFile file(std::fopen(temp.c_str(), "wb"));
-  if (!file) throw NativeError(ErrorCode::Io, SystemError("cannot create", temp));
+  if (!file) throw NativeError(ErrorCode::Io, SystemError("cannot write " + path + ": cannot create", temp));
   try {
     uint8_t header[kHeaderSize] = {};
     if (std::fwrite(header, 1, kHeaderSize, file.get()) != kHeaderSize) {

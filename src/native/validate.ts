@@ -67,7 +67,7 @@ export function toIdArray(name: string, value: unknown): BigInt64Array {
     throw invalidArgument(`${name} must be a BigInt64Array or an array of integers, got ${describe(value)}`);
   }
   const ids = new BigInt64Array(value.length);
-  value.forEach((id: unknown, i) => ids[i] = toId(`${name}[${i}]`, id));
+  for (let i = 0; i < value.length; i++) ids[i] = toId(`${name}[${i}]`, value[i]);
   return ids;
 }
 
