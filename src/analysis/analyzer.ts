@@ -1,0 +1,85 @@
+/**
+ * Analysis of one file: screen the bytes, pick the analyser by language, and
+ * return a CodeFile (or the reason the file was skipped). Code goes through
+ * tree-sitter, which alone decides which elements exist and where; an LLM
+ * enricher, when configured, adds meaning on top (see llm/). Nothing here
+ * prints: progress and fallbacks are reported through `onEvent`.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { analyzeSyntax } from './ast/index.js';
+import { DEFAULT_CONTENT_LIMITS, screenContent, type ContentLimits } from './content.js';
+import type { AnalysisEvent } from './events.js';
+import { detectLanguage, isCodeLanguage } from './languages.js';
+import { configDocument, markdownSections, textWindows } from './text.js';
+import type { AnalysisResult, CodeFile, SkippedFile } from './types.js';
+
+/** Adds model-derived meaning to an AST analysis; never changes which elements exist. */
+export interface Enricher {
+  enrich(file: CodeFile, text: string): Promise<CodeFile>;
+}
+
+export interface AnalyzerOptions {
+  limits?: Partial<ContentLimits>;
+  enricher?: Enricher;
+  onEvent?: (event: AnalysisEvent) => void;
+}
+
+export class Analyzer {
+  readonly #limits: ContentLimits;
+  readonly #enricher: Enricher | undefined;
+  readonly #emit: (event: AnalysisEvent) => void;
+
+  constructor(options: AnalyzerOptions = {}) {
+    this.#limits = { ...DEFAULT_CONTENT_LIMITS, ...options.limits };
+    this.#enricher = options.enricher;
+    this.#emit = options.onEvent ?? (() => {});
+  }
+
+  /** Reads and analyses a file; files over the size limit are not read at all. */
+  async analyzeFile(path: string): Promise<AnalysisResult> {
+    let bytes: Uint8Array;
+    try {
+      const info = await stat(path);
+      if (!info.isFile()) return this.#skip({ path, skipped: 'unreadable', detail: 'not a regular file' });
+      if (info.size > this.#limits.maxBytes) {
+        return this.#skip({ path, skipped: 'too-large', detail: `${info.size} bytes, over the limit of ${this.#limits.maxBytes}` });
+      }
+      bytes = await readFile(path);
+    } catch (error) {
+      return this.#skip({ path, skipped: 'unreadable', detail: (error as Error).message });
+    }
+    return this.analyzeBytes(path, bytes);
+  }
+
+  async analyzeBytes(path: string, bytes: Uint8Array): Promise<AnalysisResult> {
+    const screened = screenContent(bytes, this.#limits);
+    if (!screened.ok) return this.#skip({ path, skipped: screened.reason, detail: screened.detail });
+    const file = analyzeText(path, screened.text, screened.warnings);
+    for (const message of file.warnings) this.#emit({ type: 'warning', path, message });
+    if (!this.#enricher || file.source !== 'ast') return file;
+    return this.#enricher.enrich(file, screened.text);
+  }
+
+  #skip(skipped: SkippedFile): SkippedFile {
+    this.#emit({ type: 'skipped', path: skipped.path, reason: skipped.skipped, detail: skipped.detail });
+    return skipped;
+  }
+}
+
+/** The model-free analysis of decoded text: tree-sitter for code, splitters for the rest. */
+export function analyzeText(path: string, text: string, warnings: string[] = []): CodeFile {
+  const language = detectLanguage(path, text.slice(0, text.indexOf('\n') >>> 0));
+  if (isCodeLanguage(language)) {
+    const syntax = analyzeSyntax(language, text);
+    const fileWarnings = [...warnings];
+    if (syntax.syntaxErrors > 0) {
+      fileWarnings.push(`syntax errors: tree-sitter recovered from ${syntax.syntaxErrors} error region(s); elements outside them are kept`);
+    }
+    return { path, language, summary: syntax.summary, imports: syntax.imports, elements: syntax.elements, source: 'ast', warnings: fileWarnings };
+  }
+  const elements =
+    language === 'markdown' ? markdownSections(path, text)
+    : language === 'json' || language === 'yaml' || language === 'toml' ? [configDocument(path, language, text)]
+    : textWindows(path, text);
+  return { path, language, summary: '', imports: [], elements, source: 'text', warnings };
+}

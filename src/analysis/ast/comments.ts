@@ -1,0 +1,65 @@
+/** Descriptions from doc comments: JSDoc/TSDoc blocks, `//` runs, Python docstrings. */
+import type { SyntaxNode } from './parsers.js';
+
+const MAX_DESCRIPTION = 600;
+
+/**
+ * The comment written directly above `node` (no blank line between): a
+ * `/** … *\/` block, or a run of `//` or `#` lines. Returns its prose, without
+ * comment markers and without JSDoc tags.
+ */
+export function commentAbove(node: SyntaxNode): string {
+  let comment = node.previousNamedSibling;
+  if (!comment || comment.type !== 'comment') return '';
+  if (comment.endPosition.row < node.startPosition.row - 1) return '';
+  const text = comment.text;
+  if (text.startsWith('/**')) return cleanBlock(text);
+  if (text.startsWith('/*')) return '';
+  // Collect the contiguous run of line comments ending just above the node.
+  const lines = [text];
+  let row = comment.startPosition.row;
+  for (let previous = comment.previousNamedSibling; previous?.type === 'comment'; previous = previous.previousNamedSibling) {
+    if (previous.endPosition.row !== row - 1 || !/^(\/\/|#)/.test(previous.text)) break;
+    lines.unshift(previous.text);
+    row = previous.startPosition.row;
+    comment = previous;
+  }
+  return clip(lines.map((line) => line.replace(/^(\/\/+|#+)!?\s?/, '')).join(' '));
+}
+
+/** The prose of a JSDoc block: text before the first `@tag`, markers removed. */
+export function cleanBlock(block: string): string {
+  const body = block
+    .replace(/^\/\*\*+/, '')
+    .replace(/\*+\/$/, '')
+    .split('\n')
+    .map((line) => line.replace(/^\s*\*\s?/, ''));
+  const prose: string[] = [];
+  for (const line of body) {
+    if (/^\s*@\w/.test(line)) break;
+    prose.push(line);
+  }
+  return clip(prose.join(' '));
+}
+
+/** A Python docstring: the first statement of a body, if it is a string. */
+export function docstringOf(body: SyntaxNode | null): string {
+  let first = body?.firstNamedChild;
+  while (first?.type === 'comment') first = first.nextNamedSibling; // a licence header above a module docstring
+  if (first?.type !== 'expression_statement') return '';
+  const string = first.firstNamedChild;
+  if (string?.type !== 'string') return '';
+  const content = string.text.replace(/^[rRbBuUfF]*("""|'''|"|')/, '').replace(/("""|'''|"|')$/, '');
+  // Like JSDoc tags, Google/NumPy-style sections and reST fields end the prose.
+  const prose: string[] = [];
+  for (const line of content.split('\n')) {
+    if (/^\s*(Args|Arguments|Parameters|Returns|Return|Raises|Yields|Examples?|Notes?|Attributes):\s*$/.test(line) || /^\s*:(param|returns?|raises|type)\b/.test(line)) break;
+    prose.push(line);
+  }
+  return clip(prose.join(' '));
+}
+
+function clip(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > MAX_DESCRIPTION ? `${flat.slice(0, MAX_DESCRIPTION - 1)}…` : flat;
+}

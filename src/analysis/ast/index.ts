@@ -1,0 +1,40 @@
+/** The syntax-tree half of analysis: elements, imports and a summary from tree-sitter alone. */
+import { cleanBlock, docstringOf } from './comments.js';
+import { newExtraction } from './extraction.js';
+import { parse, type SyntaxNode } from './parsers.js';
+import { extractPython } from './python.js';
+import { extractTypeScript } from './typescript.js';
+import type { CodeElement, ImportInfo, Language } from '../types.js';
+
+export interface AstAnalysis {
+  elements: CodeElement[];
+  imports: ImportInfo[];
+  summary: string;
+  /** Regions tree-sitter could not parse; the elements outside them are kept. */
+  syntaxErrors: number;
+}
+
+export function analyzeSyntax(language: Language, text: string): AstAnalysis {
+  const tree = parse(language, text);
+  const root = tree.rootNode;
+  const out = newExtraction();
+  if (language === 'python') extractPython(root, out);
+  else extractTypeScript(root, out);
+  return {
+    elements: out.elements,
+    imports: out.imports,
+    summary: language === 'python' ? docstringOf(root) : leadingComment(root),
+    // hasError also covers MISSING nodes inserted by error recovery, which are
+    // not ERROR nodes: count at least one region then.
+    syntaxErrors: root.hasError ? Math.max(1, root.descendantsOfType('ERROR').length) : 0,
+  };
+}
+
+/** A file's opening doc comment, when it is not the doc of the first declaration. */
+function leadingComment(root: SyntaxNode): string {
+  const first = root.firstNamedChild;
+  if (first?.type !== 'comment' || !first.text.startsWith('/*')) return '';
+  const next = first.nextNamedSibling;
+  if (next && next.type !== 'comment' && next.type !== 'import_statement' && next.startPosition.row <= first.endPosition.row + 1) return '';
+  return cleanBlock(first.text.replace(/^\/\*(?!\*)/, '/**'));
+}

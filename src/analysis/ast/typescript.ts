@@ -1,0 +1,360 @@
+/**
+ * Code elements of TypeScript, TSX and JavaScript files, from tree-sitter.
+ *
+ * Only declaration-level nodes are visited from JavaScript (statements,
+ * class and interface bodies, namespace bodies); searches inside bodies
+ * (calls, type references) run in tree-sitter's C code through
+ * descendantsOfType, which keeps extraction close to the cost of parsing.
+ */
+import { commentAbove } from './comments.js';
+import type { SyntaxNode } from './parsers.js';
+import {
+  type ElementDraft,
+  type Extraction,
+  addDependency,
+  collapse,
+  signatureUntil,
+} from './extraction.js';
+import type { AccessModifier, CodeElementType, Parameter, PropertyInfo } from '../types.js';
+
+const MAX_CALLS = 40;
+
+export function extractTypeScript(root: SyntaxNode, out: Extraction): void {
+  // A file without imports or exports is a script: its top-level
+  // declarations are global (lib.d.ts files, browser scripts).
+  const isModule = root.namedChildren.some((n) => n.type === 'import_statement' || n.type === 'export_statement');
+  walkStatements(root.namedChildren, isModule ? '' : GLOBAL, out);
+}
+
+/** Parent marker for the top level of a script, where everything is public. */
+const GLOBAL = '\0global';
+
+function walkStatements(statements: SyntaxNode[], parent: string, out: Extraction): void {
+  for (const statement of statements) visitStatement(statement, parent, out);
+}
+
+/** `outer` carries position and comment (an export or declare wrapper); `decl` the declaration. */
+function visitStatement(outer: SyntaxNode, parent: string, out: Extraction): void {
+  let decl: SyntaxNode | null = outer;
+  let exported = false;
+  if (decl.type === 'export_statement') {
+    exported = true;
+    recordImport(decl, out);
+    decl = decl.childForFieldName('declaration') ?? decl.childForFieldName('value');
+  }
+  while (decl && (decl.type === 'ambient_declaration' || decl.type === 'expression_statement')) {
+    // `declare namespace X {}` and a bare `namespace X {}` (parsed as an
+    // expression statement) wrap the declaration that matters. Ambient
+    // declarations describe an API that exists elsewhere: they are public.
+    if (decl.type === 'ambient_declaration') exported = true;
+    decl = decl.firstNamedChild;
+  }
+  if (!decl) return;
+  const access: AccessModifier = exported || parent !== '' ? 'public' : 'internal';
+  if (parent === GLOBAL) parent = '';
+
+  switch (decl.type) {
+    case 'ERROR':
+      // tree-sitter keeps what it could parse under an ERROR node: the
+      // declarations in there are still good.
+      walkStatements(decl.namedChildren, parent, out);
+      return;
+    case 'import_statement':
+      recordImport(decl, out);
+      return;
+    case 'class_declaration':
+    case 'abstract_class_declaration':
+    case 'class':
+      classElement(outer, decl, parent, access, out);
+      return;
+    case 'interface_declaration':
+      interfaceElement(outer, decl, parent, access, out);
+      return;
+    case 'enum_declaration':
+      out.add(draft(outer, decl, 'enum', name(decl), parent, access, signatureUntil(outer, decl.childForFieldName('body'))));
+      return;
+    case 'type_alias_declaration': {
+      const element = draft(outer, decl, 'type-alias', name(decl), parent, access, collapse(outer.text, 300));
+      typeReferences(decl.childForFieldName('value'), element);
+      out.add(element);
+      return;
+    }
+    case 'internal_module':
+    case 'module': {
+      const moduleName = name(decl).replace(/^['"]|['"]$/g, '');
+      out.add(draft(outer, decl, 'namespace', moduleName, parent, access, signatureUntil(outer, decl.childForFieldName('body'))));
+      const body = decl.childForFieldName('body');
+      if (body) walkStatements(body.namedChildren, join(parent, moduleName), out);
+      return;
+    }
+    case 'function_declaration':
+    case 'generator_function_declaration':
+    case 'function_signature': {
+      out.add(functionElement(outer, decl, 'function', name(decl), parent, access));
+      // After a syntax error (an unclosed parenthesis or brace), tree-sitter
+      // can fold the declarations that follow into this function's body:
+      // they are still found, at this level.
+      const body = decl.childForFieldName('body');
+      if (decl.hasError && body) walkStatements(body.namedChildren, parent, out);
+      return;
+    }
+    case 'lexical_declaration':
+    case 'variable_declaration':
+      variableElements(outer, decl, parent, exported, out);
+      return;
+    default:
+      return;
+  }
+}
+
+function classElement(outer: SyntaxNode, decl: SyntaxNode, parent: string, access: AccessModifier, out: Extraction): void {
+  const className = name(decl) || 'default';
+  const body = decl.childForFieldName('body');
+  const element = draft(outer, decl, 'class', className, parent, access, signatureUntil(outer, body));
+  for (const heritage of decl.namedChildren) {
+    if (heritage.type !== 'class_heritage') continue;
+    for (const clause of heritage.namedChildren) {
+      if (clause.type === 'extends_clause' || clause.type === 'implements_clause') {
+        const kind = clause.type === 'implements_clause' ? 'implements' : 'inherits';
+        for (const target of clause.namedChildren) addDependency(element, kind, baseName(target.text));
+      } else {
+        // JavaScript's grammar puts the superclass expression directly here.
+        addDependency(element, 'inherits', baseName(clause.text));
+      }
+    }
+  }
+  out.add(element);
+  if (!body) return;
+  const scope = join(parent, className);
+  for (const member of body.namedChildren) {
+    const child = classMember(member, scope);
+    if (!child) continue;
+    out.add(child);
+    if (child.type === 'field' || child.type === 'property') {
+      element.properties.push({ name: child.name, type: child.returnType, accessors: accessorsOf(member) });
+    }
+  }
+}
+
+function classMember(member: SyntaxNode, scope: string): ElementDraft | undefined {
+  switch (member.type) {
+    case 'method_definition':
+    case 'method_signature':
+    case 'abstract_method_signature': {
+      const memberName = name(member);
+      const accessors = accessorsOf(member);
+      const type: CodeElementType = memberName === 'constructor' ? 'constructor' : accessors.length > 0 ? 'property' : 'method';
+      const element = functionElement(member, member, type, memberName, scope, memberAccess(member));
+      if (type === 'property' && accessors[0] === 'set') element.returnType = element.parameters[0]?.type ?? '';
+      return element;
+    }
+    case 'public_field_definition':
+    case 'field_definition': {
+      const field = member.childForFieldName('name') ?? member.childForFieldName('property');
+      if (!field) return undefined;
+      const element = draft(member, member, 'field', field.text, scope, memberAccess(member), collapse(member.text.replace(/\s*=[\s\S]*$/, ''), 200));
+      element.returnType = typeText(member.childForFieldName('type'));
+      const value = member.childForFieldName('value');
+      if (value?.type === 'arrow_function' || value?.type === 'function_expression') {
+        // A method written as an arrow-function field: keep its shape.
+        element.type = 'method';
+        element.parameters = parametersOf(value.childForFieldName('parameters') ?? value.childForFieldName('parameter'));
+        element.returnType = typeText(value.childForFieldName('return_type'));
+        calls(value.childForFieldName('body'), element);
+      }
+      return element;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function interfaceElement(outer: SyntaxNode, decl: SyntaxNode, parent: string, access: AccessModifier, out: Extraction): void {
+  const interfaceName = name(decl);
+  const body = decl.childForFieldName('body');
+  const element = draft(outer, decl, 'interface', interfaceName, parent, access, signatureUntil(outer, body));
+  for (const clause of decl.namedChildren) {
+    if (clause.type !== 'extends_type_clause') continue;
+    for (const target of clause.namedChildren) addDependency(element, 'inherits', baseName(target.text));
+  }
+  out.add(element);
+  if (!body) return;
+  const scope = join(parent, interfaceName);
+  for (const member of body.namedChildren) {
+    if (member.type === 'property_signature') {
+      const property: PropertyInfo = { name: name(member), type: typeText(member.childForFieldName('type')), accessors: ['get'] };
+      if (!/^\s*readonly\b/.test(member.text)) property.accessors.push('set');
+      element.properties.push(property);
+    } else if (member.type === 'method_signature') {
+      out.add(functionElement(member, member, 'method', name(member), scope, 'public'));
+    }
+  }
+}
+
+/** Functions held in variables (`const f = () => …`), and module constants. */
+function variableElements(outer: SyntaxNode, decl: SyntaxNode, parent: string, exported: boolean, out: Extraction): void {
+  const isConst = decl.firstChild?.type === 'const';
+  for (const declarator of decl.namedChildren) {
+    if (declarator.type !== 'variable_declarator') continue;
+    const nameNode = declarator.childForFieldName('name');
+    if (nameNode?.type !== 'identifier') continue;
+    const value = declarator.childForFieldName('value');
+    const access: AccessModifier = exported || parent !== '' ? 'public' : 'internal';
+    const single = decl.namedChildCount === 1;
+    const position = single ? outer : declarator;
+    if (value && (value.type === 'arrow_function' || value.type === 'function_expression' || value.type === 'function')) {
+      const element = functionElement(position, value, 'function', nameNode.text, parent, access);
+      const head = single ? signatureUntil(outer, value) : nameNode.text;
+      element.signature = collapse(`${head} = ${signatureUntil(value, value.childForFieldName('body'))}`, 300);
+      if (single) element.description = commentAbove(outer);
+      out.add(element);
+    } else if (value?.type === 'call_expression' && value.childForFieldName('function')?.text === 'require') {
+      const source = value.childForFieldName('arguments')?.firstNamedChild;
+      if (source?.type === 'string') out.imports.push({ module: unquote(source.text), line: declarator.startPosition.row + 1 });
+    } else if (isConst && (exported || /^[A-Z][A-Z0-9_]*$/.test(nameNode.text))) {
+      // Exported or SCREAMING_CASE constants are part of a module's surface;
+      // other module-level consts are implementation detail.
+      const element = draft(position, declarator, 'constant', nameNode.text, parent, access, collapse((single ? outer : declarator).text, 200));
+      element.returnType = typeText(declarator.childForFieldName('type'));
+      if (single) element.description = commentAbove(outer);
+      out.add(element);
+    }
+  }
+}
+
+function functionElement(
+  outer: SyntaxNode,
+  decl: SyntaxNode,
+  type: CodeElementType,
+  elementName: string,
+  parent: string,
+  access: AccessModifier,
+): ElementDraft {
+  const body = decl.childForFieldName('body');
+  const element = draft(outer, decl, type, elementName, parent, access, signatureUntil(outer, body));
+  element.parameters = parametersOf(decl.childForFieldName('parameters') ?? decl.childForFieldName('parameter'));
+  element.returnType = typeText(decl.childForFieldName('return_type'));
+  typeReferences(decl.childForFieldName('parameters'), element);
+  typeReferences(decl.childForFieldName('return_type'), element);
+  calls(body, element);
+  return element;
+}
+
+function draft(
+  outer: SyntaxNode,
+  decl: SyntaxNode,
+  type: CodeElementType,
+  elementName: string,
+  parent: string,
+  access: AccessModifier,
+  signature: string,
+): ElementDraft {
+  return {
+    type,
+    name: elementName,
+    parent,
+    access,
+    startLine: outer.startPosition.row + 1,
+    endLine: Math.max(outer.endPosition.row, decl.endPosition.row) + 1,
+    signature,
+    description: commentAbove(outer),
+    parameters: [],
+    returnType: '',
+    properties: [],
+    dependencies: [],
+  };
+}
+
+function parametersOf(list: SyntaxNode | null): Parameter[] {
+  if (!list) return [];
+  if (list.type === 'identifier') return [{ name: list.text, type: '' }]; // `x => …`
+  const parameters: Parameter[] = [];
+  for (const parameter of list.namedChildren) {
+    if (parameter.type === 'comment') continue;
+    const pattern = parameter.childForFieldName('pattern') ?? parameter.childForFieldName('left') ?? parameter;
+    parameters.push({
+      name: collapse(pattern.type === 'identifier' ? pattern.text : pattern.text.replace(/\s*[:=][\s\S]*$/, ''), 80),
+      type: typeText(parameter.childForFieldName('type')),
+    });
+  }
+  return parameters;
+}
+
+/** Calls made in a body, by callee name (`f`, `obj.method`), at most MAX_CALLS. */
+function calls(body: SyntaxNode | null, element: ElementDraft): void {
+  if (!body) return;
+  let count = 0;
+  for (const call of body.descendantsOfType(['call_expression', 'new_expression'])) {
+    const callee = call.childForFieldName('function') ?? call.childForFieldName('constructor');
+    if (!callee) continue;
+    const target = calleeName(callee);
+    if (!target) continue;
+    addDependency(element, call.type === 'new_expression' ? 'uses' : 'calls', target);
+    if (++count >= MAX_CALLS) return;
+  }
+}
+
+function calleeName(callee: SyntaxNode): string {
+  if (callee.type === 'identifier') return callee.text;
+  if (callee.type === 'member_expression') {
+    const property = callee.childForFieldName('property')?.text ?? '';
+    const object = callee.childForFieldName('object');
+    const owner = object?.type === 'identifier' || object?.type === 'this' ? object.text : object?.type === 'member_expression' ? object.childForFieldName('property')?.text : '';
+    return owner ? `${owner}.${property}` : property;
+  }
+  return '';
+}
+
+const BUILTIN_TYPES = new Set(['Promise', 'Array', 'Record', 'Partial', 'Readonly', 'Map', 'Set', 'Date', 'Error', 'Function', 'Object']);
+
+/** Named types a signature or alias refers to. */
+function typeReferences(node: SyntaxNode | null, element: ElementDraft): void {
+  if (!node) return;
+  for (const reference of node.descendantsOfType('type_identifier')) {
+    const target = reference.text;
+    if (target !== element.name && !BUILTIN_TYPES.has(target) && target.length > 1) addDependency(element, 'uses', target);
+  }
+}
+
+function recordImport(statement: SyntaxNode, out: Extraction): void {
+  const source = statement.childForFieldName('source');
+  if (source) out.imports.push({ module: unquote(source.text), line: statement.startPosition.row + 1 });
+}
+
+function accessorsOf(member: SyntaxNode): ('get' | 'set')[] {
+  for (const child of member.children) {
+    if (child.type === 'get') return ['get'];
+    if (child.type === 'set') return ['set'];
+    if (child.type === 'property_identifier' || child.type === '(') break;
+  }
+  return [];
+}
+
+function memberAccess(member: SyntaxNode): AccessModifier {
+  for (const child of member.namedChildren) {
+    if (child.type === 'accessibility_modifier') return child.text as AccessModifier;
+    if (child.type === 'private_property_identifier') return 'private';
+  }
+  return 'public';
+}
+
+function typeText(annotation: SyntaxNode | null): string {
+  return annotation ? collapse(annotation.text.replace(/^:\s*/, ''), 200) : '';
+}
+
+function name(node: SyntaxNode): string {
+  return node.childForFieldName('name')?.text ?? '';
+}
+
+/** `ns.Base<T>` → `ns.Base`: heritage targets by name, without type arguments. */
+function baseName(text: string): string {
+  return text.replace(/<[\s\S]*$/, '').trim();
+}
+
+function unquote(text: string): string {
+  return text.replace(/^['"`]|['"`]$/g, '');
+}
+
+function join(parent: string, child: string): string {
+  return parent ? `${parent}.${child}` : child;
+}

@@ -1,0 +1,21 @@
+/** What analysis reports while it works. The library emits these; the CLIs render them. */
+import type { SkipReason } from './types.js';
+
+export type LlmFallbackReason =
+  | 'timeout'
+  | 'unreachable'
+  | 'server-error'
+  | 'invalid-json'
+  | 'schema-violation'
+  | 'circuit-open'
+  | 'aborted';
+
+export type AnalysisEvent =
+  | { type: 'skipped'; path: string; reason: SkipReason; detail: string }
+  | { type: 'warning'; path: string; message: string }
+  /** The model's answer was used: elements matched, and those dropped (not in the syntax tree). */
+  | { type: 'llm-enriched'; path: string; matched: number; dropped: number; parts: number; cached: boolean }
+  /** The model could not be used for this file: the AST result stands. */
+  | { type: 'llm-fallback'; path: string; reason: LlmFallbackReason; detail: string }
+  /** Too many failures in a row: no more model calls in this run. */
+  | { type: 'llm-circuit-open'; failures: number; detail: string };

@@ -1,0 +1,114 @@
+/**
+ * Elements of files that are not code: Markdown split at h1–h3 headers (the
+ * header path kept), JSON/YAML/TOML as one document, any other text in
+ * line-aligned overlapping windows.
+ */
+import { basename } from 'node:path';
+import type { CodeElement, ElementType, Language, PropertyInfo } from './types.js';
+
+const WINDOW_CHARS = 1_000;
+const WINDOW_OVERLAP = 200;
+const DESCRIPTION_CHARS = 300;
+
+function element(type: ElementType, name: string, parent: string, startLine: number, endLine: number, signature: string, description: string): CodeElement {
+  return { type, name, parent, access: 'public', startLine, endLine, signature, description, parameters: [], returnType: '', properties: [], dependencies: [] };
+}
+
+function clip(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > DESCRIPTION_CHARS ? `${flat.slice(0, DESCRIPTION_CHARS - 1)}…` : flat;
+}
+
+export function markdownSections(path: string, text: string): CodeElement[] {
+  const lines = text.split('\n');
+  const sections: CodeElement[] = [];
+  const stack: { level: number; title: string }[] = [];
+  let fenced = false;
+  let current: { title: string; parent: string; level: number; start: number } | undefined;
+  let preambleEnd = lines.length;
+
+  const close = (end: number) => {
+    if (!current) return;
+    const body = lines.slice(current.start, end).join('\n');
+    const firstParagraph = body.split(/\n\s*\n/).find((p) => p.trim() !== '' && !/^#{1,6}\s/.test(p.trim())) ?? '';
+    sections.push(element('section', current.title, current.parent, current.start + 1, Math.max(current.start + 1, trimEnd(lines, end)), `${'#'.repeat(current.level)} ${current.title}`, clip(firstParagraph)));
+  };
+
+  lines.forEach((line, index) => {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    const header = fenced ? null : /^(#{1,3})\s+(.+?)\s*#*\s*$/.exec(line);
+    if (!header) return;
+    if (!current && preambleEnd === lines.length) preambleEnd = index;
+    close(index);
+    const level = header[1]!.length;
+    while (stack.length > 0 && stack[stack.length - 1]!.level >= level) stack.pop();
+    current = { title: header[2]!, parent: stack.map((s) => s.title).join(' > '), level, start: index };
+    stack.push({ level, title: header[2]! });
+  });
+  close(lines.length);
+
+  const preamble = lines.slice(0, preambleEnd).join('\n');
+  if (preamble.trim() !== '') {
+    sections.unshift(element('section', basename(path), '', 1, trimEnd(lines, preambleEnd), basename(path), clip(preamble)));
+  }
+  return sections;
+}
+
+export function configDocument(path: string, language: Language, text: string): CodeElement {
+  const lines = text.split('\n');
+  const document = element('document', basename(path), '', 1, trimEnd(lines, lines.length), `${language} ${basename(path)}`, '');
+  document.properties = topLevelKeys(language, text);
+  return document;
+}
+
+function topLevelKeys(language: Language, text: string): PropertyInfo[] {
+  let keys: string[] = [];
+  if (language === 'json') {
+    try {
+      const value: unknown = JSON.parse(text);
+      if (value && typeof value === 'object' && !Array.isArray(value)) keys = Object.keys(value);
+    } catch {
+      // JSON with comments, or broken: the document is indexed without keys.
+    }
+  } else if (language === 'toml') {
+    // Keys before the first [table] are top-level; after it, only tables are.
+    let inTable = false;
+    for (const line of text.split('\n')) {
+      const table = /^\[+([^\]]+)\]+/.exec(line);
+      if (table) (inTable = true), keys.push(table[1]!.trim());
+      else if (!inTable) keys.push(...(/^([A-Za-z0-9_.-]+)\s*=/.exec(line)?.slice(1) ?? []));
+    }
+  } else {
+    for (const line of text.split('\n')) keys.push(...(/^([A-Za-z0-9_.-]+)\s*:/.exec(line)?.slice(1) ?? []));
+  }
+  return keys.slice(0, 100).map((name) => ({ name, type: '', accessors: [] }));
+}
+
+export function textWindows(path: string, text: string): CodeElement[] {
+  const lines = text.split('\n');
+  const windows: CodeElement[] = [];
+  let start = 0;
+  while (start < lines.length) {
+    let end = start;
+    let chars = 0;
+    while (end < lines.length && (chars < WINDOW_CHARS || end === start)) chars += lines[end++]!.length + 1;
+    const body = lines.slice(start, end).join('\n');
+    if (body.trim() !== '') {
+      windows.push(element('window', `${basename(path)}:${start + 1}-${end}`, '', start + 1, end, '', clip(body)));
+    }
+    if (end >= lines.length) break;
+    // Step back over about WINDOW_OVERLAP characters of whole lines.
+    let next = end;
+    let overlap = 0;
+    while (next > start + 1 && overlap + lines[next - 1]!.length + 1 <= WINDOW_OVERLAP) overlap += lines[--next]!.length + 1;
+    start = next;
+  }
+  return windows;
+}
+
+/** The last non-blank line before `end` (1-based). */
+function trimEnd(lines: string[], end: number): number {
+  let last = end;
+  while (last > 1 && (lines[last - 1] ?? '').trim() === '') last--;
+  return last;
+}

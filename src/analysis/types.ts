@@ -1,0 +1,105 @@
+/**
+ * The result of analysing one file. Line numbers are 1-based and inclusive,
+ * and always come from the syntax tree (or the text splitter), never from a
+ * model.
+ */
+
+/** Code elements, as named in resources/ocvector/result-schema.json. */
+export type CodeElementType =
+  | 'class'
+  | 'interface'
+  | 'enum'
+  | 'type-alias'
+  | 'namespace'
+  | 'function'
+  | 'method'
+  | 'constructor'
+  | 'property'
+  | 'field'
+  | 'constant';
+
+/** Pieces of files that are not code: Markdown sections, config files, text windows. */
+export type TextElementType = 'section' | 'document' | 'window';
+
+export type ElementType = CodeElementType | TextElementType;
+
+export type AccessModifier = 'public' | 'private' | 'protected' | 'internal';
+
+export type DependencyType = 'inherits' | 'implements' | 'uses' | 'calls' | 'references' | 'imports';
+
+export interface Parameter {
+  name: string;
+  type: string;
+}
+
+export interface PropertyInfo {
+  name: string;
+  type: string;
+  accessors: ('get' | 'set')[];
+}
+
+export interface Dependency {
+  type: DependencyType;
+  target: string;
+}
+
+export interface CodeElement {
+  type: ElementType;
+  name: string;
+  /** Dotted path of enclosing elements (`Outer.Inner`), empty at top level. */
+  parent: string;
+  access: AccessModifier;
+  startLine: number;
+  endLine: number;
+  signature: string;
+  description: string;
+  parameters: Parameter[];
+  returnType: string;
+  properties: PropertyInfo[];
+  dependencies: Dependency[];
+}
+
+export interface ImportInfo {
+  module: string;
+  line: number;
+}
+
+export type Language =
+  | 'typescript'
+  | 'tsx'
+  | 'javascript'
+  | 'python'
+  | 'markdown'
+  | 'json'
+  | 'yaml'
+  | 'toml'
+  | 'text';
+
+/** Where the meaning of a file's elements came from. */
+export type AnalysisSource = 'ast' | 'ast+llm' | 'text';
+
+export interface CodeFile {
+  path: string;
+  language: Language;
+  summary: string;
+  imports: ImportInfo[];
+  elements: CodeElement[];
+  source: AnalysisSource;
+  /** Problems that did not stop the analysis (invalid UTF-8, syntax errors). */
+  warnings: string[];
+}
+
+/** Why a file was not analysed at all. */
+export type SkipReason = 'empty' | 'binary' | 'too-large' | 'minified' | 'generated' | 'unreadable';
+
+export interface SkippedFile {
+  path: string;
+  skipped: SkipReason;
+  detail: string;
+}
+
+export type AnalysisResult = CodeFile | SkippedFile;
+
+export function isSkipped(result: AnalysisResult): result is SkippedFile {
+  return 'skipped' in result;
+}
