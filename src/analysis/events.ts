@@ -8,6 +8,8 @@ export type LlmFallbackReason =
   | 'invalid-json'
   | 'schema-violation'
   | 'circuit-open'
+  /** The answer does not fit the file: most of its elements match nothing in the syntax tree. */
+  | 'mismatch'
   | 'aborted';
 
 export type AnalysisEvent =

@@ -1,0 +1,215 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  Analyzer,
+  MemoryAnalysisCache,
+  OllamaEnricher,
+  RESULT_SCHEMA,
+  analyzeText,
+  resolveOllamaHost,
+  type AnalysisEvent,
+  type CodeFile,
+  type OllamaEnricherOptions,
+} from '../../src/index.js';
+import { FakeOllama, type Reply } from '../helpers/fake-ollama.js';
+
+const text = readFileSync(new URL('../fixtures/analysis/faiss-index.ts.txt', import.meta.url), 'utf8');
+const path = 'src/native/faiss-index.ts';
+const astOnly = analyzeText(path, text);
+
+/** What a good model answers: every element the tree has, with descriptions and relations. */
+function goodAnswer(file: CodeFile = astOnly, shiftLines = 0): string {
+  return JSON.stringify({
+    'file-path': file.path,
+    language: 'typescript',
+    summary: 'MODEL SUMMARY: a typed facade over the native FAISS index.',
+    imports: file.imports,
+    elements: file.elements.map((e) => ({
+      'property-type': e.type,
+      name: e.name,
+      'access-modifier': e.access,
+      'start-line': e.startLine + shiftLines,
+      'end-line': e.endLine + shiftLines,
+      signature: e.signature,
+      description: `MODEL: what ${e.name} does.`,
+      dependencies: [{ type: 'references', target: `Model${e.name}` }],
+    })),
+  });
+}
+
+let server: FakeOllama | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function enricherFor(chat: (index: number, prompt: string) => Reply, options: OllamaEnricherOptions = {}) {
+  server = await FakeOllama.start({ chat: (request, index) => chat(index, request.messages[0]!.content) });
+  const events: AnalysisEvent[] = [];
+  const enricher = new OllamaEnricher({ host: server.url, model: 'test-model', timeoutMs: 5_000, onEvent: (e) => events.push(e), ...options });
+  return { enricher, events, server };
+}
+
+describe('a good answer enriches the syntax tree', () => {
+  it('adds descriptions where the code has none, keeps doc comments, merges relations', async () => {
+    const { enricher, events, server: fake } = await enricherFor(() => ({ content: goodAnswer() }));
+    const file = await enricher.enrich(astOnly, text);
+
+    expect(file.source).toBe('ast+llm');
+    expect(file.elements.map((e) => [e.name, e.startLine, e.endLine])).toEqual(astOnly.elements.map((e) => [e.name, e.startLine, e.endLine]));
+    const cls = file.elements.find((e) => e.name === 'FaissIndex')!;
+    expect(cls.description).toBe('MODEL: what FaissIndex does.');
+    const search = file.elements.find((e) => e.name === 'search')!;
+    expect(search.description).toBe('k nearest neighbours of each query row; see {@link SearchResult}.');
+    expect(search.dependencies).toEqual(expect.arrayContaining([{ type: 'calls', target: 'checkVectors' }, { type: 'references', target: 'Modelsearch' }]));
+    expect(file.summary).toMatch(/^FaissIndex: a FAISS index/); // the file's own doc comment wins
+    expect(events).toEqual([{ type: 'llm-enriched', path, matched: astOnly.elements.length, dropped: 0, parts: 1, cached: false }]);
+
+    const request = fake.chats[0]!;
+    expect(request.model).toBe('test-model');
+    expect(request.format).toEqual(RESULT_SCHEMA);
+    expect(request.options).toMatchObject({ temperature: 0 });
+    expect(request.stream).toBe(false);
+    expect(request.messages[0]!.content).toContain('66| export class FaissIndex {');
+  });
+
+  it('caches by model, prompt and content: an unchanged file never reaches the model again', async () => {
+    const cache = new MemoryAnalysisCache();
+    const { enricher, events, server: fake } = await enricherFor(() => ({ content: goodAnswer() }), { cache });
+    const first = await enricher.enrich(astOnly, text);
+    const second = await enricher.enrich(astOnly, text);
+    expect(second).toEqual(first);
+    expect(fake.chats).toHaveLength(1);
+    expect(enricher.calls).toBe(1);
+    expect(events.at(-1)).toMatchObject({ type: 'llm-enriched', cached: true });
+    const otherModel = new OllamaEnricher({ host: fake.url, model: 'another-model', cache });
+    await otherModel.enrich(astOnly, text);
+    expect(fake.chats).toHaveLength(2);
+  });
+
+  it('a file too large for the context is analysed in parts, at top-level elements', async () => {
+    // Like a real model, answer for the lines of the part only.
+    const partAnswer = (_index: number, prompt: string) => {
+      const [, first, last] = /lines (\d+)-(\d+) of the file/.exec(prompt)!.map(Number);
+      const answer = JSON.parse(goodAnswer());
+      answer.elements = answer.elements.filter((e: { 'start-line': number }) => e['start-line'] >= first! && e['start-line'] <= last!);
+      return { content: JSON.stringify(answer) };
+    };
+    const { enricher, events, server: fake } = await enricherFor(partAnswer, { contextTokens: 2_600 });
+    const file = await enricher.enrich(astOnly, text);
+    expect(fake.chats.length).toBeGreaterThan(1);
+    const prompts = fake.chats.map((c) => c.messages[0]!.content);
+    prompts.forEach((prompt, i) => expect(prompt).toContain(`Part ${i + 1} of ${prompts.length}: lines`));
+    // Every line of the file is in exactly one part.
+    const cited = prompts.flatMap((p) => [...p.matchAll(/^(\d+)\| /gm)].map((m) => Number(m[1])));
+    expect(cited).toEqual(Array.from({ length: text.split('\n').length }, (_, i) => i + 1));
+    expect(file.source).toBe('ast+llm');
+    expect(events.at(-1)).toMatchObject({ type: 'llm-enriched', parts: fake.chats.length, matched: astOnly.elements.length, dropped: 0 });
+  });
+});
+
+describe('every failure ends in the AST result, with the fallback reported', () => {
+  async function expectFallback(reply: (index: number) => Reply, reason: string, options: OllamaEnricherOptions = {}) {
+    const { enricher, events } = await enricherFor(reply, options);
+    const file = await enricher.enrich(astOnly, text);
+    expect(file).toEqual(astOnly);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'llm-fallback', path, reason }));
+    return { enricher, events };
+  }
+
+  it('invalid JSON, twice (one retry)', async () => {
+    await expectFallback(() => ({ content: '{"file-path": "x", "elements": [' }), 'invalid-json');
+    expect(server!.chats).toHaveLength(2);
+  });
+
+  it('invalid JSON once, then a good answer: the retry succeeds', async () => {
+    const { enricher } = await enricherFor((i) => ({ content: i === 0 ? 'Sure! Here is the JSON you asked for:' : goodAnswer() }));
+    expect((await enricher.enrich(astOnly, text)).source).toBe('ast+llm');
+  });
+
+  it('an answer that breaks the schema', async () => {
+    const { events } = await expectFallback(() => ({ content: JSON.stringify({ summary: 'no elements here', elements: [{ name: 3 }] }) }), 'schema-violation');
+    expect(events.find((e) => e.type === 'llm-fallback')).toMatchObject({ detail: expect.stringMatching(/must have required property/) });
+  });
+
+  it('invented elements are dropped and counted; an answer of only inventions is refused', async () => {
+    const answer = JSON.parse(goodAnswer());
+    answer.elements.push({ ...answer.elements[0], name: 'InventedHelper', 'start-line': 3, 'end-line': 9 });
+    const { enricher, events } = await enricherFor(() => ({ content: JSON.stringify(answer) }));
+    const file = await enricher.enrich(astOnly, text);
+    expect(file.elements.some((e) => e.name === 'InventedHelper')).toBe(false);
+    expect(events).toEqual([expect.objectContaining({ type: 'llm-enriched', matched: astOnly.elements.length, dropped: 1 })]);
+    await server!.close();
+    answer.elements = answer.elements.map((e: { name: string }, i: number) => ({ ...e, name: `Invented${i}` }));
+    await expectFallback(() => ({ content: JSON.stringify(answer) }), 'mismatch');
+  });
+
+  it('wrong line numbers', async () => {
+    await expectFallback(() => ({ content: goodAnswer(astOnly, 40) }), 'mismatch');
+  });
+
+  it('an HTTP 500', async () => {
+    await expectFallback(() => ({ status: 500, body: { error: 'model runner crashed' } }), 'server-error');
+  });
+
+  it('a server slower than the timeout', async () => {
+    const started = performance.now();
+    await expectFallback(() => ({ content: goodAnswer(), delayMs: 3_000 }), 'timeout', { timeoutMs: 300 });
+    expect(performance.now() - started).toBeLessThan(2_500);
+  });
+
+  it('a connection that is refused', async () => {
+    const events: AnalysisEvent[] = [];
+    const enricher = new OllamaEnricher({ host: await FakeOllama.refusingUrl(), onEvent: (e) => events.push(e) });
+    expect(await enricher.enrich(astOnly, text)).toEqual(astOnly);
+    expect(events).toEqual([expect.objectContaining({ type: 'llm-fallback', reason: 'unreachable', detail: expect.stringMatching(/ECONNREFUSED/) })]);
+  });
+
+  it('a connection the server drops', async () => {
+    await expectFallback(() => ({ hangUp: true }), 'unreachable');
+  });
+
+  it('after 3 failures in a row the circuit opens: no more calls in this run', async () => {
+    const { enricher, events, server: fake } = await enricherFor(() => ({ status: 503, body: { error: 'overloaded' } }));
+    for (let i = 0; i < 5; i++) expect(await enricher.enrich(astOnly, text)).toEqual(astOnly);
+    expect(fake.chats).toHaveLength(3);
+    expect(events.filter((e) => e.type === 'llm-circuit-open')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'llm-fallback').map((e) => (e as { reason: string }).reason)).toEqual([
+      'server-error',
+      'server-error',
+      'server-error',
+      'circuit-open',
+      'circuit-open',
+    ]);
+  });
+
+  it('an aborted run stops without waiting for the model', async () => {
+    const controller = new AbortController();
+    const { enricher, events } = await enricherFor(() => ({ content: goodAnswer(), delayMs: 5_000 }), { signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    expect(await enricher.enrich(astOnly, text)).toEqual(astOnly);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'llm-fallback', reason: 'aborted' }));
+  });
+});
+
+describe('the Analyzer with an enricher', () => {
+  it('enriches code files and leaves the rest to the splitters', async () => {
+    server = await FakeOllama.start({ chat: () => ({ content: goodAnswer() }) });
+    const analyzer = new Analyzer({ enricher: new OllamaEnricher({ host: server.url }) });
+    const code = await analyzer.analyzeBytes(path, Buffer.from(text));
+    expect(code).toMatchObject({ source: 'ast+llm' });
+    const markdown = await analyzer.analyzeBytes('README.md', Buffer.from('# Title\n\nText.\n'));
+    expect(markdown).toMatchObject({ source: 'text' });
+    expect(server.chats).toHaveLength(1);
+  });
+});
+
+describe('configuration', () => {
+  it('reads OLLAMA_HOST the way the ollama CLI does', () => {
+    expect(resolveOllamaHost(undefined)).toBe('http://127.0.0.1:11434');
+    expect(resolveOllamaHost('')).toBe('http://127.0.0.1:11434');
+    expect(resolveOllamaHost('gpu-box')).toBe('http://gpu-box:11434');
+    expect(resolveOllamaHost('0.0.0.0:8080')).toBe('http://127.0.0.1:8080');
+    expect(resolveOllamaHost('https://ollama.example.com')).toBe('https://ollama.example.com');
+  });
+});
