@@ -1,0 +1,117 @@
+/**
+ * Runs the model-free part of analysis (read, screen, parse, extract) on
+ * worker threads, so that indexing uses every core. Model enrichment is I/O
+ * and stays on the calling thread.
+ */
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { ContentLimits } from './content.js';
+import type { AnalysisEvent } from './events.js';
+import type { AnalysisResult } from './types.js';
+
+export interface PoolRequest {
+  id: number;
+  path: string;
+}
+
+export type PoolResponse =
+  | { id: number; result: AnalysisResult; events: AnalysisEvent[]; error?: undefined }
+  | { id: number; error: string; result?: undefined; events?: undefined };
+
+export interface AnalysisPoolOptions {
+  /** Default: the number of cores. */
+  threads?: number;
+  limits?: Partial<ContentLimits>;
+  onEvent?: (event: AnalysisEvent) => void;
+}
+
+/**
+ * The compiled worker: beside this module in dist/, or in dist/ when this
+ * module runs from the TypeScript sources (tests, benchmarks), because worker
+ * threads load plain JavaScript only.
+ */
+function workerFile(): URL {
+  const sibling = new URL('./worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(sibling))) return sibling;
+  const compiled = new URL('../../dist/analysis/worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(compiled))) return compiled;
+  throw new Error('the analysis worker is not built: run `npm run build:ts`');
+}
+
+interface Pending {
+  resolve: (result: AnalysisResult) => void;
+  reject: (error: Error) => void;
+}
+
+export class AnalysisPool {
+  readonly #workers: Worker[] = [];
+  readonly #idle: Worker[] = [];
+  readonly #queue: { request: PoolRequest; pending: Pending }[] = [];
+  readonly #pending = new Map<number, Pending>();
+  readonly #emit: (event: AnalysisEvent) => void;
+  #nextId = 0;
+  #closed = false;
+
+  constructor(options: AnalysisPoolOptions = {}) {
+    this.#emit = options.onEvent ?? (() => {});
+    const threads = Math.max(1, options.threads ?? availableParallelism());
+    const file = workerFile();
+    for (let i = 0; i < threads; i++) {
+      const worker = new Worker(file, { workerData: { limits: options.limits ?? {} } });
+      worker.on('message', (response: PoolResponse) => this.#settle(worker, response));
+      worker.on('error', (error) => this.#failAll(error));
+      worker.unref();
+      this.#workers.push(worker);
+      this.#idle.push(worker);
+    }
+  }
+
+  get threads(): number {
+    return this.#workers.length;
+  }
+
+  analyzeFile(path: string): Promise<AnalysisResult> {
+    if (this.#closed) return Promise.reject(new Error('the analysis pool is closed'));
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ request: { id: this.#nextId++, path }, pending: { resolve, reject } });
+      this.#dispatch();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all(this.#workers.map((worker) => worker.terminate()));
+    this.#failAll(new Error('the analysis pool was closed'));
+  }
+
+  #dispatch(): void {
+    while (this.#idle.length > 0 && this.#queue.length > 0) {
+      const worker = this.#idle.pop()!;
+      const { request, pending } = this.#queue.shift()!;
+      this.#pending.set(request.id, pending);
+      worker.ref(); // keep the process alive while work is outstanding
+      worker.postMessage(request);
+    }
+  }
+
+  #settle(worker: Worker, response: PoolResponse): void {
+    const pending = this.#pending.get(response.id);
+    this.#pending.delete(response.id);
+    worker.unref();
+    this.#idle.push(worker);
+    if (response.error !== undefined) pending?.reject(new Error(response.error));
+    else {
+      for (const event of response.events) this.#emit(event);
+      pending?.resolve(response.result);
+    }
+    this.#dispatch();
+  }
+
+  #failAll(error: Error): void {
+    for (const pending of this.#pending.values()) pending.reject(error);
+    this.#pending.clear();
+    for (const { pending } of this.#queue.splice(0)) pending.reject(error);
+  }
+}
