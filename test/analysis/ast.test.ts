@@ -214,3 +214,21 @@ describe('TSX and JavaScript', () => {
 });
 
 export type { CodeElement };
+
+describe('splitDeclaration (parameters and property signatures read from their text)', () => {
+  it.each([
+    ['x: number', { name: 'x', type: 'number', readonly: false }],
+    ['radix?: number', { name: 'radix', type: 'number', readonly: false }],
+    ['params: SearchParams = {}', { name: 'params', type: 'SearchParams', readonly: false }],
+    ['cb: (a: string, b?: number) => Map<string, () => void>', { name: 'cb', type: '(a: string, b?: number) => Map<string, () => void>', readonly: false }],
+    ['readonly tags: readonly string[]', { name: 'tags', type: 'readonly string[]', readonly: true }],
+    ["private readonly sep: ':' | '=' = ':'", { name: 'sep', type: "':' | '='", readonly: true }],
+    ['{ a, b }: { a: number; b: string }', { name: '{ a, b }', type: '{ a: number; b: string }', readonly: false }],
+    ['b = 2', { name: 'b', type: '', readonly: false }],
+    ['...rest', { name: '...rest', type: '', readonly: false }],
+    ['flag: x >= 1 ? A : B', { name: 'flag', type: 'x >= 1 ? A : B', readonly: false }],
+  ])('%s', async (text, expected) => {
+    const { splitDeclaration } = await import('../../src/analysis/ast/typescript.js');
+    expect(splitDeclaration(text)).toEqual(expected);
+  });
+});
