@@ -4,6 +4,7 @@
  * line-aligned overlapping windows.
  */
 import { basename } from 'node:path';
+import { fold, newElement } from './element.js';
 import type { CodeElement, ElementType, Language, PropertyInfo } from './types.js';
 
 const WINDOW_CHARS = 1_000;
@@ -11,12 +12,11 @@ const WINDOW_OVERLAP = 200;
 const DESCRIPTION_CHARS = 300;
 
 function element(type: ElementType, name: string, parent: string, startLine: number, endLine: number, signature: string, description: string): CodeElement {
-  return { type, name, parent, access: 'public', startLine, endLine, signature, description, parameters: [], returnType: '', properties: [], dependencies: [] };
+  return newElement({ type, name, parent, access: 'public', startLine, endLine, signature, description });
 }
 
 function clip(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > DESCRIPTION_CHARS ? `${flat.slice(0, DESCRIPTION_CHARS - 1)}…` : flat;
+  return fold(text, DESCRIPTION_CHARS);
 }
 
 export function markdownSections(path: string, text: string): CodeElement[] {

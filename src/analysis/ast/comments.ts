@@ -1,4 +1,5 @@
 /** Descriptions from doc comments: JSDoc/TSDoc blocks, `//` runs, Python docstrings. */
+import { fold } from '../element.js';
 import type { SyntaxNode } from './parsers.js';
 
 const MAX_DESCRIPTION = 600;
@@ -9,7 +10,7 @@ const MAX_DESCRIPTION = 600;
  * comment markers and without JSDoc tags.
  */
 export function commentAbove(node: SyntaxNode): string {
-  let comment = node.previousNamedSibling;
+  const comment = node.previousNamedSibling;
   if (!comment || comment.type !== 'comment') return '';
   if (comment.endPosition.row < node.startPosition.row - 1) return '';
   const text = comment.text;
@@ -22,7 +23,6 @@ export function commentAbove(node: SyntaxNode): string {
     if (previous.endPosition.row !== row - 1 || !/^(\/\/|#)/.test(previous.text)) break;
     lines.unshift(previous.text);
     row = previous.startPosition.row;
-    comment = previous;
   }
   return clip(lines.map((line) => line.replace(/^(\/\/+|#+)!?\s?/, '')).join(' '));
 }
@@ -60,6 +60,5 @@ export function docstringOf(body: SyntaxNode | null): string {
 }
 
 function clip(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > MAX_DESCRIPTION ? `${flat.slice(0, MAX_DESCRIPTION - 1)}…` : flat;
+  return fold(text, MAX_DESCRIPTION);
 }

@@ -1,29 +1,27 @@
 /** What the language extractors share: the output they fill, and small text helpers. */
+import { fold } from '../element.js';
 import type { CodeElement, DependencyType, ImportInfo } from '../types.js';
 import type { SyntaxNode } from './parsers.js';
 
-export type ElementDraft = CodeElement;
-
 export interface Extraction {
-  elements: ElementDraft[];
+  elements: CodeElement[];
   imports: ImportInfo[];
-  add(element: ElementDraft): void;
+  add(element: CodeElement): void;
 }
 
 export function newExtraction(): Extraction {
-  const elements: ElementDraft[] = [];
+  const elements: CodeElement[] = [];
   return { elements, imports: [], add: (element) => void elements.push(element) };
 }
 
-export function addDependency(element: ElementDraft, type: DependencyType, target: string): void {
+export function addDependency(element: CodeElement, type: DependencyType, target: string): void {
   if (!target || element.dependencies.some((d) => d.type === type && d.target === target)) return;
   element.dependencies.push({ type, target });
 }
 
-/** Whitespace runs folded to one space, a final `;` dropped, cut to `max` characters. */
+/** Declaration text for display: folded, its final `;` dropped, cut to `max` characters. */
 export function collapse(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim().replace(/;$/, '');
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return fold(text.replace(/;\s*$/, ''), max);
 }
 
 /** The text of `node` up to where `end` starts (its body): a declaration's signature. */

@@ -1,24 +1,27 @@
 /** Code elements of Python files, from tree-sitter. */
 import { commentAbove, docstringOf } from './comments.js';
 import type { SyntaxNode } from './parsers.js';
-import { type ElementDraft, type Extraction, addDependency, collapse, signatureUntil } from './extraction.js';
-import type { AccessModifier, CodeElementType, Parameter } from '../types.js';
+import { type Extraction, addDependency, collapse, signatureUntil } from './extraction.js';
+import { newElement } from '../element.js';
+import type { AccessModifier, CodeElement, CodeElementType, Parameter } from '../types.js';
 
 const MAX_CALLS = 40;
 
 export function extractPython(root: SyntaxNode, out: Extraction): void {
-  walkBlock(root.namedChildren, '', false, out);
+  walkBlock(root.namedChildren, undefined, out);
 }
 
-function walkBlock(statements: SyntaxNode[], parent: string, inClass: boolean, out: Extraction): void {
-  for (const statement of statements) visit(statement, parent, inClass, out);
+/** `owner`: the class whose body this is; undefined at module level. */
+function walkBlock(statements: SyntaxNode[], owner: CodeElement | undefined, out: Extraction): void {
+  for (const statement of statements) visit(statement, owner, out);
 }
 
-function qualified(element: ElementDraft): string {
-  return element.parent ? `${element.parent}.${element.name}` : element.name;
+function pathOf(owner: CodeElement | undefined): string {
+  if (!owner) return '';
+  return owner.parent ? `${owner.parent}.${owner.name}` : owner.name;
 }
 
-function visit(outer: SyntaxNode, parent: string, inClass: boolean, out: Extraction): ElementDraft | undefined {
+function visit(outer: SyntaxNode, owner: CodeElement | undefined, out: Extraction): void {
   let decl = outer;
   const decorators: string[] = [];
   if (decl.type === 'decorated_definition') {
@@ -28,60 +31,59 @@ function visit(outer: SyntaxNode, parent: string, inClass: boolean, out: Extract
   switch (decl.type) {
     case 'ERROR':
       // tree-sitter keeps what it could parse under an ERROR node.
-      walkBlock(decl.namedChildren, parent, inClass, out);
-      return undefined;
+      walkBlock(decl.namedChildren, owner, out);
+      return;
     case 'import_statement':
     case 'import_from_statement':
       recordImports(decl, out);
-      return undefined;
+      return;
     case 'class_definition':
-      return classElement(outer, decl, parent, out);
+      classElement(outer, decl, owner, out);
+      return;
     case 'function_definition':
-      return functionElement(outer, decl, parent, inClass, decorators, out);
+      functionElement(outer, decl, owner, decorators, out);
+      return;
     case 'expression_statement':
-      if (!inClass && parent === '') constantElement(outer, decl, out);
-      return undefined;
+      if (!owner) constantElement(outer, decl, out);
+      return;
     default:
-      return undefined;
+      return;
   }
 }
 
-function classElement(outer: SyntaxNode, decl: SyntaxNode, parent: string, out: Extraction): ElementDraft {
+function classElement(outer: SyntaxNode, decl: SyntaxNode, owner: CodeElement | undefined, out: Extraction): void {
   const className = decl.childForFieldName('name')?.text ?? '';
   const body = decl.childForFieldName('body');
-  const element = draft(outer, decl, 'class', className, parent, signatureUntil(outer, body).replace(/:$/, ''));
+  const element = draft(outer, decl, 'class', className, pathOf(owner), signatureUntil(outer, body).replace(/:$/, ''));
   element.description = docstringOf(body) || commentAbove(outer);
   for (const base of decl.childForFieldName('superclasses')?.namedChildren ?? []) {
     if (base.type === 'identifier' || base.type === 'attribute') addDependency(element, 'inherits', base.text);
   }
   out.add(element);
-  if (body) walkBlock(body.namedChildren, parent ? `${parent}.${className}` : className, true, out);
-  return element;
+  if (body) walkBlock(body.namedChildren, element, out);
 }
 
 function functionElement(
   outer: SyntaxNode,
   decl: SyntaxNode,
-  parent: string,
-  inClass: boolean,
+  owner: CodeElement | undefined,
   decorators: string[],
   out: Extraction,
-): ElementDraft | undefined {
+): void {
   const functionName = decl.childForFieldName('name')?.text ?? '';
-  let type: CodeElementType = inClass ? 'method' : 'function';
-  if (inClass && functionName === '__init__') type = 'constructor';
-  if (inClass && decorators.includes('property')) type = 'property';
-  const owner = inClass ? out.elements.findLast((e) => e.type === 'class' && qualified(e) === parent) : undefined;
+  let type: CodeElementType = owner ? 'method' : 'function';
+  if (owner && functionName === '__init__') type = 'constructor';
+  if (owner && decorators.includes('property')) type = 'property';
   if (owner && decorators.some((d) => d.endsWith('.setter'))) {
     // The setter of a property already reported: mark it settable instead.
     const property = owner.properties.find((p) => p.name === functionName);
     if (property && !property.accessors.includes('set')) property.accessors.push('set');
-    return undefined;
+    return;
   }
   const body = decl.childForFieldName('body');
-  const element = draft(outer, decl, type, functionName, parent, signatureUntil(decl, body).replace(/:$/, ''));
+  const element = draft(outer, decl, type, functionName, pathOf(owner), signatureUntil(decl, body).replace(/:$/, ''));
   element.description = docstringOf(body) || commentAbove(outer);
-  element.parameters = parametersOf(decl.childForFieldName('parameters'), inClass);
+  element.parameters = parametersOf(decl.childForFieldName('parameters'), owner !== undefined);
   element.returnType = decl.childForFieldName('return_type')?.text ?? '';
   if (type === 'property') owner?.properties.push({ name: functionName, type: element.returnType, accessors: ['get'] });
   if (body) {
@@ -94,7 +96,6 @@ function functionElement(
     }
   }
   out.add(element);
-  return element;
 }
 
 /** Module-level `NAME = …` (upper case): constants by Python convention. */
@@ -108,12 +109,12 @@ function constantElement(outer: SyntaxNode, statement: SyntaxNode, out: Extracti
   out.add(element);
 }
 
-function parametersOf(list: SyntaxNode | null, inClass: boolean): Parameter[] {
+function parametersOf(list: SyntaxNode | null, isMethod: boolean): Parameter[] {
   const parameters: Parameter[] = [];
   for (const parameter of list?.namedChildren ?? []) {
     const nameNode = parameter.type === 'identifier' ? parameter : parameter.childForFieldName('name') ?? parameter.firstNamedChild;
     const parameterName = nameNode?.text ?? parameter.text;
-    if (inClass && parameters.length === 0 && (parameterName === 'self' || parameterName === 'cls')) continue;
+    if (isMethod && parameters.length === 0 && (parameterName === 'self' || parameterName === 'cls')) continue;
     parameters.push({ name: parameterName, type: parameter.childForFieldName('type')?.text ?? '' });
   }
   return parameters;
@@ -132,8 +133,8 @@ function recordImports(statement: SyntaxNode, out: Extraction): void {
   }
 }
 
-function draft(outer: SyntaxNode, decl: SyntaxNode, type: CodeElementType, elementName: string, parent: string, signature: string): ElementDraft {
-  return {
+function draft(outer: SyntaxNode, decl: SyntaxNode, type: CodeElementType, elementName: string, parent: string, signature: string): CodeElement {
+  return newElement({
     type,
     name: elementName,
     parent,
@@ -141,12 +142,7 @@ function draft(outer: SyntaxNode, decl: SyntaxNode, type: CodeElementType, eleme
     startLine: outer.startPosition.row + 1,
     endLine: Math.max(outer.endPosition.row, decl.endPosition.row) + 1,
     signature: collapse(signature, 300),
-    description: '',
-    parameters: [],
-    returnType: '',
-    properties: [],
-    dependencies: [],
-  };
+  });
 }
 
 /** Python's convention: `_name` is internal; dunder names are public protocol. */

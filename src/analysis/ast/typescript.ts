@@ -8,33 +8,32 @@
  */
 import { commentAbove } from './comments.js';
 import type { SyntaxNode } from './parsers.js';
-import {
-  type ElementDraft,
-  type Extraction,
-  addDependency,
-  collapse,
-  signatureUntil,
-} from './extraction.js';
-import type { AccessModifier, CodeElementType, Parameter } from '../types.js';
+import { type Extraction, addDependency, collapse, signatureUntil } from './extraction.js';
+import { newElement } from '../element.js';
+import type { AccessModifier, CodeElement, CodeElementType, Parameter } from '../types.js';
 
 const MAX_CALLS = 40;
 
-export function extractTypeScript(root: SyntaxNode, out: Extraction): void {
-  // A file without imports or exports is a script: its top-level
-  // declarations are global (lib.d.ts files, browser scripts).
-  const isModule = root.namedChildren.some((n) => n.type === 'import_statement' || n.type === 'export_statement');
-  walkStatements(root.namedChildren, isModule ? '' : GLOBAL, out);
+/** Where statements are: the dotted path of their container, and the access of what they do not export. */
+interface Scope {
+  parent: string;
+  access: AccessModifier;
 }
 
-/** Parent marker for the top level of a script, where everything is public. */
-const GLOBAL = '\0global';
+export function extractTypeScript(root: SyntaxNode, out: Extraction): void {
+  // A file without imports or exports is a script: its top-level
+  // declarations are global (lib.d.ts files, browser scripts). In a module
+  // they are internal unless exported.
+  const isModule = root.namedChildren.some((n) => n.type === 'import_statement' || n.type === 'export_statement');
+  walkStatements(root.namedChildren, { parent: '', access: isModule ? 'internal' : 'public' }, out);
+}
 
-function walkStatements(statements: SyntaxNode[], parent: string, out: Extraction): void {
-  for (const statement of statements) visitStatement(statement, parent, out);
+function walkStatements(statements: SyntaxNode[], scope: Scope, out: Extraction): void {
+  for (const statement of statements) visitStatement(statement, scope, out);
 }
 
 /** `outer` carries position and comment (an export or declare wrapper); `decl` the declaration. */
-function visitStatement(outer: SyntaxNode, parent: string, out: Extraction): void {
+function visitStatement(outer: SyntaxNode, scope: Scope, out: Extraction): void {
   let decl: SyntaxNode | null = outer;
   let exported = false;
   if (decl.type === 'export_statement') {
@@ -50,14 +49,14 @@ function visitStatement(outer: SyntaxNode, parent: string, out: Extraction): voi
     decl = decl.firstNamedChild;
   }
   if (!decl) return;
-  const access: AccessModifier = exported || parent !== '' ? 'public' : 'internal';
-  if (parent === GLOBAL) parent = '';
+  const { parent } = scope;
+  const access: AccessModifier = exported ? 'public' : scope.access;
 
   switch (decl.type) {
     case 'ERROR':
       // tree-sitter keeps what it could parse under an ERROR node: the
       // declarations in there are still good.
-      walkStatements(decl.namedChildren, parent, out);
+      walkStatements(decl.namedChildren, scope, out);
       return;
     case 'import_statement':
       recordImport(decl, out);
@@ -84,7 +83,8 @@ function visitStatement(outer: SyntaxNode, parent: string, out: Extraction): voi
       const moduleName = name(decl).replace(/^['"]|['"]$/g, '');
       out.add(draft(outer, decl, 'namespace', moduleName, parent, access, signatureUntil(outer, decl.childForFieldName('body'))));
       const body = decl.childForFieldName('body');
-      if (body) walkStatements(body.namedChildren, join(parent, moduleName), out);
+      // Namespace members are reachable through the namespace: public.
+      if (body) walkStatements(body.namedChildren, { parent: join(parent, moduleName), access: 'public' }, out);
       return;
     }
     case 'function_declaration':
@@ -95,12 +95,12 @@ function visitStatement(outer: SyntaxNode, parent: string, out: Extraction): voi
       // can fold the declarations that follow into this function's body:
       // they are still found, at this level.
       const body = decl.childForFieldName('body');
-      if (decl.hasError && body) walkStatements(body.namedChildren, parent, out);
+      if (decl.hasError && body) walkStatements(body.namedChildren, scope, out);
       return;
     }
     case 'lexical_declaration':
     case 'variable_declaration':
-      variableElements(outer, decl, parent, exported, out);
+      variableElements(outer, decl, parent, access, exported, out);
       return;
     default:
       return;
@@ -136,7 +136,7 @@ function classElement(outer: SyntaxNode, decl: SyntaxNode, parent: string, acces
   }
 }
 
-function classMember(member: SyntaxNode, scope: string): ElementDraft | undefined {
+function classMember(member: SyntaxNode, scope: string): CodeElement | undefined {
   switch (member.type) {
     case 'method_definition':
     case 'method_signature':
@@ -193,14 +193,20 @@ function interfaceElement(outer: SyntaxNode, decl: SyntaxNode, parent: string, a
 }
 
 /** Functions held in variables (`const f = () => …`), and module constants. */
-function variableElements(outer: SyntaxNode, decl: SyntaxNode, parent: string, exported: boolean, out: Extraction): void {
+function variableElements(
+  outer: SyntaxNode,
+  decl: SyntaxNode,
+  parent: string,
+  access: AccessModifier,
+  exported: boolean,
+  out: Extraction,
+): void {
   const isConst = decl.firstChild?.type === 'const';
   for (const declarator of decl.namedChildren) {
     if (declarator.type !== 'variable_declarator') continue;
     const nameNode = declarator.childForFieldName('name');
     if (nameNode?.type !== 'identifier') continue;
     const value = declarator.childForFieldName('value');
-    const access: AccessModifier = exported || parent !== '' ? 'public' : 'internal';
     const single = decl.namedChildCount === 1;
     const position = single ? outer : declarator;
     if (value && (value.type === 'arrow_function' || value.type === 'function_expression' || value.type === 'function')) {
@@ -230,7 +236,7 @@ function functionElement(
   elementName: string,
   parent: string,
   access: AccessModifier,
-): ElementDraft {
+): CodeElement {
   const body = decl.childForFieldName('body');
   const element = draft(outer, decl, type, elementName, parent, access, signatureUntil(outer, body));
   element.parameters = parametersOf(decl.childForFieldName('parameters') ?? decl.childForFieldName('parameter'));
@@ -249,8 +255,8 @@ function draft(
   parent: string,
   access: AccessModifier,
   signature: string,
-): ElementDraft {
-  return {
+): CodeElement {
+  return newElement({
     type,
     name: elementName,
     parent,
@@ -259,11 +265,7 @@ function draft(
     endLine: (outer === decl ? outer.endPosition.row : Math.max(outer.endPosition.row, decl.endPosition.row)) + 1,
     signature,
     description: commentAbove(outer),
-    parameters: [],
-    returnType: '',
-    properties: [],
-    dependencies: [],
-  };
+  });
 }
 
 function parametersOf(list: SyntaxNode | null): Parameter[] {
@@ -279,7 +281,7 @@ function parametersOf(list: SyntaxNode | null): Parameter[] {
 }
 
 /** Calls made in a body, by callee name (`f`, `obj.method`), at most MAX_CALLS. */
-function calls(body: SyntaxNode | null, element: ElementDraft): void {
+function calls(body: SyntaxNode | null, element: CodeElement): void {
   if (!body) return;
   let count = 0;
   for (const call of body.descendantsOfType(['call_expression', 'new_expression'])) {
@@ -312,7 +314,7 @@ const BUILTIN_TYPES = new Set(['Promise', 'Array', 'Record', 'Partial', 'Readonl
  * Type names are capitalised by convention; qualified names keep their
  * qualifier (`ts.Node`).
  */
-function typeReferences(typeText: string, element: ElementDraft): void {
+function typeReferences(typeText: string, element: CodeElement): void {
   if (!typeText) return;
   for (const match of typeText.matchAll(/(?<![\w$.'"])((?:[A-Za-z_$][\w$]*\.)*[A-Z][\w$]*)/g)) {
     const target = match[1]!;

@@ -46,6 +46,8 @@ export class OllamaEnricher implements Enricher {
   readonly model: string;
   readonly #client: Ollama;
   readonly #contextTokens: number;
+  /** Tokens left for source lines once the prompt, schema and answer are accounted for. */
+  readonly #codeBudgetTokens: number;
   readonly #cache: AnalysisCache;
   readonly #breaker: CircuitBreaker;
   readonly #signal: AbortSignal | undefined;
@@ -56,6 +58,8 @@ export class OllamaEnricher implements Enricher {
   constructor(options: OllamaEnricherOptions = {}) {
     this.model = options.model ?? process.env.OCVECTOR_ANALYSIS_MODEL ?? DEFAULT_ANALYSIS_MODEL;
     this.#contextTokens = options.contextTokens ?? 8_192;
+    const fixedTokens = Math.ceil(buildPrompt('', '', [], undefined).length / 3.5);
+    this.#codeBudgetTokens = Math.max(512, Math.floor((this.#contextTokens - fixedTokens) * 0.5));
     this.#cache = options.cache ?? new MemoryAnalysisCache();
     this.#breaker = new CircuitBreaker(options.failureThreshold ?? 3);
     this.#signal = options.signal;
@@ -95,7 +99,7 @@ export class OllamaEnricher implements Enricher {
 
   async #ask(file: CodeFile, text: string): Promise<ModelAnswer[]> {
     const lines = text.split('\n');
-    const parts = planParts(file, lines, this.#codeBudgetTokens());
+    const parts = planParts(file, lines, this.#codeBudgetTokens);
     const answers: ModelAnswer[] = [];
     for (const part of parts) {
       const slice = lines.slice(part.firstLine - 1, part.lastLine);
@@ -103,12 +107,6 @@ export class OllamaEnricher implements Enricher {
       answers.push(await this.#askWithRetry(prompt));
     }
     return answers;
-  }
-
-  /** The tokens left for source lines once the prompt, schema and answer are accounted for. */
-  #codeBudgetTokens(): number {
-    const fixed = Math.ceil(buildPrompt('', '', [], undefined).length / 3.5);
-    return Math.max(512, Math.floor((this.#contextTokens - fixed) * 0.5));
   }
 
   async #askWithRetry(prompt: string): Promise<ModelAnswer> {
