@@ -3,3 +3,7 @@
  */
 export * from './native/index.js';
 export * from './analysis/index.js';
+export * from './files/index.js';
+export * from './vector/index.js';
+export * from './store/index.js';
+export * from './indexing/index.js';

@@ -14,6 +14,8 @@ import type { AnalysisResult } from './types.js';
 export interface PoolRequest {
   id: number;
   path: string;
+  /** The file's bytes when the caller has read them already (then `path` only names the file). */
+  bytes?: Uint8Array;
 }
 
 export type PoolResponse =
@@ -73,9 +75,18 @@ export class AnalysisPool {
   }
 
   analyzeFile(path: string): Promise<AnalysisResult> {
+    return this.#submit({ id: this.#nextId++, path });
+  }
+
+  /** Analyses bytes already read (they are copied to the worker); `path` names the file and picks its language. */
+  analyzeBytes(path: string, bytes: Uint8Array): Promise<AnalysisResult> {
+    return this.#submit({ id: this.#nextId++, path, bytes });
+  }
+
+  #submit(request: PoolRequest): Promise<AnalysisResult> {
     if (this.#closed) return Promise.reject(new Error('the analysis pool is closed'));
     return new Promise((resolve, reject) => {
-      this.#queue.push({ request: { id: this.#nextId++, path }, pending: { resolve, reject } });
+      this.#queue.push({ request, pending: { resolve, reject } });
       this.#dispatch();
     });
   }

@@ -9,7 +9,7 @@ let events: AnalysisEvent[] = [];
 const analyzer = new Analyzer({ limits: (workerData as { limits?: object }).limits ?? {}, onEvent: (event) => events.push(event) });
 
 port.on('message', (request: PoolRequest) => {
-  analyzer.analyzeFile(request.path).then(
+  (request.bytes ? analyzer.analyzeBytes(request.path, request.bytes) : analyzer.analyzeFile(request.path)).then(
     (result) => {
       const response: PoolResponse = { id: request.id, result, events };
       events = [];

@@ -1,0 +1,49 @@
+/**
+ * `--since <rev>`: the files git says changed since a revision, so that a
+ * re-index can skip the full scan. Committed, staged and unstaged changes
+ * come from `git diff --name-status <rev>`; new files from `git ls-files
+ * --others --exclude-standard`.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export interface GitChanges {
+  /** Root-relative paths added or modified (renames: the new path). */
+  changed: string[];
+  /** Root-relative paths deleted (renames: the old path). */
+  deleted: string[];
+}
+
+export async function gitChangesSince(root: string, revision: string): Promise<GitChanges> {
+  if (!/^[\w./@^~{}:-]+$/.test(revision) || revision.startsWith('-')) {
+    throw new Error(`--since: "${revision}" is not a git revision`);
+  }
+  const git = async (...args: string[]) => {
+    try {
+      const { stdout } = await run('git', ['-C', root, '-c', 'core.quotepath=off', ...args], { maxBuffer: 64 << 20 });
+      return stdout;
+    } catch (error) {
+      const e = error as { code?: string; stderr?: string; message: string };
+      if (e.code === 'ENOENT') throw new Error('--since needs git, which is not installed');
+      throw new Error(`--since ${revision}: git failed: ${(e.stderr || e.message).trim()}`);
+    }
+  };
+  const changes: GitChanges = { changed: [], deleted: [] };
+  const diff = await git('diff', '--name-status', '-M', '-z', revision, '--relative', '--');
+  const fields = diff.split('\0').filter(Boolean);
+  for (let i = 0; i < fields.length; ) {
+    const status = fields[i++]!;
+    if (status.startsWith('R') || status.startsWith('C')) {
+      const from = fields[i++]!;
+      const to = fields[i++]!;
+      if (status.startsWith('R')) changes.deleted.push(from);
+      changes.changed.push(to);
+    } else if (status.startsWith('D')) changes.deleted.push(fields[i++]!);
+    else changes.changed.push(fields[i++]!);
+  }
+  const untracked = await git('ls-files', '--others', '--exclude-standard', '-z');
+  changes.changed.push(...untracked.split('\0').filter(Boolean));
+  return changes;
+}

@@ -1,0 +1,114 @@
+/**
+ * Gathers documents from many files into full batches for the embedder, and
+ * keeps up to `concurrency` requests in flight, so that a model server is
+ * never idle while files are analysed. Cached vectors (same embedder, same
+ * document hash) never reach the embedder; equal documents in flight are
+ * embedded once.
+ */
+import type { Embedder } from '../vector/embedder.js';
+
+export interface EmbeddingQueueOptions {
+  batchSize: number;
+  concurrency: number;
+  /** How long a partial batch waits for more documents before it is sent. */
+  lingerMs?: number;
+  signal?: AbortSignal;
+  lookup: (hash: string) => Float32Array | undefined;
+}
+
+interface Waiting {
+  hash: string;
+  text: string;
+  resolve: (vector: Float32Array) => void;
+  reject: (error: Error) => void;
+}
+
+export class EmbeddingQueue {
+  computed = 0;
+  cached = 0;
+  readonly #inFlight = new Map<string, Promise<Float32Array>>();
+  readonly #waiting: Waiting[] = [];
+  #running = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #failure: Error | undefined;
+
+  constructor(
+    private readonly embedder: Embedder,
+    private readonly options: EmbeddingQueueOptions,
+  ) {}
+
+  /** Vectors for documents by hash: from the cache, or embedded. */
+  async vectorsFor(documents: readonly { hash: string; embeddingText: string }[]): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    const pending: Promise<void>[] = [];
+    for (const document of documents) {
+      if (out.has(document.hash)) continue;
+      const hit = this.options.lookup(document.hash);
+      if (hit) {
+        this.cached++;
+        out.set(document.hash, hit);
+        continue;
+      }
+      let promise = this.#inFlight.get(document.hash);
+      if (!promise) {
+        promise = this.#enqueue(document.hash, document.embeddingText);
+        this.#inFlight.set(document.hash, promise);
+      }
+      out.set(document.hash, new Float32Array(0)); // placeholder keeps the dedupe above working
+      pending.push(promise.then((vector) => void out.set(document.hash, vector)));
+    }
+    await Promise.all(pending);
+    return out;
+  }
+
+  #enqueue(hash: string, text: string): Promise<Float32Array> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ hash, text, resolve, reject });
+      this.#pump();
+    });
+  }
+
+  #pump(): void {
+    while (this.#running < this.options.concurrency && this.#waiting.length >= this.options.batchSize) {
+      this.#send(this.#waiting.splice(0, this.options.batchSize));
+    }
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#waiting.length > 0 && this.#running < this.options.concurrency) {
+      // A partial batch: give other files a moment to add to it.
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        if (this.#waiting.length > 0 && this.#running < this.options.concurrency) this.#send(this.#waiting.splice(0, this.options.batchSize));
+      }, this.options.lingerMs ?? 2);
+    }
+  }
+
+  #send(batch: Waiting[]): void {
+    this.#running++;
+    this.embedder.embedDocuments(batch.map((w) => w.text), this.options.signal).then(
+      (vectors) => {
+        const d = this.embedder.dimension;
+        batch.forEach((w, i) => {
+          this.#inFlight.delete(w.hash);
+          w.resolve(vectors.slice(i * d, (i + 1) * d));
+        });
+        this.computed += batch.length;
+      },
+      (error: Error) => {
+        this.#failure = error;
+        for (const w of [...batch, ...this.#waiting.splice(0)]) {
+          this.#inFlight.delete(w.hash);
+          w.reject(error);
+        }
+      },
+    ).finally(() => {
+      this.#running--;
+      this.#pump();
+    });
+  }
+
+  close(): void {
+    clearTimeout(this.#timer);
+  }
+}

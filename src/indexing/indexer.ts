@@ -1,0 +1,438 @@
+/**
+ * The Indexer: brings an index up to date with the files on disk, at a cost
+ * that follows the change. Files whose size and mtime match the database
+ * are not read; files read and found equal (same hash) are not analysed;
+ * elements whose document is unchanged are not embedded and keep their
+ * vector. Every batch of files is one SQLite transaction followed by the
+ * matching FAISS update, so a crash at any moment leaves a consistent
+ * database and a FAISS file that can be brought level with it (see
+ * store/vector-file.ts).
+ *
+ * Policy on failure: a file that cannot be read or analysed is recorded as
+ * failed and the run goes on; an embedder that fails stops the run (after
+ * committing the files already done), because vectors of another embedder
+ * cannot stand in for its own.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
+import { Analyzer } from '../analysis/analyzer.js';
+import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../analysis/content.js';
+import { llmEnabledByEnvironment } from '../analysis/create.js';
+import { OllamaEnricher, type OllamaEnricherOptions } from '../analysis/llm/ollama-enricher.js';
+import { AnalysisPool } from '../analysis/pool.js';
+import { isSkipped, type AnalysisResult, type CodeFile } from '../analysis/types.js';
+import { defaultIndexDir, findRoot } from '../files/root.js';
+import { gitChangesSince } from '../files/git.js';
+import { scanPaths, scanRoot, type ScannedFile } from '../files/scan.js';
+import { prepareDirectory } from '../store/database.js';
+import { IndexStore, type EmbedderRecord, type FileRow } from '../store/store.js';
+import { WriteLock } from '../store/lock.js';
+import { VectorIndex, type VectorIndexOptions } from '../store/vector-file.js';
+import { chooseEmbedder, type EmbedderChoice } from '../vector/choose.js';
+import { buildDocuments, type ElementDocument } from '../vector/document.js';
+import type { Embedder } from '../vector/embedder.js';
+import { EmbeddingQueue } from './embedding-queue.js';
+import type { FileChange, IndexEvent, IndexSummary } from './events.js';
+
+export interface IndexerOptions {
+  /** A file or directory; the root (enclosing git work tree, else this directory) is found from it. */
+  path: string;
+  /** Where the database lives. Default `<root>/.ocvector`. */
+  indexDir?: string;
+  /** Default: the index's own embedder; for a new index Ollama when it answers, else the built-in one. */
+  embedder?: EmbedderChoice;
+  /** LLM analysis: false (syntax tree only), true, or Ollama options. Default on unless OCVECTOR_LLM=off. */
+  llm?: boolean | OllamaEnricherOptions;
+  /** Forget every file and element first (keeps the caches): needed to change embedder. */
+  rebuild?: boolean;
+  /** Only files git reports changed since this revision (plus untracked ones). */
+  since?: string;
+  /** Analysis threads. Default: the number of cores. */
+  threads?: number;
+  limits?: Partial<ContentLimits>;
+  vectorIndex?: VectorIndexOptions;
+  /** Documents per embedding request, and requests in flight. */
+  embeddingBatchSize?: number;
+  embeddingConcurrency?: number;
+  /** Wait this long for another indexer of the same index. Default 0: fail at once. */
+  lockWaitMs?: number;
+  signal?: AbortSignal;
+  onEvent?: (event: IndexEvent) => void;
+}
+
+export interface RunOptions {
+  /** Only these files (root-relative or absolute); missing ones are removed from the index. */
+  paths?: readonly string[];
+  since?: string;
+  rebuild?: boolean;
+  signal?: AbortSignal;
+}
+
+/** Files processed per transaction (and FAISS update). */
+const FILES_PER_COMMIT = 64;
+/** A file modified this close to being read may change again within the same mtime tick. */
+const RACY_WINDOW_MS = 1_000;
+
+interface FileOutcome {
+  scanned: ScannedFile;
+  row: FileRow | undefined;
+  change: FileChange | 'unchanged' | 'skipped' | 'failed';
+  hash: string | null;
+  language: string | null;
+  error: string | null;
+  documents: ElementDocument[];
+  vectors: Map<string, Float32Array>;
+  mtimeMs: number;
+}
+
+export class Indexer {
+  readonly root: string;
+  readonly indexDir: string;
+  readonly #options: IndexerOptions;
+  readonly #emit: (event: IndexEvent) => void;
+
+  constructor(options: IndexerOptions) {
+    this.#options = options;
+    this.root = findRoot(options.path);
+    this.indexDir = resolve(options.indexDir ?? defaultIndexDir(this.root));
+    this.#emit = options.onEvent ?? (() => {});
+  }
+
+  /**
+   * Indexes what the options name: the whole root, or only the given path
+   * when it is a file, or git's changes with `since`.
+   */
+  async run(runOptions: RunOptions = {}): Promise<IndexSummary> {
+    const given = resolve(this.#options.path);
+    const singleFile = given !== this.root && !runOptions.paths && (await isFile(given));
+    return this.#run({
+      ...runOptions,
+      ...(singleFile ? { paths: [given] } : {}),
+      since: runOptions.since ?? this.#options.since,
+      rebuild: runOptions.rebuild ?? this.#options.rebuild,
+    } as RunOptions);
+  }
+
+  async #run(run: RunOptions): Promise<IndexSummary> {
+    const started = performance.now();
+    const signal = anySignal(this.#options.signal, run.signal);
+    signal?.throwIfAborted();
+    prepareDirectory(this.indexDir);
+    const lock = await WriteLock.acquire(this.indexDir, { waitMs: this.#options.lockWaitMs ?? 0, ...(signal ? { signal } : {}) });
+    let store: IndexStore | undefined;
+    let vectorIndex: VectorIndex | undefined;
+    let pool: AnalysisPool | undefined;
+    try {
+      store = IndexStore.open(this.indexDir);
+      const recorded = store.embedder;
+      const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id);
+      await embedder.init({ ...(signal ? { signal } : {}), ...(recorded?.id === embedder.id && !run.rebuild ? { dimension: recorded.dimension } : {}) });
+      const record: EmbedderRecord = { id: embedder.id, dimension: embedder.dimension };
+      if (run.rebuild) store.reset(record);
+      else store.claimEmbedder(record);
+      const mode = run.rebuild ? 'rebuild' : run.paths ? 'paths' : run.since ? 'since' : 'full';
+      this.#emit({ type: 'run-start', root: this.root, indexDir: this.indexDir, embedder: embedder.id, mode });
+
+      const onVectorEvent = (event: IndexEvent & { type: 'vector-index' }) => this.#emit(event);
+      vectorIndex = await VectorIndex.open(store, record, this.#options.vectorIndex ?? {}, (event) => onVectorEvent({ type: 'vector-index', event }));
+
+      const rootId = store.rootId(this.root);
+      const known = store.files(rootId);
+      const plan = await this.#plan(run, known, signal);
+      const summary = newSummary(this.root, this.indexDir, embedder.id, plan.scanned.length);
+      const candidates = plan.scanned.filter((file) => {
+        const row = known.get(file.path);
+        const same = row && row.size === file.size && row.mtimeMs === file.mtimeMs && row.status !== 'failed';
+        if (same) summary.files.unchanged++;
+        return !same;
+      });
+      this.#emit({ type: 'scan-done', files: plan.scanned.length, candidates: candidates.length, deleted: plan.deleted.length, excluded: plan.excluded });
+
+      const generation = store.generation + 1;
+      let wrote = false;
+      const beginWrite = () => {
+        if (!wrote) store!.setMeta('generation', generation);
+        wrote = true;
+      };
+
+      const embedCallsBefore = embedder.calls;
+      const queue = new EmbeddingQueue(embedder, {
+        batchSize: this.#options.embeddingBatchSize ?? (embedder.id.startsWith('builtin') ? 256 : 32),
+        concurrency: this.#options.embeddingConcurrency ?? 2,
+        ...(signal ? { signal } : {}),
+        lookup: (hash) => store!.getEmbedding(embedder.id, hash),
+      });
+      const enricher = this.#enricherFor(store, signal);
+      pool = candidates.length > 0 ? new AnalysisPool({ ...(this.#options.threads ? { threads: this.#options.threads } : {}), limits: this.#limits, onEvent: (event) => this.#emit({ type: 'analysis', event }) }) : undefined;
+
+      // Writes batches in order; each is one transaction, then its FAISS update.
+      let batch: FileOutcome[] = [];
+      let writing = Promise.resolve();
+      const commit = () => {
+        const outcomes = batch;
+        batch = [];
+        writing = writing.then(() => this.#commit(store!, vectorIndex!, rootId, generation, embedder, outcomes, summary, beginWrite));
+        return writing;
+      };
+
+      let done = 0;
+      let stopped: unknown;
+      const next = { index: 0 };
+      const worker = async () => {
+        while (next.index < candidates.length && stopped === undefined) {
+          if (signal?.aborted) {
+            stopped ??= signal.reason;
+            return;
+          }
+          const scanned = candidates[next.index++]!;
+          try {
+            const outcome = await this.#processFile(scanned, known.get(scanned.path), pool!, enricher, queue);
+            batch.push(outcome);
+            if (batch.length >= FILES_PER_COMMIT) await commit();
+          } catch (error) {
+            stopped ??= error;
+            return;
+          }
+          this.#emit({ type: 'progress', done: ++done, total: candidates.length });
+        }
+      };
+      const width = Math.max(4, (pool?.threads ?? 1) * 4);
+      await Promise.all(Array.from({ length: Math.min(width, candidates.length) }, worker));
+      await commit();
+
+      if (stopped === undefined && !signal?.aborted) {
+        const removed = this.#removeDeleted(store, rootId, plan.deleted, generation, summary, beginWrite, known);
+        await vectorIndex.apply(removed, new BigInt64Array(0), new Float32Array(0));
+      }
+      queue.close();
+      summary.embeddings = { computed: queue.computed, cached: queue.cached };
+      summary.calls = { embedding: embedder.calls - embedCallsBefore, model: enricher?.calls ?? 0 };
+      summary.generation = store.generation;
+      summary.elements.total = store.elementCount;
+
+      if (vectorIndex.needsCheckpoint(store.elementCount)) {
+        vectorIndex = await vectorIndex.checkpoint(store, record, (event) => this.#emit({ type: 'vector-index', event }));
+        summary.index.written = true;
+      }
+      if (wrote) store.pruneEmbeddings();
+      summary.index.description = vectorIndex.index.description;
+      summary.index.vectors = vectorIndex.ntotal;
+      summary.durationMs = performance.now() - started;
+
+      if (stopped !== undefined || signal?.aborted) {
+        const reason = stopped ?? signal?.reason;
+        if (signal?.aborted) this.#emit({ type: 'run-aborted', reason: String((reason as Error)?.message ?? reason) });
+        throw reason;
+      }
+      this.#emit({ type: 'run-done', summary });
+      return summary;
+    } finally {
+      await pool?.close();
+      vectorIndex?.close();
+      store?.close();
+      lock.release();
+    }
+  }
+
+  #enricherFor(store: IndexStore, signal: AbortSignal | undefined): OllamaEnricher | undefined {
+    const llm = this.#options.llm ?? llmEnabledByEnvironment();
+    if (llm === false) return undefined;
+    return new OllamaEnricher({
+      ...(llm === true ? {} : llm),
+      cache: store.analysisCache(),
+      ...(signal ? { signal } : {}),
+      onEvent: (event) => this.#emit({ type: 'analysis', event }),
+    });
+  }
+
+  get #limits(): ContentLimits {
+    return { ...DEFAULT_CONTENT_LIMITS, ...this.#options.limits };
+  }
+
+  async #plan(run: RunOptions, known: Map<string, FileRow>, signal: AbortSignal | undefined): Promise<{ scanned: ScannedFile[]; deleted: string[]; excluded: number }> {
+    let excluded = 0;
+    const onExcluded = (file: { path: string; reason: import('../files/rules.js').ExcludeReason }) => {
+      excluded++;
+      this.#emit({ type: 'excluded', path: file.path, reason: file.reason });
+    };
+    const scanOptions = { ...(signal ? { signal } : {}), onExcluded };
+    if (run.paths || run.since) {
+      const paths = [...(run.paths ?? [])];
+      let deleted: string[] = [];
+      if (run.since) {
+        const changes = await gitChangesSince(this.root, run.since);
+        paths.push(...changes.changed);
+        deleted = changes.deleted;
+      }
+      const { files, missing } = await scanPaths(this.root, paths, scanOptions);
+      const gone = [...new Set([...missing, ...deleted])].filter((path) => known.has(path) && !files.some((f) => f.path === path));
+      // Paths now excluded (newly ignored, or a secret) leave the index too.
+      const excludedNow = paths.map((p) => toRootRelative(this.root, p)).filter((p) => known.has(p) && !files.some((f) => f.path === p) && !gone.includes(p));
+      return { scanned: files, deleted: [...gone, ...excludedNow], excluded };
+    }
+    // A subdirectory of the root: scanned with the root's ignore rules, and only it.
+    const scope = toRootRelative(this.root, this.#options.path);
+    const inScope = (path: string) => scope === '' || path === scope || path.startsWith(`${scope}/`);
+    const scanned = (await scanRoot(this.root, scanOptions)).filter((file) => inScope(file.path));
+    const seen = new Set(scanned.map((file) => file.path));
+    return { scanned, deleted: [...known.keys()].filter((path) => inScope(path) && !seen.has(path)), excluded };
+  }
+
+  async #processFile(scanned: ScannedFile, row: FileRow | undefined, pool: AnalysisPool, enricher: OllamaEnricher | undefined, queue: EmbeddingQueue): Promise<FileOutcome> {
+    const outcome: FileOutcome = { scanned, row, change: row ? 'changed' : 'added', hash: null, language: null, error: null, documents: [], vectors: new Map(), mtimeMs: scanned.mtimeMs };
+    if (scanned.size > this.#limits.maxBytes) {
+      return this.#skipped(outcome, { path: scanned.path, skipped: 'too-large', detail: `${scanned.size} bytes, over the limit of ${this.#limits.maxBytes}` });
+    }
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(scanned.absolutePath);
+    } catch (error) {
+      return this.#failed(outcome, `cannot read the file: ${(error as Error).message}`);
+    }
+    if (Date.now() - scanned.mtimeMs < RACY_WINDOW_MS) outcome.mtimeMs = -1; // re-hash next time
+    outcome.hash = createHash('sha256').update(bytes).digest('hex').slice(0, 32);
+    if (row && row.hash === outcome.hash && row.status !== 'failed') {
+      outcome.change = 'unchanged';
+      return outcome;
+    }
+    let result: AnalysisResult;
+    try {
+      result = await pool.analyzeBytes(scanned.path, bytes);
+    } catch (error) {
+      return this.#failed(outcome, `analysis failed: ${(error as Error).message}`);
+    }
+    if (isSkipped(result)) return this.#skipped(outcome, result);
+    const text = bytes.toString('utf8');
+    let file: CodeFile = result;
+    if (enricher && file.source === 'ast') file = await enricher.enrich(file, text);
+    outcome.language = file.language;
+    outcome.documents = buildDocuments(file, text.split('\n'));
+    outcome.vectors = await queue.vectorsFor(outcome.documents);
+    return outcome;
+  }
+
+  #skipped(outcome: FileOutcome, skipped: { path: string; skipped: import('../analysis/types.js').SkipReason; detail: string }): FileOutcome {
+    outcome.change = 'skipped';
+    outcome.error = `${skipped.skipped}: ${skipped.detail}`;
+    this.#emit({ type: 'file-skipped', path: skipped.path, reason: skipped.skipped, detail: skipped.detail });
+    return outcome;
+  }
+
+  #failed(outcome: FileOutcome, error: string): FileOutcome {
+    outcome.change = 'failed';
+    outcome.error = error;
+    this.#emit({ type: 'file-failed', path: outcome.scanned.path, error });
+    return outcome;
+  }
+
+  async #commit(
+    store: IndexStore,
+    vectorIndex: VectorIndex,
+    rootId: number,
+    generation: number,
+    embedder: Embedder,
+    outcomes: FileOutcome[],
+    summary: IndexSummary,
+    beginWrite: () => void,
+  ): Promise<void> {
+    if (outcomes.length === 0) return;
+    const removeIds: number[] = [];
+    const addIds: number[] = [];
+    const addVectors: Float32Array[] = [];
+    const events: IndexEvent[] = [];
+    store.transaction(() => {
+      for (const outcome of outcomes) {
+        const { scanned, row } = outcome;
+        if (outcome.change === 'unchanged') {
+          store.touchFile(row!.id, scanned.size, outcome.mtimeMs);
+          summary.files.unchanged++;
+          events.push({ type: 'file-unchanged', path: scanned.path });
+          continue;
+        }
+        beginWrite();
+        const status = outcome.change === 'skipped' ? 'skipped' : outcome.change === 'failed' ? 'failed' : 'indexed';
+        // A failed file keeps no hash, so the next run tries it again.
+        const update = { path: scanned.path, language: outcome.language, size: scanned.size, mtimeMs: outcome.mtimeMs, hash: status === 'failed' ? null : outcome.hash, status, error: outcome.error } as const;
+        const written = store.writeFile(rootId, update, outcome.documents, generation);
+        let embedded = 0;
+        for (const { vectorId, document } of written.added) {
+          const vector = outcome.vectors.get(document.hash)!;
+          store.putEmbedding(embedder.id, document.hash, vector);
+          addIds.push(vectorId);
+          addVectors.push(vector);
+          embedded++;
+        }
+        removeIds.push(...written.removed);
+        summary.elements.added += written.added.length;
+        summary.elements.removed += written.removed.length;
+        summary.elements.kept += written.kept;
+        if (status === 'skipped') summary.files.skipped++;
+        else if (status === 'failed') summary.files.failed++;
+        else {
+          summary.files[outcome.change as FileChange]++;
+          events.push({ type: 'file-indexed', path: scanned.path, change: outcome.change as FileChange, elements: outcome.documents.length, added: written.added.length, removed: written.removed.length, kept: written.kept, embedded });
+        }
+      }
+    });
+    const d = embedder.dimension;
+    const vectors = new Float32Array(addVectors.length * d);
+    addVectors.forEach((vector, i) => vectors.set(vector, i * d));
+    await vectorIndex.apply(removeIds, BigInt64Array.from(addIds, BigInt), vectors);
+    for (const event of events) this.#emit(event);
+  }
+
+  /** Removes vanished files in one transaction; returns the vector ids to drop from FAISS. */
+  #removeDeleted(store: IndexStore, rootId: number, deleted: string[], generation: number, summary: IndexSummary, beginWrite: () => void, known: Map<string, FileRow>): number[] {
+    const removedIds: number[] = [];
+    if (deleted.length === 0) return removedIds;
+    const addedHashes = new Set<string>();
+    for (const row of store.files(rootId).values()) if (row.hash && !known.has(row.path)) addedHashes.add(row.hash);
+    store.transaction(() => {
+      beginWrite();
+      for (const path of deleted) {
+        const row = known.get(path);
+        if (!row) continue;
+        const removed = store.deleteFile(row.id, generation);
+        removedIds.push(...removed);
+        // The same content under a new path: a rename, already indexed under its new name.
+        if (row.hash && addedHashes.has(row.hash)) {
+          summary.files.added--;
+          summary.files.renamed++;
+        } else summary.files.deleted++;
+        summary.elements.removed += removed.length;
+        this.#emit({ type: 'file-removed', path, removed: removed.length });
+      }
+    });
+    return removedIds;
+  }
+}
+
+function newSummary(root: string, indexDir: string, embedder: string, scanned: number): IndexSummary {
+  return {
+    root,
+    indexDir,
+    embedder,
+    generation: 0,
+    files: { scanned, unchanged: 0, added: 0, changed: 0, renamed: 0, deleted: 0, skipped: 0, failed: 0 },
+    elements: { total: 0, added: 0, removed: 0, kept: 0 },
+    embeddings: { computed: 0, cached: 0 },
+    calls: { embedding: 0, model: 0 },
+    index: { description: '', vectors: 0, written: false },
+    durationMs: 0,
+  };
+}
+
+async function isFile(path: string): Promise<boolean> {
+  const { stat } = await import('node:fs/promises');
+  return stat(path).then((info) => info.isFile(), () => false);
+}
+
+function toRootRelative(root: string, path: string): string {
+  return relative(root, resolve(root, path)).split('\\').join('/');
+}
+
+function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  return present.length === 0 ? undefined : present.length === 1 ? present[0] : AbortSignal.any(present);
+}

@@ -1,0 +1,80 @@
+/**
+ * Opens the SQLite database of an index: creates its directory (0700, with
+ * a .gitignore so it is never committed) and file (0600), sets WAL, and
+ * brings the schema up to date.
+ */
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
+
+export const DATABASE_FILE = 'index.db';
+
+export class StoreError extends Error {
+  override readonly name = 'StoreError';
+  constructor(
+    message: string,
+    readonly code: 'CORRUPT' | 'NEWER_SCHEMA' | 'NOT_FOUND' | 'EMBEDDER_MISMATCH' | 'LOCKED' | 'IO',
+  ) {
+    super(message);
+  }
+}
+
+export interface OpenDatabaseOptions {
+  readonly?: boolean;
+}
+
+export function openDatabase(directory: string, options: OpenDatabaseOptions = {}): Database.Database {
+  const path = join(directory, DATABASE_FILE);
+  if (options.readonly) {
+    if (!existsSync(path)) throw new StoreError(`no index at ${directory}: run oc-vector-index first`, 'NOT_FOUND');
+  } else {
+    prepareDirectory(directory);
+    // Created here so that its mode is ours; SQLite gives -wal and -shm the same mode.
+    closeSync(openSync(path, 'a', 0o600));
+    chmodSync(path, 0o600);
+  }
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+    db.pragma('busy_timeout = 10000');
+    if (!options.readonly) {
+      db.pragma('journal_mode = WAL');
+      // WAL + NORMAL: a commit survives a process crash; a power loss may lose the last ones, never corrupt.
+      db.pragma('synchronous = NORMAL');
+    }
+    db.pragma('foreign_keys = ON');
+    db.pragma('temp_store = MEMORY');
+    migrate(db, options.readonly ?? false);
+  } catch (error) {
+    if (error instanceof StoreError) throw error;
+    const e = error as { code?: string; message: string };
+    if (e.code === 'SQLITE_NOTADB' || e.code === 'SQLITE_CORRUPT') {
+      throw new StoreError(`the index database ${path} is damaged (${e.message}); delete ${directory} and index again`, 'CORRUPT');
+    }
+    throw new StoreError(`cannot open the index database ${path}: ${e.message}`, 'IO');
+  }
+  return db;
+}
+
+/** Creates the index directory (0700) with a .gitignore that keeps it out of commits. */
+export function prepareDirectory(directory: string): void {
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
+  const gitignore = join(directory, '.gitignore');
+  if (!existsSync(gitignore)) writeFileSync(gitignore, '# ocvector index: local, never committed\n*\n', { mode: 0o600 });
+}
+
+function migrate(db: Database.Database, readonly: boolean): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > SCHEMA_VERSION) {
+    throw new StoreError(`the index was written by a newer ocvector (schema ${current}, this one knows ${SCHEMA_VERSION}); upgrade ocvector or rebuild the index`, 'NEWER_SCHEMA');
+  }
+  if (current === SCHEMA_VERSION) return;
+  if (readonly) throw new StoreError(`the index has schema ${current} and needs migrating to ${SCHEMA_VERSION}: run oc-vector-index once`, 'NEWER_SCHEMA');
+  db.transaction(() => {
+    for (let version = current; version < SCHEMA_VERSION; version++) db.exec(MIGRATIONS[version]!);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    db.prepare('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at INTEGER NOT NULL)').run();
+    db.prepare('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)').run(SCHEMA_VERSION, Date.now());
+  }).immediate();
+}

@@ -1,0 +1,11 @@
+export { IndexStore } from './store.js';
+export type { ElementRow, EmbedderRecord, FileRow, FileStatus, FileUpdate } from './store.js';
+export { openDatabase, StoreError, DATABASE_FILE } from './database.js';
+export { SCHEMA_VERSION } from './schema.js';
+export { WriteLock, LOCK_FILE } from './lock.js';
+export { VectorIndex, planIndex, nprobeFor } from './vector-file.js';
+export type { VectorIndexEvent, VectorIndexOptions } from './vector-file.js';
+export { checkConsistency } from './check.js';
+export type { ConsistencyReport } from './check.js';
+export { openIndex } from './open-index.js';
+export type { OpenedIndex } from './open-index.js';

@@ -1,0 +1,79 @@
+/**
+ * The database schema, as migrations: each entry moves a database from
+ * version i to i + 1 inside one transaction. Never edit a shipped entry; add
+ * one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  /* 1 */ `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+
+  CREATE TABLE roots (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL
+  );
+
+  CREATE TABLE files (
+    id INTEGER PRIMARY KEY,
+    root_id INTEGER NOT NULL REFERENCES roots(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    language TEXT,
+    size INTEGER NOT NULL,
+    -- -1 when the file changed too close to indexing to trust (see Indexer).
+    mtime_ms REAL NOT NULL,
+    hash TEXT,
+    status TEXT NOT NULL CHECK (status IN ('indexed', 'skipped', 'failed')),
+    error TEXT,
+    element_count INTEGER NOT NULL DEFAULT 0,
+    indexed_at INTEGER NOT NULL,
+    UNIQUE (root_id, path)
+  );
+
+  -- vector_id is the FAISS id. AUTOINCREMENT: an id is never reused, so a
+  -- stale FAISS file can never point at the wrong element.
+  CREATE TABLE elements (
+    vector_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    generation INTEGER NOT NULL,
+    element_type TEXT NOT NULL,
+    element_name TEXT NOT NULL,
+    access TEXT NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    signature TEXT NOT NULL,
+    description TEXT NOT NULL,
+    document_hash TEXT NOT NULL
+  );
+  CREATE INDEX elements_by_file ON elements(file_id);
+  CREATE INDEX elements_by_generation ON elements(generation);
+
+  -- Vectors by (embedder, document): unchanged documents are never re-embedded,
+  -- and the FAISS file can be rebuilt from here at any time.
+  CREATE TABLE embeddings (
+    embedder TEXT NOT NULL,
+    document_hash TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (embedder, document_hash)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE analysis_cache (
+    key TEXT PRIMARY KEY,
+    answers TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+
+  -- Vectors removed since the FAISS file was last written: replayed on open.
+  CREATE TABLE removed_vectors (
+    vector_id INTEGER PRIMARY KEY,
+    generation INTEGER NOT NULL
+  );
+
+  -- The lexical half of search. Contentless: the text lives in elements/files.
+  CREATE VIRTUAL TABLE elements_fts USING fts5(
+    name, signature, description, path,
+    content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2'
+  );
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;

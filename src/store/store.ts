@@ -1,0 +1,364 @@
+/**
+ * IndexStore: the SQLite side of an index, the source of truth. Files,
+ * elements (one per vector; vector_id is the FAISS id), the embedding and
+ * analysis caches, tombstones of removed vectors, FTS5, and metadata.
+ * All calls are synchronous (better-sqlite3): each is a short query.
+ */
+import type Database from 'better-sqlite3';
+import type { AnalysisCache } from '../analysis/llm/cache.js';
+import type { ModelAnswer } from '../analysis/llm/resources.js';
+import type { ElementDocument } from '../vector/document.js';
+import { qualifiedName } from '../vector/document.js';
+import { subwordText } from '../vector/terms.js';
+import { openDatabase, StoreError, type OpenDatabaseOptions } from './database.js';
+
+export type FileStatus = 'indexed' | 'skipped' | 'failed';
+
+export interface FileRow {
+  id: number;
+  path: string;
+  language: string | null;
+  size: number;
+  mtimeMs: number;
+  hash: string | null;
+  status: FileStatus;
+  error: string | null;
+  elementCount: number;
+}
+
+export interface ElementRow {
+  vectorId: number;
+  fileId: number;
+  generation: number;
+  type: string;
+  name: string;
+  access: string;
+  startLine: number;
+  endLine: number;
+  signature: string;
+  description: string;
+  documentHash: string;
+}
+
+export interface EmbedderRecord {
+  id: string;
+  dimension: number;
+}
+
+/** A file's new state, written with its elements in one transaction. */
+export interface FileUpdate {
+  path: string;
+  language: string | null;
+  size: number;
+  mtimeMs: number;
+  hash: string | null;
+  status: FileStatus;
+  error: string | null;
+}
+
+export class IndexStore {
+  readonly db: Database.Database;
+  readonly directory: string;
+  readonly #s;
+
+  private constructor(directory: string, db: Database.Database) {
+    this.directory = directory;
+    this.db = db;
+    this.#s = {
+      getMeta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
+      setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+      rootByPath: db.prepare<[string], { id: number }>('SELECT id FROM roots WHERE path = ?'),
+      addRoot: db.prepare('INSERT INTO roots (path, created_at) VALUES (?, ?)'),
+      files: db.prepare<[number], FileRow>(
+        'SELECT id, path, language, size, mtime_ms AS mtimeMs, hash, status, error, element_count AS elementCount FROM files WHERE root_id = ?',
+      ),
+      fileByPath: db.prepare<[number, string], FileRow>(
+        'SELECT id, path, language, size, mtime_ms AS mtimeMs, hash, status, error, element_count AS elementCount FROM files WHERE root_id = ? AND path = ?',
+      ),
+      upsertFile: db.prepare<[number, string, string | null, number, number, string | null, FileStatus, string | null, number], { id: number }>(
+        `INSERT INTO files (root_id, path, language, size, mtime_ms, hash, status, error, indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (root_id, path) DO UPDATE SET language = excluded.language, size = excluded.size, mtime_ms = excluded.mtime_ms,
+           hash = excluded.hash, status = excluded.status, error = excluded.error, indexed_at = excluded.indexed_at
+         RETURNING id`,
+      ),
+      touchFile: db.prepare('UPDATE files SET size = ?, mtime_ms = ? WHERE id = ?'),
+      setElementCount: db.prepare('UPDATE files SET element_count = ? WHERE id = ?'),
+      deleteFile: db.prepare('DELETE FROM files WHERE id = ?'),
+      elementsOfFile: db.prepare<[number], ElementRow>(
+        `SELECT vector_id AS vectorId, file_id AS fileId, generation, element_type AS type, element_name AS name, access,
+           start_line AS startLine, end_line AS endLine, signature, description, document_hash AS documentHash
+         FROM elements WHERE file_id = ?`,
+      ),
+      insertElement: db.prepare<[number, number, string, string, string, number, number, string, string, string]>(
+        `INSERT INTO elements (file_id, generation, element_type, element_name, access, start_line, end_line, signature, description, document_hash)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      moveElement: db.prepare('UPDATE elements SET start_line = ?, end_line = ? WHERE vector_id = ?'),
+      deleteElement: db.prepare('DELETE FROM elements WHERE vector_id = ?'),
+      insertFts: db.prepare('INSERT INTO elements_fts (rowid, name, signature, description, path) VALUES (?, ?, ?, ?, ?)'),
+      deleteFts: db.prepare('DELETE FROM elements_fts WHERE rowid = ?'),
+      tombstone: db.prepare('INSERT OR REPLACE INTO removed_vectors (vector_id, generation) VALUES (?, ?)'),
+      getEmbedding: db.prepare<[string, string], { vector: Buffer }>('SELECT vector FROM embeddings WHERE embedder = ? AND document_hash = ?'),
+      putEmbedding: db.prepare('INSERT OR IGNORE INTO embeddings (embedder, document_hash, vector) VALUES (?, ?, ?)'),
+      getAnalysis: db.prepare<[string], { answers: string }>('SELECT answers FROM analysis_cache WHERE key = ?'),
+      putAnalysis: db.prepare('INSERT OR REPLACE INTO analysis_cache (key, answers, created_at) VALUES (?, ?, ?)'),
+      elementCount: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM elements'),
+    };
+  }
+
+  static open(directory: string, options: OpenDatabaseOptions = {}): IndexStore {
+    return new IndexStore(directory, openDatabase(directory, options));
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  transaction<T>(work: () => T): T {
+    return this.db.transaction(work).immediate();
+  }
+
+  // -- metadata ------------------------------------------------------------
+
+  getMeta(key: string): string | undefined {
+    return this.#s.getMeta.get(key)?.value;
+  }
+
+  setMeta(key: string, value: string | number): void {
+    this.#s.setMeta.run(key, String(value));
+  }
+
+  /** Bumped once per run that changes something; stamps rows and the FAISS file. */
+  get generation(): number {
+    return Number(this.getMeta('generation') ?? 0);
+  }
+
+  get embedder(): EmbedderRecord | undefined {
+    const id = this.getMeta('embedder');
+    return id === undefined ? undefined : { id, dimension: Number(this.getMeta('dimension')) };
+  }
+
+  /**
+   * Records the embedder of a new index, or checks that it is the one the
+   * index was built with: vectors of two embedders are never mixed.
+   */
+  claimEmbedder(embedder: EmbedderRecord): void {
+    const recorded = this.embedder;
+    if (!recorded) {
+      this.transaction(() => {
+        this.setMeta('embedder', embedder.id);
+        this.setMeta('dimension', embedder.dimension);
+      });
+      return;
+    }
+    if (recorded.id !== embedder.id || recorded.dimension !== embedder.dimension) {
+      throw new StoreError(
+        `this index was built with the embedder ${recorded.id} (${recorded.dimension} dimensions), not ${embedder.id} (${embedder.dimension}); ` +
+          `use ${recorded.id} again, or rebuild the index with the new one (oc-vector-index --rebuild, or { rebuild: true })`,
+        'EMBEDDER_MISMATCH',
+      );
+    }
+  }
+
+  /** Forgets every file and element (a rebuild); the caches are kept. */
+  reset(embedder: EmbedderRecord): void {
+    this.transaction(() => {
+      this.db.exec(`DELETE FROM elements; DELETE FROM files; DELETE FROM removed_vectors; DELETE FROM elements_fts;`);
+      this.setMeta('embedder', embedder.id);
+      this.setMeta('dimension', embedder.dimension);
+      this.setMeta('generation', this.generation + 1);
+      this.setMeta('rebuilt_at_generation', this.generation);
+    });
+  }
+
+  // -- files ---------------------------------------------------------------
+
+  rootId(path: string): number {
+    const found = this.#s.rootByPath.get(path);
+    if (found) return found.id;
+    return Number(this.#s.addRoot.run(path, Date.now()).lastInsertRowid);
+  }
+
+  files(rootId: number): Map<string, FileRow> {
+    return new Map(this.#s.files.all(rootId).map((row) => [row.path, row]));
+  }
+
+  file(rootId: number, path: string): FileRow | undefined {
+    return this.#s.fileByPath.get(rootId, path);
+  }
+
+  touchFile(fileId: number, size: number, mtimeMs: number): void {
+    this.#s.touchFile.run(size, mtimeMs, fileId);
+  }
+
+  /** Deletes a file and its elements; returns the vector ids to remove from FAISS. */
+  deleteFile(fileId: number, generation: number): number[] {
+    const removed = this.#s.elementsOfFile.all(fileId).map((row) => row.vectorId);
+    for (const id of removed) this.#removeElement(id, generation);
+    this.#s.deleteFile.run(fileId);
+    return removed;
+  }
+
+  /**
+   * Writes a file's new state and elements. Elements whose document is
+   * unchanged keep their row and vector (only their lines move); the rest
+   * are replaced. Returns what FAISS must do.
+   */
+  writeFile(
+    rootId: number,
+    update: FileUpdate,
+    documents: readonly ElementDocument[],
+    generation: number,
+  ): { fileId: number; added: { vectorId: number; document: ElementDocument }[]; removed: number[]; kept: number } {
+    const fileId = this.#s.upsertFile.get(rootId, update.path, update.language, update.size, update.mtimeMs, update.hash, update.status, update.error, Date.now())!.id;
+    const old = new Map<string, ElementRow[]>();
+    for (const row of this.#s.elementsOfFile.all(fileId)) {
+      const same = old.get(row.documentHash);
+      if (same) same.push(row);
+      else old.set(row.documentHash, [row]);
+    }
+    const added: { vectorId: number; document: ElementDocument }[] = [];
+    let kept = 0;
+    for (const document of documents) {
+      const reusable = old.get(document.hash)?.pop();
+      const e = document.element;
+      if (reusable) {
+        kept++;
+        if (reusable.startLine !== e.startLine || reusable.endLine !== e.endLine) this.#s.moveElement.run(e.startLine, e.endLine, reusable.vectorId);
+        continue;
+      }
+      const name = qualifiedName(e);
+      const vectorId = Number(
+        this.#s.insertElement.run(fileId, generation, e.type, name, e.access, e.startLine, e.endLine, e.signature, e.description, document.hash).lastInsertRowid,
+      );
+      this.#s.insertFts.run(vectorId, subwordText(name), subwordText(e.signature), e.description, subwordText(update.path));
+      added.push({ vectorId, document });
+    }
+    const removed: number[] = [];
+    for (const rows of old.values()) {
+      for (const row of rows) {
+        this.#removeElement(row.vectorId, generation);
+        removed.push(row.vectorId);
+      }
+    }
+    this.#s.setElementCount.run(documents.length, fileId);
+    return { fileId, added, removed, kept };
+  }
+
+  #removeElement(vectorId: number, generation: number): void {
+    this.#s.deleteElement.run(vectorId);
+    this.#s.deleteFts.run(vectorId);
+    this.#s.tombstone.run(vectorId, generation);
+  }
+
+  /**
+   * Drops elements that cannot be searched (no vector) and marks their files
+   * for re-analysis, so that the next run indexes them again.
+   */
+  forgetElements(vectorIds: readonly number[]): void {
+    const markFile = this.db.prepare('UPDATE files SET hash = NULL, mtime_ms = -1 WHERE id = (SELECT file_id FROM elements WHERE vector_id = ?)');
+    for (const id of vectorIds) {
+      markFile.run(id);
+      this.#s.deleteElement.run(id);
+      this.#s.deleteFts.run(id);
+    }
+  }
+
+  elementsOfFile(fileId: number): ElementRow[] {
+    return this.#s.elementsOfFile.all(fileId);
+  }
+
+  get elementCount(): number {
+    return this.#s.elementCount.get()!.n;
+  }
+
+  // -- vectors -------------------------------------------------------------
+
+  getEmbedding(embedder: string, documentHash: string): Float32Array | undefined {
+    const row = this.#s.getEmbedding.get(embedder, documentHash);
+    return row ? toFloat32(row.vector) : undefined;
+  }
+
+  putEmbedding(embedder: string, documentHash: string, vector: Float32Array): void {
+    this.#s.putEmbedding.run(embedder, documentHash, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+  }
+
+  /**
+   * Vectors of live elements in vector_id order, optionally only those added
+   * after a generation (replaying onto an older FAISS file). Rows without a
+   * cached vector are reported in `missing`; they cannot happen unless the
+   * database was edited by hand.
+   */
+  vectors(embedder: EmbedderRecord, afterGeneration = -1): { ids: BigInt64Array; vectors: Float32Array; missing: number[] } {
+    const rows = this.db
+      .prepare<[string, number], { id: number; vector: Buffer | null }>(
+        `SELECT e.vector_id AS id, v.vector AS vector FROM elements e
+         LEFT JOIN embeddings v ON v.embedder = ? AND v.document_hash = e.document_hash
+         WHERE e.generation > ? ORDER BY e.vector_id`,
+      )
+      .all(embedder.id, afterGeneration);
+    const bytesPerVector = embedder.dimension * 4;
+    const vectors = new Float32Array(rows.length * embedder.dimension);
+    const ids = new BigInt64Array(rows.length);
+    const missing: number[] = [];
+    let count = 0;
+    for (const row of rows) {
+      if (row.vector === null || row.vector.length !== bytesPerVector) {
+        missing.push(row.id);
+        continue;
+      }
+      ids[count] = BigInt(row.id);
+      vectors.set(toFloat32(row.vector), count++ * embedder.dimension);
+    }
+    return { ids: ids.subarray(0, count), vectors: vectors.subarray(0, count * embedder.dimension), missing };
+  }
+
+  /** Vector ids removed after a generation (replayed onto an older FAISS file). */
+  removedAfter(generation: number): BigInt64Array {
+    const rows = this.db.prepare<[number], { id: number }>('SELECT vector_id AS id FROM removed_vectors WHERE generation > ?').all(generation);
+    return BigInt64Array.from(rows, (row) => BigInt(row.id));
+  }
+
+  /** Tombstones at or before a generation are in the FAISS file already. */
+  pruneRemoved(generation: number): void {
+    this.db.prepare('DELETE FROM removed_vectors WHERE generation <= ?').run(generation);
+  }
+
+  /**
+   * Drops cached vectors no element uses, once they outnumber the live ones:
+   * the cache keeps recent history (switching branches back is cheap) but
+   * does not grow without bound.
+   */
+  pruneEmbeddings(): number {
+    const live = this.db.prepare<[], { n: number }>('SELECT count(DISTINCT document_hash) AS n FROM elements').get()!.n;
+    const total = this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM embeddings').get()!.n;
+    if (total <= 2 * live + 1000) return 0;
+    return this.db
+      .prepare('DELETE FROM embeddings WHERE document_hash NOT IN (SELECT document_hash FROM elements)')
+      .run().changes;
+  }
+
+  analysisCache(): AnalysisCache {
+    return {
+      get: (key: string) => {
+        const row = this.#s.getAnalysis.get(key);
+        if (!row) return undefined;
+        try {
+          return JSON.parse(row.answers) as ModelAnswer[];
+        } catch {
+          return undefined; // a damaged entry is a miss, not a failure
+        }
+      },
+      set: (key: string, answers: ModelAnswer[]) => {
+        this.#s.putAnalysis.run(key, JSON.stringify(answers), Date.now());
+      },
+    };
+  }
+}
+
+function toFloat32(blob: Buffer): Float32Array {
+  // Copied: a Buffer's offset need not be 4-byte aligned.
+  const copy = new Uint8Array(blob.length);
+  copy.set(blob);
+  return new Float32Array(copy.buffer);
+}

@@ -1,0 +1,203 @@
+/**
+ * The built-in embedder: no model, no download, deterministic. A document
+ * becomes a bag of features hashed into a fixed number of dimensions with
+ * random signs (the "hashing trick"):
+ *
+ * - each identifier sub-word, stemmed (getUserById -> get, user, by, id),
+ *   and the whole identifier, so exact names still score highest;
+ * - the idea a word belongs to (delete ~ remove ~ del, cfg ~ config);
+ * - character trigrams of longer words, so partial words and abbreviations
+ *   still meet (auth ~ authenticate);
+ *
+ * weighted by where they occur (the name line and signature count most),
+ * with sub-linear term frequency and little weight for keywords. Queries
+ * are embedded the same way, and weighted by the corpus's own statistics
+ * (inverse document frequency) when the caller passes `termWeight`, so
+ * common words in this codebase count less than rare ones.
+ */
+import type { Embedder, QueryEmbeddingOptions } from './embedder.js';
+import { normalizeRows } from './embedder.js';
+import { splitIdentifier, stem, words } from './terms.js';
+import { conceptFor, isStopWord } from './vocabulary.js';
+
+/** Bumped whenever features or weights change: old vectors must not be mixed with new ones. */
+export const BUILTIN_EMBEDDER_VERSION = 1;
+export const BUILTIN_DEFAULT_DIMENSION = 512;
+
+/** Weights of the document lines by their label (the header line has none). */
+const FIELD_WEIGHTS: Record<string, number> = {
+  header: 3,
+  Signature: 1.5,
+  Description: 1.5,
+  File: 0.7,
+  Parameters: 1,
+  Returns: 1,
+  Properties: 1,
+  Dependencies: 0.8,
+  Access: 0,
+  Lines: 0,
+  code: 1,
+};
+
+const WHOLE_IDENTIFIER_WEIGHT = 1;
+const CONCEPT_WEIGHT = 0.5;
+const TRIGRAM_WEIGHT = 0.6; // shared among a word's trigrams
+const STOP_WORD_WEIGHT = 0.1;
+
+export interface BuiltinEmbedderOptions {
+  /** Default 512. */
+  dimension?: number;
+}
+
+export class BuiltinEmbedder implements Embedder {
+  readonly id: string;
+  readonly dimension: number;
+  #calls = 0;
+  /** feature -> bucket index and sign, packed as (bucket + 1) * sign. */
+  readonly #buckets = new Map<string, number>();
+  /** word as written -> its weighted features (before field weights). */
+  readonly #wordFeatures = new Map<string, readonly [string, number][]>();
+
+  constructor(options: BuiltinEmbedderOptions = {}) {
+    const dimension = options.dimension ?? BUILTIN_DEFAULT_DIMENSION;
+    if (!Number.isInteger(dimension) || dimension < 16 || dimension > 8192) {
+      throw new RangeError(`the built-in embedder's dimension must be an integer from 16 to 8192, not ${dimension}`);
+    }
+    this.dimension = dimension;
+    this.id = `builtin:v${BUILTIN_EMBEDDER_VERSION}:${dimension}`;
+  }
+
+  get calls(): number {
+    return this.#calls;
+  }
+
+  async init(): Promise<void> {}
+
+  async embedDocuments(texts: readonly string[]): Promise<Float32Array> {
+    this.#calls++;
+    return this.embedDocumentsSync(texts);
+  }
+
+  /** The same, synchronously: it is CPU work with no I/O. */
+  embedDocumentsSync(texts: readonly string[]): Float32Array {
+    const out = new Float32Array(texts.length * this.dimension);
+    const features = new Map<string, number>();
+    texts.forEach((text, row) => {
+      features.clear();
+      this.#documentFeatures(text, features);
+      this.#project(features, out, row * this.dimension, (weight) => (weight > 1 ? 1 + Math.log(weight) : weight));
+    });
+    return normalizeRows(out, this.dimension);
+  }
+
+  async embedQuery(text: string, options: QueryEmbeddingOptions = {}): Promise<Float32Array> {
+    this.#calls++;
+    const features = new Map<string, number>();
+    this.#addText(text, 1, features);
+    const termWeight = options.termWeight;
+    if (termWeight) {
+      for (const [feature, weight] of features) {
+        // Only sub-word features are looked up; identifiers, ideas and trigrams keep their weight.
+        if (feature.startsWith('s:')) features.set(feature, weight * termWeight(feature.slice(2)));
+      }
+    }
+    const out = new Float32Array(this.dimension);
+    this.#project(features, out, 0, (weight) => weight);
+    return normalizeRows(out, this.dimension);
+  }
+
+  #documentFeatures(text: string, features: Map<string, number>): void {
+    let start = 0;
+    let inCode = false;
+    let first = true;
+    while (start <= text.length) {
+      let end = text.indexOf('\n', start);
+      if (end < 0) end = text.length;
+      const line = text.slice(start, end);
+      start = end + 1;
+      if (inCode) {
+        this.#addText(line, FIELD_WEIGHTS.code!, features);
+      } else if (first) {
+        first = false;
+        const colon = line.indexOf(': ');
+        this.#addText(colon > 0 ? line.slice(colon + 2) : line, FIELD_WEIGHTS.header!, features);
+      } else if (line === 'Code:') {
+        inCode = true;
+      } else {
+        const colon = line.indexOf(': ');
+        const label = colon > 0 ? line.slice(0, colon) : '';
+        const weight = FIELD_WEIGHTS[label];
+        if (weight === undefined) this.#addText(line, FIELD_WEIGHTS.code!, features);
+        else if (weight > 0) this.#addText(line.slice(colon + 2), weight, features);
+      }
+      if (end === text.length) break;
+    }
+  }
+
+  #addText(text: string, weight: number, features: Map<string, number>): void {
+    for (const word of words(text)) {
+      for (const [feature, base] of this.#featuresOf(word)) features.set(feature, (features.get(feature) ?? 0) + base * weight);
+    }
+  }
+
+  #featuresOf(word: string): readonly [string, number][] {
+    let cached = this.#wordFeatures.get(word);
+    if (cached) return cached;
+    const list: [string, number][] = [];
+    const parts = splitIdentifier(word);
+    if (parts.length > 1) list.push([`w:${parts.join('')}`, WHOLE_IDENTIFIER_WEIGHT]);
+    for (const part of parts) {
+      const stemmed = stem(part);
+      const stop = isStopWord(stemmed);
+      list.push([`s:${stemmed}`, stop ? STOP_WORD_WEIGHT : 1]);
+      if (stop) continue;
+      const concept = conceptFor(stemmed);
+      if (concept) list.push([`c:${concept}`, CONCEPT_WEIGHT]);
+      if (stemmed.length >= 5) {
+        const padded = `^${stemmed}$`;
+        const count = padded.length - 2;
+        for (let i = 0; i < count; i++) list.push([`t:${padded.slice(i, i + 3)}`, TRIGRAM_WEIGHT / Math.sqrt(count)]);
+      }
+    }
+    cached = list;
+    // Bound the memo on pathological inputs (generated identifiers); real vocabularies are far smaller.
+    if (this.#wordFeatures.size > 200_000) this.#wordFeatures.clear();
+    this.#wordFeatures.set(word, cached);
+    return cached;
+  }
+
+  #project(features: Map<string, number>, out: Float32Array, offset: number, scale: (weight: number) => number): void {
+    for (const [feature, weight] of features) {
+      const packed = this.#bucketOf(feature);
+      const bucket = Math.abs(packed) - 1;
+      out[offset + bucket]! += Math.sign(packed) * scale(weight);
+    }
+  }
+
+  #bucketOf(feature: string): number {
+    let packed = this.#buckets.get(feature);
+    if (packed === undefined) {
+      const hash = fnv1a(feature);
+      packed = ((hash >>> 1) % this.dimension) + 1;
+      if (hash & 1) packed = -packed;
+      if (this.#buckets.size > 500_000) this.#buckets.clear();
+      this.#buckets.set(feature, packed);
+    }
+    return packed;
+  }
+}
+
+/** 32-bit FNV-1a over UTF-16 code units, then a final avalanche (murmur3's fmix32). */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  hash ^= hash >>> 16;
+  return hash >>> 0;
+}

@@ -1,0 +1,49 @@
+/**
+ * Which embedder an index uses. The one it was built with, if it has one;
+ * otherwise the one asked for; otherwise an Ollama model when a local
+ * server answers and has it, else the built-in embedder (no model at all).
+ */
+import { resolveOllamaHost } from '../analysis/llm/config.js';
+import { BuiltinEmbedder } from './builtin-embedder.js';
+import type { Embedder } from './embedder.js';
+import { DEFAULT_EMBEDDING_MODEL, OllamaEmbedder, type OllamaEmbedderOptions } from './ollama-embedder.js';
+
+/** An embedder, or how to make one: 'builtin', 'ollama', or Ollama options. */
+export type EmbedderChoice = Embedder | 'builtin' | 'ollama' | 'auto' | OllamaEmbedderOptions;
+
+/** Makes the embedder a recorded id names (`builtin:v1:512`, `ollama:nomic-embed-text`). */
+export function embedderFromId(id: string, ollama: OllamaEmbedderOptions = {}): Embedder | undefined {
+  const builtin = /^builtin:v\d+:(\d+)$/.exec(id);
+  if (builtin) return new BuiltinEmbedder({ dimension: Number(builtin[1]) });
+  if (id.startsWith('ollama:')) return new OllamaEmbedder({ ...ollama, model: id.slice('ollama:'.length) });
+  return undefined;
+}
+
+export async function chooseEmbedder(choice: EmbedderChoice | undefined, recordedId: string | undefined): Promise<Embedder> {
+  const asked = choice ?? environmentChoice();
+  if (typeof asked === 'object' && 'embedDocuments' in asked) return asked;
+  if (asked === 'builtin') return new BuiltinEmbedder();
+  if (asked === 'ollama') return new OllamaEmbedder();
+  if (typeof asked === 'object') return new OllamaEmbedder(asked);
+  if (recordedId) return embedderFromId(recordedId) ?? new BuiltinEmbedder();
+  const model = process.env.OCVECTOR_EMBEDDING_MODEL ?? DEFAULT_EMBEDDING_MODEL;
+  return (await ollamaHasModel(resolveOllamaHost(), model)) ? new OllamaEmbedder({ model }) : new BuiltinEmbedder();
+}
+
+function environmentChoice(): 'builtin' | 'ollama' | 'auto' {
+  const value = (process.env.OCVECTOR_EMBEDDER ?? 'auto').toLowerCase();
+  return value === 'builtin' || value === 'ollama' ? value : 'auto';
+}
+
+/** True when a server answers at `host` within a second and lists the model. */
+export async function ollamaHasModel(host: string, model: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${host}/api/tags`, { signal: AbortSignal.timeout(1_000) });
+    if (!response.ok) return false;
+    const { models } = (await response.json()) as { models?: { name?: string }[] };
+    const wanted = model.includes(':') ? model : `${model}:latest`;
+    return (models ?? []).some((m) => m.name === model || m.name === wanted);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * One document per element, in the original design's format:
+ *
+ *   {property-type}: {name}
+ *   Access / File / Lines / Signature / Description / Parameters / Returns /
+ *   Properties / Dependencies
+ *   Code:
+ *   {snippet}
+ *
+ * Lines with nothing to say are left out. The document is what an embedder
+ * sees, except for `Lines:`: line numbers carry no meaning, and leaving them
+ * out of the embedded text (and its hash) means an edit above an element
+ * does not re-embed it.
+ */
+import { createHash } from 'node:crypto';
+import type { CodeElement, CodeFile } from '../analysis/types.js';
+import { cutSnippet, DEFAULT_SNIPPET_LIMITS, type SnippetLimits } from './snippet.js';
+
+export interface ElementDocument {
+  element: CodeElement;
+  /** The full document, as shown to people and models. */
+  text: string;
+  /** What is embedded: the document without its `Lines:` line. */
+  embeddingText: string;
+  /** sha256 of `embeddingText` (hex, 32 chars): the embedding cache key. */
+  hash: string;
+}
+
+export function qualifiedName(element: CodeElement): string {
+  return element.parent ? `${element.parent}.${element.name}` : element.name;
+}
+
+export function buildDocuments(file: CodeFile, lines: readonly string[], limits: SnippetLimits = DEFAULT_SNIPPET_LIMITS): ElementDocument[] {
+  const firstMember = firstMemberLines(file.elements);
+  return file.elements.map((element) => {
+    const snippet = cutSnippet(element, lines, firstMember.get(qualifiedName(element)), limits);
+    return buildDocument(element, file.path, snippet);
+  });
+}
+
+export function buildDocument(element: CodeElement, path: string, snippet: string): ElementDocument {
+  const head = [`${element.type}: ${qualifiedName(element)}`];
+  const body: string[] = [];
+  head.push(`Access: ${element.access}`, `File: ${path}`);
+  const lines = `Lines: ${element.startLine}-${element.endLine}`;
+  if (element.signature) body.push(`Signature: ${oneLine(element.signature)}`);
+  if (element.description) body.push(`Description: ${oneLine(element.description)}`);
+  if (element.parameters.length > 0) body.push(`Parameters: ${element.parameters.map((p) => (p.type ? `${p.name}: ${p.type}` : p.name)).join(', ')}`);
+  if (element.returnType) body.push(`Returns: ${element.returnType}`);
+  if (element.properties.length > 0) {
+    const properties = element.properties.map((p) => `${p.name}: ${p.type || 'unknown'}${p.accessors.length ? ` [${p.accessors.join(', ')}]` : ''}`);
+    body.push(`Properties: ${properties.join(', ')}`);
+  }
+  if (element.dependencies.length > 0) body.push(`Dependencies: ${element.dependencies.map((d) => `${d.type}: ${d.target}`).join(', ')}`);
+  if (snippet) body.push('Code:', snippet);
+  const embeddingText = [...head, ...body].join('\n');
+  const text = [...head, lines, ...body].join('\n');
+  return { element, text, embeddingText, hash: documentHash(embeddingText) };
+}
+
+export function documentHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 32);
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+/** For each container, the first line of its first function-like member. */
+function firstMemberLines(elements: readonly CodeElement[]): Map<string, number> {
+  const first = new Map<string, number>();
+  for (const element of elements) {
+    if (element.type !== 'method' && element.type !== 'constructor' && element.type !== 'function') continue;
+    if (!element.parent) continue;
+    const known = first.get(element.parent);
+    if (known === undefined || element.startLine < known) first.set(element.parent, element.startLine);
+  }
+  return first;
+}

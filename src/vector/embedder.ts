@@ -1,0 +1,73 @@
+/**
+ * An Embedder turns documents and queries into L2-normalised vectors, to be
+ * compared by inner product (cosine). Documents and queries are separate
+ * calls because good embedders treat them differently (query prefixes,
+ * term weights from the corpus).
+ */
+
+export interface Embedder {
+  /**
+   * Names everything that changes the vectors (kind, model, version,
+   * dimension): vectors with different ids are never mixed in one index.
+   */
+  readonly id: string;
+  /** Known after {@link init} (an Ollama model's is detected). */
+  readonly dimension: number;
+  /** Embedding requests made so far (cache hits make none). */
+  readonly calls: number;
+  /**
+   * Checks the embedder can work and learns its dimension. Idempotent. An
+   * index that recorded this embedder passes its dimension, so a re-run
+   * makes no request just to learn it.
+   */
+  init(options?: EmbedderInitOptions): Promise<void>;
+  /** n documents -> one row-major n x dimension array of unit vectors. */
+  embedDocuments(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array>;
+  embedQuery(text: string, options?: QueryEmbeddingOptions): Promise<Float32Array>;
+}
+
+export interface EmbedderInitOptions {
+  signal?: AbortSignal;
+  /** The dimension an index recorded for this embedder's id. */
+  dimension?: number;
+}
+
+export interface QueryEmbeddingOptions {
+  signal?: AbortSignal;
+  /**
+   * How informative a (stemmed, lower-case) term is in the indexed corpus,
+   * e.g. its inverse document frequency. Embedders that weigh terms use it.
+   */
+  termWeight?: (term: string) => number;
+}
+
+export type EmbedderErrorCode =
+  | 'unreachable'
+  | 'timeout'
+  | 'server-error'
+  | 'model-missing'
+  | 'invalid-response'
+  | 'circuit-open'
+  | 'aborted';
+
+export class EmbedderError extends Error {
+  override readonly name = 'EmbedderError';
+  constructor(
+    message: string,
+    readonly code: EmbedderErrorCode,
+  ) {
+    super(message);
+  }
+}
+
+/** Scales each row of a row-major matrix to unit length (zero rows stay zero). */
+export function normalizeRows(matrix: Float32Array, dimension: number): Float32Array {
+  for (let offset = 0; offset < matrix.length; offset += dimension) {
+    let sum = 0;
+    for (let i = offset; i < offset + dimension; i++) sum += matrix[i]! * matrix[i]!;
+    if (sum === 0) continue;
+    const scale = 1 / Math.sqrt(sum);
+    for (let i = offset; i < offset + dimension; i++) matrix[i]! *= scale;
+  }
+  return matrix;
+}

@@ -1,0 +1,13 @@
+export { buildDocument, buildDocuments, documentHash, qualifiedName } from './document.js';
+export type { ElementDocument } from './document.js';
+export { cutSnippet, DEFAULT_SNIPPET_LIMITS } from './snippet.js';
+export type { SnippetLimits } from './snippet.js';
+export { EmbedderError, normalizeRows } from './embedder.js';
+export type { Embedder, EmbedderErrorCode, EmbedderInitOptions, QueryEmbeddingOptions } from './embedder.js';
+export { BuiltinEmbedder, BUILTIN_EMBEDDER_VERSION, BUILTIN_DEFAULT_DIMENSION } from './builtin-embedder.js';
+export type { BuiltinEmbedderOptions } from './builtin-embedder.js';
+export { OllamaEmbedder, DEFAULT_EMBEDDING_MODEL } from './ollama-embedder.js';
+export type { OllamaEmbedderOptions } from './ollama-embedder.js';
+export { splitIdentifier, stem, subwordText, terms, words } from './terms.js';
+export { chooseEmbedder, embedderFromId, ollamaHasModel } from './choose.js';
+export type { EmbedderChoice } from './choose.js';

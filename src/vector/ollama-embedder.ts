@@ -1,0 +1,170 @@
+/**
+ * Embeddings from an Ollama server with the official client: `/api/embed`
+ * with batched `input` arrays. The dimension is detected from the model on
+ * `init` and recorded by the store. Inputs longer than the model's context
+ * are cut (here, and by the server's `truncate`) rather than failing.
+ * Timeouts and the circuit breaker work as in analysis; unlike analysis
+ * there is no fallback: vectors from two embedders must never be mixed, so
+ * a failure stops the run with an EmbedderError.
+ */
+import { Ollama } from 'ollama';
+import { CircuitBreaker } from '../analysis/llm/circuit-breaker.js';
+import { resolveOllamaHost } from '../analysis/llm/config.js';
+import { EmbedderError, normalizeRows, type Embedder, type EmbedderInitOptions, type QueryEmbeddingOptions } from './embedder.js';
+
+export const DEFAULT_EMBEDDING_MODEL = 'nomic-embed-text';
+
+export interface OllamaEmbedderOptions {
+  /** Default: OLLAMA_HOST, else http://127.0.0.1:11434. */
+  host?: string;
+  /** Default: OCVECTOR_EMBEDDING_MODEL, else nomic-embed-text. */
+  model?: string;
+  /** Documents per request. Default 32. */
+  batchSize?: number;
+  /** Per request. Default 120 s. */
+  timeoutMs?: number;
+  /** The model's context in tokens (sent as num_ctx); inputs are cut to fit. Default 2,048. */
+  contextTokens?: number;
+  /** Failures in a row before no more calls are made. Default 3. */
+  failureThreshold?: number;
+  /** Prefixes some models expect (nomic-embed-text: "search_document: ", "search_query: "). */
+  documentPrefix?: string;
+  queryPrefix?: string;
+}
+
+/** Conservative: code averages about 3.5 characters a token. */
+const CHARS_PER_TOKEN = 3;
+
+export class OllamaEmbedder implements Embedder {
+  readonly model: string;
+  readonly batchSize: number;
+  readonly #host: string;
+  readonly #contextTokens: number;
+  readonly #maxChars: number;
+  readonly #breaker: CircuitBreaker;
+  readonly #timeoutMs: number;
+  readonly #documentPrefix: string;
+  readonly #queryPrefix: string;
+  #dimension = 0;
+  #calls = 0;
+
+  constructor(options: OllamaEmbedderOptions = {}) {
+    this.model = options.model ?? process.env.OCVECTOR_EMBEDDING_MODEL ?? DEFAULT_EMBEDDING_MODEL;
+    this.batchSize = options.batchSize ?? 32;
+    if (!Number.isInteger(this.batchSize) || this.batchSize < 1) throw new RangeError(`batchSize must be a positive integer, not ${options.batchSize}`);
+    this.#contextTokens = options.contextTokens ?? 2_048;
+    this.#maxChars = this.#contextTokens * CHARS_PER_TOKEN;
+    this.#breaker = new CircuitBreaker(options.failureThreshold ?? 3);
+    this.#timeoutMs = options.timeoutMs ?? 120_000;
+    const nomic = /nomic-embed/.test(this.model);
+    this.#documentPrefix = options.documentPrefix ?? (nomic ? 'search_document: ' : '');
+    this.#queryPrefix = options.queryPrefix ?? (nomic ? 'search_query: ' : '');
+    this.#host = resolveOllamaHost(options.host);
+  }
+
+  get id(): string {
+    return `ollama:${this.model}`;
+  }
+
+  get dimension(): number {
+    if (this.#dimension === 0) throw new Error('call init() first: the dimension comes from the model');
+    return this.#dimension;
+  }
+
+  get calls(): number {
+    return this.#calls;
+  }
+
+  async init(options: EmbedderInitOptions = {}): Promise<void> {
+    if (this.#dimension > 0) return;
+    if (options.dimension !== undefined && Number.isInteger(options.dimension) && options.dimension > 0) {
+      this.#dimension = options.dimension; // every answer is still checked against it
+      return;
+    }
+    const [probe] = await this.#embed(['ocvector'], options.signal);
+    this.#dimension = probe!.length;
+  }
+
+  async embedDocuments(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array> {
+    await this.init(signal ? { signal } : {});
+    const out = new Float32Array(texts.length * this.#dimension);
+    for (let start = 0; start < texts.length; start += this.batchSize) {
+      const batch = texts.slice(start, start + this.batchSize).map((text) => this.#fit(this.#documentPrefix + text));
+      const vectors = await this.#embed(batch, signal);
+      vectors.forEach((vector, i) => out.set(vector, (start + i) * this.#dimension));
+    }
+    return normalizeRows(out, this.#dimension);
+  }
+
+  async embedQuery(text: string, options: QueryEmbeddingOptions = {}): Promise<Float32Array> {
+    await this.init(options.signal ? { signal: options.signal } : {});
+    const [vector] = await this.#embed([this.#fit(this.#queryPrefix + text)], options.signal);
+    return normalizeRows(Float32Array.from(vector!), this.#dimension);
+  }
+
+  #fit(text: string): string {
+    return text.length > this.#maxChars ? text.slice(0, this.#maxChars) : text;
+  }
+
+  /** One request, retried once; answers are checked before they are trusted. */
+  async #embed(input: string[], signal?: AbortSignal): Promise<number[][]> {
+    let last: EmbedderError | undefined;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if (this.#breaker.isOpen) {
+        throw new EmbedderError(`no more embedding calls to ${this.model} after ${this.#breaker.failures} failures in a row (last: ${last?.message ?? 'see above'})`, 'circuit-open');
+      }
+      try {
+        this.#calls++;
+        const response = await this.#clientFor(signal).embed({ model: this.model, input, truncate: true, options: { num_ctx: this.#contextTokens } });
+        const vectors = this.#check(response.embeddings, input.length);
+        this.#breaker.succeeded();
+        return vectors;
+      } catch (error) {
+        last = classify(error, signal, this.model);
+        if (last.code === 'aborted' || last.code === 'model-missing') throw last;
+        this.#breaker.failed();
+      }
+    }
+    throw last!;
+  }
+
+  /** A client whose requests end at the deadline or when the caller aborts. */
+  #clientFor(signal: AbortSignal | undefined): Ollama {
+    const timeoutMs = this.#timeoutMs;
+    return new Ollama({
+      host: this.#host,
+      fetch: (input, init) => {
+        const signals = [AbortSignal.timeout(timeoutMs), ...(init?.signal ? [init.signal] : []), ...(signal ? [signal] : [])];
+        return fetch(input, { ...init, signal: AbortSignal.any(signals) });
+      },
+    });
+  }
+
+  #check(embeddings: unknown, expected: number): number[][] {
+    if (!Array.isArray(embeddings) || embeddings.length !== expected) {
+      throw new EmbedderError(`the model answered ${Array.isArray(embeddings) ? embeddings.length : 'no'} embeddings for ${expected} inputs`, 'invalid-response');
+    }
+    for (const vector of embeddings as unknown[]) {
+      if (!Array.isArray(vector) || vector.length === 0 || (this.#dimension > 0 && vector.length !== this.#dimension)) {
+        throw new EmbedderError(`the model answered a vector of ${Array.isArray(vector) ? vector.length : 'no'} dimensions, expected ${this.#dimension || 'some'}`, 'invalid-response');
+      }
+      if (!vector.every((x) => typeof x === 'number' && Number.isFinite(x))) throw new EmbedderError('the model answered a vector with non-numbers', 'invalid-response');
+    }
+    return embeddings as number[][];
+  }
+}
+
+function classify(error: unknown, signal: AbortSignal | undefined, model: string): EmbedderError {
+  if (error instanceof EmbedderError) return error;
+  const e = error as { name?: string; message?: string; status_code?: number; cause?: { code?: string; message?: string } };
+  if (signal?.aborted) return new EmbedderError('the run was aborted', 'aborted');
+  if (e.name === 'TimeoutError' || e.name === 'AbortError') return new EmbedderError(`the embedding model ${model} did not answer in time`, 'timeout');
+  if (e.name === 'ResponseError') {
+    if (e.status_code === 404 || /not found|pull/i.test(e.message ?? '')) {
+      return new EmbedderError(`the Ollama server has no model ${model}: run \`ollama pull ${model}\`, or use the built-in embedder`, 'model-missing');
+    }
+    return new EmbedderError(`the embedding request failed: HTTP ${e.status_code ?? '?'}: ${e.message ?? ''}`.trim(), 'server-error');
+  }
+  const cause = e.cause?.code ?? e.cause?.message ?? e.message ?? String(error);
+  return new EmbedderError(`cannot reach the Ollama server for embeddings: ${cause}`, 'unreachable');
+}
