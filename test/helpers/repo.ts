@@ -1,4 +1,5 @@
 /** Temporary repositories for indexing tests: real files, optionally a git work tree. */
+import { afterEach } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -127,3 +128,15 @@ A sample project for the indexer tests.
 Run the greeting server and ask it for users.
 `,
 };
+
+/** Temporary repositories and fake servers a test creates, removed after each test. */
+export function cleanedUpAfterEach(): { repo?: TempRepo; fake?: { close(): Promise<void> } } {
+  const owned: { repo?: TempRepo; fake?: { close(): Promise<void> } } = {};
+  afterEach(async () => {
+    owned.repo?.cleanup();
+    await owned.fake?.close();
+    delete owned.repo;
+    delete owned.fake;
+  });
+  return owned;
+}

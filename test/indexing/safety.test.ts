@@ -1,32 +1,25 @@
 /** What an index must never do: mix embedders, store secrets, let two writers in, or lose its footing on bad input. */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/indexing/indexer.js';
 import { WriteLock } from '../../src/store/lock.js';
 import { StoreError } from '../../src/store/database.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
 import { readIndex } from '../helpers/index-state.js';
-import { eventLog, SAMPLE_FILES, tempRepo, type TempRepo } from '../helpers/repo.js';
+import { cleanedUpAfterEach, eventLog, SAMPLE_FILES, tempRepo } from '../helpers/repo.js';
 
-let repo: TempRepo | undefined;
-let fake: FakeOllama | undefined;
-afterEach(async () => {
-  repo?.cleanup();
-  repo = undefined;
-  await fake?.close();
-  fake = undefined;
-});
+const owned = cleanedUpAfterEach();
 
 const builtin = (path: string, extra: Partial<ConstructorParameters<typeof Indexer>[0]> = {}) => new Indexer({ path, embedder: 'builtin', llm: false, ...extra });
 
 describe('switching the embedder', () => {
   it('refuses to mix vectors, says how to rebuild, and rebuilds on request', async () => {
-    repo = tempRepo(SAMPLE_FILES);
+    const repo = (owned.repo = tempRepo(SAMPLE_FILES));
     const first = await builtin(repo.root).run();
     expect(first.embedder).toMatch(/^builtin:v\d+:512$/);
 
-    fake = await FakeOllama.start({ embed: (request) => ({ body: { embeddings: (request.input as string[]).map((_, i) => [1, i + 1, 2, 3]) } }) });
+    const fake = (owned.fake = await FakeOllama.start({ embed: (request) => ({ body: { embeddings: (request.input as string[]).map((_, i) => [1, i + 1, 2, 3]) } }) }));
     const switched = new Indexer({ path: repo.root, embedder: { host: fake.url, model: 'other-embed' }, llm: false });
     const error = await switched.run().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
@@ -49,7 +42,7 @@ describe('switching the embedder', () => {
 describe('secrets and ignored files', () => {
   it('never reads them: their names and contents are nowhere in the database', async () => {
     const SECRET = 'sk-live-7f3a9c1e5b2d4f6a8c0e';
-    repo = tempRepo({
+    const repo = (owned.repo = tempRepo({
       ...SAMPLE_FILES,
       '.env': `API_KEY=${SECRET}\n`,
       '.env.production': `API_KEY=${SECRET}\n`,
@@ -70,7 +63,7 @@ describe('secrets and ignored files', () => {
       'src/nested/.gitignore': 'local.ts\n',
       'src/nested/local.ts': `export const local = '${SECRET}';\n`,
       'src/nested/kept.ts': 'export const kept = 1;\n',
-    });
+    }));
     const log = eventLog();
     const summary = await builtin(repo.root, { onEvent: log.onEvent }).run();
     const state = await readIndex(join(repo.root, '.ocvector'));
@@ -96,7 +89,7 @@ describe('secrets and ignored files', () => {
 
 describe('one writer at a time', () => {
   it('fails a second indexer with a clear message, lets it wait, and takes over a dead one', async () => {
-    repo = tempRepo(SAMPLE_FILES);
+    const repo = (owned.repo = tempRepo(SAMPLE_FILES));
     const indexer = builtin(repo.root);
     await indexer.run();
     const held = await WriteLock.acquire(indexer.indexDir);
@@ -114,7 +107,7 @@ describe('one writer at a time', () => {
 
 describe('aborting', () => {
   it('stops at the signal, keeps what was committed consistent, and the next run finishes', async () => {
-    repo = tempRepo();
+    const repo = (owned.repo = tempRepo());
     for (let i = 0; i < 300; i++) repo.write(`src/module${i}.ts`, `/** Module ${i}. */\nexport function compute${i}(x: number): number {\n  return x * ${i};\n}\n`);
     const controller = new AbortController();
     const log = eventLog();
@@ -139,13 +132,13 @@ describe('aborting', () => {
 
 describe('bad input', () => {
   it('records binary, huge, empty and invalid UTF-8 files with a reason, and indexes the rest', async () => {
-    repo = tempRepo({
+    const repo = (owned.repo = tempRepo({
       ...SAMPLE_FILES,
       'assets/blob.dat': Buffer.from([0, 1, 2, 3, 0, 255, 0, 7]),
       'src/huge.ts': `export const big = "${'x'.repeat(2 << 20)}";\n`,
       'src/empty.ts': '',
       'src/latin1.ts': Buffer.concat([Buffer.from('/** Caf'), Buffer.from([0xe9]), Buffer.from(' au lait. */\nexport function coffee(): string {\n  return "ok";\n}\n')]),
-    });
+    }));
     const log = eventLog();
     const summary = await builtin(repo.root, { onEvent: log.onEvent }).run();
     const state = await readIndex(join(repo.root, '.ocvector'));
@@ -163,7 +156,7 @@ describe('bad input', () => {
   });
 
   it('rebuilds a damaged FAISS file from the database', async () => {
-    repo = tempRepo(SAMPLE_FILES);
+    const repo = (owned.repo = tempRepo(SAMPLE_FILES));
     const log = eventLog();
     const indexer = builtin(repo.root, { onEvent: log.onEvent });
     await indexer.run();
@@ -179,7 +172,7 @@ describe('bad input', () => {
   });
 
   it('reports a damaged database clearly', async () => {
-    repo = tempRepo(SAMPLE_FILES);
+    const repo = (owned.repo = tempRepo(SAMPLE_FILES));
     const indexer = builtin(repo.root);
     await indexer.run();
     writeFileSync(join(indexer.indexDir, 'index.db'), Buffer.alloc(8192, 7));

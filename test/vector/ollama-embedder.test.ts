@@ -1,0 +1,100 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { EmbedderError } from '../../src/vector/embedder.js';
+import { OllamaEmbedder } from '../../src/vector/ollama-embedder.js';
+import { FakeOllama, type Reply } from '../helpers/fake-ollama.js';
+
+let fake: FakeOllama | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+const inputs = (request: { input: string | string[] }) => (Array.isArray(request.input) ? request.input : [request.input]);
+const good = (request: { input: string | string[] }): Reply => ({ body: { embeddings: inputs(request).map((text) => [text.length, 1, 0]) } });
+
+async function embedderWith(embed: (request: { input: string | string[] }, index: number) => Reply | Promise<Reply>, options: ConstructorParameters<typeof OllamaEmbedder>[0] = {}) {
+  fake = await FakeOllama.start({ embed });
+  return new OllamaEmbedder({ host: fake.url, model: 'fake-embed', ...options });
+}
+
+describe('OllamaEmbedder', () => {
+  it('detects the dimension, batches documents, and normalises the vectors', async () => {
+    const embedder = await embedderWith(good, { batchSize: 3 });
+    await embedder.init();
+    expect(embedder.dimension).toBe(3);
+    expect(embedder.id).toBe('ollama:fake-embed');
+    const vectors = await embedder.embedDocuments(['a', 'bb', 'ccc', 'dddd', 'eeeee', 'ffffff', 'g']);
+    expect(fake!.embeds.slice(1).map((r) => inputs(r).length)).toEqual([3, 3, 1]);
+    expect(vectors.length).toBe(21);
+    expect(Math.hypot(...vectors.subarray(3, 6))).toBeCloseTo(1, 6);
+    expect(vectors[3]! / vectors[4]!).toBeCloseTo(2, 5); // [2, 1, 0] scaled
+    expect(embedder.calls).toBe(4);
+  });
+
+  it('uses a known dimension without asking, and still checks answers against it', async () => {
+    const embedder = await embedderWith(good);
+    await embedder.init({ dimension: 5 });
+    expect(fake!.embeds).toHaveLength(0);
+    await expect(embedder.embedDocuments(['x'])).rejects.toMatchObject({ code: 'invalid-response', message: /3 dimensions, expected 5/ });
+  });
+
+  it('cuts inputs longer than the context, and asks the server to truncate too', async () => {
+    const embedder = await embedderWith(good, { contextTokens: 100 });
+    await embedder.embedDocuments(['x'.repeat(100_000)]);
+    const request = fake!.embeds.at(-1)! as unknown as { input: string[]; truncate: boolean; options: { num_ctx: number } };
+    expect(request.input[0]!.length).toBeLessThanOrEqual(300);
+    expect(request.truncate).toBe(true);
+    expect(request.options.num_ctx).toBe(100);
+  });
+
+  it('adds the prefixes nomic-embed-text expects', async () => {
+    fake = await FakeOllama.start({ embed: good });
+    const embedder = new OllamaEmbedder({ host: fake.url, model: 'nomic-embed-text' });
+    await embedder.embedDocuments(['doc']);
+    await embedder.embedQuery('query');
+    expect(fake.embeds.slice(1).map((r) => inputs(r)[0])).toEqual(['search_document: doc', 'search_query: query']);
+  });
+
+  const failures: [string, (request: { input: string | string[] }) => Reply, RegExp, string][] = [
+    ['a server error', () => ({ status: 500, body: { error: 'boom' } }), /HTTP 500/, 'server-error'],
+    ['a missing model', () => ({ status: 404, body: { error: 'model "fake-embed" not found, try pulling it first' } }), /ollama pull fake-embed/, 'model-missing'],
+    ['too few vectors', () => ({ body: { embeddings: [] } }), /answered 0 embeddings for 1 inputs/, 'invalid-response'],
+    ['no embeddings at all', () => ({ body: { nonsense: true } }), /answered no embeddings/, 'invalid-response'],
+    ['non-numbers', (r) => ({ body: { embeddings: inputs(r).map(() => [1, 'two', 3]) } }), /non-numbers/, 'invalid-response'],
+    ['a hang-up', () => ({ hangUp: true }), /cannot reach the Ollama server/, 'unreachable'],
+  ];
+
+  it.each(failures)('turns %s into an EmbedderError', async (_, reply, message, code) => {
+    const embedder = await embedderWith(reply);
+    const error = await embedder.embedDocuments(['x']).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EmbedderError);
+    expect(error).toMatchObject({ code, message: expect.stringMatching(message) });
+  });
+
+  it('gives up on a slow server at the deadline, and on a dead one at once', async () => {
+    const slow = await embedderWith(() => ({ delayMs: 2_000, body: { embeddings: [[1]] } }), { timeoutMs: 100 });
+    const started = Date.now();
+    await expect(slow.embedDocuments(['x'])).rejects.toMatchObject({ code: 'timeout' });
+    expect(Date.now() - started).toBeLessThan(1_500);
+    const dead = new OllamaEmbedder({ host: await FakeOllama.refusingUrl(), model: 'm' });
+    await expect(dead.init()).rejects.toMatchObject({ code: 'unreachable', message: /ECONNREFUSED/ });
+  });
+
+  it('stops calling after repeated failures (circuit breaker)', async () => {
+    const embedder = await embedderWith(() => ({ status: 500, body: { error: 'down' } }), { failureThreshold: 3 });
+    await embedder.init({ dimension: 3 });
+    await expect(embedder.embedDocuments(['a'])).rejects.toMatchObject({ code: 'server-error' });
+    await expect(embedder.embedDocuments(['b'])).rejects.toMatchObject({ code: 'circuit-open' });
+    const calls = fake!.embeds.length;
+    await expect(embedder.embedQuery('c')).rejects.toMatchObject({ code: 'circuit-open' });
+    expect(fake!.embeds.length).toBe(calls);
+  });
+
+  it('stops at an abort signal', async () => {
+    const embedder = await embedderWith(() => ({ delayMs: 5_000, body: { embeddings: [[1]] } }));
+    await embedder.init({ dimension: 1 });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    await expect(embedder.embedDocuments(['x'], controller.signal)).rejects.toMatchObject({ code: 'aborted' });
+  });
+});
