@@ -3,10 +3,11 @@
  * that follows the change. Files whose size and mtime match the database
  * are not read; files read and found equal (same hash) are not analysed;
  * elements whose document is unchanged are not embedded and keep their
- * vector. Every batch of files is one SQLite transaction followed by the
- * matching FAISS update, so a crash at any moment leaves a consistent
- * database and a FAISS file that can be brought level with it (see
- * store/vector-file.ts).
+ * vector. Every batch of files is one SQLite transaction. The FAISS file is
+ * derived from the database: written at a checkpoint, and brought level by
+ * replaying later changes whenever it is opened (see store/vector-file.ts),
+ * so a crash at any moment leaves an index that opens consistent, and a
+ * run that changes one file never loads the vectors of the rest.
  *
  * Policy on failure: a file that cannot be read or analysed is recorded as
  * failed and the run goes on; an embedder that fails stops the run (after
@@ -16,7 +17,6 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
-import { Analyzer } from '../analysis/analyzer.js';
 import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../analysis/content.js';
 import { llmEnabledByEnvironment } from '../analysis/create.js';
 import { OllamaEnricher, type OllamaEnricherOptions } from '../analysis/llm/ollama-enricher.js';
@@ -28,7 +28,8 @@ import { scanPaths, scanRoot, type ScannedFile } from '../files/scan.js';
 import { prepareDirectory } from '../store/database.js';
 import { IndexStore, type EmbedderRecord, type FileRow } from '../store/store.js';
 import { WriteLock } from '../store/lock.js';
-import { VectorIndex, type VectorIndexOptions } from '../store/vector-file.js';
+import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
+import { BuiltinEmbedder } from '../vector/builtin-embedder.js';
 import { chooseEmbedder, type EmbedderChoice } from '../vector/choose.js';
 import { buildDocuments, type ElementDocument } from '../vector/document.js';
 import type { Embedder } from '../vector/embedder.js';
@@ -69,7 +70,7 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
-/** Files processed per transaction (and FAISS update). */
+/** Files written per transaction. */
 const FILES_PER_COMMIT = 64;
 /** A file modified this close to being read may change again within the same mtime tick. */
 const RACY_WINDOW_MS = 1_000;
@@ -121,7 +122,6 @@ export class Indexer {
     prepareDirectory(this.indexDir);
     const lock = await WriteLock.acquire(this.indexDir, { waitMs: this.#options.lockWaitMs ?? 0, ...(signal ? { signal } : {}) });
     let store: IndexStore | undefined;
-    let vectorIndex: VectorIndex | undefined;
     let pool: AnalysisPool | undefined;
     try {
       store = IndexStore.open(this.indexDir);
@@ -133,9 +133,6 @@ export class Indexer {
       else store.claimEmbedder(record);
       const mode = run.rebuild ? 'rebuild' : run.paths ? 'paths' : run.since ? 'since' : 'full';
       this.#emit({ type: 'run-start', root: this.root, indexDir: this.indexDir, embedder: embedder.id, mode });
-
-      const onVectorEvent = (event: IndexEvent & { type: 'vector-index' }) => this.#emit(event);
-      vectorIndex = await VectorIndex.open(store, record, this.#options.vectorIndex ?? {}, (event) => onVectorEvent({ type: 'vector-index', event }));
 
       const rootId = store.rootId(this.root);
       const known = store.files(rootId);
@@ -158,7 +155,7 @@ export class Indexer {
 
       const embedCallsBefore = embedder.calls;
       const queue = new EmbeddingQueue(embedder, {
-        batchSize: this.#options.embeddingBatchSize ?? (embedder.id.startsWith('builtin') ? 256 : 32),
+        batchSize: this.#options.embeddingBatchSize ?? (embedder instanceof BuiltinEmbedder ? 256 : 32),
         concurrency: this.#options.embeddingConcurrency ?? 2,
         ...(signal ? { signal } : {}),
         lookup: (hash) => store!.getEmbedding(embedder.id, hash),
@@ -168,12 +165,10 @@ export class Indexer {
 
       // Writes batches in order; each is one transaction, then its FAISS update.
       let batch: FileOutcome[] = [];
-      let writing = Promise.resolve();
       const commit = () => {
         const outcomes = batch;
         batch = [];
-        writing = writing.then(() => this.#commit(store!, vectorIndex!, rootId, generation, embedder, outcomes, summary, beginWrite));
-        return writing;
+        this.#commit(store!, rootId, generation, embedder, outcomes, summary, beginWrite);
       };
 
       let done = 0;
@@ -189,7 +184,7 @@ export class Indexer {
           try {
             const outcome = await this.#processFile(scanned, known.get(scanned.path), pool!, enricher, queue);
             batch.push(outcome);
-            if (batch.length >= FILES_PER_COMMIT) await commit();
+            if (batch.length >= FILES_PER_COMMIT) commit();
           } catch (error) {
             stopped ??= error;
             return;
@@ -197,13 +192,15 @@ export class Indexer {
           this.#emit({ type: 'progress', done: ++done, total: candidates.length });
         }
       };
-      const width = Math.max(4, (pool?.threads ?? 1) * 4);
+      // Files in flight: enough to keep the analysis threads busy, and, with a
+      // model server, enough that analysis runs ahead while earlier files wait for their vectors.
+      const analysing = Math.max(4, (pool?.threads ?? 1) * 4);
+      const width = embedder instanceof BuiltinEmbedder ? analysing : Math.max(analysing, 64);
       await Promise.all(Array.from({ length: Math.min(width, candidates.length) }, worker));
-      await commit();
+      commit();
 
       if (stopped === undefined && !signal?.aborted) {
-        const removed = this.#removeDeleted(store, rootId, plan.deleted, generation, summary, beginWrite, known);
-        await vectorIndex.apply(removed, new BigInt64Array(0), new Float32Array(0));
+        this.#removeDeleted(store, rootId, plan.deleted, generation, summary, beginWrite, known);
       }
       queue.close();
       summary.embeddings = { computed: queue.computed, cached: queue.cached };
@@ -211,13 +208,18 @@ export class Indexer {
       summary.generation = store.generation;
       summary.elements.total = store.elementCount;
 
-      if (vectorIndex.needsCheckpoint(store.elementCount)) {
-        vectorIndex = await vectorIndex.checkpoint(store, record, (event) => this.#emit({ type: 'vector-index', event }));
+      // The FAISS file: loaded, brought level and rewritten only when a checkpoint is due.
+      const vectorOptions = this.#options.vectorIndex ?? {};
+      if (VectorIndex.checkpointDue(store, vectorOptions)) {
+        const onVectorEvent = (event: VectorIndexEvent) => this.#emit({ type: 'vector-index', event });
+        const opened = await VectorIndex.open(store, record, vectorOptions, onVectorEvent);
+        const written = await opened.checkpoint(store, record, onVectorEvent);
+        written.close();
         summary.index.written = true;
       }
       if (wrote) store.pruneEmbeddings();
-      summary.index.description = vectorIndex.index.description;
-      summary.index.vectors = vectorIndex.ntotal;
+      summary.index.description = store.getMeta('index_description') ?? 'Flat';
+      summary.index.vectors = store.elementCount;
       summary.durationMs = performance.now() - started;
 
       if (stopped !== undefined || signal?.aborted) {
@@ -229,7 +231,6 @@ export class Indexer {
       return summary;
     } finally {
       await pool?.close();
-      vectorIndex?.close();
       store?.close();
       lock.release();
     }
@@ -326,20 +327,16 @@ export class Indexer {
     return outcome;
   }
 
-  async #commit(
+  #commit(
     store: IndexStore,
-    vectorIndex: VectorIndex,
     rootId: number,
     generation: number,
     embedder: Embedder,
     outcomes: FileOutcome[],
     summary: IndexSummary,
     beginWrite: () => void,
-  ): Promise<void> {
+  ): void {
     if (outcomes.length === 0) return;
-    const removeIds: number[] = [];
-    const addIds: number[] = [];
-    const addVectors: Float32Array[] = [];
     const events: IndexEvent[] = [];
     store.transaction(() => {
       for (const outcome of outcomes) {
@@ -355,15 +352,7 @@ export class Indexer {
         // A failed file keeps no hash, so the next run tries it again.
         const update = { path: scanned.path, language: outcome.language, size: scanned.size, mtimeMs: outcome.mtimeMs, hash: status === 'failed' ? null : outcome.hash, status, error: outcome.error } as const;
         const written = store.writeFile(rootId, update, outcome.documents, generation);
-        let embedded = 0;
-        for (const { vectorId, document } of written.added) {
-          const vector = outcome.vectors.get(document.hash)!;
-          store.putEmbedding(embedder.id, document.hash, vector);
-          addIds.push(vectorId);
-          addVectors.push(vector);
-          embedded++;
-        }
-        removeIds.push(...written.removed);
+        for (const { document } of written.added) store.putEmbedding(embedder.id, document.hash, outcome.vectors.get(document.hash)!);
         summary.elements.added += written.added.length;
         summary.elements.removed += written.removed.length;
         summary.elements.kept += written.kept;
@@ -371,14 +360,10 @@ export class Indexer {
         else if (status === 'failed') summary.files.failed++;
         else {
           summary.files[outcome.change as FileChange]++;
-          events.push({ type: 'file-indexed', path: scanned.path, change: outcome.change as FileChange, elements: outcome.documents.length, added: written.added.length, removed: written.removed.length, kept: written.kept, embedded });
+          events.push({ type: 'file-indexed', path: scanned.path, change: outcome.change as FileChange, elements: outcome.documents.length, added: written.added.length, removed: written.removed.length, kept: written.kept, embedded: written.added.length });
         }
       }
     });
-    const d = embedder.dimension;
-    const vectors = new Float32Array(addVectors.length * d);
-    addVectors.forEach((vector, i) => vectors.set(vector, i * d));
-    await vectorIndex.apply(removeIds, BigInt64Array.from(addIds, BigInt), vectors);
     for (const event of events) this.#emit(event);
   }
 

@@ -49,12 +49,14 @@ export const MIGRATIONS: readonly string[] = [
 
   -- Vectors by (embedder, document): unchanged documents are never re-embedded,
   -- and the FAISS file can be rebuilt from here at any time.
+  -- A rowid table: vectors are kilobytes, too large for a WITHOUT ROWID b-tree.
   CREATE TABLE embeddings (
+    id INTEGER PRIMARY KEY,
     embedder TEXT NOT NULL,
     document_hash TEXT NOT NULL,
     vector BLOB NOT NULL,
-    PRIMARY KEY (embedder, document_hash)
-  ) WITHOUT ROWID;
+    UNIQUE (embedder, document_hash)
+  );
 
   CREATE TABLE analysis_cache (
     key TEXT PRIMARY KEY,

@@ -319,6 +319,13 @@ export class IndexStore {
     return BigInt64Array.from(rows, (row) => BigInt(row.id));
   }
 
+  /** Vectors added or removed after a generation: what replaying onto an older FAISS file costs. */
+  changesAfter(generation: number): number {
+    const added = this.db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM elements WHERE generation > ?').get(generation)!.n;
+    const removed = this.db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM removed_vectors WHERE generation > ?').get(generation)!.n;
+    return added + removed;
+  }
+
   /** Tombstones at or before a generation are in the FAISS file already. */
   pruneRemoved(generation: number): void {
     this.db.prepare('DELETE FROM removed_vectors WHERE generation <= ?').run(generation);

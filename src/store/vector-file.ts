@@ -22,7 +22,7 @@ const FILE_PATTERN = /^vectors-g(\d+)\.ocvx$/;
 export interface VectorIndexOptions {
   /** Past this many vectors an IVF index replaces the exact one. Default 200,000. */
   approximateThreshold?: number;
-  /** Replayed changes (added + removed) past this share of the index trigger a checkpoint. Default 0.05. */
+  /** Changes (added + removed) since the file past this share of the index trigger a checkpoint. Default 0.05. */
   checkpointRatio?: number;
 }
 
@@ -46,9 +46,6 @@ export function nprobeFor(description: string): number | undefined {
 }
 
 export class VectorIndex {
-  /** Changes replayed since the file's generation: what the next checkpoint saves. */
-  #pending = 0;
-
   private constructor(
     readonly index: FaissIndex,
     private fileGeneration: number,
@@ -103,9 +100,7 @@ export class VectorIndex {
     if (!index.isTrained) await index.train(trainingSample(vectors, embedder.dimension, 256 * Number(/IVF(\d+)/.exec(plan.description)?.[1] ?? 1)));
     if (ids.length > 0) await index.addWithIds(vectors, ids);
     onEvent({ type: 'index-rebuilt', reason, vectors: ids.length, description: plan.description });
-    const vectorIndex = new VectorIndex(index, -1, settings, nprobeFor(plan.description));
-    vectorIndex.#pending = Infinity; // nothing on disk matches it: the next checkpoint writes it
-    return vectorIndex;
+    return new VectorIndex(index, -1, settings, nprobeFor(plan.description));
   }
 
   /** Applies a batch of changes already committed to the database. */
@@ -113,22 +108,27 @@ export class VectorIndex {
     const remove = removeIds instanceof BigInt64Array ? removeIds : BigInt64Array.from(removeIds, BigInt);
     if (remove.length > 0) await this.index.removeIds(remove);
     if (addIds.length > 0) await this.index.addWithIds(vectors, addIds);
-    this.#pending += remove.length + addIds.length;
   }
 
-  /** True when the file on disk should be rewritten (or the index type changed). */
-  needsCheckpoint(elementCount: number): boolean {
-    if (this.#pending === Infinity) return true;
-    const planned = planIndex(elementCount, this.options.approximateThreshold).description;
-    if (this.#typeChanged(planned)) return true;
-    return this.#pending > Math.max(1_000, this.options.checkpointRatio * this.ntotal);
-  }
-
-  /** The planned type differs, with hysteresis so an index near the threshold does not flip back and forth. */
-  #typeChanged(planned: string): boolean {
-    const current = this.index.description;
-    if (current === 'Flat') return planned !== 'Flat';
-    return this.ntotal < this.options.approximateThreshold / 2;
+  /**
+   * Why the file on disk should be rewritten now, if it should: there is
+   * none for the current state, the index type no longer fits the size, or
+   * the changes a reader would replay have grown past the checkpoint ratio.
+   * Answered from the database alone: an indexer that changed one file
+   * never loads the index.
+   */
+  static checkpointDue(store: IndexStore, options: VectorIndexOptions = {}): string | undefined {
+    const threshold = options.approximateThreshold ?? 200_000;
+    const ratio = options.checkpointRatio ?? 0.05;
+    const newest = listFiles(store.directory).filter((file) => file.generation <= store.generation).at(-1);
+    const rebuiltAt = Number(store.getMeta('rebuilt_at_generation') ?? -1);
+    if (!newest || newest.generation < rebuiltAt) return 'no index file for this index yet';
+    const count = store.elementCount;
+    const description = store.getMeta('index_description') ?? 'Flat';
+    if (typeChanged(description, planIndex(count, threshold).description, count, threshold)) return `${count} vectors call for another index type`;
+    const pending = store.changesAfter(newest.generation);
+    if (pending > Math.max(1_000, ratio * count)) return `${pending} changes since the file was written`;
+    return undefined;
   }
 
   /**
@@ -138,8 +138,9 @@ export class VectorIndex {
    */
   async checkpoint(store: IndexStore, embedder: EmbedderRecord, onEvent: (event: VectorIndexEvent) => void = () => {}): Promise<VectorIndex> {
     let current: VectorIndex = this;
-    const planned = planIndex(store.elementCount, this.options.approximateThreshold).description;
-    if (this.#typeChanged(planned)) {
+    const count = store.elementCount;
+    const planned = planIndex(count, this.options.approximateThreshold).description;
+    if (typeChanged(this.index.description, planned, count, this.options.approximateThreshold)) {
       this.index.close();
       current = await VectorIndex.#rebuild(store, embedder, this.options, onEvent, `${store.elementCount} vectors call for ${planned}`);
     }
@@ -148,9 +149,11 @@ export class VectorIndex {
     await current.index.write(path);
     for (const file of listFiles(store.directory)) if (file.path !== path) rmSync(file.path, { force: true });
     // Only now are the tombstones up to this generation in a durable file.
-    store.pruneRemoved(generation);
+    store.transaction(() => {
+      store.pruneRemoved(generation);
+      store.setMeta('index_description', current.index.description);
+    });
     current.fileGeneration = generation;
-    current.#pending = 0;
     onEvent({ type: 'index-written', generation, vectors: current.ntotal, path });
     return current;
   }
@@ -162,6 +165,12 @@ export class VectorIndex {
   close(): void {
     this.index.close();
   }
+}
+
+/** The planned type differs, with hysteresis so that an index near the threshold does not flip back and forth. */
+function typeChanged(current: string, planned: string, count: number, threshold: number): boolean {
+  if (current === 'Flat') return planned !== 'Flat';
+  return count < threshold / 2;
 }
 
 function listFiles(directory: string): { generation: number; path: string }[] {

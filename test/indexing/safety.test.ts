@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/indexing/indexer.js';
 import { WriteLock } from '../../src/store/lock.js';
 import { StoreError } from '../../src/store/database.js';
+import { openIndex } from '../../src/store/open-index.js';
+import type { VectorIndexEvent } from '../../src/store/vector-file.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
 import { readIndex } from '../helpers/index-state.js';
 import { cleanedUpAfterEach, eventLog, SAMPLE_FILES, tempRepo } from '../helpers/repo.js';
@@ -155,20 +157,22 @@ describe('bad input', () => {
     expect(again.files.skipped).toBe(0);
   });
 
-  it('rebuilds a damaged FAISS file from the database', async () => {
+  it('rebuilds the vectors of a damaged FAISS file from the database', async () => {
     const repo = (owned.repo = tempRepo(SAMPLE_FILES));
-    const log = eventLog();
-    const indexer = builtin(repo.root, { onEvent: log.onEvent });
-    await indexer.run();
+    const indexer = builtin(repo.root);
+    const summary = await indexer.run();
     const file = readdirSync(indexer.indexDir).find((n) => n.endsWith('.ocvx'))!;
     const bytes = readFileSync(join(indexer.indexDir, file));
     bytes[bytes.length - 10]! ^= 0xff;
     writeFileSync(join(indexer.indexDir, file), bytes);
-    const state = await readIndex(indexer.indexDir);
-    expect(state.consistency.ok).toBe(true);
-    await indexer.run();
-    const rebuilt = log.events.filter((e) => e.type === 'vector-index' && e.event.type === 'index-rebuilt');
-    expect(rebuilt.at(-1)).toMatchObject({ event: { reason: expect.stringMatching(/could not be read.*(checksum|corrupt)/i) } });
+    const events: VectorIndexEvent[] = [];
+    const opened = await openIndex(indexer.indexDir, { onEvent: (event) => events.push(event) });
+    try {
+      expect(events).toEqual([expect.objectContaining({ type: 'index-rebuilt', reason: expect.stringMatching(/could not be read.*(checksum|corrupt)/i) })]);
+      expect(opened.vectors.ntotal).toBe(summary.elements.total);
+    } finally {
+      opened.close();
+    }
   });
 
   it('reports a damaged database clearly', async () => {

@@ -1,8 +1,8 @@
-// A first look at ocvector's FAISS binding (until the indexing CLIs exist):
+// A first look at ocvector's FAISS binding:
 // builds an exact and an HNSW index over 50,000 embedding-like vectors,
 // searches both, compares them, saves the index and loads it back.
 //
-//   npm run demo          (after `bash scripts/setup.sh`)
+//   npm run demo:faiss    (after `bash scripts/setup.sh`)
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
