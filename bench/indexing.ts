@@ -12,6 +12,9 @@
  *    changed, and one file changed, against a bare scan of the same tree.
  * 3. The Ollama path against the test server with a fixed delay per embed
  *    call: wall time over the ideal (calls x delay / concurrency).
+ * 4. Where the index type changes: exact search against the IVF index the
+ *    store would build, at 100k and 200k clustered 512-d vectors (the built-in
+ *    embedder's width). `--index-type` runs this part alone.
  */
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +22,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyzeText, BuiltinEmbedder, buildDocuments, IndexStore, Indexer, scanRoot, type ElementDocument, type IndexSummary } from '../src/index.js';
 import { FakeOllama } from '../test/helpers/fake-ollama.js';
+import { clusteredVectors } from '../test/helpers/vectors.js';
+import { FaissIndex, nprobeFor, planIndex } from '../src/index.js';
 import { describeMachine } from './lib/machine.js';
 import { markdownTable, replaceReadmeSection } from './lib/readme.js';
 import { mib, ms, printTable } from './lib/stats.js';
@@ -134,6 +139,48 @@ async function ollamaOverhead(corpus: string, delayMs: number, concurrency: numb
   } finally {
     await fake.close();
   }
+}
+
+/** Single-query latency of Flat against the planned IVF index, its build cost and recall@10. */
+async function indexTypeCost(n: number): Promise<string[]> {
+  const d = 512;
+  const base = clusteredVectors(n, d, 1);
+  const queries = clusteredVectors(50, d, 2);
+  const ids = BigInt64Array.from({ length: n }, (_, i) => BigInt(i));
+  const one = (i: number) => queries.subarray(i * d, (i + 1) * d);
+  const flat = await FaissIndex.create({ dimension: d, description: 'Flat', ids: true });
+  await flat.addWithIds(base, ids);
+  await flat.search(one(0), 10);
+  let start = performance.now();
+  const truth: BigInt64Array[] = [];
+  for (let i = 0; i < 50; i++) truth.push((await flat.search(one(i), 10)).labels);
+  const flatMs = (performance.now() - start) / 50;
+  const { description } = planIndex(n, 1);
+  const ivf = await FaissIndex.create({ dimension: d, description });
+  start = performance.now();
+  await ivf.train(base);
+  await ivf.addWithIds(base, ids);
+  const buildMs = performance.now() - start;
+  const nprobe = nprobeFor(description)!;
+  let hits = 0;
+  start = performance.now();
+  for (let i = 0; i < 50; i++) {
+    const want = new Set(truth[i]);
+    for (const label of (await ivf.search(one(i), 10, { nprobe })).labels) if (want.has(label)) hits++;
+  }
+  const ivfMs = (performance.now() - start) / 50;
+  flat.close();
+  ivf.close();
+  return [`${n.toLocaleString('en')} × 512`, ms(flatMs, 1), `${description}, nprobe ${nprobe}`, ms(buildMs, 0), ms(ivfMs, 2), (hits / 500).toFixed(3)];
+}
+
+const typeHeader = ['vectors', 'Flat, 1 query', 'IVF the store builds', 'IVF train + add', 'IVF, 1 query', 'IVF recall@10'];
+if (process.argv.includes('--index-type')) {
+  const typeRows = [await indexTypeCost(100_000), await indexTypeCost(200_000)];
+  printTable('Index type: exact against IVF (2 threads)', typeHeader, typeRows);
+  replaceReadmeSection(join(root, 'README.md'), 'index-type', `${markdownTable(typeHeader, typeRows)}\n\n${describeMachine()}.`);
+  rmSync(work, { recursive: true, force: true });
+  process.exit(0);
 }
 
 try {
