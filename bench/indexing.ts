@@ -20,10 +20,9 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, stat
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { analyzeText, BuiltinEmbedder, buildDocuments, IndexStore, Indexer, scanRoot, type ElementDocument, type IndexSummary } from '../src/index.js';
+import { analyzeText, BuiltinEmbedder, buildDocuments, FaissIndex, IndexStore, Indexer, nprobeFor, planIndex, scanRoot, type ElementDocument, type IndexSummary } from '../src/index.js';
 import { FakeOllama } from '../test/helpers/fake-ollama.js';
 import { clusteredVectors } from '../test/helpers/vectors.js';
-import { FaissIndex, nprobeFor, planIndex } from '../src/index.js';
 import { describeMachine } from './lib/machine.js';
 import { markdownTable, replaceReadmeSection } from './lib/readme.js';
 import { mib, ms, printTable } from './lib/stats.js';

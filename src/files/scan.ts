@@ -95,7 +95,7 @@ export async function scanPaths(
   };
   for (const given of new Set(paths.map((p) => resolve(absoluteRoot, p)))) {
     const path = toPosix(relative(absoluteRoot, given));
-    if (path === '' || path.startsWith('..') || resolve(given) !== given) throw new Error(`${given} is outside the root ${absoluteRoot}`);
+    if (path === '' || path.startsWith('..')) throw new Error(`${given} is outside the root ${absoluteRoot}`);
     const parts = path.split('/');
     const layers: IgnoreLayer[] = [];
     let excluded: ExcludeReason | undefined;

@@ -41,21 +41,19 @@ export class EmbeddingQueue {
   async vectorsFor(documents: readonly { hash: string; embeddingText: string }[]): Promise<Map<string, Float32Array>> {
     const out = new Map<string, Float32Array>();
     const pending: Promise<void>[] = [];
-    for (const document of documents) {
-      if (out.has(document.hash)) continue;
-      const hit = this.options.lookup(document.hash);
+    for (const [hash, text] of new Map(documents.map((document) => [document.hash, document.embeddingText]))) {
+      const hit = this.options.lookup(hash);
       if (hit) {
         this.cached++;
-        out.set(document.hash, hit);
+        out.set(hash, hit);
         continue;
       }
-      let promise = this.#inFlight.get(document.hash);
+      let promise = this.#inFlight.get(hash);
       if (!promise) {
-        promise = this.#enqueue(document.hash, document.embeddingText);
-        this.#inFlight.set(document.hash, promise);
+        promise = this.#enqueue(hash, text);
+        this.#inFlight.set(hash, promise);
       }
-      out.set(document.hash, new Float32Array(0)); // placeholder keeps the dedupe above working
-      pending.push(promise.then((vector) => void out.set(document.hash, vector)));
+      pending.push(promise.then((vector) => void out.set(hash, vector)));
     }
     await Promise.all(pending);
     return out;

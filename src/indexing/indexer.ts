@@ -15,16 +15,16 @@
  * cannot stand in for its own.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../analysis/content.js';
 import { llmEnabledByEnvironment } from '../analysis/create.js';
 import { OllamaEnricher, type OllamaEnricherOptions } from '../analysis/llm/ollama-enricher.js';
 import { AnalysisPool } from '../analysis/pool.js';
-import { isSkipped, type AnalysisResult, type CodeFile } from '../analysis/types.js';
+import { isSkipped, type AnalysisResult, type CodeFile, type SkippedFile } from '../analysis/types.js';
 import { defaultIndexDir, findRoot } from '../files/root.js';
 import { gitChangesSince } from '../files/git.js';
-import { scanPaths, scanRoot, type ScannedFile } from '../files/scan.js';
+import { scanPaths, scanRoot, type ExcludedFile, type ScannedFile } from '../files/scan.js';
 import { prepareDirectory } from '../store/database.js';
 import { IndexStore, type EmbedderRecord, type FileRow } from '../store/store.js';
 import { WriteLock } from '../store/lock.js';
@@ -91,12 +91,14 @@ export class Indexer {
   readonly root: string;
   readonly indexDir: string;
   readonly #options: IndexerOptions;
+  readonly #limits: ContentLimits;
   readonly #emit: (event: IndexEvent) => void;
 
   constructor(options: IndexerOptions) {
     this.#options = options;
     this.root = findRoot(options.path);
     this.indexDir = resolve(options.indexDir ?? defaultIndexDir(this.root));
+    this.#limits = { ...DEFAULT_CONTENT_LIMITS, ...options.limits };
     this.#emit = options.onEvent ?? (() => {});
   }
 
@@ -163,7 +165,7 @@ export class Indexer {
       const enricher = this.#enricherFor(store, signal);
       pool = candidates.length > 0 ? new AnalysisPool({ ...(this.#options.threads ? { threads: this.#options.threads } : {}), limits: this.#limits, onEvent: (event) => this.#emit({ type: 'analysis', event }) }) : undefined;
 
-      // Writes batches in order; each is one transaction, then its FAISS update.
+      // Files are written in batches, one transaction each.
       let batch: FileOutcome[] = [];
       const commit = () => {
         const outcomes = batch;
@@ -182,7 +184,10 @@ export class Indexer {
           }
           const scanned = candidates[next.index++]!;
           try {
-            const outcome = await this.#processFile(scanned, known.get(scanned.path), pool!, enricher, queue);
+            const row = known.get(scanned.path);
+            // Documents the file already has keep their vectors: only new ones need one.
+            const live = () => new Set(row ? store!.elementsOfFile(row.id).map((element) => element.documentHash) : []);
+            const outcome = await this.#processFile(scanned, row, pool!, enricher, queue, live);
             batch.push(outcome);
             if (batch.length >= FILES_PER_COMMIT) commit();
           } catch (error) {
@@ -247,13 +252,9 @@ export class Indexer {
     });
   }
 
-  get #limits(): ContentLimits {
-    return { ...DEFAULT_CONTENT_LIMITS, ...this.#options.limits };
-  }
-
   async #plan(run: RunOptions, known: Map<string, FileRow>, signal: AbortSignal | undefined): Promise<{ scanned: ScannedFile[]; deleted: string[]; excluded: number }> {
     let excluded = 0;
-    const onExcluded = (file: { path: string; reason: import('../files/rules.js').ExcludeReason }) => {
+    const onExcluded = (file: ExcludedFile) => {
       excluded++;
       this.#emit({ type: 'excluded', path: file.path, reason: file.reason });
     };
@@ -266,11 +267,11 @@ export class Indexer {
         paths.push(...changes.changed);
         deleted = changes.deleted;
       }
-      const { files, missing } = await scanPaths(this.root, paths, scanOptions);
-      const gone = [...new Set([...missing, ...deleted])].filter((path) => known.has(path) && !files.some((f) => f.path === path));
-      // Paths now excluded (newly ignored, or a secret) leave the index too.
-      const excludedNow = paths.map((p) => toRootRelative(this.root, p)).filter((p) => known.has(p) && !files.some((f) => f.path === p) && !gone.includes(p));
-      return { scanned: files, deleted: [...gone, ...excludedNow], excluded };
+      const { files } = await scanPaths(this.root, paths, scanOptions);
+      // Indexed paths that are not there to index any more: missing, deleted, or now excluded (newly ignored, a secret).
+      const present = new Set(files.map((file) => file.path));
+      const asked = new Set([...paths.map((path) => toRootRelative(this.root, path)), ...deleted]);
+      return { scanned: files, deleted: [...asked].filter((path) => known.has(path) && !present.has(path)), excluded };
     }
     // A subdirectory of the root: scanned with the root's ignore rules, and only it.
     const scope = toRootRelative(this.root, this.#options.path);
@@ -280,7 +281,14 @@ export class Indexer {
     return { scanned, deleted: [...known.keys()].filter((path) => inScope(path) && !seen.has(path)), excluded };
   }
 
-  async #processFile(scanned: ScannedFile, row: FileRow | undefined, pool: AnalysisPool, enricher: OllamaEnricher | undefined, queue: EmbeddingQueue): Promise<FileOutcome> {
+  async #processFile(
+    scanned: ScannedFile,
+    row: FileRow | undefined,
+    pool: AnalysisPool,
+    enricher: OllamaEnricher | undefined,
+    queue: EmbeddingQueue,
+    liveHashes: () => Set<string>,
+  ): Promise<FileOutcome> {
     const outcome: FileOutcome = { scanned, row, change: row ? 'changed' : 'added', hash: null, language: null, error: null, documents: [], vectors: new Map(), mtimeMs: scanned.mtimeMs };
     if (scanned.size > this.#limits.maxBytes) {
       return this.#skipped(outcome, { path: scanned.path, skipped: 'too-large', detail: `${scanned.size} bytes, over the limit of ${this.#limits.maxBytes}` });
@@ -309,11 +317,12 @@ export class Indexer {
     if (enricher && file.source === 'ast') file = await enricher.enrich(file, text);
     outcome.language = file.language;
     outcome.documents = buildDocuments(file, text.split('\n'));
-    outcome.vectors = await queue.vectorsFor(outcome.documents);
+    const live = liveHashes();
+    outcome.vectors = await queue.vectorsFor(outcome.documents.filter((document) => !live.has(document.hash)));
     return outcome;
   }
 
-  #skipped(outcome: FileOutcome, skipped: { path: string; skipped: import('../analysis/types.js').SkipReason; detail: string }): FileOutcome {
+  #skipped(outcome: FileOutcome, skipped: SkippedFile): FileOutcome {
     outcome.change = 'skipped';
     outcome.error = `${skipped.skipped}: ${skipped.detail}`;
     this.#emit({ type: 'file-skipped', path: skipped.path, reason: skipped.skipped, detail: skipped.detail });
@@ -352,7 +361,11 @@ export class Indexer {
         // A failed file keeps no hash, so the next run tries it again.
         const update = { path: scanned.path, language: outcome.language, size: scanned.size, mtimeMs: outcome.mtimeMs, hash: status === 'failed' ? null : outcome.hash, status, error: outcome.error } as const;
         const written = store.writeFile(rootId, update, outcome.documents, generation);
-        for (const { document } of written.added) store.putEmbedding(embedder.id, document.hash, outcome.vectors.get(document.hash)!);
+        for (const { document } of written.added) {
+          // Absent only for a hash the file already had (a second copy of a document): its vector is stored.
+          const vector = outcome.vectors.get(document.hash);
+          if (vector) store.putEmbedding(embedder.id, document.hash, vector);
+        }
         summary.elements.added += written.added.length;
         summary.elements.removed += written.removed.length;
         summary.elements.kept += written.kept;
@@ -367,10 +380,9 @@ export class Indexer {
     for (const event of events) this.#emit(event);
   }
 
-  /** Removes vanished files in one transaction; returns the vector ids to drop from FAISS. */
-  #removeDeleted(store: IndexStore, rootId: number, deleted: string[], generation: number, summary: IndexSummary, beginWrite: () => void, known: Map<string, FileRow>): number[] {
-    const removedIds: number[] = [];
-    if (deleted.length === 0) return removedIds;
+  /** Removes vanished files in one transaction (their vectors leave FAISS at the next checkpoint or open). */
+  #removeDeleted(store: IndexStore, rootId: number, deleted: string[], generation: number, summary: IndexSummary, beginWrite: () => void, known: Map<string, FileRow>): void {
+    if (deleted.length === 0) return;
     const addedHashes = new Set<string>();
     for (const row of store.files(rootId).values()) if (row.hash && !known.has(row.path)) addedHashes.add(row.hash);
     store.transaction(() => {
@@ -379,7 +391,6 @@ export class Indexer {
         const row = known.get(path);
         if (!row) continue;
         const removed = store.deleteFile(row.id, generation);
-        removedIds.push(...removed);
         // The same content under a new path: a rename, already indexed under its new name.
         if (row.hash && addedHashes.has(row.hash)) {
           summary.files.added--;
@@ -389,7 +400,6 @@ export class Indexer {
         this.#emit({ type: 'file-removed', path, removed: removed.length });
       }
     });
-    return removedIds;
   }
 }
 
@@ -409,7 +419,6 @@ function newSummary(root: string, indexDir: string, embedder: string, scanned: n
 }
 
 async function isFile(path: string): Promise<boolean> {
-  const { stat } = await import('node:fs/promises');
   return stat(path).then((info) => info.isFile(), () => false);
 }
 

@@ -36,7 +36,7 @@ export function openDatabase(directory: string, options: OpenDatabaseOptions = {
   }
   let db: Database.Database;
   try {
-    db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+    db = options.readonly ? openForReading(path) : new Database(path);
     db.pragma('busy_timeout = 10000');
     if (!options.readonly) {
       db.pragma('journal_mode = WAL');
@@ -54,6 +54,25 @@ export function openDatabase(directory: string, options: OpenDatabaseOptions = {
     }
     throw new StoreError(`cannot open the index database ${path}: ${e.message}`, 'IO');
   }
+  return db;
+}
+
+/**
+ * A reader's connection. SQLite's read-only mode cannot rebuild the WAL
+ * index (-shm) that the last writer deletes when it closes, so a reader
+ * opening at that moment would fail; a read-write connection with
+ * `query_only` can, and still never writes. Truly read-only files fall back
+ * to read-only mode.
+ */
+function openForReading(path: string): Database.Database {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { fileMustExist: true });
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'SQLITE_CANTOPEN' && (error as { code?: string }).code !== 'SQLITE_READONLY') throw error;
+    return new Database(path, { readonly: true, fileMustExist: true });
+  }
+  db.pragma('query_only = ON');
   return db;
 }
 

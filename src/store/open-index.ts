@@ -18,7 +18,15 @@ export async function openIndex(indexDir: string, options: VectorIndexOptions & 
   try {
     const embedder = store.embedder;
     if (!embedder) throw new StoreError(`the index at ${indexDir} is empty: run oc-vector-index first`, 'NOT_FOUND');
-    const vectors = await VectorIndex.open(store, embedder, options, options.onEvent);
+    // One read transaction: generation, rows and vectors all come from the same commit,
+    // however the indexer writes meanwhile.
+    store.db.exec('BEGIN');
+    let vectors: VectorIndex;
+    try {
+      vectors = await VectorIndex.open(store, embedder, options, options.onEvent);
+    } finally {
+      store.db.exec('COMMIT');
+    }
     return {
       store,
       vectors,

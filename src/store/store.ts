@@ -14,15 +14,9 @@ import { openDatabase, StoreError, type OpenDatabaseOptions } from './database.j
 
 export type FileStatus = 'indexed' | 'skipped' | 'failed';
 
-export interface FileRow {
+/** A file as stored: its last written state, with its id and element count. */
+export interface FileRow extends FileUpdate {
   id: number;
-  path: string;
-  language: string | null;
-  size: number;
-  mtimeMs: number;
-  hash: string | null;
-  status: FileStatus;
-  error: string | null;
   elementCount: number;
 }
 
@@ -59,11 +53,14 @@ export interface FileUpdate {
 export class IndexStore {
   readonly db: Database.Database;
   readonly directory: string;
+  /** Opened for reading only: nothing is written, not even repairs. */
+  readonly readonly: boolean;
   readonly #s;
 
-  private constructor(directory: string, db: Database.Database) {
+  private constructor(directory: string, db: Database.Database, readonly: boolean) {
     this.directory = directory;
     this.db = db;
+    this.readonly = readonly;
     this.#s = {
       getMeta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
       setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
@@ -107,7 +104,7 @@ export class IndexStore {
   }
 
   static open(directory: string, options: OpenDatabaseOptions = {}): IndexStore {
-    return new IndexStore(directory, openDatabase(directory, options));
+    return new IndexStore(directory, openDatabase(directory, options), options.readonly ?? false);
   }
 
   close(): void {

@@ -41,14 +41,22 @@ export function planIndex(count: number, threshold: number): { description: stri
 
 /** How many IVF lists a search visits: 1/16 of them keeps recall@10 near 0.95 on code vectors. */
 export function nprobeFor(description: string): number | undefined {
+  const nlist = nlistOf(description);
+  return nlist === undefined ? undefined : Math.max(8, nlist >> 4);
+}
+
+function nlistOf(description: string): number | undefined {
   const nlist = /^IVF(\d+)/.exec(description)?.[1];
-  return nlist === undefined ? undefined : Math.max(8, Number(nlist) >> 4);
+  return nlist === undefined ? undefined : Number(nlist);
+}
+
+function withDefaults(options: VectorIndexOptions): Required<VectorIndexOptions> {
+  return { approximateThreshold: options.approximateThreshold ?? 200_000, checkpointRatio: options.checkpointRatio ?? 0.05 };
 }
 
 export class VectorIndex {
   private constructor(
     readonly index: FaissIndex,
-    private fileGeneration: number,
     private readonly options: Required<VectorIndexOptions>,
     readonly nprobe: number | undefined,
   ) {}
@@ -59,12 +67,10 @@ export class VectorIndex {
 
   /** Opens the index that matches the database, replaying or rebuilding as needed. */
   static async open(store: IndexStore, embedder: EmbedderRecord, options: VectorIndexOptions = {}, onEvent: (event: VectorIndexEvent) => void = () => {}): Promise<VectorIndex> {
-    const settings = { approximateThreshold: options.approximateThreshold ?? 200_000, checkpointRatio: options.checkpointRatio ?? 0.05 };
+    const settings = withDefaults(options);
     const generation = store.generation;
-    const files = listFiles(store.directory).filter((file) => file.generation <= generation);
-    const newest = files.at(-1);
-    const rebuiltAt = Number(store.getMeta('rebuilt_at_generation') ?? -1);
-    if (newest && newest.generation >= rebuiltAt) {
+    const newest = usableFile(store);
+    if (newest) {
       let index: FaissIndex | undefined;
       try {
         index = await FaissIndex.read(newest.path);
@@ -75,39 +81,33 @@ export class VectorIndex {
         index.close();
         return VectorIndex.#rebuild(store, embedder, settings, onEvent, `the index file has ${index.d} dimensions, the embedder ${embedder.dimension}`);
       }
-      const vectorIndex = new VectorIndex(index, newest.generation, settings, nprobeFor(index.description));
+      const vectorIndex = new VectorIndex(index, settings, nprobeFor(index.description));
       if (newest.generation < generation) {
         const removed = store.removedAfter(newest.generation);
         const added = store.vectors(embedder, newest.generation);
-        await vectorIndex.apply(removed, added.ids, added.vectors);
+        if (removed.length > 0) await index.removeIds(removed);
+        if (added.ids.length > 0) await index.addWithIds(added.vectors, added.ids);
         onEvent({ type: 'index-replayed', fromGeneration: newest.generation, toGeneration: generation, added: added.ids.length, removed: removed.length });
       }
       if (vectorIndex.ntotal === store.elementCount) return vectorIndex;
       index.close();
       return VectorIndex.#rebuild(store, embedder, settings, onEvent, `the index file holds ${vectorIndex.ntotal} vectors for ${store.elementCount} elements`);
     }
-    return VectorIndex.#rebuild(store, embedder, settings, onEvent, files.length === 0 ? 'no index file yet' : 'the index was reset');
+    return VectorIndex.#rebuild(store, embedder, settings, onEvent, listFiles(store.directory).length === 0 ? 'no index file yet' : 'the index was reset');
   }
 
   static async #rebuild(store: IndexStore, embedder: EmbedderRecord, settings: Required<VectorIndexOptions>, onEvent: (event: VectorIndexEvent) => void, reason: string): Promise<VectorIndex> {
     const { ids, vectors, missing } = store.vectors(embedder);
-    if (missing.length > 0 && !store.db.readonly) {
+    if (missing.length > 0 && !store.readonly) {
       // An element without a vector cannot be searched: drop it so the two sides agree; the next run re-indexes its file.
       store.transaction(() => store.forgetElements(missing));
     }
     const plan = planIndex(ids.length, settings.approximateThreshold);
     const index = await FaissIndex.create({ dimension: embedder.dimension, description: plan.description, metric: 'ip', ids: plan.ids });
-    if (!index.isTrained) await index.train(trainingSample(vectors, embedder.dimension, 256 * Number(/IVF(\d+)/.exec(plan.description)?.[1] ?? 1)));
+    if (!index.isTrained) await index.train(trainingSample(vectors, embedder.dimension, 256 * (nlistOf(plan.description) ?? 1)));
     if (ids.length > 0) await index.addWithIds(vectors, ids);
     onEvent({ type: 'index-rebuilt', reason, vectors: ids.length, description: plan.description });
-    return new VectorIndex(index, -1, settings, nprobeFor(plan.description));
-  }
-
-  /** Applies a batch of changes already committed to the database. */
-  async apply(removeIds: BigInt64Array | readonly number[], addIds: BigInt64Array, vectors: Float32Array): Promise<void> {
-    const remove = removeIds instanceof BigInt64Array ? removeIds : BigInt64Array.from(removeIds, BigInt);
-    if (remove.length > 0) await this.index.removeIds(remove);
-    if (addIds.length > 0) await this.index.addWithIds(vectors, addIds);
+    return new VectorIndex(index, settings, nprobeFor(plan.description));
   }
 
   /**
@@ -118,11 +118,9 @@ export class VectorIndex {
    * never loads the index.
    */
   static checkpointDue(store: IndexStore, options: VectorIndexOptions = {}): string | undefined {
-    const threshold = options.approximateThreshold ?? 200_000;
-    const ratio = options.checkpointRatio ?? 0.05;
-    const newest = listFiles(store.directory).filter((file) => file.generation <= store.generation).at(-1);
-    const rebuiltAt = Number(store.getMeta('rebuilt_at_generation') ?? -1);
-    if (!newest || newest.generation < rebuiltAt) return 'no index file for this index yet';
+    const { approximateThreshold: threshold, checkpointRatio: ratio } = withDefaults(options);
+    const newest = usableFile(store);
+    if (!newest) return 'no index file for this index yet';
     const count = store.elementCount;
     const description = store.getMeta('index_description') ?? 'Flat';
     if (typeChanged(description, planIndex(count, threshold).description, count, threshold)) return `${count} vectors call for another index type`;
@@ -153,13 +151,8 @@ export class VectorIndex {
       store.pruneRemoved(generation);
       store.setMeta('index_description', current.index.description);
     });
-    current.fileGeneration = generation;
     onEvent({ type: 'index-written', generation, vectors: current.ntotal, path });
     return current;
-  }
-
-  get generationOnDisk(): number {
-    return this.fileGeneration;
   }
 
   close(): void {
@@ -171,6 +164,16 @@ export class VectorIndex {
 function typeChanged(current: string, planned: string, count: number, threshold: number): boolean {
   if (current === 'Flat') return planned !== 'Flat';
   return count < threshold / 2;
+}
+
+/**
+ * The newest index file that describes a state of this database: not ahead
+ * of its generation, and not from before a reset.
+ */
+function usableFile(store: IndexStore): { generation: number; path: string } | undefined {
+  const rebuiltAt = Number(store.getMeta('rebuilt_at_generation') ?? -1);
+  const newest = listFiles(store.directory).filter((file) => file.generation <= store.generation).at(-1);
+  return newest && newest.generation >= rebuiltAt ? newest : undefined;
 }
 
 function listFiles(directory: string): { generation: number; path: string }[] {

@@ -106,31 +106,22 @@ export class BuiltinEmbedder implements Embedder {
     return normalizeRows(out, this.dimension);
   }
 
+  /** The header line names the element; `Label: value` lines weigh by label; everything after `Code:` is code. */
   #documentFeatures(text: string, features: Map<string, number>): void {
-    let start = 0;
+    const lines = text.split('\n');
+    const header = lines[0] ?? '';
+    const colon = header.indexOf(': ');
+    this.#addText(colon > 0 ? header.slice(colon + 2) : header, FIELD_WEIGHTS.header!, features);
     let inCode = false;
-    let first = true;
-    while (start <= text.length) {
-      let end = text.indexOf('\n', start);
-      if (end < 0) end = text.length;
-      const line = text.slice(start, end);
-      start = end + 1;
-      if (inCode) {
-        this.#addText(line, FIELD_WEIGHTS.code!, features);
-      } else if (first) {
-        first = false;
-        const colon = line.indexOf(': ');
-        this.#addText(colon > 0 ? line.slice(colon + 2) : line, FIELD_WEIGHTS.header!, features);
-      } else if (line === 'Code:') {
+    for (const line of lines.slice(1)) {
+      if (!inCode && line === 'Code:') {
         inCode = true;
-      } else {
-        const colon = line.indexOf(': ');
-        const label = colon > 0 ? line.slice(0, colon) : '';
-        const weight = FIELD_WEIGHTS[label];
-        if (weight === undefined) this.#addText(line, FIELD_WEIGHTS.code!, features);
-        else if (weight > 0) this.#addText(line.slice(colon + 2), weight, features);
+        continue;
       }
-      if (end === text.length) break;
+      const labelEnd = inCode ? -1 : line.indexOf(': ');
+      const weight = labelEnd > 0 ? FIELD_WEIGHTS[line.slice(0, labelEnd)] : undefined;
+      if (weight === undefined) this.#addText(line, FIELD_WEIGHTS.code!, features);
+      else if (weight > 0) this.#addText(line.slice(labelEnd + 2), weight, features);
     }
   }
 

@@ -7,8 +7,8 @@
  * there is no fallback: vectors from two embedders must never be mixed, so
  * a failure stops the run with an EmbedderError.
  */
-import { Ollama } from 'ollama';
 import { CircuitBreaker } from '../analysis/llm/circuit-breaker.js';
+import { describeOllamaFailure, ollamaClient } from '../analysis/llm/client.js';
 import { resolveOllamaHost } from '../analysis/llm/config.js';
 import { EmbedderError, normalizeRows, type Embedder, type EmbedderInitOptions, type QueryEmbeddingOptions } from './embedder.js';
 
@@ -115,7 +115,7 @@ export class OllamaEmbedder implements Embedder {
       }
       try {
         this.#calls++;
-        const response = await this.#clientFor(signal).embed({ model: this.model, input, truncate: true, options: { num_ctx: this.#contextTokens } });
+        const response = await ollamaClient(this.#host, this.#timeoutMs, signal).embed({ model: this.model, input, truncate: true, options: { num_ctx: this.#contextTokens } });
         const vectors = this.#check(response.embeddings, input.length);
         this.#breaker.succeeded();
         return vectors;
@@ -126,18 +126,6 @@ export class OllamaEmbedder implements Embedder {
       }
     }
     throw last!;
-  }
-
-  /** A client whose requests end at the deadline or when the caller aborts. */
-  #clientFor(signal: AbortSignal | undefined): Ollama {
-    const timeoutMs = this.#timeoutMs;
-    return new Ollama({
-      host: this.#host,
-      fetch: (input, init) => {
-        const signals = [AbortSignal.timeout(timeoutMs), ...(init?.signal ? [init.signal] : []), ...(signal ? [signal] : [])];
-        return fetch(input, { ...init, signal: AbortSignal.any(signals) });
-      },
-    });
   }
 
   #check(embeddings: unknown, expected: number): number[][] {
@@ -156,15 +144,18 @@ export class OllamaEmbedder implements Embedder {
 
 function classify(error: unknown, signal: AbortSignal | undefined, model: string): EmbedderError {
   if (error instanceof EmbedderError) return error;
-  const e = error as { name?: string; message?: string; status_code?: number; cause?: { code?: string; message?: string } };
-  if (signal?.aborted) return new EmbedderError('the run was aborted', 'aborted');
-  if (e.name === 'TimeoutError' || e.name === 'AbortError') return new EmbedderError(`the embedding model ${model} did not answer in time`, 'timeout');
-  if (e.name === 'ResponseError') {
-    if (e.status_code === 404 || /not found|pull/i.test(e.message ?? '')) {
-      return new EmbedderError(`the Ollama server has no model ${model}: run \`ollama pull ${model}\`, or use the built-in embedder`, 'model-missing');
-    }
-    return new EmbedderError(`the embedding request failed: HTTP ${e.status_code ?? '?'}: ${e.message ?? ''}`.trim(), 'server-error');
+  const failure = describeOllamaFailure(error, signal);
+  switch (failure.kind) {
+    case 'aborted':
+      return new EmbedderError(failure.message, 'aborted');
+    case 'timeout':
+      return new EmbedderError(`the embedding model ${model} did not answer in time`, 'timeout');
+    case 'http':
+      if (failure.status === 404 || /not found|pull/i.test(failure.message)) {
+        return new EmbedderError(`the Ollama server has no model ${model}: run \`ollama pull ${model}\`, or use the built-in embedder`, 'model-missing');
+      }
+      return new EmbedderError(`the embedding request failed: HTTP ${failure.status ?? '?'}: ${failure.message}`.trim(), 'server-error');
+    case 'unreachable':
+      return new EmbedderError(`cannot reach the Ollama server for embeddings: ${failure.message}`, 'unreachable');
   }
-  const cause = e.cause?.code ?? e.cause?.message ?? e.message ?? String(error);
-  return new EmbedderError(`cannot reach the Ollama server for embeddings: ${cause}`, 'unreachable');
 }

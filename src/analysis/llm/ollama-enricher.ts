@@ -6,12 +6,13 @@
  * connection, a 500, nonsense), the AST result stands and the fallback is
  * reported as an event; no exception leaves `enrich`.
  */
-import { Ollama } from 'ollama';
+import type { Ollama } from 'ollama';
 import type { Enricher } from '../analyzer.js';
 import type { AnalysisEvent, LlmFallbackReason } from '../events.js';
 import type { CodeFile } from '../types.js';
 import { analysisCacheKey, MemoryAnalysisCache, type AnalysisCache } from './cache.js';
 import { CircuitBreaker } from './circuit-breaker.js';
+import { describeOllamaFailure, ollamaClient } from './client.js';
 import { DEFAULT_ANALYSIS_MODEL, resolveOllamaHost } from './config.js';
 import { planParts } from './parts.js';
 import { reconcile } from './reconcile.js';
@@ -64,16 +65,8 @@ export class OllamaEnricher implements Enricher {
     this.#breaker = new CircuitBreaker(options.failureThreshold ?? 3);
     this.#signal = options.signal;
     this.#emit = options.onEvent ?? (() => {});
-    const timeoutMs = options.timeoutMs ?? 120_000;
-    const userSignal = options.signal;
-    this.#client = new Ollama({
-      host: resolveOllamaHost(options.host),
-      // A deadline per request; the run's own signal aborts everything.
-      fetch: (input, init) => {
-        const signals = [AbortSignal.timeout(timeoutMs), ...(init?.signal ? [init.signal] : []), ...(userSignal ? [userSignal] : [])];
-        return fetch(input, { ...init, signal: AbortSignal.any(signals) });
-      },
-    });
+    // A deadline per request; the run's own signal aborts everything.
+    this.#client = ollamaClient(resolveOllamaHost(options.host), options.timeoutMs ?? 120_000, options.signal);
   }
 
   async enrich(file: CodeFile, text: string): Promise<CodeFile> {
@@ -153,11 +146,15 @@ export class OllamaEnricher implements Enricher {
 }
 
 function classify(error: unknown, signal: AbortSignal | undefined): Fallback {
-  const e = error as { name?: string; message?: string; status_code?: number; cause?: { code?: string; message?: string } };
-  if (signal?.aborted) return new Fallback('aborted', 'the run was aborted');
-  if (e.name === 'TimeoutError' || e.name === 'AbortError') return new Fallback('timeout', 'the model did not answer in time');
-  if (e.name === 'ResponseError') return new Fallback('server-error', `HTTP ${e.status_code ?? '?'}: ${e.message ?? ''}`.trim());
-  const cause = e.cause?.code ?? e.cause?.message ?? e.message ?? String(error);
-  return new Fallback('unreachable', `cannot reach the model server: ${cause}`);
+  const failure = describeOllamaFailure(error, signal);
+  switch (failure.kind) {
+    case 'aborted':
+      return new Fallback('aborted', failure.message);
+    case 'timeout':
+      return new Fallback('timeout', 'the model did not answer in time');
+    case 'http':
+      return new Fallback('server-error', `HTTP ${failure.status ?? '?'}: ${failure.message}`.trim());
+    case 'unreachable':
+      return new Fallback('unreachable', `cannot reach the model server: ${failure.message}`);
+  }
 }
-
