@@ -7,3 +7,4 @@ export * from './files/index.js';
 export * from './vector/index.js';
 export * from './store/index.js';
 export * from './indexing/index.js';
+export * from './search/index.js';

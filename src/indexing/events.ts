@@ -47,3 +47,13 @@ export interface IndexSummary {
   index: { description: string; vectors: number; written: boolean };
   durationMs: number;
 }
+
+/** What the last complete run recorded in the index (meta `last_run`). */
+export interface LastRun {
+  finishedAt: string;
+  mode: 'full' | 'paths' | 'since' | 'rebuild';
+  durationMs: number;
+  /** The analysis model asked for, or null when LLM analysis was off. */
+  analysisModel: string | null;
+  modelCalls: number;
+}

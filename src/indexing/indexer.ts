@@ -25,7 +25,7 @@ import { isSkipped, type AnalysisResult, type CodeFile, type SkippedFile } from 
 import { defaultIndexDir, findRoot } from '../files/root.js';
 import { gitChangesSince } from '../files/git.js';
 import { scanPaths, scanRoot, type ExcludedFile, type ScannedFile } from '../files/scan.js';
-import { prepareDirectory } from '../store/database.js';
+import { prepareDirectory, StoreError } from '../store/database.js';
 import { IndexStore, type EmbedderRecord, type FileRow } from '../store/store.js';
 import { WriteLock } from '../store/lock.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
@@ -33,8 +33,9 @@ import { BuiltinEmbedder } from '../vector/builtin-embedder.js';
 import { chooseEmbedder, type EmbedderChoice } from '../vector/choose.js';
 import { buildDocuments, type ElementDocument } from '../vector/document.js';
 import type { Embedder } from '../vector/embedder.js';
+import { DryRunTally, estimateRun, type DryRunReport } from './dry-run.js';
 import { EmbeddingQueue } from './embedding-queue.js';
-import type { FileChange, IndexEvent, IndexSummary } from './events.js';
+import type { FileChange, IndexEvent, IndexSummary, LastRun } from './events.js';
 
 export interface IndexerOptions {
   /** A file or directory; the root (enclosing git work tree, else this directory) is found from it. */
@@ -107,14 +108,16 @@ export class Indexer {
    * when it is a file, or git's changes with `since`.
    */
   async run(runOptions: RunOptions = {}): Promise<IndexSummary> {
+    return this.#run(await this.#resolveRun(runOptions));
+  }
+
+  /** The run's options merged with the indexer's; a file given as `path` is indexed alone. */
+  async #resolveRun(runOptions: RunOptions): Promise<RunOptions> {
     const given = resolve(this.#options.path);
     const singleFile = given !== this.root && !runOptions.paths && (await isFile(given));
-    return this.#run({
-      ...runOptions,
-      ...(singleFile ? { paths: [given] } : {}),
-      since: runOptions.since ?? this.#options.since,
-      rebuild: runOptions.rebuild ?? this.#options.rebuild,
-    } as RunOptions);
+    const since = runOptions.since ?? this.#options.since;
+    const rebuild = runOptions.rebuild ?? this.#options.rebuild;
+    return { ...runOptions, ...(singleFile ? { paths: [given] } : {}), ...(since !== undefined ? { since } : {}), ...(rebuild !== undefined ? { rebuild } : {}) };
   }
 
   async #run(run: RunOptions): Promise<IndexSummary> {
@@ -226,6 +229,11 @@ export class Indexer {
       summary.index.description = store.getMeta('index_description') ?? 'Flat';
       summary.index.vectors = store.elementCount;
       summary.durationMs = performance.now() - started;
+      if (stopped === undefined && !signal?.aborted) {
+        // For `--status`: when the index was last brought up to date, and with which models.
+        const lastRun: LastRun = { finishedAt: new Date().toISOString(), mode, durationMs: Math.round(summary.durationMs), analysisModel: enricher?.model ?? null, modelCalls: summary.calls.model };
+        store.setMeta('last_run', JSON.stringify(lastRun));
+      }
 
       if (stopped !== undefined || signal?.aborted) {
         const reason = stopped ?? signal?.reason;
@@ -238,6 +246,106 @@ export class Indexer {
       await pool?.close();
       store?.close();
       lock.release();
+    }
+  }
+
+  /**
+   * What `run` would do, without doing it: files, elements and model calls
+   * per language and directory, and an estimate of the time. Reads and
+   * parses the changed files; calls no model and writes nothing.
+   */
+  async dryRun(runOptions: RunOptions = {}): Promise<DryRunReport> {
+    const started = performance.now();
+    const run = await this.#resolveRun(runOptions);
+    const signal = anySignal(this.#options.signal, run.signal);
+    let store: IndexStore | undefined;
+    try {
+      store = IndexStore.open(this.indexDir, { readonly: true });
+    } catch (error) {
+      if (!(error instanceof StoreError && error.code === 'NOT_FOUND')) throw error;
+    }
+    let pool: AnalysisPool | undefined;
+    try {
+      const recorded = run.rebuild ? undefined : store?.embedder;
+      const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id);
+      const known = store && !run.rebuild ? store.files(store.rootId(this.root)) : new Map<string, FileRow>();
+      const plan = await this.#plan(run, known, signal);
+      const candidates = plan.scanned.filter((file) => {
+        const row = known.get(file.path);
+        return !(row && row.size === file.size && row.mtimeMs === file.mtimeMs && row.status !== 'failed');
+      });
+      const llm = this.#options.llm ?? llmEnabledByEnvironment();
+      const enricher = llm === false ? undefined : new OllamaEnricher({ ...(llm === true ? {} : llm), ...(store ? { cache: store.analysisCache() } : {}) });
+      const tally = new DryRunTally();
+      let sameContent = 0;
+      const analysisStarted = performance.now();
+      pool = candidates.length > 0 ? new AnalysisPool({ ...(this.#options.threads ? { threads: this.#options.threads } : {}), limits: this.#limits }) : undefined;
+      const next = { index: 0 };
+      const worker = async () => {
+        while (next.index < candidates.length) {
+          signal?.throwIfAborted();
+          const scanned = candidates[next.index++]!;
+          if (scanned.size > this.#limits.maxBytes) {
+            tally.skipped++;
+            continue;
+          }
+          let bytes: Buffer;
+          try {
+            bytes = await readFile(scanned.absolutePath);
+          } catch {
+            tally.skipped++;
+            continue;
+          }
+          const row = known.get(scanned.path);
+          if (row && row.status !== 'failed' && row.hash === createHash('sha256').update(bytes).digest('hex').slice(0, 32)) {
+            sameContent++;
+            continue;
+          }
+          const result = await pool!.analyzeBytes(scanned.path, bytes).catch(() => undefined);
+          if (!result || isSkipped(result)) {
+            tally.skipped++;
+            continue;
+          }
+          const text = bytes.toString('utf8');
+          const live = new Set(row && store ? store.elementsOfFile(row.id).map((element) => element.documentHash) : []);
+          const documents = buildDocuments(result, text.split('\n'));
+          const toEmbed = new Set(documents.filter((d) => !live.has(d.hash) && !store?.getEmbedding(embedder.id, d.hash)).map((d) => d.hash)).size;
+          const modelCalls = enricher && result.source === 'ast' ? await enricher.plannedCalls(result, text) : 0;
+          tally.add(result, toEmbed, modelCalls);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(Math.max(4, (pool?.threads ?? 1) * 4), candidates.length) }, worker));
+      const builtin = embedder instanceof BuiltinEmbedder;
+      const estimate = estimateRun(tally, performance.now() - analysisStarted, {
+        builtin,
+        batchSize: this.#options.embeddingBatchSize ?? (builtin ? 256 : 32),
+        concurrency: this.#options.embeddingConcurrency ?? 2,
+      });
+      const { embeddingCalls, ...rest } = estimate;
+      return {
+        root: this.root,
+        indexDir: this.indexDir,
+        embedder: embedder.id,
+        analysisModel: enricher?.model ?? null,
+        files: {
+          scanned: plan.scanned.length,
+          unchanged: plan.scanned.length - candidates.length + sameContent,
+          toIndex: candidates.length - sameContent - tally.skipped,
+          toRemove: plan.deleted.length,
+          excluded: plan.excluded,
+          skipped: tally.skipped,
+        },
+        elements: tally.elements,
+        documentsToEmbed: tally.documentsToEmbed,
+        calls: { model: tally.modelCalls, embedding: builtin ? 0 : embeddingCalls },
+        byLanguage: tally.byLanguage,
+        byDirectory: tally.byDirectory,
+        estimate: rest,
+        durationMs: performance.now() - started,
+      };
+    } finally {
+      await pool?.close();
+      store?.close();
     }
   }
 

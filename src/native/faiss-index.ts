@@ -56,7 +56,7 @@ export interface SearchParams {
  * query q, best first. Missing neighbours have label -1n. Distances are inner
  * products (higher is closer) for 'ip' and squared L2 (lower is closer) for 'l2'.
  */
-export interface SearchResult {
+export interface KnnResult {
   nq: number;
   k: number;
   distances: Float32Array;
@@ -155,8 +155,8 @@ export class FaissIndex {
     await this.#native.addWithIds(vectors, idArray);
   }
 
-  /** k nearest neighbours of each query row; see {@link SearchResult}. */
-  async search(queries: Float32Array, k: number, params: SearchParams = {}): Promise<SearchResult> {
+  /** k nearest neighbours of each query row; see {@link KnnResult}. */
+  async search(queries: Float32Array, k: number, params: SearchParams = {}): Promise<KnnResult> {
     const nq = checkVectors('queries', queries, this.d);
     checkInteger('k', k, 1, MAX_K);
     const total = this.ntotal;

@@ -1,5 +1,5 @@
 export { FaissIndex } from './faiss-index.js';
-export type { CreateIndexOptions, LoadIndexOptions, SearchParams, SearchResult } from './faiss-index.js';
+export type { CreateIndexOptions, LoadIndexOptions, SearchParams, KnnResult } from './faiss-index.js';
 export { FaissError } from './errors.js';
 export type { FaissErrorCode } from './errors.js';
 export { blasInfo, faissVersion, getNumThreads, gpuInfo, setNumThreads } from './system.js';

@@ -3,7 +3,7 @@ export type { ElementRow, EmbedderRecord, FileRow, FileStatus, FileUpdate } from
 export { openDatabase, StoreError, DATABASE_FILE } from './database.js';
 export { SCHEMA_VERSION } from './schema.js';
 export { WriteLock, LOCK_FILE } from './lock.js';
-export { VectorIndex, planIndex, nprobeFor } from './vector-file.js';
+export { VectorIndex, planIndex, nprobeFor, listVectorFiles } from './vector-file.js';
 export type { VectorIndexEvent, VectorIndexOptions } from './vector-file.js';
 export { checkConsistency } from './check.js';
 export type { ConsistencyReport } from './check.js';

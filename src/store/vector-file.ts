@@ -59,6 +59,8 @@ export class VectorIndex {
     readonly index: FaissIndex,
     private readonly options: Required<VectorIndexOptions>,
     readonly nprobe: number | undefined,
+    /** The database generation these vectors reflect. */
+    public generation: number,
   ) {}
 
   get ntotal(): number {
@@ -81,7 +83,7 @@ export class VectorIndex {
         index.close();
         return VectorIndex.#rebuild(store, embedder, settings, onEvent, `the index file has ${index.d} dimensions, the embedder ${embedder.dimension}`);
       }
-      const vectorIndex = new VectorIndex(index, settings, nprobeFor(index.description));
+      const vectorIndex = new VectorIndex(index, settings, nprobeFor(index.description), generation);
       if (newest.generation < generation) {
         const removed = store.removedAfter(newest.generation);
         const added = store.vectors(embedder, newest.generation);
@@ -93,7 +95,7 @@ export class VectorIndex {
       index.close();
       return VectorIndex.#rebuild(store, embedder, settings, onEvent, `the index file holds ${vectorIndex.ntotal} vectors for ${store.elementCount} elements`);
     }
-    return VectorIndex.#rebuild(store, embedder, settings, onEvent, listFiles(store.directory).length === 0 ? 'no index file yet' : 'the index was reset');
+    return VectorIndex.#rebuild(store, embedder, settings, onEvent, listVectorFiles(store.directory).length === 0 ? 'no index file yet' : 'the index was reset');
   }
 
   static async #rebuild(store: IndexStore, embedder: EmbedderRecord, settings: Required<VectorIndexOptions>, onEvent: (event: VectorIndexEvent) => void, reason: string): Promise<VectorIndex> {
@@ -107,7 +109,35 @@ export class VectorIndex {
     if (!index.isTrained) await index.train(trainingSample(vectors, embedder.dimension, 256 * (nlistOf(plan.description) ?? 1)));
     if (ids.length > 0) await index.addWithIds(vectors, ids);
     onEvent({ type: 'index-rebuilt', reason, vectors: ids.length, description: plan.description });
-    return new VectorIndex(index, settings, nprobeFor(plan.description));
+    return new VectorIndex(index, settings, nprobeFor(plan.description), store.generation);
+  }
+
+  /**
+   * Brings an open index level with the database again (a long-lived reader
+   * while an indexer commits): replays what changed since its generation,
+   * or opens afresh when a checkpoint or a reset has happened since (the
+   * tombstones it would need may be pruned). Returns the index to use.
+   */
+  async refresh(store: IndexStore, embedder: EmbedderRecord, onEvent: (event: VectorIndexEvent) => void = () => {}): Promise<VectorIndex> {
+    const generation = store.generation;
+    if (generation === this.generation) return this;
+    const newest = usableFile(store);
+    const rebuiltAt = Number(store.getMeta('rebuilt_at_generation') ?? -1);
+    if (generation < this.generation || rebuiltAt > this.generation || (newest && newest.generation > this.generation)) {
+      const fresh = await VectorIndex.open(store, embedder, this.options, onEvent);
+      this.close();
+      return fresh;
+    }
+    const removed = store.removedAfter(this.generation);
+    const added = store.vectors(embedder, this.generation);
+    if (removed.length > 0) await this.index.removeIds(removed);
+    if (added.ids.length > 0) await this.index.addWithIds(added.vectors, added.ids);
+    onEvent({ type: 'index-replayed', fromGeneration: this.generation, toGeneration: generation, added: added.ids.length, removed: removed.length });
+    this.generation = generation;
+    if (this.ntotal === store.elementCount) return this;
+    const fresh = await VectorIndex.#rebuild(store, embedder, this.options, onEvent, `the open index holds ${this.ntotal} vectors for ${store.elementCount} elements`);
+    this.close();
+    return fresh;
   }
 
   /**
@@ -145,7 +175,8 @@ export class VectorIndex {
     const generation = store.generation;
     const path = join(store.directory, `vectors-g${generation}.ocvx`);
     await current.index.write(path);
-    for (const file of listFiles(store.directory)) if (file.path !== path) rmSync(file.path, { force: true });
+    current.generation = generation;
+    for (const file of listVectorFiles(store.directory)) if (file.path !== path) rmSync(file.path, { force: true });
     // Only now are the tombstones up to this generation in a durable file.
     store.transaction(() => {
       store.pruneRemoved(generation);
@@ -172,11 +203,12 @@ function typeChanged(current: string, planned: string, count: number, threshold:
  */
 function usableFile(store: IndexStore): { generation: number; path: string } | undefined {
   const rebuiltAt = Number(store.getMeta('rebuilt_at_generation') ?? -1);
-  const newest = listFiles(store.directory).filter((file) => file.generation <= store.generation).at(-1);
+  const newest = listVectorFiles(store.directory).filter((file) => file.generation <= store.generation).at(-1);
   return newest && newest.generation >= rebuiltAt ? newest : undefined;
 }
 
-function listFiles(directory: string): { generation: number; path: string }[] {
+/** The FAISS files in an index directory, oldest first. */
+export function listVectorFiles(directory: string): { generation: number; path: string }[] {
   let names: string[];
   try {
     names = readdirSync(directory);

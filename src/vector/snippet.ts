@@ -46,7 +46,7 @@ export function cutSnippet(element: CodeElement, lines: readonly string[], first
 }
 
 /** Removes the indentation all lines share, so a method reads like top-level code. */
-function dedent(lines: string[]): string[] {
+export function dedent(lines: string[]): string[] {
   let common = Infinity;
   for (const line of lines) {
     if (line.trim() === '') continue;

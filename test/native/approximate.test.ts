@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FaissIndex, type SearchParams, type SearchResult } from '../../src/index.js';
+import { FaissIndex, type SearchParams, type KnnResult } from '../../src/index.js';
 import { clusteredVectors, normalizeRows, randomVectors, recallAtK, row, slice } from '../helpers/vectors.js';
 
 const d = 128;
@@ -7,7 +7,7 @@ const n = 20_000;
 const nq = 200;
 const k = 10;
 
-async function exactTopK(base: Float32Array, queries: Float32Array): Promise<SearchResult> {
+async function exactTopK(base: Float32Array, queries: Float32Array): Promise<KnnResult> {
   const flat = await FaissIndex.create({ dimension: d, metric: 'ip' });
   await flat.add(base);
   const truth = await flat.search(queries, k);
@@ -22,7 +22,7 @@ async function exactTopK(base: Float32Array, queries: Float32Array): Promise<Sea
 async function expectRecallGrowsWith(
   index: FaissIndex,
   queries: Float32Array,
-  truth: SearchResult,
+  truth: KnnResult,
   narrow: SearchParams,
   wide: SearchParams,
   minRecall: number,
@@ -60,7 +60,7 @@ describe('HNSW recall@10 against exact search (20,000 x 128)', () => {
 describe('IVF', () => {
   const base = clusteredVectors(n, d, 5);
   const queries = clusteredVectors(nq, d, 6);
-  let truth: SearchResult;
+  let truth: KnnResult;
   beforeAll(async () => {
     truth = await exactTopK(base, queries);
   });

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { FaissIndex, type SearchResult } from '../../src/index.js';
+import { FaissIndex, type KnnResult } from '../../src/index.js';
 import { clusteredVectors, randomVectors, slice } from '../helpers/vectors.js';
 
 const d = 64;
@@ -10,7 +10,7 @@ describe('concurrent calls on one index', () => {
     const index = await FaissIndex.create({ dimension: d });
     await index.add(randomVectors(20_000, d, 1));
     const queries = Array.from({ length: 12 }, (_, i) => randomVectors(1 + (i % 3) * 10, d, 100 + i));
-    const sequential: SearchResult[] = [];
+    const sequential: KnnResult[] = [];
     for (const q of queries) sequential.push(await index.search(q, 10));
     const parallel = await Promise.all(queries.map((q) => index.search(q, 10)));
     parallel.forEach((result, i) => expect(result.labels).toEqual(sequential[i]!.labels));
@@ -48,7 +48,7 @@ describe('concurrent calls on one index', () => {
     const index = await FaissIndex.create({ dimension: d, description: 'HNSW16,Flat' });
     await index.add(base);
     const settings = [8, 16, 64, 256, 8, 256];
-    const alone: SearchResult[] = [];
+    const alone: KnnResult[] = [];
     for (const efSearch of settings) alone.push(await index.search(queries, 10, { efSearch }));
     const together = await Promise.all(settings.map((efSearch) => index.search(queries, 10, { efSearch })));
     together.forEach((result, i) => expect(result.labels).toEqual(alone[i]!.labels));

@@ -90,6 +90,12 @@ export class OllamaEnricher implements Enricher {
     }
   }
 
+  /** Model calls `enrich` would make for this file now: 0 when its answers are cached, else one per part. */
+  async plannedCalls(file: CodeFile, text: string): Promise<number> {
+    if (await this.#cache.get(analysisCacheKey(this.model, PROMPT_VERSION, text))) return 0;
+    return planParts(file, text.split('\n'), this.#codeBudgetTokens).length;
+  }
+
   async #ask(file: CodeFile, text: string): Promise<ModelAnswer[]> {
     const lines = text.split('\n');
     const parts = planParts(file, lines, this.#codeBudgetTokens);

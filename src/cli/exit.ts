@@ -1,0 +1,64 @@
+/**
+ * Exit codes shared by the CLIs, and the one place errors become a message
+ * on stderr (or a JSON error object on stdout with --json) and a code.
+ */
+import { CommanderError } from 'commander';
+import { StoreError } from '../store/database.js';
+import { SearchError } from '../search/searcher.js';
+import { EmbedderError } from '../vector/embedder.js';
+import { FaissError } from '../native/errors.js';
+
+export const EXIT = {
+  OK: 0,
+  /** The work failed: an unreadable index, an embedder that stopped the run, a lock held by another indexer. */
+  FAILURE: 1,
+  /** Bad arguments or options. */
+  USAGE: 2,
+  /** There is no index here yet (search, status). */
+  NO_INDEX: 3,
+  INTERRUPTED: 130,
+} as const;
+
+/** A usage error found after commander's own parsing (a bad -k, an unknown language). */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** Help or the version was printed: nothing failed. */
+export class HelpShown extends Error {
+  override readonly name = 'HelpShown';
+}
+
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof HelpShown) return EXIT.OK;
+  if (error instanceof UsageError || error instanceof CommanderError) return EXIT.USAGE;
+  if (error instanceof SearchError) return error.code === 'CLOSED' ? EXIT.FAILURE : EXIT.USAGE;
+  if (error instanceof StoreError && error.code === 'NOT_FOUND') return EXIT.NO_INDEX;
+  if (isAbort(error)) return EXIT.INTERRUPTED;
+  return EXIT.FAILURE;
+}
+
+export function isAbort(error: unknown): boolean {
+  return (error as { name?: string })?.name === 'AbortError' || (error instanceof EmbedderError && error.code === 'aborted');
+}
+
+/** A one-line description for stderr: known errors by their message, others with their type. */
+export function describeError(error: unknown): string {
+  if (error instanceof StoreError || error instanceof SearchError || error instanceof EmbedderError || error instanceof UsageError || error instanceof FaissError) return error.message;
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}
+
+/** Reports the error and sets the exit code; never throws. */
+export function reportError(program: string, error: unknown, json: boolean): number {
+  const code = exitCodeFor(error);
+  if (error instanceof HelpShown) return code;
+  const message = code === EXIT.INTERRUPTED ? 'interrupted' : describeError(error);
+  if (json) {
+    const kind = code === EXIT.USAGE ? 'usage' : code === EXIT.NO_INDEX ? 'no-index' : code === EXIT.INTERRUPTED ? 'interrupted' : 'failure';
+    process.stdout.write(`${JSON.stringify({ error: { kind, message } })}\n`);
+  }
+  process.stderr.write(`${program}: ${message}\n`);
+  if (process.env.OCVECTOR_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  return code;
+}

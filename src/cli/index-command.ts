@@ -1,0 +1,178 @@
+/**
+ * oc-vector-index [paths...]: index files and directories (incrementally),
+ * or report on an index (--status) or on what a run would do (--dry-run).
+ * stdout carries the result (a summary, or JSON with --json); progress and
+ * warnings go to stderr.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Command, Option } from 'commander';
+import type { OllamaEnricherOptions } from '../analysis/llm/ollama-enricher.js';
+import { defaultIndexDir, findRoot } from '../files/root.js';
+import { Indexer, type IndexerOptions } from '../indexing/indexer.js';
+import { indexStatus } from '../indexing/status.js';
+import { watchIndex } from '../indexing/watch.js';
+import { findIndex } from '../search/find-index.js';
+import { StoreError } from '../store/database.js';
+import type { EmbedderChoice } from '../vector/choose.js';
+import { EXIT, reportError, UsageError } from './exit.js';
+import { IndexReporter, mergeSummaries, renderRunReport } from './index-report.js';
+import { renderDryRun, renderStatus } from './plan-report.js';
+import { colorEnabled, formatDuration, makeStyle } from './terminal.js';
+import { configure, parseInteger } from './program.js';
+
+interface IndexCliOptions {
+  db?: string;
+  llm: boolean;
+  model?: string;
+  embedder?: 'auto' | 'builtin' | 'ollama';
+  embeddingModel?: string;
+  ollamaHost?: string;
+  since?: string;
+  rebuild?: boolean;
+  dryRun?: boolean;
+  status?: boolean;
+  watch?: boolean;
+  threads?: string;
+  json?: boolean;
+  quiet?: boolean;
+  progress: boolean;
+}
+
+const PROGRAM = 'oc-vector-index';
+
+export async function indexMain(argv: readonly string[]): Promise<number> {
+  const program = configure(new Command(PROGRAM), 'Index files and directories for semantic code search (incremental: only what changed is redone).')
+    .argument('[paths...]', 'files or directories to index (default: the current directory)')
+    .option('--db <dir>', 'index directory (default: <root>/.ocvector, the root being the enclosing git work tree or index)')
+    .option('--no-llm', 'syntax-tree analysis only: no descriptions from an analysis model')
+    .option('--model <name>', 'Ollama analysis model (default: qwen2.5-coder, or OCVECTOR_ANALYSIS_MODEL)')
+    .addOption(new Option('--embedder <kind>', 'embedder for a new index (default: the index\'s own; for a new one Ollama when it has the model, else built-in)').choices(['auto', 'builtin', 'ollama']))
+    .option('--embedding-model <name>', 'Ollama embedding model (default: nomic-embed-text, or OCVECTOR_EMBEDDING_MODEL)')
+    .option('--ollama-host <url>', 'Ollama server (default: OLLAMA_HOST, else http://127.0.0.1:11434)')
+    .option('--since <rev>', 'only files git reports changed since this revision (plus untracked files)')
+    .option('--rebuild', 'forget everything indexed and start again (needed to change embedder)')
+    .option('--dry-run', 'count files, elements and model calls, and estimate the time; write nothing')
+    .option('--status', 'what is indexed, when, with which models, and which files are stale')
+    .option('--watch', 'after indexing, keep the index up to date as files change (Ctrl-C stops)')
+    .option('--threads <n>', 'analysis threads (default: the number of cores)')
+    .option('--json', 'machine-readable output on stdout')
+    .option('-q, --quiet', 'no progress and no warnings on stderr')
+    .option('--no-progress', 'no progress bar');
+
+  let json = argv.includes('--json');
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    const options = program.opts<IndexCliOptions>();
+    json = Boolean(options.json);
+    return await runIndexCommand(program.processedArgs[0] as string[], options);
+  } catch (error) {
+    return reportError(PROGRAM, error, json);
+  }
+}
+
+async function runIndexCommand(paths: string[], options: IndexCliOptions): Promise<number> {
+  const style = makeStyle(!options.json && colorEnabled(process.stdout));
+  const exclusive = [options.status && '--status', options.dryRun && '--dry-run', options.watch && '--watch'].filter(Boolean);
+  if (exclusive.length > 1) throw new UsageError(`${exclusive.join(' and ')} cannot be used together`);
+  if (options.watch && options.json) throw new UsageError('--watch and --json cannot be used together');
+  const threads = options.threads === undefined ? undefined : parseInteger(options.threads, '--threads', 1, 256);
+  // One host for everything that talks to Ollama: analysis, embeddings, the model probe.
+  if (options.ollamaHost) process.env.OLLAMA_HOST = options.ollamaHost;
+
+  if (options.status) {
+    const found = options.db ? { indexDir: resolve(options.db) } : findIndex(paths[0] ?? '.');
+    if (!found || !existsSync(found.indexDir)) throw new StoreError(`no index found at or above ${resolve(paths[0] ?? '.')}: run oc-vector-index first`, 'NOT_FOUND');
+    const status = await indexStatus(found.indexDir);
+    process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status, style));
+    return EXIT.OK;
+  }
+
+  const targets = (paths.length > 0 ? paths : ['.']).map((path) => resolve(path));
+  for (const target of targets) if (!existsSync(target)) throw new UsageError(`${target}: no such file or directory`);
+  const roots = new Set(targets.map((target) => findRoot(target)));
+  if (roots.size > 1) throw new UsageError(`the paths belong to different roots (${[...roots].join(', ')}): index each root separately`);
+  const root = [...roots][0]!;
+
+  const controller = new AbortController();
+  const onSignal = () => controller.abort(new DOMException('interrupted', 'AbortError'));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const common: Omit<IndexerOptions, 'path'> = {
+      ...(options.db ? { indexDir: resolve(options.db) } : { indexDir: defaultIndexDir(root) }),
+      ...defined('embedder', embedderChoice(options)),
+      ...defined('llm', llmChoice(options)),
+      ...(threads ? { threads } : {}),
+      ...(options.since ? { since: options.since } : {}),
+      ...(options.rebuild ? { rebuild: true } : {}),
+      signal: controller.signal,
+    };
+    const directories = targets.filter((target) => statSync(target).isDirectory());
+    const files = targets.filter((target) => !directories.includes(target));
+
+    if (options.dryRun) {
+      const reports = [];
+      for (const directory of directories) reports.push(await new Indexer({ ...common, path: directory }).dryRun());
+      if (files.length > 0) reports.push(await new Indexer({ ...common, path: root }).dryRun({ paths: files }));
+      for (const report of reports) process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderDryRun(report, style));
+      return EXIT.OK;
+    }
+
+    const reporter = new IndexReporter({ style: makeStyle(colorEnabled(process.stderr)), progress: options.progress && !options.quiet && !options.json, quiet: Boolean(options.quiet) });
+    const summaries = [];
+    try {
+      for (const directory of directories) summaries.push(await new Indexer({ ...common, path: directory, onEvent: reporter.onEvent }).run());
+      if (files.length > 0) summaries.push(await new Indexer({ ...common, path: root, onEvent: reporter.onEvent }).run({ paths: files }));
+    } finally {
+      reporter.finish();
+    }
+    const report = reporter.report(mergeSummaries(summaries));
+    process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderRunReport(report, style));
+    if (options.watch) await watch({ ...common, path: targets[0]! }, controller.signal, style);
+    return EXIT.OK;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+/** Keeps indexing as files change until the signal (Ctrl-C); one line per run on stderr. */
+async function watch(options: IndexerOptions, signal: AbortSignal, style: ReturnType<typeof makeStyle>): Promise<void> {
+  const indexer = new Indexer(options);
+  const watcher = watchIndex(indexer, {
+    initialRun: false,
+    onRun: (summary) => {
+      const f = summary.files;
+      process.stderr.write(`${style.dim(new Date().toLocaleTimeString())} ${f.added + f.changed + f.renamed} indexed, ${f.deleted} removed, ${summary.elements.added} new elements (${formatDuration(summary.durationMs)})\n`);
+    },
+    onError: (error) => process.stderr.write(`${style.warn('warning:')} ${(error as Error).message}\n`),
+  });
+  await watcher.ready;
+  process.stderr.write(`watching ${indexer.root} (Ctrl-C stops)\n`);
+  await new Promise<void>((resolveWait) => signal.addEventListener('abort', () => resolveWait(), { once: true }));
+  await watcher.close();
+}
+
+function embedderChoice(options: IndexCliOptions): EmbedderChoice | undefined {
+  const ollama = options.embeddingModel ? { model: options.embeddingModel } : {};
+  if (options.embedder === 'builtin') {
+    if (options.embeddingModel) throw new UsageError('--embedding-model names an Ollama model: it cannot go with --embedder builtin');
+    return 'builtin';
+  }
+  if (options.embedder === 'ollama' || options.embeddingModel) return ollama;
+  return options.embedder === 'auto' ? 'auto' : undefined;
+}
+
+function llmChoice(options: IndexCliOptions): boolean | OllamaEnricherOptions | undefined {
+  if (!options.llm) {
+    if (options.model) throw new UsageError('--model names an analysis model: it cannot go with --no-llm');
+    return false;
+  }
+  return options.model ? { model: options.model } : undefined;
+}
+
+/** `{ key: value }`, or nothing when the value is undefined (exact optional properties). */
+function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}

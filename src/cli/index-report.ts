@@ -1,0 +1,128 @@
+/**
+ * oc-vector-index's side of the event stream: a progress bar while files
+ * are indexed, warnings on stderr, and what the run did, collected for the
+ * summary (text or --json).
+ */
+import type { IndexEvent, IndexSummary } from '../indexing/events.js';
+import { formatCount, formatDuration, ProgressBar, type Style } from './terminal.js';
+
+/** Warnings printed as they happen; the rest are counted in the summary. */
+const WARNINGS_SHOWN = 10;
+
+export interface RunReport {
+  summary: IndexSummary;
+  skipped: { path: string; reason: string; detail: string }[];
+  failed: { path: string; error: string }[];
+  /** Files analysed from the syntax tree alone because the model could not be used, by reason. */
+  fallbacks: Record<string, number>;
+  excluded: number;
+}
+
+export class IndexReporter {
+  readonly skipped: RunReport['skipped'] = [];
+  readonly failed: RunReport['failed'] = [];
+  readonly fallbacks: Record<string, number> = {};
+  excluded = 0;
+  readonly #bar: ProgressBar | undefined;
+  readonly #style: Style;
+  readonly #quiet: boolean;
+  #warnings = 0;
+
+  constructor(options: { style: Style; progress: boolean; quiet: boolean }) {
+    this.#style = options.style;
+    this.#quiet = options.quiet;
+    this.#bar = options.progress ? new ProgressBar(process.stderr, 'files') : undefined;
+  }
+
+  onEvent = (event: IndexEvent): void => {
+    switch (event.type) {
+      case 'scan-done':
+        this.excluded += event.excluded;
+        break;
+      case 'progress':
+        this.#bar?.update(event.done, event.total);
+        break;
+      case 'file-skipped':
+        this.skipped.push({ path: event.path, reason: event.reason, detail: event.detail });
+        break;
+      case 'file-failed':
+        this.failed.push({ path: event.path, error: event.error });
+        this.#warn(`${event.path}: ${event.error}`);
+        break;
+      case 'analysis':
+        if (event.event.type === 'llm-fallback') this.fallbacks[event.event.reason] = (this.fallbacks[event.event.reason] ?? 0) + 1;
+        else if (event.event.type === 'llm-circuit-open') this.#warn(`the analysis model is unavailable (${event.event.detail}); going on with syntax-tree analysis only`);
+        break;
+      default:
+        break;
+    }
+  };
+
+  finish(): void {
+    this.#bar?.done();
+  }
+
+  report(summary: IndexSummary): RunReport {
+    return { summary, skipped: this.skipped, failed: this.failed, fallbacks: this.fallbacks, excluded: this.excluded };
+  }
+
+  #warn(message: string): void {
+    if (this.#quiet) return;
+    this.#warnings++;
+    if (this.#warnings > WARNINGS_SHOWN) return;
+    this.#bar?.done();
+    process.stderr.write(`${this.#style.warn('warning:')} ${message}\n`);
+  }
+}
+
+/** Adds up the summaries of several runs into one index (several paths given). */
+export function mergeSummaries(summaries: readonly IndexSummary[]): IndexSummary {
+  const [first, ...rest] = summaries;
+  if (!first) throw new Error('no run to summarise');
+  const total: IndexSummary = structuredClone(first);
+  for (const s of rest) {
+    for (const key of Object.keys(total.files) as (keyof IndexSummary['files'])[]) total.files[key] += s.files[key];
+    total.elements.added += s.elements.added;
+    total.elements.removed += s.elements.removed;
+    total.elements.kept += s.elements.kept;
+    total.elements.total = s.elements.total;
+    total.embeddings.computed += s.embeddings.computed;
+    total.embeddings.cached += s.embeddings.cached;
+    total.calls.embedding += s.calls.embedding;
+    total.calls.model += s.calls.model;
+    total.index = s.index;
+    total.generation = s.generation;
+    total.durationMs += s.durationMs;
+  }
+  return total;
+}
+
+export function renderRunReport(report: RunReport, style: Style): string {
+  const { summary: s } = report;
+  const f = s.files;
+  const lines = [`${style.bold('indexed')} ${s.root} ${style.dim(`into ${s.indexDir}`)}`];
+  const changes = [`${f.added} added`, `${f.changed} changed`, `${f.renamed} renamed`, `${f.deleted} deleted`, `${f.unchanged} unchanged`];
+  lines.push(`  files      ${formatCount(f.scanned)} scanned: ${changes.join(', ')}`);
+  if (report.skipped.length > 0) {
+    const byReason = countBy(report.skipped.map((skip) => skip.reason));
+    lines.push(`  skipped    ${report.skipped.length} (${Object.entries(byReason).map(([reason, n]) => `${n} ${reason}`).join(', ')})`);
+  }
+  if (report.excluded > 0) lines.push(`  excluded   ${formatCount(report.excluded)} by ignore rules, default excludes and secret patterns`);
+  if (report.failed.length > 0) lines.push(`  ${style.warn('failed')}     ${report.failed.length} (retried next run): ${report.failed.slice(0, 3).map((x) => x.path).join(', ')}${report.failed.length > 3 ? ', …' : ''}`);
+  lines.push(`  elements   ${formatCount(s.elements.total)} in the index: ${formatCount(s.elements.added)} new, ${formatCount(s.elements.removed)} removed, ${formatCount(s.elements.kept)} kept`);
+  lines.push(`  embedder   ${s.embedder}: ${formatCount(s.embeddings.computed)} embedded, ${formatCount(s.embeddings.cached)} from the cache, ${s.calls.embedding} requests`);
+  const fallbackTotal = Object.values(report.fallbacks).reduce((a, b) => a + b, 0);
+  if (s.calls.model > 0 || fallbackTotal > 0) {
+    const reasons = Object.entries(report.fallbacks).map(([reason, n]) => `${n} ${reason}`).join(', ');
+    lines.push(`  model      ${s.calls.model} analysis calls${fallbackTotal > 0 ? `; ${fallbackTotal} files fell back to syntax-tree analysis (${reasons})` : ''}`);
+  }
+  lines.push(`  vectors    ${formatCount(s.index.vectors)} (${s.index.description}${s.index.written ? ', file written' : ''})`);
+  lines.push(`  time       ${formatDuration(s.durationMs)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function countBy(items: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const item of items) counts[item] = (counts[item] ?? 0) + 1;
+  return counts;
+}

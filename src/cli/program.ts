@@ -1,0 +1,40 @@
+/** What the CLIs share: commander set up to report usage errors our way, and option parsing. */
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { HelpShown, UsageError } from './exit.js';
+
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/**
+ * Help and --version print to stdout and end with code 0; a usage error
+ * throws (a CommanderError, exit code 2) instead of exiting, so that the
+ * caller reports it like any other error.
+ */
+export function configure(program: Command, description: string): Command {
+  return program
+    .description(description)
+    .version(VERSION, '-V, --version')
+    .helpOption('-h, --help', 'show this help')
+    .showSuggestionAfterError()
+    .exitOverride((error) => {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') throw new HelpShown();
+      throw new UsageError(error.message.replace(/^error: /, ''));
+    })
+    .configureOutput({ writeErr: () => {}, writeOut: (text) => process.stdout.write(text) });
+}
+
+export function parseInteger(value: string, name: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} must be an integer from ${min} to ${max}, not "${value}"`);
+  return n;
+}
+
+/**
+ * Ends the process with this code once pending output is written. A handle
+ * left open (a keep-alive socket to a model server) must not keep a
+ * finished command alive.
+ */
+export function exitWith(code: number): void {
+  process.exitCode = code;
+  setTimeout(() => process.exit(code), 1_000).unref();
+}

@@ -1,0 +1,138 @@
+/**
+ * oc-vector-search "query": finds the index of the root it is run in
+ * (walking up, as git does) and prints the best matches: file:line, name,
+ * score and the code as it is now. --json prints the whole response
+ * (schema: resources/ocvector/search-output.schema.json).
+ */
+import { relative, resolve, sep } from 'node:path';
+import { Command, Option } from 'commander';
+import { findIndex } from '../search/find-index.js';
+import { MAX_K, Searcher, type SearchMode, type SearchResponse, type SearchResult } from '../search/searcher.js';
+import { StoreError } from '../store/database.js';
+import { EXIT, reportError, UsageError } from './exit.js';
+import { configure, parseInteger } from './program.js';
+import { colorEnabled, formatDuration, makeStyle, type Style } from './terminal.js';
+
+interface SearchCliOptions {
+  limit: string;
+  path?: string;
+  lang?: string;
+  type?: string;
+  mode: SearchMode;
+  db?: string;
+  json?: boolean;
+  snippet: boolean;
+  snippetLines: string;
+  ollamaHost?: string;
+}
+
+const PROGRAM = 'oc-vector-search';
+
+const LANGUAGES = ['typescript', 'tsx', 'javascript', 'python', 'markdown', 'json', 'yaml', 'toml', 'text'];
+const ELEMENT_TYPES = ['class', 'interface', 'enum', 'type-alias', 'namespace', 'function', 'method', 'constructor', 'property', 'field', 'constant', 'section', 'document', 'window'];
+/** What people type for a language. */
+const LANGUAGE_ALIASES: Record<string, string> = { ts: 'typescript', js: 'javascript', py: 'python', md: 'markdown', yml: 'yaml', jsx: 'javascript' };
+
+export async function searchMain(argv: readonly string[]): Promise<number> {
+  const program = configure(new Command(PROGRAM), 'Search the index of the code around you: hybrid semantic (vector) and lexical (BM25) search.')
+    .argument('<query...>', 'what to look for: words, an identifier (getUserById, Index.search) or a path (src/store)')
+    .option('-k, --limit <n>', `results to show, 1 to ${MAX_K}`, '10')
+    .option('--path <prefix-or-glob>', 'only files under this root-relative prefix, or matching this glob (src/**/*.ts, *.py)')
+    .option('--lang <languages>', `only these languages, comma-separated (${LANGUAGES.join(', ')})`)
+    .option('--type <types>', `only these element types, comma-separated (${ELEMENT_TYPES.join(', ')})`)
+    .addOption(new Option('--mode <mode>', 'hybrid, or one side alone').choices(['hybrid', 'lexical', 'vector']).default('hybrid'))
+    .option('--db <dir>', 'index directory (default: the nearest .ocvector at or above the current directory)')
+    .option('--ollama-host <url>', 'Ollama server, for an index built with an Ollama embedding model')
+    .option('--json', 'the whole response as JSON on stdout')
+    .option('--no-snippet', 'no code, only locations')
+    .option('--snippet-lines <n>', 'lines of code shown per result', '12');
+
+  let json = argv.includes('--json');
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    const options = program.opts<SearchCliOptions>();
+    json = Boolean(options.json);
+    return await runSearch((program.processedArgs[0] as string[]).join(' '), options);
+  } catch (error) {
+    return reportError(PROGRAM, error, json);
+  }
+}
+
+async function runSearch(query: string, options: SearchCliOptions): Promise<number> {
+  const k = parseInteger(options.limit, '-k', 1, MAX_K);
+  const snippetLines = parseInteger(options.snippetLines, '--snippet-lines', 1, 1_000);
+  const language = options.lang ? checkList(options.lang, LANGUAGES, '--lang', LANGUAGE_ALIASES) : undefined;
+  const type = options.type ? checkList(options.type, ELEMENT_TYPES, '--type', {}) : undefined;
+  if (options.ollamaHost) process.env.OLLAMA_HOST = options.ollamaHost;
+
+  const found = options.db ? { indexDir: resolve(options.db) } : findIndex(process.cwd());
+  if (!found) throw new StoreError(`no index at or above ${process.cwd()}: run oc-vector-index first (e.g. oc-vector-index .)`, 'NOT_FOUND');
+  const searcher = await Searcher.open({ indexDir: found.indexDir });
+  let response: SearchResponse;
+  try {
+    response = await searcher.search(query, {
+      k,
+      mode: options.mode,
+      ...(options.path ? { path: options.path } : {}),
+      ...(language ? { language } : {}),
+      ...(type ? { type } : {}),
+      snippet: options.snippet ? { maxLines: snippetLines } : false,
+    });
+  } finally {
+    searcher.close();
+  }
+
+  const errStyle = makeStyle(colorEnabled(process.stderr));
+  if (response.fallback) process.stderr.write(`${errStyle.warn('warning:')} ${response.fallback.reason}\n`);
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
+    return EXIT.OK;
+  }
+  const style = makeStyle(colorEnabled(process.stdout));
+  process.stdout.write(renderResults(response, style));
+  const { results, timings } = response;
+  process.stderr.write(
+    errStyle.dim(`${results.length === 0 ? 'no results' : `${results.length} result${results.length === 1 ? '' : 's'}`} in ${formatDuration(timings.totalMs)} (${response.mode}, ${response.kind} query, ${response.elements} elements, ${response.embedder})`) + '\n',
+  );
+  return EXIT.OK;
+}
+
+/** Results as people read them: path:line, type and name, score and signals, then the code with line numbers. */
+export function renderResults(response: SearchResponse, style: Style): string {
+  const out: string[] = [];
+  for (const result of response.results) {
+    const where = `${style.path(displayPath(result))}:${style.line(String(result.startLine))}${result.endLine > result.startLine ? style.dim(`-${result.endLine}`) : ''}`;
+    const stale = result.stale ? ` ${style.warn('[stale: changed since indexed]')}` : '';
+    out.push(`${where}  ${style.dim(result.type)} ${style.bold(result.name)}  ${style.dim(`${result.score.toFixed(3)} ${signalsText(result)}`)}${stale}`);
+    if (result.description) out.push(`  ${style.dim(result.description.split('\n')[0]!.slice(0, 160))}`);
+    if (result.snippet !== undefined) {
+      const lines = result.snippet.split('\n');
+      const width = String(result.startLine + lines.length).length;
+      lines.forEach((line, i) => {
+        const more = line.startsWith('… (') && i === lines.length - 1;
+        out.push(more ? `  ${' '.repeat(width)}  ${style.dim(line)}` : `  ${style.dim(`${String(result.startLine + i).padStart(width)}│`)} ${line}`);
+      });
+    } else if (result.problem) out.push(`  ${style.warn(result.problem)}`);
+    out.push('');
+  }
+  return out.join('\n');
+}
+
+function signalsText(result: SearchResult): string {
+  const s = result.signals;
+  const parts = [s.lexical && `bm25#${s.lexical}`, s.vector && `vector#${s.vector}`, s.name && `name:${s.name}`, s.path && 'path'].filter(Boolean);
+  return `[${parts.join(' ')}]`;
+}
+
+/** Relative to the current directory when inside it, so the path can be opened as printed. */
+function displayPath(result: SearchResult): string {
+  const fromHere = relative(process.cwd(), result.absolutePath);
+  return fromHere.startsWith(`..${sep}`) || fromHere === '..' ? result.absolutePath : fromHere.split(sep).join('/');
+}
+
+function checkList(value: string, allowed: readonly string[], name: string, aliases: Record<string, string>): string[] {
+  const items = value.split(',').map((item) => item.trim().toLowerCase()).filter(Boolean).map((item) => aliases[item] ?? item);
+  const unknown = items.filter((item) => !allowed.includes(item));
+  if (unknown.length > 0 || items.length === 0) throw new UsageError(`${name}: unknown ${unknown.join(', ') || 'value'}; choose from ${allowed.join(', ')}`);
+  return items;
+}

@@ -1,0 +1,105 @@
+/**
+ * Terminal output for the CLIs: colours only on a terminal (NO_COLOR and
+ * FORCE_COLOR respected), a progress bar that redraws one line on a TTY
+ * and prints a plain line now and then when it is not one.
+ */
+
+export interface Style {
+  enabled: boolean;
+  bold(text: string): string;
+  dim(text: string): string;
+  path(text: string): string;
+  line(text: string): string;
+  accent(text: string): string;
+  warn(text: string): string;
+  error(text: string): string;
+}
+
+export function colorEnabled(stream: NodeJS.WriteStream): boolean {
+  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') return false;
+  if (process.env.FORCE_COLOR !== undefined) return process.env.FORCE_COLOR !== '0';
+  return Boolean(stream.isTTY) && process.env.TERM !== 'dumb';
+}
+
+export function makeStyle(enabled: boolean): Style {
+  const wrap = (open: number, close: number) => (text: string) => (enabled ? `\u001b[${open}m${text}\u001b[${close}m` : text);
+  return {
+    enabled,
+    bold: wrap(1, 22),
+    dim: wrap(2, 22),
+    path: wrap(35, 39),
+    line: wrap(32, 39),
+    accent: wrap(36, 39),
+    warn: wrap(33, 39),
+    error: wrap(31, 39),
+  };
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  return `${minutes} min ${Math.round((ms % 60_000) / 1_000)} s`;
+}
+
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/**
+ * Progress over a known number of items: rate and ETA. On a TTY one line is
+ * redrawn at most ten times a second; elsewhere a plain line is printed
+ * every 5 seconds and at the end, so logs stay readable.
+ */
+export class ProgressBar {
+  readonly #stream: NodeJS.WriteStream;
+  readonly #tty: boolean;
+  readonly #label: string;
+  #started = 0;
+  #lastDraw = 0;
+  #drawn = false;
+
+  constructor(stream: NodeJS.WriteStream, label: string) {
+    this.#stream = stream;
+    this.#tty = Boolean(stream.isTTY);
+    this.#label = label;
+  }
+
+  update(done: number, total: number, detail = ''): void {
+    const now = performance.now();
+    if (this.#started === 0) this.#started = now;
+    const elapsed = (now - this.#started) / 1000;
+    const rate = elapsed > 0 ? done / elapsed : 0;
+    const eta = rate > 0 ? (total - done) / rate : 0;
+    const percent = total > 0 ? Math.floor((done / total) * 100) : 100;
+    const stats = `${done}/${total} ${this.#label}  ${rate.toFixed(rate < 10 ? 1 : 0)}/s  ETA ${formatDuration(eta * 1000)}`;
+    if (this.#tty) {
+      if (now - this.#lastDraw < 100 && done < total) return;
+      this.#lastDraw = now;
+      const width = 24;
+      const filled = Math.round((percent / 100) * width);
+      const columns = this.#stream.columns ?? 80;
+      let line = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${percent}% ${stats}`;
+      if (detail) line += `  ${detail}`;
+      this.#stream.write(`\r\u001b[K${line.slice(0, columns - 1)}`);
+      this.#drawn = true;
+    } else {
+      if (this.#lastDraw === 0) this.#lastDraw = now;
+      if (now - this.#lastDraw < 5_000 && done < total) return;
+      this.#lastDraw = now;
+      this.#stream.write(`${percent}% ${stats}\n`);
+    }
+  }
+
+  /** Clears the bar's line (TTY) so that what follows starts clean. */
+  done(): void {
+    if (this.#tty && this.#drawn) this.#stream.write('\r\u001b[K');
+    this.#drawn = false;
+  }
+}

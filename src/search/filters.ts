@@ -1,0 +1,113 @@
+/**
+ * Search filters: a path prefix or glob, languages, element types. Each is
+ * applied twice, on purpose: in SQL for the lexical side (so that BM25's top
+ * hits are all eligible) and as a predicate on vector hits (FAISS knows
+ * nothing but ids).
+ */
+
+export interface SearchFilters {
+  /** A root-relative path prefix (`src/store`) or a glob (`src/**\/*.ts`, `*.py`). */
+  path?: string;
+  /** Languages as the index names them: typescript, tsx, javascript, python, markdown, json, yaml, toml, text. */
+  language?: string | readonly string[];
+  /** Element types: function, method, class, interface, ... */
+  type?: string | readonly string[];
+}
+
+export interface CompiledFilters {
+  /** An SQL condition over `f` (files) and `e` (elements), and its parameters. */
+  sql: string;
+  params: (string | number)[];
+  matches(row: { path: string; language: string | null; type: string }): boolean;
+  active: boolean;
+}
+
+export function compileFilters(filters: SearchFilters): CompiledFilters {
+  const conditions: string[] = [];
+  const params: (string | number)[] = [];
+  const checks: ((row: { path: string; language: string | null; type: string }) => boolean)[] = [];
+
+  const path = normalizePathFilter(filters.path);
+  if (path !== undefined) {
+    if (/[*?[]/.test(path)) {
+      const regex = globToRegExp(path);
+      // The literal part before the first wildcard narrows the SQL side.
+      const literal = path.slice(0, path.search(/[*?[]/));
+      if (literal) {
+        conditions.push('substr(f.path, 1, ?) = ?');
+        params.push(literal.length, literal);
+      }
+      checks.push((row) => regex.test(row.path));
+    } else {
+      conditions.push('(f.path = ? OR substr(f.path, 1, ?) = ?)');
+      const prefix = path.endsWith('/') ? path : `${path}/`;
+      params.push(path, prefix.length, prefix);
+      checks.push((row) => row.path === path || row.path.startsWith(prefix));
+    }
+  }
+  const languages = list(filters.language);
+  if (languages) {
+    conditions.push(`f.language IN (${languages.map(() => '?').join(', ')})`);
+    params.push(...languages);
+    const set = new Set(languages);
+    checks.push((row) => row.language !== null && set.has(row.language));
+  }
+  const types = list(filters.type);
+  if (types) {
+    conditions.push(`e.element_type IN (${types.map(() => '?').join(', ')})`);
+    params.push(...types);
+    const set = new Set(types);
+    checks.push((row) => set.has(row.type));
+  }
+  return {
+    sql: conditions.length > 0 ? conditions.join(' AND ') : '1',
+    params,
+    matches: (row) => checks.every((check) => check(row)),
+    active: checks.length > 0,
+  };
+}
+
+/** `./src/` -> `src`; the root itself (`.`, `/`, empty) is no filter. */
+function normalizePathFilter(path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  let p = path.trim().replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/\/{2,}/g, '/');
+  if (p === '.' || p === '/' || p === '') return undefined;
+  if (p.endsWith('/') && !/[*?[]/.test(p)) p = p.slice(0, -1);
+  return p;
+}
+
+function list(value: string | readonly string[] | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const items = (typeof value === 'string' ? value.split(',') : [...value]).map((item) => item.trim().toLowerCase()).filter(Boolean);
+  return items.length > 0 ? items : undefined;
+}
+
+/**
+ * A glob as a RegExp over root-relative paths: `**` crosses directories,
+ * `*` and `?` do not, `[...]` is a class. A pattern without a slash matches
+ * the file name anywhere (`*.py`), as in .gitignore.
+ */
+export function globToRegExp(glob: string): RegExp {
+  let source = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === '*') {
+      if (glob[i + 1] === '*') {
+        i++;
+        if (glob[i + 1] === '/') {
+          i++;
+          source += '(?:.*/)?';
+        } else source += '.*';
+      } else source += '[^/]*';
+    } else if (c === '?') source += '[^/]';
+    else if (c === '[') {
+      const end = glob.indexOf(']', i + 1);
+      if (end < 0) source += '\\[';
+      else {
+        source += `[${glob.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
+        i = end;
+      }
+    } else source += c.replace(/[.+^${}()|\\]/g, '\\$&');
+  }
+  return new RegExp(glob.includes('/') ? `^${source}$` : `(?:^|/)${source}$`);
+}

@@ -1,0 +1,79 @@
+/**
+ * The QueryProcessor: what kind of question a query is, and the pieces each
+ * half of the search needs. Routing changes weights, never the machinery:
+ * every query is still answered by both the vector and the lexical side.
+ *
+ * - identifier: `getUserById`, `Index.search`, `parse_config` (one token
+ *   that looks like code). Exact and sub-word name matches are boosted.
+ * - path: `src/store/store.ts`, `vector-file.ts`. Results are confined to
+ *   files whose path contains it, when any does.
+ * - prose: everything else; the vector side counts for more.
+ */
+import { splitIdentifier, stem, words } from '../vector/terms.js';
+import { isStopWord } from '../vector/vocabulary.js';
+
+export type QueryKind = 'identifier' | 'path' | 'prose';
+
+export interface ParsedQuery {
+  text: string;
+  kind: QueryKind;
+  /** Code-like tokens of the query, as written (`Index.search` -> `Index.search`). */
+  identifiers: string[];
+  /** Path-like tokens (`src/store`, `store.ts`). */
+  paths: string[];
+  /** The FTS5 MATCH expression (every token quoted), or undefined when nothing is searchable. */
+  match: string | undefined;
+  /** The query with path tokens taken out: what the embedder sees. */
+  semanticText: string;
+}
+
+/** Extensions that make `name.ext` a file name rather than `Object.member`. */
+const FILE_EXTENSIONS = new Set(
+  'ts tsx mts cts js jsx mjs cjs py pyi md markdown json jsonc yaml yml toml txt html css scss c cc cpp h hpp go rs java rb sh'.split(' '),
+);
+
+const IDENTIFIER = /^[\p{L}_$][\p{L}\p{N}_$]*(?:(?:\.|::|#)[\p{L}_$][\p{L}\p{N}_$]*)*(?:\(\))?$/u;
+
+export function isPathLike(token: string): boolean {
+  if (token.includes('/') || token.includes('\\')) return /[\p{L}\p{N}]/u.test(token);
+  const dot = token.lastIndexOf('.');
+  return dot > 0 && FILE_EXTENSIONS.has(token.slice(dot + 1).toLowerCase());
+}
+
+/** One token that reads as code: has a case change inside, an underscore, a member dot, or call parentheses. */
+export function isIdentifierLike(token: string): boolean {
+  if (!IDENTIFIER.test(token)) return false;
+  return /\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}|_|\.|::|#|\(\)$/u.test(token) || /^\p{Lu}\p{Ll}+\p{Lu}/u.test(token);
+}
+
+export function parseQuery(text: string): ParsedQuery {
+  const trimmed = text.trim();
+  const tokens = trimmed.split(/\s+/).filter(Boolean);
+  const paths = tokens.filter(isPathLike);
+  const rest = tokens.filter((token) => !isPathLike(token));
+  const identifiers = rest.map((token) => token.replace(/\(\)$/, '')).filter(isIdentifierLike);
+  const kind: QueryKind = paths.length > 0 && rest.length === 0 ? 'path' : rest.length === 1 && identifiers.length === 1 ? 'identifier' : 'prose';
+  return { text: trimmed, kind, identifiers, paths, match: matchExpression(tokens), semanticText: rest.join(' ') || trimmed };
+}
+
+/**
+ * An FTS5 expression: every word and each of its sub-words, quoted (so no
+ * query text is ever read as FTS syntax), joined by OR and ranked by BM25.
+ * Stop words are left out unless they are all there is.
+ */
+export function matchExpression(tokens: readonly string[]): string | undefined {
+  const all = new Set<string>();
+  const meaningful = new Set<string>();
+  for (const word of tokens.flatMap((token) => words(token))) {
+    const parts = splitIdentifier(word);
+    const candidates = parts.length > 1 ? [word.toLowerCase().replace(/[_$]/g, ''), ...parts] : parts;
+    for (const candidate of candidates) {
+      if (!candidate) continue;
+      all.add(candidate);
+      if (!isStopWord(stem(candidate))) meaningful.add(candidate);
+    }
+  }
+  const chosen = meaningful.size > 0 ? meaningful : all;
+  if (chosen.size === 0) return undefined;
+  return [...chosen].map((token) => `"${token.replace(/"/g, '""')}"`).join(' OR ');
+}

@@ -1,0 +1,480 @@
+/**
+ * The Searcher: answers a query from an index with the right code, ranked,
+ * fresh and fast. Both halves run for every query (vector k-NN through
+ * FAISS, BM25 through FTS5), each over-fetched, then fused, filtered,
+ * de-duplicated and cut to k; snippets come from the files as they are now.
+ *
+ * A Searcher may live long (an agent's tool, the MCP server): each search
+ * reads one snapshot of the database and first brings its in-memory vectors
+ * level with what an indexer has committed since. Searches run one at a
+ * time.
+ */
+import { join } from 'node:path';
+import { StoreError } from '../store/database.js';
+import { IndexStore, type EmbedderRecord } from '../store/store.js';
+import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
+import { embedderFromId } from '../vector/choose.js';
+import type { Embedder } from '../vector/embedder.js';
+import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
+import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
+import { DEFAULT_FUSION_WEIGHTS, EXACT_NAME_BOOST, fuseRanks, nameMatch, PARTIAL_NAME_BOOST, PATH_BOOST, type FusionWeights, type NameMatch } from './fusion.js';
+import { parseQuery, type ParsedQuery, type QueryKind } from './query.js';
+import { cutLines, SourceReader, type SnippetOptions } from './source.js';
+
+export type SearchMode = 'hybrid' | 'lexical' | 'vector';
+
+export interface SearcherOptions {
+  /** The index directory (`<root>/.ocvector`). */
+  indexDir: string;
+  /** The query embedder. Default: the index's own, made from its recorded id. */
+  embedder?: Embedder;
+  /** For an index built with an Ollama model: host, timeout. */
+  ollama?: OllamaEmbedderOptions;
+  vectorIndex?: VectorIndexOptions;
+  /** Fusion weights by query kind (defaults: DEFAULT_FUSION_WEIGHTS). */
+  weights?: Partial<Record<QueryKind, FusionWeights>>;
+  onEvent?: (event: SearchEvent) => void;
+}
+
+export type SearchEvent = { type: 'vector-index'; event: VectorIndexEvent } | { type: 'fallback'; reason: string };
+
+export interface SearchOptions extends SearchFilters {
+  /** Results wanted, 1 to 100. Default 10. */
+  k?: number;
+  /** Default hybrid. */
+  mode?: SearchMode;
+  /** Read snippets (default true), with limits. */
+  snippet?: boolean | SnippetOptions;
+}
+
+export interface SearchSignals {
+  /** 1-based rank in the BM25 list. */
+  lexical?: number;
+  /** 1-based rank in the k-NN list, and the cosine similarity. */
+  vector?: number;
+  similarity?: number;
+  name?: NameMatch;
+  path?: boolean;
+}
+
+export interface SearchResult {
+  /** Relative to the root, with forward slashes. */
+  path: string;
+  absolutePath: string;
+  startLine: number;
+  endLine: number;
+  type: string;
+  name: string;
+  signature: string;
+  description: string;
+  language: string | null;
+  score: number;
+  signals: SearchSignals;
+  snippet?: string;
+  /** The file changed since it was indexed: lines may have moved. */
+  stale: boolean;
+  /** Why there is no snippet, when there is none. */
+  problem?: string;
+}
+
+export interface SearchTimings {
+  embedMs: number;
+  vectorMs: number;
+  lexicalMs: number;
+  fusionMs: number;
+  snippetMs: number;
+  totalMs: number;
+}
+
+export interface SearchResponse {
+  query: string;
+  kind: QueryKind;
+  /** The mode asked for, and the one that answered (lexical when the vector side is unavailable). */
+  requestedMode: SearchMode;
+  mode: SearchMode;
+  fallback?: { reason: string };
+  results: SearchResult[];
+  root: string;
+  embedder: string;
+  /** Elements in the index. */
+  elements: number;
+  timings: SearchTimings;
+}
+
+export class SearchError extends Error {
+  override readonly name = 'SearchError';
+  constructor(
+    message: string,
+    readonly code: 'BAD_QUERY' | 'BAD_OPTION' | 'CLOSED',
+  ) {
+    super(message);
+  }
+}
+
+export const MAX_K = 100;
+export const MAX_QUERY_LENGTH = 2_000;
+/** After the embedder failed, searches stay lexical this long before trying it again. */
+const EMBEDDER_RETRY_MS = 30_000;
+/** Rows columns shared by every element lookup. */
+const ELEMENT_COLUMNS = `e.vector_id AS id, e.element_type AS type, e.element_name AS name, e.start_line AS startLine, e.end_line AS endLine,
+  e.signature, e.description, f.path, f.language, f.size, f.mtime_ms AS mtimeMs, f.hash, f.root_id AS rootId`;
+
+interface ElementHit {
+  id: number;
+  type: string;
+  name: string;
+  startLine: number;
+  endLine: number;
+  signature: string;
+  description: string;
+  path: string;
+  language: string | null;
+  size: number;
+  mtimeMs: number;
+  hash: string | null;
+  rootId: number;
+}
+
+export class Searcher {
+  readonly indexDir: string;
+  readonly root: string;
+  readonly #store: IndexStore;
+  readonly #options: SearcherOptions;
+  readonly #roots: Map<number, string>;
+  readonly #weights: Record<QueryKind, FusionWeights>;
+  #vectors: VectorIndex;
+  #record: EmbedderRecord;
+  #embedder: Embedder | undefined;
+  #embedderDownUntil = 0;
+  #embedderProblem: string | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  private constructor(options: SearcherOptions, store: IndexStore, vectors: VectorIndex, record: EmbedderRecord, roots: Map<number, string>) {
+    this.#options = options;
+    this.indexDir = options.indexDir;
+    this.#store = store;
+    this.#vectors = vectors;
+    this.#record = record;
+    this.#roots = roots;
+    this.root = roots.values().next().value ?? options.indexDir;
+    this.#weights = { ...DEFAULT_FUSION_WEIGHTS, ...options.weights };
+  }
+
+  /** Opens the index read-only; throws StoreError NOT_FOUND when there is none (or it is empty). */
+  static async open(options: SearcherOptions): Promise<Searcher> {
+    const store = IndexStore.open(options.indexDir, { readonly: true });
+    try {
+      const record = store.embedder;
+      if (!record) throw new StoreError(`the index at ${options.indexDir} is empty: run oc-vector-index first`, 'NOT_FOUND');
+      const roots = new Map(store.db.prepare<[], { id: number; path: string }>('SELECT id, path FROM roots ORDER BY id').all().map((row) => [row.id, row.path]));
+      const vectors = await snapshot(store, () => VectorIndex.open(store, record, options.vectorIndex, vectorEvents(options)));
+      const searcher = new Searcher(options, store, vectors, record, roots);
+      searcher.#embedder = options.embedder;
+      return searcher;
+    } catch (error) {
+      store.close();
+      throw error;
+    }
+  }
+
+  get embedderId(): string {
+    return this.#record.id;
+  }
+
+  /** Searches run one after another: each holds a read snapshot of the database. */
+  search(query: string, options: SearchOptions = {}): Promise<SearchResponse> {
+    const run = this.#queue.then(() => this.#search(query, options));
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#vectors.close();
+    this.#store.close();
+  }
+
+  async #search(query: string, options: SearchOptions): Promise<SearchResponse> {
+    if (this.#closed) throw new SearchError('the searcher is closed', 'CLOSED');
+    const started = performance.now();
+    const text = validateQuery(query);
+    const k = validateK(options.k);
+    const requestedMode = validateMode(options.mode);
+    const filters = compileFilters(options);
+    const parsed = parseQuery(text);
+    const timings: SearchTimings = { embedMs: 0, vectorMs: 0, lexicalMs: 0, fusionMs: 0, snippetMs: 0, totalMs: 0 };
+
+    return snapshot(this.#store, async () => {
+      await this.#catchUp();
+      let fallback: string | undefined;
+      let vectorHits: { id: number; score: number }[] = [];
+      if (requestedMode !== 'lexical') {
+        const result = await this.#vectorSearch(parsed, k, filters, timings);
+        if (typeof result === 'string') fallback = result;
+        else vectorHits = result;
+      }
+      // Vector-only asked for and unavailable: lexical is the honest substitute.
+      const mode: SearchMode = fallback ? 'lexical' : requestedMode;
+      let t = performance.now();
+      const lexicalIds = mode === 'vector' ? [] : this.#lexicalSearch(parsed, k, filters);
+      timings.lexicalMs = performance.now() - t;
+
+      t = performance.now();
+      const ranked = this.#rank(parsed, lexicalIds, vectorHits, filters, k, mode);
+      timings.fusionMs = performance.now() - t;
+
+      t = performance.now();
+      const results = this.#present(ranked, options.snippet);
+      timings.snippetMs = performance.now() - t;
+      timings.totalMs = performance.now() - started;
+      if (fallback) this.#options.onEvent?.({ type: 'fallback', reason: fallback });
+      return {
+        query: text,
+        kind: parsed.kind,
+        requestedMode,
+        mode,
+        ...(fallback ? { fallback: { reason: fallback } } : {}),
+        results,
+        root: this.root,
+        embedder: this.#record.id,
+        elements: this.#vectors.ntotal,
+        timings,
+      };
+    });
+  }
+
+  /** Picks up what an indexer committed since the last search (or a switch of embedder). */
+  async #catchUp(): Promise<void> {
+    const record = this.#store.embedder;
+    if (!record) return;
+    const onEvent = vectorEvents(this.#options);
+    if (record.id !== this.#record.id || record.dimension !== this.#record.dimension) {
+      const fresh = await VectorIndex.open(this.#store, record, this.#options.vectorIndex, onEvent);
+      this.#vectors.close();
+      this.#vectors = fresh;
+      this.#record = record;
+      this.#embedder = undefined;
+      this.#embedderDownUntil = 0;
+      return;
+    }
+    this.#vectors = await this.#vectors.refresh(this.#store, record, onEvent);
+  }
+
+  /** The k-NN list, or why there is none (the embedder is unavailable). */
+  async #vectorSearch(parsed: ParsedQuery, k: number, filters: CompiledFilters, timings: SearchTimings): Promise<{ id: number; score: number }[] | string> {
+    const ntotal = this.#vectors.ntotal;
+    if (ntotal === 0) return [];
+    if (Date.now() < this.#embedderDownUntil) return `the embedder ${this.#record.id} is unavailable (${this.#embedderProblem}); answered by lexical search`;
+    let t = performance.now();
+    let query: Float32Array;
+    try {
+      const embedder = await this.#queryEmbedder();
+      query = await embedder.embedQuery(parsed.semanticText);
+    } catch (error) {
+      this.#embedderProblem = (error as Error).message;
+      this.#embedderDownUntil = Date.now() + EMBEDDER_RETRY_MS;
+      return `the embedder ${this.#record.id} is unavailable (${this.#embedderProblem}); answered by lexical search`;
+    }
+    timings.embedMs = performance.now() - t;
+
+    t = performance.now();
+    // Filters apply after FAISS, which knows ids only: fetch deeper when they may thin the list.
+    const wanted = Math.min(ntotal, filters.active || parsed.kind === 'path' ? Math.max(400, k * 40) : Math.max(100, k * 10));
+    const nprobe = this.#vectors.nprobe;
+    const { labels, distances } = await this.#vectors.index.search(query, wanted, nprobe ? { nprobe } : {});
+    timings.vectorMs = performance.now() - t;
+    const hits: { id: number; score: number }[] = [];
+    for (let i = 0; i < labels.length; i++) {
+      const id = Number(labels[i]);
+      if (id >= 0) hits.push({ id, score: distances[i]! });
+    }
+    return hits;
+  }
+
+  async #queryEmbedder(): Promise<Embedder> {
+    if (this.#embedder) return this.#embedder;
+    const embedder = embedderFromId(this.#record.id, this.#options.ollama);
+    if (!embedder) throw new Error(`this version of ocvector does not know the embedder ${this.#record.id}`);
+    await embedder.init({ dimension: this.#record.dimension });
+    this.#embedder = embedder;
+    return embedder;
+  }
+
+  /** BM25 over names, signatures, descriptions and paths, filtered in SQL. */
+  #lexicalSearch(parsed: ParsedQuery, k: number, filters: CompiledFilters): number[] {
+    if (parsed.kind === 'path') return this.#pathSearch(parsed, k, filters);
+    if (!parsed.match) return [];
+    const limit = Math.max(100, k * 10);
+    // Column weights: name, signature, description, path.
+    const rows = this.#store.db
+      .prepare<unknown[], { id: number }>(
+        `SELECT e.vector_id AS id FROM elements_fts
+         JOIN elements e ON e.vector_id = elements_fts.rowid JOIN files f ON f.id = e.file_id
+         WHERE elements_fts MATCH ? AND ${filters.sql}
+         ORDER BY bm25(elements_fts, 4.0, 2.0, 1.0, 0.5) LIMIT ?`,
+      )
+      .all(parsed.match, ...filters.params, limit);
+    return rows.map((row) => row.id);
+  }
+
+  /** A path query: the elements of the files whose path contains it, outermost first, in file order. */
+  #pathSearch(parsed: ParsedQuery, k: number, filters: CompiledFilters): number[] {
+    const conditions = parsed.paths.map(() => 'instr(lower(f.path), ?) > 0').join(' OR ');
+    return this.#store.db
+      .prepare<unknown[], { id: number }>(
+        `SELECT e.vector_id AS id FROM elements e JOIN files f ON f.id = e.file_id
+         WHERE (${conditions}) AND ${filters.sql}
+         ORDER BY length(f.path), f.path, instr(e.element_name, '.') > 0, e.start_line LIMIT ?`,
+      )
+      .all(...parsed.paths.map(normalizePathHint), ...filters.params, Math.max(100, k * 10))
+      .map((row) => row.id);
+  }
+
+  /** Fusion, boosts, filters and de-duplication: the final order, cut to k. */
+  #rank(parsed: ParsedQuery, lexicalIds: number[], vectorHits: { id: number; score: number }[], filters: CompiledFilters, k: number, mode: SearchMode): Ranked[] {
+    const weights = mode === 'lexical' ? { lexical: 1, vector: 0 } : mode === 'vector' ? { lexical: 0, vector: 1 } : this.#weights[parsed.kind];
+    const fused = fuseRanks(lexicalIds, vectorHits, weights);
+    const rows = this.#elements([...fused.keys()]);
+    const pathHints = parsed.paths.map(normalizePathHint);
+    const ranked: Ranked[] = [];
+    for (const candidate of fused.values()) {
+      const row = rows.get(candidate.id);
+      // Gone since FAISS was brought level (an indexer committed meanwhile), or filtered out.
+      if (!row || !filters.matches({ path: row.path, language: row.language, type: row.type })) continue;
+      const signals: SearchSignals = {};
+      if (candidate.lexicalRank !== undefined) signals.lexical = candidate.lexicalRank;
+      if (candidate.vectorRank !== undefined) {
+        signals.vector = candidate.vectorRank;
+        signals.similarity = candidate.vectorScore!;
+      }
+      let score = candidate.score;
+      if (parsed.identifiers.length > 0 && mode !== 'vector') {
+        const match = nameMatch(row.name, parsed.identifiers);
+        if (match) {
+          signals.name = match;
+          score += match === 'exact' ? EXACT_NAME_BOOST : PARTIAL_NAME_BOOST;
+        }
+      }
+      if (pathHints.length > 0 && pathHints.some((hint) => row.path.toLowerCase().includes(hint))) {
+        signals.path = true;
+        if (parsed.kind !== 'path') score += PATH_BOOST;
+      }
+      ranked.push({ row, score, signals });
+    }
+    // A path query names files: when some match, only they answer it.
+    const confined = parsed.kind === 'path' && ranked.some((hit) => hit.signals.path) ? ranked.filter((hit) => hit.signals.path) : ranked;
+    confined.sort((a, b) => b.score - a.score || a.row.path.localeCompare(b.row.path) || a.row.startLine - b.row.startLine);
+    return withoutNested(confined, k);
+  }
+
+  #elements(ids: number[]): Map<number, ElementHit> {
+    if (ids.length === 0) return new Map();
+    const rows = this.#store.db
+      .prepare<[string], ElementHit>(`SELECT ${ELEMENT_COLUMNS} FROM elements e JOIN files f ON f.id = e.file_id WHERE e.vector_id IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(ids));
+    return new Map(rows.map((row) => [row.id, row]));
+  }
+
+  #present(ranked: Ranked[], snippet: SearchOptions['snippet']): SearchResult[] {
+    const readers = new Map<number, SourceReader>();
+    const wantText = snippet !== false;
+    const limits = typeof snippet === 'object' ? snippet : {};
+    return ranked.map(({ row, score, signals }) => {
+      const root = this.#roots.get(row.rootId) ?? this.root;
+      let reader = readers.get(row.rootId);
+      if (!reader) readers.set(row.rootId, (reader = new SourceReader(root)));
+      const state = reader.state(row, wantText);
+      const result: SearchResult = {
+        path: row.path,
+        absolutePath: join(root, row.path),
+        startLine: row.startLine,
+        endLine: row.endLine,
+        type: row.type,
+        name: row.name,
+        signature: row.signature,
+        description: row.description,
+        language: row.language,
+        score: Number(score.toFixed(6)),
+        signals,
+        stale: state.stale,
+      };
+      if (wantText && state.lines) result.snippet = cutLines(state.lines, row.startLine, row.endLine, limits);
+      if (state.problem) result.problem = state.problem;
+      return result;
+    });
+  }
+}
+
+interface Ranked {
+  row: ElementHit;
+  score: number;
+  signals: SearchSignals;
+}
+
+/** Members too small to stand for their container. */
+const FRAGMENT_TYPES = new Set(['field', 'property', 'constant']);
+
+/**
+ * One hit per stretch of code: a hit inside a better one (a method of a
+ * class already listed) is dropped. A container ranked below its members
+ * takes the place of the first of them when those are only fields or
+ * constants: they stand for it badly.
+ */
+function withoutNested(ranked: Ranked[], k: number): Ranked[] {
+  const kept: Ranked[] = [];
+  const contains = (outer: ElementHit, inner: ElementHit) => outer.path === inner.path && outer.startLine <= inner.startLine && inner.endLine <= outer.endLine;
+  // A container may come a little below k members; look that far, not further.
+  for (const [i, hit] of ranked.entries()) {
+    if (kept.length >= k && i >= 2 * k) break;
+    if (kept.some((other) => contains(other.row, hit.row))) continue;
+    const members = kept.filter((other) => contains(hit.row, other.row));
+    if (members.length === 0) {
+      if (kept.length < k) kept.push(hit);
+    } else if (members.every((member) => FRAGMENT_TYPES.has(member.row.type))) {
+      const at = kept.indexOf(members[0]!);
+      kept[at] = { ...hit, score: members[0]!.score };
+      for (const member of members.slice(1)) kept.splice(kept.indexOf(member), 1);
+    }
+  }
+  return kept;
+}
+
+function normalizePathHint(path: string): string {
+  return path.replace(/\\/g, '/').replace(/^(\.\/)+/, '').toLowerCase();
+}
+
+/** Runs work inside one read transaction, so every read sees the same commit. */
+async function snapshot<T>(store: IndexStore, work: () => Promise<T>): Promise<T> {
+  store.db.exec('BEGIN');
+  try {
+    return await work();
+  } finally {
+    store.db.exec('COMMIT');
+  }
+}
+
+function vectorEvents(options: SearcherOptions): (event: VectorIndexEvent) => void {
+  return (event) => options.onEvent?.({ type: 'vector-index', event });
+}
+
+function validateQuery(query: unknown): string {
+  if (typeof query !== 'string') throw new SearchError(`the query must be a string, not ${query === null ? 'null' : typeof query}`, 'BAD_QUERY');
+  const text = query.trim();
+  if (!text) throw new SearchError('the query is empty', 'BAD_QUERY');
+  if (text.length > MAX_QUERY_LENGTH) throw new SearchError(`the query is ${text.length} characters long; at most ${MAX_QUERY_LENGTH} are allowed`, 'BAD_QUERY');
+  return text;
+}
+
+function validateK(k: unknown): number {
+  if (k === undefined) return 10;
+  if (typeof k !== 'number' || !Number.isInteger(k) || k < 1 || k > MAX_K) throw new SearchError(`k must be an integer from 1 to ${MAX_K}, not ${String(k)}`, 'BAD_OPTION');
+  return k;
+}
+
+function validateMode(mode: unknown): SearchMode {
+  if (mode === undefined) return 'hybrid';
+  if (mode === 'hybrid' || mode === 'lexical' || mode === 'vector') return mode;
+  throw new SearchError(`mode must be hybrid, lexical or vector, not ${String(mode)}`, 'BAD_OPTION');
+}
