@@ -5,10 +5,10 @@
  * warnings go to stderr.
  */
 import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { Command, Option } from 'commander';
 import type { OllamaEnricherOptions } from '../analysis/llm/ollama-enricher.js';
-import { defaultIndexDir, findRoot } from '../files/root.js';
+import { defaultIndexDir, findRoot, INDEX_DIR_NAME } from '../files/root.js';
 import { Indexer, type IndexerOptions } from '../indexing/indexer.js';
 import { indexStatus } from '../indexing/status.js';
 import { watchIndex } from '../indexing/watch.js';
@@ -90,9 +90,7 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
 
   const targets = (paths.length > 0 ? paths : ['.']).map((path) => resolve(path));
   for (const target of targets) if (!existsSync(target)) throw new UsageError(`${target}: no such file or directory`);
-  const roots = new Set(targets.map((target) => findRoot(target)));
-  if (roots.size > 1) throw new UsageError(`the paths belong to different roots (${[...roots].join(', ')}): index each root separately`);
-  const root = [...roots][0]!;
+  const root = rootOf(targets);
 
   const controller = new AbortController();
   const onSignal = () => controller.abort(new DOMException('interrupted', 'AbortError'));
@@ -100,6 +98,7 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
   process.once('SIGTERM', onSignal);
   try {
     const common: Omit<IndexerOptions, 'path'> = {
+      root,
       ...(options.db ? { indexDir: resolve(options.db) } : { indexDir: defaultIndexDir(root) }),
       ...defined('embedder', embedderChoice(options)),
       ...defined('llm', llmChoice(options)),
@@ -152,6 +151,29 @@ async function watch(options: IndexerOptions, signal: AbortSignal, style: Return
   process.stderr.write(`watching ${indexer.root} (Ctrl-C stops)\n`);
   await new Promise<void>((resolveWait) => signal.addEventListener('abort', () => resolveWait(), { once: true }));
   await watcher.close();
+}
+
+/**
+ * The root for the paths given: the one each path finds (an enclosing index
+ * or git work tree, else the directory itself) when they agree, else the
+ * one found from their common directory, so that several paths share one
+ * index. A path inside another work tree or index is refused.
+ */
+function rootOf(targets: readonly string[]): string {
+  const roots = new Set(targets.map((target) => findRoot(target)));
+  if (roots.size === 1) return [...roots][0]!;
+  const root = findRoot(commonDirectory(targets));
+  const separate = [...roots].filter((found) => found !== root && (existsSync(join(found, '.git')) || existsSync(join(found, INDEX_DIR_NAME))));
+  if (separate.length > 0) throw new UsageError(`the paths belong to different roots (${[...roots].join(', ')}): index each root separately`);
+  return root;
+}
+
+function commonDirectory(targets: readonly string[]): string {
+  const directories = targets.map((target) => (statSync(target).isDirectory() ? target : dirname(target)));
+  let common = directories[0]!;
+  const within = (directory: string) => directory === common || directory.startsWith(common.endsWith(sep) ? common : common + sep);
+  while (!directories.every(within)) common = dirname(common);
+  return common;
 }
 
 function embedderChoice(options: IndexCliOptions): EmbedderChoice | undefined {

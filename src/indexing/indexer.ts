@@ -24,7 +24,7 @@ import { AnalysisPool } from '../analysis/pool.js';
 import { isSkipped, type AnalysisResult, type CodeFile, type SkippedFile } from '../analysis/types.js';
 import { defaultIndexDir, findRoot } from '../files/root.js';
 import { gitChangesSince } from '../files/git.js';
-import { scanPaths, scanRoot, type ExcludedFile, type ScannedFile } from '../files/scan.js';
+import { isInside, scanPaths, scanRoot, type ExcludedFile, type ScannedFile } from '../files/scan.js';
 import { prepareDirectory, StoreError } from '../store/database.js';
 import { IndexStore, type EmbedderRecord, type FileRow } from '../store/store.js';
 import { WriteLock } from '../store/lock.js';
@@ -40,6 +40,8 @@ import type { FileChange, IndexEvent, IndexSummary, LastRun } from './events.js'
 export interface IndexerOptions {
   /** A file or directory; the root (enclosing git work tree, else this directory) is found from it. */
   path: string;
+  /** The root, when not the one found from `path` (several paths indexed under their common root). `path` must lie inside it. */
+  root?: string;
   /** Where the database lives. Default `<root>/.ocvector`. */
   indexDir?: string;
   /** Default: the index's own embedder; for a new index Ollama when it answers, else the built-in one. */
@@ -97,7 +99,8 @@ export class Indexer {
 
   constructor(options: IndexerOptions) {
     this.#options = options;
-    this.root = findRoot(options.path);
+    this.root = options.root ? resolve(options.root) : findRoot(options.path);
+    if (!isInside(this.root, options.path)) throw new Error(`${resolve(options.path)} is outside the root ${this.root}`);
     this.indexDir = resolve(options.indexDir ?? defaultIndexDir(this.root));
     this.#limits = { ...DEFAULT_CONTENT_LIMITS, ...options.limits };
     this.#emit = options.onEvent ?? (() => {});

@@ -112,6 +112,10 @@ export class SearchError extends Error {
 }
 
 export const MAX_K = 100;
+/** Members too small to stand for their container. */
+const FRAGMENT_TYPES: ReadonlySet<string> = new Set(['field', 'property', 'constant']);
+/** Their fused score is scaled by this for prose queries. */
+const FRAGMENT_PRIOR = 0.8;
 export const MAX_QUERY_LENGTH = 2_000;
 /** After the embedder failed, searches stay lexical this long before trying it again. */
 const EMBEDDER_RETRY_MS = 30_000;
@@ -349,7 +353,9 @@ export class Searcher {
         signals.vector = candidate.vectorRank;
         signals.similarity = candidate.vectorScore!;
       }
-      let score = candidate.score;
+      // A field or constant is rarely what a question in words is after, and its short
+      // document wins on length alone (BM25's normalisation, a few strong features).
+      let score = parsed.kind === 'prose' && FRAGMENT_TYPES.has(row.type) ? candidate.score * FRAGMENT_PRIOR : candidate.score;
       if (parsed.identifiers.length > 0 && mode !== 'vector') {
         const match = nameMatch(row.name, parsed.identifiers);
         if (match) {
@@ -413,8 +419,6 @@ interface Ranked {
   signals: SearchSignals;
 }
 
-/** Members too small to stand for their container. */
-const FRAGMENT_TYPES = new Set(['field', 'property', 'constant']);
 
 /**
  * One hit per stretch of code: a hit inside a better one (a method of a

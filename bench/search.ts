@@ -1,0 +1,155 @@
+/**
+ * Query latency of the Searcher, split into its stages, at about 10,000 and
+ * about 100,000 indexed elements, with the built-in embedder (the query is
+ * embedded in the measured time). Lexical-only search is measured in the
+ * same run, on the same queries, for reference.
+ *
+ *   npm run bench:search              (add --quick for the 10k corpus only)
+ *
+ * Corpora (offline, real code): the TypeScript compiler's lib/ files, taken
+ * in name order until they hold 10,000 elements; and 8 copies of the whole
+ * lib/ (~110,000 elements), the larger corpus synthesised from real code.
+ * Queries (100): the first words of real doc comments from the corpus (60),
+ * element names (25) and two-word name fragments (15), picked evenly.
+ */
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { analyzeText, Indexer, IndexStore, Searcher, type SearchResponse, type SearchTimings } from '../src/index.js';
+import { describeMachine } from './lib/machine.js';
+import { markdownTable, replaceReadmeSection } from './lib/readme.js';
+import { ms, percentile, printTable } from './lib/stats.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const quick = process.argv.includes('--quick');
+const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
+const work = mkdtempSync(join(tmpdir(), 'ocvector-bench-search-'));
+const LIB = join(root, 'node_modules/typescript/lib');
+const libFiles = readdirSync(LIB)
+  .filter((f) => /\.(d\.ts|js)$/.test(f))
+  .sort();
+const QUERIES = 100;
+const WARM_UP = 10;
+
+/** lib/ files in name order until they hold `wanted` elements (counted with the analyzer). */
+function libSubset(wanted: number): string[] {
+  const chosen: string[] = [];
+  let elements = 0;
+  for (const file of libFiles) {
+    if (elements >= wanted) break;
+    const result = analyzeText(file, readFileSync(join(LIB, file), 'utf8'));
+    chosen.push(file);
+    elements += result.elements.length;
+  }
+  return chosen;
+}
+
+async function buildCorpus(name: string, copies: { files: string[]; count: number }): Promise<string> {
+  const dir = join(work, name);
+  for (let c = 0; c < copies.count; c++) {
+    mkdirSync(join(dir, `copy${c}`), { recursive: true });
+    for (const file of copies.files) cpSync(join(LIB, file), join(dir, `copy${c}`, file));
+  }
+  const started = performance.now();
+  const summary = await new Indexer({ path: dir, embedder: 'builtin', llm: false, limits: { maxBytes: 16 << 20 } }).run();
+  log(`${name}: ${summary.elements.total} elements indexed in ${ms(performance.now() - started, 0)}`);
+  return dir;
+}
+
+/** 100 queries from the corpus itself: doc comments' first words, names, name fragments. */
+function pickQueries(indexDir: string): string[] {
+  const store = IndexStore.open(indexDir, { readonly: true });
+  try {
+    const described = store.db
+      .prepare<[], { description: string }>("SELECT description FROM elements WHERE length(description) > 30 ORDER BY vector_id")
+      .all()
+      .map((row) => row.description.split(/[.\n]/)[0]!.split(/\s+/).slice(0, 8).join(' '))
+      .filter((text) => text.split(' ').length >= 4);
+    const names = store.db
+      .prepare<[], { name: string }>("SELECT element_name AS name FROM elements WHERE element_type IN ('function', 'method', 'class', 'interface') ORDER BY vector_id")
+      .all()
+      .map((row) => row.name);
+    const every = <T>(items: T[], count: number) => Array.from({ length: count }, (_, i) => items[Math.floor((i * items.length) / count)]!);
+    const fragments = every(names, 15).map((name) => name.replace(/^.*\./, '').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(' ').slice(0, 2).join(' '));
+    return [...every(described, 60), ...every(names, 25), ...fragments];
+  } finally {
+    store.close();
+  }
+}
+
+interface Figures {
+  corpus: string;
+  elements: number;
+  openMs: number;
+  hybrid: SearchTimings[];
+  lexical: SearchTimings[];
+}
+
+async function measure(corpus: string, dir: string): Promise<Figures> {
+  const indexDir = join(dir, '.ocvector');
+  const queries = pickQueries(indexDir);
+  const opened = performance.now();
+  const searcher = await Searcher.open({ indexDir });
+  const openMs = performance.now() - opened;
+  const run = async (mode: 'hybrid' | 'lexical') => {
+    for (const query of queries.slice(0, WARM_UP)) await searcher.search(query, { mode });
+    const timings: SearchTimings[] = [];
+    let response: SearchResponse | undefined;
+    for (const query of queries) {
+      response = await searcher.search(query, { mode, k: 10 });
+      timings.push(response.timings);
+    }
+    return { timings, elements: response!.elements };
+  };
+  try {
+    const hybrid = await run('hybrid');
+    const lexical = await run('lexical');
+    return { corpus, elements: hybrid.elements, openMs, hybrid: hybrid.timings, lexical: lexical.timings };
+  } finally {
+    searcher.close();
+  }
+}
+
+const STAGES: (keyof SearchTimings)[] = ['embedMs', 'vectorMs', 'lexicalMs', 'fusionMs', 'snippetMs', 'totalMs'];
+const p = (timings: SearchTimings[], stage: keyof SearchTimings, q: number) => percentile(timings.map((t) => t[stage]), q);
+
+try {
+  const small = libSubset(10_000);
+  const results: Figures[] = [];
+  results.push(await measure('TypeScript lib/ subset', await buildCorpus('10k', { files: small, count: 1 })));
+  if (!quick) results.push(await measure('TypeScript lib/ x 8', await buildCorpus('100k', { files: libFiles, count: 8 })));
+
+  const header = ['corpus', 'elements', 'mode', 'embed p50', 'vector p50', 'lexical p50', 'fusion p50', 'snippet p50', 'total p50', 'total p95'];
+  const rows: string[][] = [];
+  for (const figures of results) {
+    for (const [mode, timings] of [
+      ['hybrid', figures.hybrid],
+      ['lexical only', figures.lexical],
+    ] as const) {
+      rows.push([
+        figures.corpus,
+        figures.elements.toLocaleString('en-US'),
+        mode,
+        ...STAGES.slice(0, 5).map((stage) => ms(p(timings, stage, 50))),
+        ms(p(timings, 'totalMs', 50)),
+        ms(p(timings, 'totalMs', 95)),
+      ]);
+    }
+  }
+  printTable(`Query latency over ${QUERIES} queries, k = 10, built-in embedder (${describeMachine()})`, header, rows);
+  const openRows = results.map((figures) => [figures.corpus, figures.elements.toLocaleString('en-US'), ms(figures.openMs, 0)]);
+  printTable('Opening the index (database + FAISS file), once per Searcher', ['corpus', 'elements', 'open'], openRows);
+  const big = results.at(-1)!;
+  const ratio = p(big.hybrid, 'totalMs', 95) / p(big.lexical, 'totalMs', 95);
+  process.stdout.write(`\nhybrid p95 / lexical-only p95 at ${big.elements.toLocaleString('en-US')} elements: ${ratio.toFixed(2)}x (target: hybrid p95 < 25 ms at 100,000)\n`);
+  if (!quick) {
+    replaceReadmeSection(
+      join(root, 'README.md'),
+      'search',
+      `${markdownTable(header, rows)}\n\nOpening the index: ${openRows.map((row) => `${row[2]} at ${row[1]} elements`).join(', ')} (once per Searcher; the CLI pays it on every call).\n\n${QUERIES} queries (60 doc-comment phrases, 25 names, 15 name fragments from the corpus), ${WARM_UP} warm-up queries first. ${describeMachine()}.`,
+    );
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,247 @@
+/**
+ * The two CLIs end to end: the built commands (dist/, as installed) spawned
+ * on a copy of the labelled fixture, their text and JSON output, exit codes
+ * and messages.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ajv } from 'ajv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BuiltinEmbedder } from '../../src/index.js';
+import { FakeOllama } from '../helpers/fake-ollama.js';
+import { cleanedUpAfterEach, type TempRepo } from '../helpers/repo.js';
+import { searchFixtureFiles, searchRepo } from '../helpers/search-repo.js';
+
+const DIST = new URL('../../dist/cli/', import.meta.url).pathname;
+const outputSchema = JSON.parse(readFileSync(new URL('../../resources/ocvector/search-output.schema.json', import.meta.url), 'utf8')) as object;
+const validateOutput = new Ajv({ allErrors: true }).compile(outputSchema);
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a built CLI without a terminal, with no Ollama server unless one is given. */
+function cli(command: 'index' | 'search', args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [join(DIST, `oc-vector-${command}.js`), ...args],
+      {
+        cwd: options.cwd,
+        timeout: 60_000,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', OLLAMA_HOST: 'http://127.0.0.1:9', OCVECTOR_EMBEDDER: 'builtin', ...options.env },
+      },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const ANSI = /\u001b\[/;
+const codeFiles = Object.keys(searchFixtureFiles()).filter((path) => !path.endsWith('.md'));
+
+describe('oc-vector-index and oc-vector-search on the fixture', () => {
+  let repo: TempRepo;
+  let indexed: Run;
+
+  beforeAll(async () => {
+    repo = searchRepo();
+    indexed = await cli('index', ['--no-llm', '.'], { cwd: repo.root });
+  });
+  afterAll(() => repo.cleanup());
+
+  it('indexes a directory: a summary on stdout, progress on stderr, exit 0', () => {
+    expect(indexed.code).toBe(0);
+    const total = Object.keys(searchFixtureFiles()).length;
+    expect(indexed.stdout).toMatch(new RegExp(`files +${total} scanned: ${total} added`));
+    expect(indexed.stdout).toMatch(/elements +\d+ in the index/);
+    expect(indexed.stderr).toMatch(new RegExp(`100% ${total}/${total} files`));
+    expect(indexed.stdout).not.toMatch(ANSI);
+    expect(existsSync(join(repo.root, '.ocvector', 'index.db'))).toBe(true);
+  });
+
+  it('searches from a subdirectory: finds the index above, prints file:line, name and the code, plain when piped', async () => {
+    const run = await cli('search', ['hash', 'a', 'password', 'with', 'a', 'salt', '-k', '3'], { cwd: join(repo.root, 'src', 'auth') });
+    expect(run.code).toBe(0);
+    const [first] = run.stdout.split('\n');
+    expect(first).toMatch(/^passwords\.ts:6-10 {2}function hashPassword {2}\d\.\d{3} \[bm25#\d+ vector#\d+\]$/);
+    expect(run.stdout).toContain('export function hashPassword(password: string): string {');
+    expect(run.stdout).not.toMatch(ANSI);
+    expect(run.stderr).toMatch(/^3 results in \d+ ms \(hybrid, prose query, \d+ elements, builtin:v1:512\)/);
+
+    const colored = await cli('search', ['hashPassword', '-k', '1'], { cwd: repo.root, env: { FORCE_COLOR: '1' } });
+    expect(colored.stdout).toMatch(ANSI);
+  });
+
+  it('--json prints the whole response, valid against the published schema, with filters applied', async () => {
+    const run = await cli('search', ['token', '--json', '-k', '4', '--path', 'src/**', '--lang', 'ts', '--type', 'method'], { cwd: repo.root });
+    expect(run.code).toBe(0);
+    const response = JSON.parse(run.stdout);
+    expect(validateOutput(response), JSON.stringify(validateOutput.errors)).toBe(true);
+    expect(response.results.length).toBeGreaterThan(0);
+    expect(response.results.length).toBeLessThanOrEqual(4);
+    for (const result of response.results) {
+      expect(result.type).toBe('method');
+      expect(result.language).toBe('typescript');
+      expect(result.path).toMatch(/^src\//);
+    }
+    const bare = JSON.parse((await cli('search', ['parseCsv', '--json', '--no-snippet'], { cwd: repo.root })).stdout);
+    expect(validateOutput(bare)).toBe(true);
+    expect(bare.results[0]).toMatchObject({ name: 'parseCsv', path: 'src/util/csv.ts', stale: false });
+    expect(bare.results[0].snippet).toBeUndefined();
+  });
+
+  it('--status says what is indexed and which files are stale', async () => {
+    const clean = await cli('index', ['--status', '--json'], { cwd: join(repo.root, 'tools') });
+    expect(clean.code).toBe(0);
+    const status = JSON.parse(clean.stdout);
+    expect(status).toMatchObject({ root: repo.root, embedder: { id: 'builtin:v1:512' }, files: { indexed: Object.keys(searchFixtureFiles()).length, failed: 0 }, lastRun: { mode: 'full', analysisModel: null } });
+    expect(status.stale).toEqual({ modified: [], deleted: [], added: [] });
+    expect(status.languages.python).toEqual({ files: 1, elements: 2 });
+
+    writeFileSync(join(repo.root, 'src/util/new.ts'), 'export const answer = 42;\n');
+    const text = await cli('index', ['--status'], { cwd: repo.root });
+    expect(text.stdout).toMatch(/stale +0 modified, 0 deleted, 1 new since indexing/);
+    expect(text.stdout).toContain('A src/util/new.ts');
+    rmSync(join(repo.root, 'src/util/new.ts'));
+  });
+});
+
+describe('oc-vector-index --dry-run', () => {
+  const owned = cleanedUpAfterEach();
+
+  it('counts files, elements and model calls per language and directory, and writes nothing', async () => {
+    const repo = (owned.repo = searchRepo());
+    const fake = (owned.fake = await FakeOllama.start({ models: [] }));
+    const dry = await cli('index', ['--dry-run', '--json', '--ollama-host', fake.url], { cwd: repo.root });
+    expect(dry.code).toBe(0);
+    expect(existsSync(join(repo.root, '.ocvector'))).toBe(false);
+    const report = JSON.parse(dry.stdout);
+    const total = Object.keys(searchFixtureFiles()).length;
+    expect(report.files).toMatchObject({ scanned: total, toIndex: total, unchanged: 0, toRemove: 0 });
+    // Every code file is small: one model call each; Markdown is not sent to the model.
+    expect(report.calls.model).toBe(codeFiles.length);
+    expect(report.byLanguage.python).toEqual({ files: 1, elements: 2, modelCalls: 1 });
+    expect(report.byDirectory['src/auth'].files).toBe(2);
+    expect(report.estimate.totalMs).toBeGreaterThan(report.estimate.modelMs - 1);
+    expect(fake.chats).toHaveLength(0);
+
+    // The dry run's counts are what the real run then does.
+    const real = JSON.parse((await cli('index', ['--json', '--no-llm'], { cwd: repo.root })).stdout);
+    expect(real.summary.elements.total).toBe(report.elements);
+    expect(real.summary.embeddings.computed).toBe(report.documentsToEmbed);
+
+    // After indexing, a dry run sees one changed file.
+    writeFileSync(join(repo.root, 'tools/dedupe.py'), `${readFileSync(join(repo.root, 'tools/dedupe.py'), 'utf8')}\n\ndef count_rows(rows):\n    return len(rows)\n`);
+    const again = JSON.parse((await cli('index', ['--dry-run', '--json', '--no-llm'], { cwd: repo.root })).stdout);
+    expect(again.files).toMatchObject({ toIndex: 1, unchanged: total - 1 });
+    expect(again).toMatchObject({ elements: 3, documentsToEmbed: 1, calls: { model: 0, embedding: 0 } });
+    const text = await cli('index', ['--dry-run', '--no-llm'], { cwd: repo.root });
+    expect(text.stdout).toMatch(/files +\d+ scanned: 1 to index/);
+    expect(text.stdout).toMatch(/by language\n +python +1 files +3 elements +0 model calls/);
+  });
+});
+
+describe('the CLIs on changes, a server that is down, and bad input', () => {
+  const owned = cleanedUpAfterEach();
+
+  it('indexes several paths at once, and flags a result stale after an edit', async () => {
+    const repo = (owned.repo = searchRepo());
+    const run = await cli('index', ['--no-llm', '--json', 'src/auth/passwords.ts', 'tools'], { cwd: repo.root });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).summary.files).toMatchObject({ added: 2 });
+    const status = JSON.parse((await cli('index', ['--status', '--json'], { cwd: repo.root })).stdout);
+    expect(status.files.indexed).toBe(2);
+
+    writeFileSync(join(repo.root, 'src/auth/passwords.ts'), `// edited\n${readFileSync(join(repo.root, 'src/auth/passwords.ts'), 'utf8')}`);
+    const search = JSON.parse((await cli('search', ['verifyPassword', '--json', '-k', '1'], { cwd: repo.root })).stdout);
+    expect(search.results[0]).toMatchObject({ name: 'verifyPassword', stale: true });
+    const text = await cli('search', ['verifyPassword', '-k', '1'], { cwd: repo.root });
+    expect(text.stdout).toContain('[stale: changed since indexed]');
+  });
+
+  it('falls back to lexical search, says so on stderr and in the JSON, when the embedding server is down', async () => {
+    const repo = (owned.repo = searchRepo());
+    const builtin = new BuiltinEmbedder({ dimension: 32 });
+    const fake = await FakeOllama.start({
+      models: ['fake-embed:latest'],
+      embed: (request) => {
+        const input = [request.input].flat();
+        const vectors = builtin.embedDocumentsSync(input);
+        return { body: { embeddings: input.map((_, i) => Array.from(vectors.subarray(i * 32, (i + 1) * 32))) } };
+      },
+    });
+    const env = { OCVECTOR_EMBEDDER: '' };
+    const indexed = await cli('index', ['--no-llm', '--embedding-model', 'fake-embed', '--ollama-host', fake.url], { cwd: repo.root, env });
+    expect(indexed.code).toBe(0);
+    expect(indexed.stdout).toContain('ollama:fake-embed');
+    const up = JSON.parse((await cli('search', ['checksum of a file', '--json', '--ollama-host', fake.url], { cwd: repo.root, env })).stdout);
+    expect(up).toMatchObject({ mode: 'hybrid', embedder: 'ollama:fake-embed' });
+    await fake.close();
+
+    const down = await cli('search', ['checksum of a file', '--json', '--ollama-host', fake.url], { cwd: repo.root, env });
+    expect(down.code).toBe(0);
+    const response = JSON.parse(down.stdout);
+    expect(validateOutput(response)).toBe(true);
+    expect(response).toMatchObject({ requestedMode: 'hybrid', mode: 'lexical' });
+    expect(response.fallback.reason).toMatch(/ollama:fake-embed is unavailable/);
+    expect(response.results[0].name).toBe('file_checksum');
+    expect(down.stderr).toMatch(/^warning: the embedder ollama:fake-embed is unavailable/);
+  });
+
+  it('no index: a clear message and exit code 3, in text and JSON', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'ocvector-noindex-'));
+    try {
+      const run = await cli('search', ['anything'], { cwd: empty });
+      expect(run).toMatchObject({ code: 3, stdout: '' });
+      expect(run.stderr).toMatch(/^oc-vector-search: no index at or above .*: run oc-vector-index first/);
+      const json = await cli('search', ['anything', '--json'], { cwd: empty });
+      expect(json.code).toBe(3);
+      expect(JSON.parse(json.stdout)).toMatchObject({ error: { kind: 'no-index' } });
+      expect((await cli('index', ['--status'], { cwd: empty })).code).toBe(3);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    ['search', [], /missing required argument 'query'/],
+    ['search', ['x', '-k', '0'], /-k must be an integer from 1 to 100, not "0"/],
+    ['search', ['x', '-k', 'many'], /-k must be an integer/],
+    ['search', ['x', '--lang', 'cobol'], /--lang: unknown cobol; choose from typescript, tsx/],
+    ['search', ['x', '--type', 'widget'], /--type: unknown widget/],
+    ['search', ['x', '--mode', 'fuzzy'], /argument 'fuzzy' is invalid/],
+    ['search', ['x', '--frobnicate'], /unknown option '--frobnicate'/],
+    ['index', ['no/such/dir'], /no\/such\/dir: no such file or directory/],
+    ['index', ['--status', '--dry-run'], /--status and --dry-run cannot be used together/],
+    ['index', ['--threads', '0'], /--threads must be an integer from 1 to 256/],
+    ['index', ['--embedder', 'gpt'], /argument 'gpt' is invalid/],
+    ['index', ['--no-llm', '--model', 'x'], /--model names an analysis model: it cannot go with --no-llm/],
+  ] as const)('%s %j is a usage error (exit 2)', async (command, args, message) => {
+    const repo = (owned.repo = searchRepo());
+    const run = await cli(command, [...args], { cwd: repo.root });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+  });
+
+  it('--help and --version print to stdout and exit 0', async () => {
+    const repo = (owned.repo = searchRepo());
+    const help = await cli('search', ['--help'], { cwd: repo.root });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: oc-vector-search \[options\] <query\.\.\.>/);
+    const version = await cli('index', ['--version'], { cwd: repo.root });
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version);
+  });
+
+  it('a JSON usage error is JSON on stdout too', async () => {
+    const repo = (owned.repo = searchRepo());
+    const run = await cli('search', ['x', '-k', '0', '--json'], { cwd: repo.root });
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toEqual({ error: { kind: 'usage', message: '-k must be an integer from 1 to 100, not "0"' } });
+  });
+});

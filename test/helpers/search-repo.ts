@@ -1,0 +1,34 @@
+/** The labelled search fixture (test/fixtures/search-repo), copied into a temporary repository. */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { tempRepo, type TempRepo } from './repo.js';
+
+export const SEARCH_FIXTURE = new URL('../fixtures/search-repo/', import.meta.url).pathname;
+
+export interface Label {
+  query: string;
+  /** The element's qualified name, or several names that each answer the query. */
+  expected: string | string[];
+}
+
+export const LABELS: Label[] = JSON.parse(readFileSync(join(SEARCH_FIXTURE, 'labels.json'), 'utf8')) as Label[];
+
+/** The fixture's code files (not its labels), path -> content. */
+export function searchFixtureFiles(): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name !== 'labels.json') files[relative(SEARCH_FIXTURE, path)] = readFileSync(path, 'utf8');
+    }
+  };
+  walk(SEARCH_FIXTURE);
+  return files;
+}
+
+export function searchRepo(): TempRepo {
+  const repo = tempRepo(searchFixtureFiles());
+  repo.age();
+  return repo;
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { compileFilters, cutLines, globToRegExp, matchExpression, nameMatch, parseQuery } from '../../src/index.js';
+
+describe('parseQuery', () => {
+  it.each([
+    ['getUserById', 'identifier'],
+    ['Index.search', 'identifier'],
+    ['parse_config', 'identifier'],
+    ['HTTPServer', 'identifier'],
+    ['IndexStore::open', 'identifier'],
+    ['getUserById()', 'identifier'],
+    ['src/store/store.ts', 'path'],
+    ['vector-file.ts', 'path'],
+    ['src/store', 'path'],
+    ['write the index file atomically', 'prose'],
+    ['parser', 'prose'],
+    ['where is getUserById called', 'prose'],
+    ['parse config in src/util', 'prose'],
+  ])('%s is a %s query', (text, kind) => {
+    expect(parseQuery(text).kind).toBe(kind);
+  });
+
+  it('keeps identifiers and paths apart, and leaves paths out of the text to embed', () => {
+    const parsed = parseQuery('  retry logic   src/net/retry.ts fetchWithRetry ');
+    expect(parsed.text).toBe('retry logic   src/net/retry.ts fetchWithRetry');
+    expect(parsed.paths).toEqual(['src/net/retry.ts']);
+    expect(parsed.identifiers).toEqual(['fetchWithRetry']);
+    expect(parsed.semanticText).toBe('retry logic fetchWithRetry');
+  });
+});
+
+describe('matchExpression', () => {
+  it('quotes every token, adds sub-words and drops stop words', () => {
+    expect(matchExpression(['the', 'getUserById'])).toBe('"getuserbyid" OR "get" OR "user" OR "id"');
+    expect(matchExpression(['the', 'of'])).toBe('"the" OR "of"');
+    expect(matchExpression(['"', '*', '()'])).toBeUndefined();
+    expect(matchExpression(['NEAR(x', 'b)'])).toBe('"near" OR "x" OR "b"');
+  });
+});
+
+describe('nameMatch', () => {
+  it('matches qualified names exactly or by their last segment', () => {
+    expect(nameMatch('IndexStore.open', ['IndexStore.open'])).toBe('exact');
+    expect(nameMatch('IndexStore.open', ['open'])).toBe('exact');
+    expect(nameMatch('FaissIndex.search', ['Index.search'])).toBe('partial');
+    expect(nameMatch('IndexStore::open'.replace('::', '.'), ['IndexStore::open'])).toBe('exact');
+    expect(nameMatch('IndexStore.close', ['open'])).toBeUndefined();
+  });
+});
+
+describe('filters', () => {
+  const row = (path: string, language: string | null = 'typescript', type = 'function') => ({ path, language, type });
+
+  it('globs: ** crosses directories, * does not, a bare pattern matches the name anywhere', () => {
+    expect(globToRegExp('src/**/*.ts').test('src/a/b/c.ts')).toBe(true);
+    expect(globToRegExp('src/**/*.ts').test('src/c.ts')).toBe(true);
+    expect(globToRegExp('src/*.ts').test('src/a/c.ts')).toBe(false);
+    expect(globToRegExp('*.py').test('tools/deep/x.py')).toBe(true);
+    expect(globToRegExp('*.py').test('x.pyc')).toBe(false);
+    expect(globToRegExp('src/[ab].ts').test('src/b.ts')).toBe(true);
+    expect(globToRegExp('a+b(1).ts').test('a+b(1).ts')).toBe(true);
+  });
+
+  it('compiles to SQL and to a predicate that agree', () => {
+    const prefix = compileFilters({ path: './src/net/' });
+    expect(prefix.active).toBe(true);
+    expect(prefix.matches(row('src/net/retry.ts'))).toBe(true);
+    expect(prefix.matches(row('src/network.ts'))).toBe(false);
+    expect(prefix.params).toEqual(['src/net', 8, 'src/net/']);
+
+    const typed = compileFilters({ language: 'Python, typescript', type: ['method'] });
+    expect(typed.sql).toBe('f.language IN (?, ?) AND e.element_type IN (?)');
+    expect(typed.matches(row('a.py', 'python', 'method'))).toBe(true);
+    expect(typed.matches(row('a.py', 'python', 'function'))).toBe(false);
+    expect(typed.matches(row('a.md', null, 'method'))).toBe(false);
+
+    expect(compileFilters({ path: '.' }).active).toBe(false);
+    expect(compileFilters({}).sql).toBe('1');
+  });
+});
+
+describe('cutLines', () => {
+  const lines = ['class A {', '  method() {', '    return 1;', '  }', '}'];
+
+  it('dedents, limits lines and characters, and counts what it left out', () => {
+    expect(cutLines(lines, 2, 4)).toBe('method() {\n  return 1;\n}');
+    expect(cutLines(lines, 1, 5, { maxLines: 2 })).toBe('class A {\n  method() {\n… (3 more lines)');
+    expect(cutLines(['x'.repeat(50)], 1, 1, { maxChars: 10 })).toBe(`${'x'.repeat(10)} …`);
+    expect(cutLines(lines, 4, 99)).toBe('  }\n}');
+  });
+});

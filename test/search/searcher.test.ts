@@ -1,0 +1,230 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BuiltinEmbedder, Indexer, Searcher, SearchError, StoreError, type SearchResult } from '../../src/index.js';
+import { FakeOllama } from '../helpers/fake-ollama.js';
+import { cleanedUpAfterEach } from '../helpers/repo.js';
+import { LABELS, searchRepo } from '../helpers/search-repo.js';
+
+const expectedNames = (expected: string | string[]) => [expected].flat();
+
+describe('Searcher on the labelled fixture (built-in embedder)', () => {
+  const repo = searchRepo();
+  let searcher: Searcher;
+
+  beforeAll(async () => {
+    const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
+    await indexer.run();
+    searcher = await Searcher.open({ indexDir: indexer.indexDir });
+  });
+  afterAll(() => {
+    searcher.close();
+    repo.cleanup();
+  });
+
+  it.each(LABELS)('ranks the expected element in the top 3 for "$query"', async ({ query, expected }) => {
+    const response = await searcher.search(query, { k: 3 });
+    const names = response.results.map((result) => result.name);
+    expect(names.some((name) => expectedNames(expected).includes(name)), `top 3 was ${names.join(', ')}`).toBe(true);
+  });
+
+  it('hybrid ranks at least as well as lexical alone on the fixture (mean reciprocal rank)', async () => {
+    const mrr = async (mode: 'hybrid' | 'lexical') => {
+      let sum = 0;
+      for (const { query, expected } of LABELS) {
+        const { results } = await searcher.search(query, { k: 10, mode });
+        const rank = results.findIndex((result) => expectedNames(expected).includes(result.name)) + 1;
+        sum += rank > 0 ? 1 / rank : 0;
+      }
+      return sum / LABELS.length;
+    };
+    expect(await mrr('hybrid')).toBeGreaterThanOrEqual(await mrr('lexical'));
+  });
+
+  it('routes an identifier to its exact name, and says which signals found it', async () => {
+    const response = await searcher.search('issueToken');
+    expect(response.kind).toBe('identifier');
+    expect(response.results[0]).toMatchObject({ name: 'SessionManager.issueToken', type: 'method', path: 'src/auth/session.ts', signals: { name: 'exact' } });
+    expect(response.results[0]!.signals.lexical).toBe(1);
+    const qualified = await searcher.search('SessionManager.validateToken');
+    expect(qualified.results[0]!.name).toBe('SessionManager.validateToken');
+  });
+
+  it('confines a path query to the files it names', async () => {
+    const response = await searcher.search('src/auth');
+    expect(response.kind).toBe('path');
+    expect(response.results.length).toBeGreaterThan(0);
+    for (const result of response.results) expect(result.path.startsWith('src/auth/')).toBe(true);
+    const file = await searcher.search('rate-limiter.ts');
+    expect(new Set(file.results.map((result) => result.path))).toEqual(new Set(['src/net/rate-limiter.ts']));
+  });
+
+  it('filters by path prefix, glob, language and element type, on both halves of the search', async () => {
+    const under = await searcher.search('token', { path: 'src/net', k: 20 });
+    expect(under.results.length).toBeGreaterThan(0);
+    for (const result of under.results) expect(result.path.startsWith('src/net/')).toBe(true);
+
+    const python = await searcher.search('remove duplicates checksum', { path: '**/*.py', k: 20 });
+    expect(python.results.map((result) => result.path)).toEqual(expect.arrayContaining(['tools/dedupe.py']));
+    for (const result of python.results) expect(result.path).toMatch(/\.py$/);
+    const byLanguage = await searcher.search('remove duplicates checksum', { language: 'python', k: 20 });
+    expect(byLanguage.results.map((result) => result.name).sort()).toEqual(python.results.map((result) => result.name).sort());
+
+    const methods = await searcher.search('token', { type: 'method', k: 20 });
+    expect(methods.results.length).toBeGreaterThan(1);
+    for (const result of methods.results) expect(result.type).toBe('method');
+
+    const vectorOnly = await searcher.search('password', { mode: 'vector', language: 'markdown', k: 20 });
+    for (const result of vectorOnly.results) expect(result.language).toBe('markdown');
+
+    const nothing = await searcher.search('password', { path: 'no/such/dir' });
+    expect(nothing.results).toEqual([]);
+  });
+
+  it('never lists a hit inside another listed hit of the same file', async () => {
+    for (const query of ['token bucket refill', 'least recently used cache', 'session token signature']) {
+      const { results } = await searcher.search(query, { k: 10 });
+      for (const a of results) {
+        for (const b of results) {
+          if (a === b || a.path !== b.path) continue;
+          expect(a.startLine <= b.startLine && b.endLine <= a.endLine, `${a.name} contains ${b.name}`).toBe(false);
+        }
+      }
+    }
+  });
+
+  it('returns each result with its location, names, score and the code read from disk', async () => {
+    const { results } = await searcher.search('verify a password against the stored hash', { k: 1 });
+    const top = results[0]!;
+    expect(top).toMatchObject({ path: 'src/auth/passwords.ts', type: 'function', name: 'verifyPassword', stale: false, language: 'typescript' });
+    expect(top.absolutePath).toBe(join(repo.root, 'src/auth/passwords.ts'));
+    expect(top.signature).toContain('verifyPassword(password: string, stored: string): boolean');
+    expect(top.description).toContain('constant time');
+    const lines = readFileSync(top.absolutePath, 'utf8').split('\n');
+    expect(top.snippet).toBe(lines.slice(top.startLine - 1, top.endLine).join('\n'));
+    expect(top.score).toBeGreaterThan(0);
+  });
+
+  it('cuts snippets to the limit and can leave them out', async () => {
+    const { results } = await searcher.search('parseCsv', { k: 1, snippet: { maxLines: 3 } });
+    expect(results[0]!.snippet!.split('\n')).toHaveLength(4);
+    expect(results[0]!.snippet).toMatch(/… \(\d+ more lines\)$/);
+    const bare = await searcher.search('parseCsv', { k: 1, snippet: false });
+    expect(bare.results[0]!.snippet).toBeUndefined();
+  });
+
+  it('rejects bad queries and options with a SearchError naming the problem', async () => {
+    await expect(searcher.search('')).rejects.toThrow(/the query is empty/);
+    await expect(searcher.search('   ')).rejects.toBeInstanceOf(SearchError);
+    await expect(searcher.search(42 as unknown as string)).rejects.toThrow(/must be a string, not number/);
+    await expect(searcher.search('x'.repeat(5_000))).rejects.toThrow(/5000 characters long/);
+    for (const k of [0, -1, 2.5, 1_000, Number.NaN]) await expect(searcher.search('token', { k })).rejects.toThrow(/k must be an integer from 1 to 100/);
+    await expect(searcher.search('token', { mode: 'fuzzy' as never })).rejects.toThrow(/mode must be hybrid, lexical or vector/);
+    // FTS5 syntax in a query is text, never syntax.
+    for (const query of ['"unbalanced', 'token* AND (bucket', 'NEAR(a b)', 'col:value', '^^^', '😀 emoji']) {
+      await expect(searcher.search(query)).resolves.toMatchObject({ query });
+    }
+  });
+});
+
+describe('Searcher freshness and fallback', () => {
+  const owned = cleanedUpAfterEach();
+
+  it('marks a result stale when its file changed, and shows the file as it is now', async () => {
+    const repo = (owned.repo = searchRepo());
+    const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
+    await indexer.run();
+    const searcher = await Searcher.open({ indexDir: indexer.indexDir });
+    try {
+      const path = join(repo.root, 'src/util/csv.ts');
+      const before = readFileSync(path, 'utf8').split('\n');
+      writeFileSync(path, `// a new first line\n${before.join('\n')}`);
+      const { results } = await searcher.search('parseCsv', { k: 1 });
+      const top = results[0]!;
+      expect(top).toMatchObject({ name: 'parseCsv', stale: true });
+      // The indexed lines, read from the file as it is now: shifted by the new line.
+      expect(top.snippet!.split('\n')[0]).toBe(before[top.startLine - 2]);
+
+      // Touched but unchanged: not stale.
+      const other = join(repo.root, 'src/util/config.ts');
+      writeFileSync(other, readFileSync(other));
+      expect((await searcher.search('loadConfig', { k: 1 })).results[0]).toMatchObject({ name: 'loadConfig', stale: false });
+
+      repo.remove('tools/dedupe.py');
+      const gone = (await searcher.search('file_checksum', { k: 1 })).results[0]!;
+      expect(gone).toMatchObject({ name: 'file_checksum', stale: true, problem: 'the file is gone' });
+      expect(gone.snippet).toBeUndefined();
+    } finally {
+      searcher.close();
+    }
+  });
+
+  it('a searcher kept open sees what an indexer committed since', async () => {
+    const repo = (owned.repo = searchRepo());
+    const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
+    await indexer.run();
+    const searcher = await Searcher.open({ indexDir: indexer.indexDir });
+    try {
+      expect((await searcher.search('celsiusToFahrenheit')).results.map((r) => r.name)).not.toContain('celsiusToFahrenheit');
+      repo.write('src/util/units.ts', '/** Converts a temperature. */\nexport function celsiusToFahrenheit(c: number): number {\n  return c * 1.8 + 32;\n}\n');
+      repo.remove('src/auth/passwords.ts');
+      await indexer.run();
+      const after = await searcher.search('celsiusToFahrenheit', { mode: 'vector', k: 3 });
+      expect(after.results[0]!.name).toBe('celsiusToFahrenheit');
+      expect(after.elements).toBe((await searcher.search('x', { k: 1 })).elements);
+      const passwords = await searcher.search('hash a password', { k: 20 });
+      expect(passwords.results.map((r) => r.path)).not.toContain('src/auth/passwords.ts');
+    } finally {
+      searcher.close();
+    }
+  });
+
+  it('embeds the query with the index\'s Ollama model, and falls back to lexical when the server is down', async () => {
+    const builtin = new BuiltinEmbedder({ dimension: 64 });
+    const fake = (owned.fake = await FakeOllama.start({
+      models: ['fake-embed:latest'],
+      embed: (request) => {
+        const input = [request.input].flat();
+        const vectors = builtin.embedDocumentsSync(input);
+        return { body: { model: request.model, embeddings: input.map((_, i) => Array.from(vectors.subarray(i * 64, (i + 1) * 64))) } };
+      },
+    }));
+    const repo = (owned.repo = searchRepo());
+    const indexer = new Indexer({ path: repo.root, embedder: { host: fake.url, model: 'fake-embed' }, llm: false });
+    await indexer.run();
+
+    const events: string[] = [];
+    const searcher = await Searcher.open({ indexDir: indexer.indexDir, ollama: { host: fake.url }, onEvent: (event) => events.push(event.type) });
+    try {
+      const embedsBefore = fake.embeds.length;
+      const up = await searcher.search('hash a password with a salt', { k: 3 });
+      expect(up).toMatchObject({ mode: 'hybrid', embedder: 'ollama:fake-embed' });
+      expect(up.fallback).toBeUndefined();
+      expect(up.results[0]!.signals.vector).toBeDefined();
+      expect(fake.embeds.length).toBe(embedsBefore + 1);
+      expect(fake.embeds.at(-1)!.model).toBe('fake-embed');
+
+      await fake.close();
+      delete owned.fake;
+      const down = await searcher.search('hash a password with a salt', { k: 3 });
+      expect(down.mode).toBe('lexical');
+      expect(down.fallback?.reason).toMatch(/the embedder ollama:fake-embed is unavailable .*answered by lexical search/);
+      expect(down.results[0]!.name).toBe('hashPassword');
+      expect(down.results.every((r: SearchResult) => r.signals.vector === undefined)).toBe(true);
+      expect(events).toContain('fallback');
+    } finally {
+      searcher.close();
+    }
+  });
+
+  it('opening a directory without an index is a StoreError NOT_FOUND', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'ocvector-empty-'));
+    try {
+      await expect(Searcher.open({ indexDir: join(empty, '.ocvector') })).rejects.toMatchObject({ name: 'StoreError', code: 'NOT_FOUND' });
+      await expect(Searcher.open({ indexDir: join(empty, '.ocvector') })).rejects.toBeInstanceOf(StoreError);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
