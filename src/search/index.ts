@@ -1,6 +1,6 @@
 export { Searcher, SearchError, MAX_K, MAX_QUERY_LENGTH } from './searcher.js';
 export type { SearchEvent, SearcherOptions, SearchMode, SearchOptions, SearchResponse, SearchResult, SearchSignals, SearchTimings } from './searcher.js';
-export { parseQuery, matchExpression, isIdentifierLike, isPathLike } from './query.js';
+export { parseQuery, matchExpression, searchTerms, ftsExpression, isIdentifierLike, isPathLike } from './query.js';
 export type { ParsedQuery, QueryKind } from './query.js';
 export { compileFilters, globToRegExp } from './filters.js';
 export type { SearchFilters } from './filters.js';

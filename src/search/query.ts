@@ -21,8 +21,8 @@ export interface ParsedQuery {
   identifiers: string[];
   /** Path-like tokens (`src/store`, `store.ts`). */
   paths: string[];
-  /** The FTS5 MATCH expression (every token quoted), or undefined when nothing is searchable. */
-  match: string | undefined;
+  /** The words BM25 looks for: each word and its sub-words, lower-cased, stop words left out. */
+  terms: string[];
   /** The query with path tokens taken out: what the embedder sees. */
   semanticText: string;
 }
@@ -53,15 +53,15 @@ export function parseQuery(text: string): ParsedQuery {
   const rest = tokens.filter((token) => !isPathLike(token));
   const identifiers = rest.map((token) => token.replace(/\(\)$/, '')).filter(isIdentifierLike);
   const kind: QueryKind = paths.length > 0 && rest.length === 0 ? 'path' : rest.length === 1 && identifiers.length === 1 ? 'identifier' : 'prose';
-  return { text: trimmed, kind, identifiers, paths, match: matchExpression(tokens), semanticText: rest.join(' ') || trimmed };
+  return { text: trimmed, kind, identifiers, paths, terms: searchTerms(tokens), semanticText: rest.join(' ') || trimmed };
 }
 
 /**
- * An FTS5 expression: every word and each of its sub-words, quoted (so no
- * query text is ever read as FTS syntax), joined by OR and ranked by BM25.
- * Stop words are left out unless they are all there is.
+ * The words BM25 looks for: every word and each of its sub-words
+ * (`getUserById` -> getuserbyid, get, user, by, id), lower-cased. Stop
+ * words are left out unless they are all there is.
  */
-export function matchExpression(tokens: readonly string[]): string | undefined {
+export function searchTerms(tokens: readonly string[]): string[] {
   const all = new Set<string>();
   const meaningful = new Set<string>();
   for (const word of tokens.flatMap((token) => words(token))) {
@@ -73,7 +73,16 @@ export function matchExpression(tokens: readonly string[]): string | undefined {
       if (!isStopWord(stem(candidate))) meaningful.add(candidate);
     }
   }
-  const chosen = meaningful.size > 0 ? meaningful : all;
-  if (chosen.size === 0) return undefined;
-  return [...chosen].map((token) => `"${token.replace(/"/g, '""')}"`).join(' OR ');
+  return [...(meaningful.size > 0 ? meaningful : all)];
+}
+
+/** An FTS5 expression: the terms quoted (so no query text is ever read as FTS syntax), joined by OR, ranked by BM25. */
+export function ftsExpression(terms: readonly string[]): string | undefined {
+  if (terms.length === 0) return undefined;
+  return terms.map((term) => `"${term.replace(/"/g, '""')}"`).join(' OR ');
+}
+
+/** The FTS5 expression for a query's tokens. */
+export function matchExpression(tokens: readonly string[]): string | undefined {
+  return ftsExpression(searchTerms(tokens));
 }

@@ -18,8 +18,8 @@ import type { Embedder } from '../vector/embedder.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
 import { DEFAULT_FUSION_WEIGHTS, EXACT_NAME_BOOST, fuseRanks, nameMatch, PARTIAL_NAME_BOOST, PATH_BOOST, type FusionWeights, type NameMatch } from './fusion.js';
-import { parseQuery, type ParsedQuery, type QueryKind } from './query.js';
-import { cutLines, SourceReader, type SnippetOptions } from './source.js';
+import { ftsExpression, parseQuery, type ParsedQuery, type QueryKind } from './query.js';
+import { cutLines, SourceCache, SourceReader, type SnippetOptions } from './source.js';
 
 export type SearchMode = 'hybrid' | 'lexical' | 'vector';
 
@@ -117,6 +117,10 @@ const FRAGMENT_TYPES: ReadonlySet<string> = new Set(['field', 'property', 'const
 /** Their fused score is scaled by this for prose queries. */
 const FRAGMENT_PRIOR = 0.8;
 export const MAX_QUERY_LENGTH = 2_000;
+/** Terms in more than this share of the elements are left out of BM25 when rarer ones remain... */
+const COMMON_TERM_SHARE = 0.03;
+/** ...in an index of at least this many elements (smaller ones answer fast with every term). */
+const COMMON_TERM_MIN_INDEX = 20_000;
 /** After the embedder failed, searches stay lexical this long before trying it again. */
 const EMBEDDER_RETRY_MS = 30_000;
 /** Rows columns shared by every element lookup. */
@@ -152,6 +156,7 @@ export class Searcher {
   #embedderDownUntil = 0;
   #embedderProblem: string | undefined;
   #queue: Promise<unknown> = Promise.resolve();
+  readonly #sources = new SourceCache();
   #closed = false;
 
   private constructor(options: SearcherOptions, store: IndexStore, vectors: VectorIndex, record: EmbedderRecord, roots: Map<number, string>) {
@@ -212,18 +217,18 @@ export class Searcher {
 
     return snapshot(this.#store, async () => {
       await this.#catchUp();
-      let fallback: string | undefined;
-      let vectorHits: { id: number; score: number }[] = [];
-      if (requestedMode !== 'lexical') {
-        const result = await this.#vectorSearch(parsed, k, filters, timings);
-        if (typeof result === 'string') fallback = result;
-        else vectorHits = result;
-      }
+      // The query is embedded and the FAISS search submitted to its worker threads
+      // first, so that BM25 runs here meanwhile: the two halves overlap.
+      const vectorSide = requestedMode === 'lexical' ? undefined : await this.#startVectorSearch(parsed, k, filters, timings);
+      let t = performance.now();
+      let lexicalIds = requestedMode === 'vector' ? [] : this.#lexicalSearch(parsed, k, filters);
+      timings.lexicalMs = performance.now() - t;
+      const vectorResult = typeof vectorSide === 'string' ? vectorSide : vectorSide ? await vectorSide.hits : [];
+      const fallback = typeof vectorResult === 'string' ? vectorResult : undefined;
+      const vectorHits = typeof vectorResult === 'string' ? [] : vectorResult;
       // Vector-only asked for and unavailable: lexical is the honest substitute.
       const mode: SearchMode = fallback ? 'lexical' : requestedMode;
-      let t = performance.now();
-      const lexicalIds = mode === 'vector' ? [] : this.#lexicalSearch(parsed, k, filters);
-      timings.lexicalMs = performance.now() - t;
+      if (fallback && requestedMode === 'vector') lexicalIds = this.#lexicalSearch(parsed, k, filters);
 
       t = performance.now();
       const ranked = this.#rank(parsed, lexicalIds, vectorHits, filters, k, mode);
@@ -266,12 +271,16 @@ export class Searcher {
     this.#vectors = await this.#vectors.refresh(this.#store, record, onEvent);
   }
 
-  /** The k-NN list, or why there is none (the embedder is unavailable). */
-  async #vectorSearch(parsed: ParsedQuery, k: number, filters: CompiledFilters, timings: SearchTimings): Promise<{ id: number; score: number }[] | string> {
+  /**
+   * Embeds the query and submits the k-NN search; the hits arrive later.
+   * Returns why there will be none instead when the embedder is unavailable.
+   */
+  async #startVectorSearch(parsed: ParsedQuery, k: number, filters: CompiledFilters, timings: SearchTimings): Promise<{ hits: Promise<{ id: number; score: number }[]> } | string> {
     const ntotal = this.#vectors.ntotal;
-    if (ntotal === 0) return [];
-    if (Date.now() < this.#embedderDownUntil) return `the embedder ${this.#record.id} is unavailable (${this.#embedderProblem}); answered by lexical search`;
-    let t = performance.now();
+    if (ntotal === 0) return { hits: Promise.resolve([]) };
+    const unavailable = () => `the embedder ${this.#record.id} is unavailable (${this.#embedderProblem}); answered by lexical search`;
+    if (Date.now() < this.#embedderDownUntil) return unavailable();
+    const embedStarted = performance.now();
     let query: Float32Array;
     try {
       const embedder = await this.#queryEmbedder();
@@ -279,22 +288,25 @@ export class Searcher {
     } catch (error) {
       this.#embedderProblem = (error as Error).message;
       this.#embedderDownUntil = Date.now() + EMBEDDER_RETRY_MS;
-      return `the embedder ${this.#record.id} is unavailable (${this.#embedderProblem}); answered by lexical search`;
+      return unavailable();
     }
-    timings.embedMs = performance.now() - t;
+    timings.embedMs = performance.now() - embedStarted;
 
-    t = performance.now();
+    const searchStarted = performance.now();
     // Filters apply after FAISS, which knows ids only: fetch deeper when they may thin the list.
     const wanted = Math.min(ntotal, filters.active || parsed.kind === 'path' ? Math.max(400, k * 40) : Math.max(100, k * 10));
     const nprobe = this.#vectors.nprobe;
-    const { labels, distances } = await this.#vectors.index.search(query, wanted, nprobe ? { nprobe } : {});
-    timings.vectorMs = performance.now() - t;
-    const hits: { id: number; score: number }[] = [];
-    for (let i = 0; i < labels.length; i++) {
-      const id = Number(labels[i]);
-      if (id >= 0) hits.push({ id, score: distances[i]! });
-    }
-    return hits;
+    const search = this.#vectors.index.search(query, wanted, nprobe ? { nprobe } : {});
+    const hits = search.then(({ labels, distances }) => {
+      timings.vectorMs = performance.now() - searchStarted;
+      const out: { id: number; score: number }[] = [];
+      for (let i = 0; i < labels.length; i++) {
+        const id = Number(labels[i]);
+        if (id >= 0) out.push({ id, score: distances[i]! });
+      }
+      return out;
+    });
+    return { hits };
   }
 
   async #queryEmbedder(): Promise<Embedder> {
@@ -309,18 +321,48 @@ export class Searcher {
   /** BM25 over names, signatures, descriptions and paths, filtered in SQL. */
   #lexicalSearch(parsed: ParsedQuery, k: number, filters: CompiledFilters): number[] {
     if (parsed.kind === 'path') return this.#pathSearch(parsed, k, filters);
-    if (!parsed.match) return [];
     const limit = Math.max(100, k * 10);
-    // Column weights: name, signature, description, path.
-    const rows = this.#store.db
-      .prepare<unknown[], { id: number }>(
-        `SELECT e.vector_id AS id FROM elements_fts
-         JOIN elements e ON e.vector_id = elements_fts.rowid JOIN files f ON f.id = e.file_id
-         WHERE elements_fts MATCH ? AND ${filters.sql}
-         ORDER BY bm25(elements_fts, 4.0, 2.0, 1.0, 0.5) LIMIT ?`,
-      )
-      .all(parsed.match, ...filters.params, limit);
-    return rows.map((row) => row.id);
+    const { terms, allCommon } = this.#distinctiveTerms(parsed.terms);
+    if (terms.length === 0) return [];
+    if (allCommon) {
+      // Only common words: the elements holding all of them, else those holding the rarest.
+      const all = this.#bm25(terms.map((term) => ftsExpression([term])).join(' AND '), filters, limit);
+      return all.length > 0 ? all : this.#bm25(ftsExpression([this.#rarest(terms)])!, filters, limit);
+    }
+    return this.#bm25(ftsExpression(terms)!, filters, limit);
+  }
+
+  #bm25(match: string, filters: CompiledFilters, limit: number): number[] {
+    // Column weights: name, signature, description, path. The join is paid only when a filter needs it.
+    const sql = filters.active
+      ? `SELECT e.vector_id AS id FROM elements_fts JOIN elements e ON e.vector_id = elements_fts.rowid JOIN files f ON f.id = e.file_id
+         WHERE elements_fts MATCH ? AND ${filters.sql} ORDER BY bm25(elements_fts, 4.0, 2.0, 1.0, 0.5) LIMIT ?`
+      : 'SELECT rowid AS id FROM elements_fts WHERE elements_fts MATCH ? ORDER BY bm25(elements_fts, 4.0, 2.0, 1.0, 0.5) LIMIT ?';
+    return this.#store.db
+      .prepare<unknown[], { id: number }>(sql)
+      .all(match, ...(filters.active ? filters.params : []), limit)
+      .map((row) => row.id);
+  }
+
+  /**
+   * BM25 scores every element that holds any term, so a term in a large
+   * share of a large index (`name`, `value`, `ts`) costs tens of
+   * milliseconds and adds almost nothing to the ranking (its IDF is near
+   * zero). Such terms are left out when rarer ones remain. Whether a term is
+   * that common is asked of FTS5 itself: is there a row past the threshold?
+   */
+  #distinctiveTerms(terms: string[]): { terms: string[]; allCommon: boolean } {
+    const count = this.#vectors.ntotal;
+    if (count < COMMON_TERM_MIN_INDEX || terms.length < 2) return { terms, allCommon: false };
+    const threshold = Math.floor(count * COMMON_TERM_SHARE);
+    const probe = this.#store.db.prepare<[string, number], { found: number }>('SELECT 1 AS found FROM elements_fts WHERE elements_fts MATCH ? LIMIT 1 OFFSET ?');
+    const rare = terms.filter((term) => probe.get(ftsExpression([term])!, threshold) === undefined);
+    return rare.length > 0 ? { terms: rare, allCommon: false } : { terms, allCommon: true };
+  }
+
+  #rarest(terms: string[]): string {
+    const count = this.#store.db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM elements_fts WHERE elements_fts MATCH ?');
+    return terms.map((term) => ({ term, n: count.get(ftsExpression([term])!)!.n })).sort((a, b) => a.n - b.n)[0]!.term;
   }
 
   /** A path query: the elements of the files whose path contains it, outermost first, in file order. */
@@ -390,7 +432,7 @@ export class Searcher {
     return ranked.map(({ row, score, signals }) => {
       const root = this.#roots.get(row.rootId) ?? this.root;
       let reader = readers.get(row.rootId);
-      if (!reader) readers.set(row.rootId, (reader = new SourceReader(root)));
+      if (!reader) readers.set(row.rootId, (reader = new SourceReader(root, this.#sources)));
       const state = reader.state(row, wantText);
       const result: SearchResult = {
         path: row.path,
@@ -406,7 +448,7 @@ export class Searcher {
         signals,
         stale: state.stale,
       };
-      if (wantText && state.lines) result.snippet = cutLines(state.lines, row.startLine, row.endLine, limits);
+      if (wantText && state.text) result.snippet = cutLines(state.text, row.startLine, row.endLine, limits);
       if (state.problem) result.problem = state.problem;
       return result;
     });

@@ -33,17 +33,91 @@ export interface SourceState {
   stale: boolean;
   /** Why there is no text: the file is gone, unreadable, outside the root, too large. */
   problem?: string;
-  lines?: string[];
+  text?: SourceText;
 }
 
-/** Reads each file once per search and decides whether it is stale. */
+/**
+ * A file's bytes with its line starts found lazily: showing lines 90,000 to
+ * 90,020 of a 9 MB file finds newlines with memchr and decodes only those
+ * lines, instead of turning the whole file into strings.
+ */
+export class SourceText {
+  readonly #bytes: Buffer;
+  /** Byte offset where each line starts, as far as scanned so far. */
+  readonly #starts: number[] = [0];
+
+  constructor(bytes: Buffer) {
+    this.#bytes = bytes;
+  }
+
+  /** The indexer's content hash of these bytes. */
+  hash(): string {
+    return createHash('sha256').update(this.#bytes).digest('hex').slice(0, 32);
+  }
+
+  /** Lines first..last (1-based, inclusive), cut at the end of the file. */
+  lines(first: number, last: number): string[] {
+    const bytes = this.#bytes;
+    const starts = this.#starts;
+    while (starts.length <= last && starts.at(-1)! <= bytes.length) {
+      const newline = bytes.indexOf(10, starts.at(-1)!);
+      starts.push(newline < 0 ? bytes.length + 1 : newline + 1);
+    }
+    const out: string[] = [];
+    for (let line = Math.max(1, first); line <= last && line < starts.length; line++) {
+      const from = starts[line - 1]!;
+      if (from > bytes.length) break;
+      out.push(bytes.toString('utf8', from, Math.min(starts[line]! - 1, bytes.length)));
+    }
+    return out;
+  }
+}
+
+/**
+ * Files read for snippets, kept across searches (a long-lived Searcher asks
+ * about the same files again and again) up to a byte budget, least recently
+ * used first out. An entry is valid while the file's size and mtime match.
+ */
+export class SourceCache {
+  readonly #entries = new Map<string, { size: number; mtimeMs: number; text: SourceText; hash?: string }>();
+  readonly #budget: number;
+  #bytes = 0;
+
+  constructor(budgetBytes = 32 * 1024 * 1024) {
+    this.#budget = budgetBytes;
+  }
+
+  get(path: string, size: number, mtimeMs: number): { text: SourceText; hash: () => string } | undefined {
+    const entry = this.#entries.get(path);
+    if (!entry || entry.size !== size || entry.mtimeMs !== mtimeMs) return undefined;
+    this.#entries.delete(path);
+    this.#entries.set(path, entry);
+    return { text: entry.text, hash: () => (entry.hash ??= entry.text.hash()) };
+  }
+
+  set(path: string, size: number, mtimeMs: number, text: SourceText): void {
+    const old = this.#entries.get(path);
+    if (old) this.#bytes -= old.size;
+    this.#entries.set(path, { size, mtimeMs, text });
+    this.#bytes += size;
+    for (const [key, entry] of this.#entries) {
+      if (this.#bytes <= this.#budget || key === path) break;
+      this.#entries.delete(key);
+      this.#bytes -= entry.size;
+    }
+  }
+}
+
+/** Decides, once per file per search, whether a file is stale, and reads it when a snippet is wanted. */
 export class SourceReader {
   readonly #root: string;
   readonly #realRoot: string;
-  readonly #cache = new Map<string, SourceState>();
+  readonly #states = new Map<string, SourceState>();
+  readonly #cache: SourceCache;
 
-  constructor(root: string) {
+  constructor(root: string, cache = new SourceCache(0)) {
     this.#root = root;
+    this.#cache = cache;
     try {
       this.#realRoot = realpathSync(root);
     } catch {
@@ -53,10 +127,10 @@ export class SourceReader {
 
   /** Stale or not, without reading the file when its size and mtime still match. */
   state(file: IndexedFile, needText: boolean): SourceState {
-    const cached = this.#cache.get(file.path);
-    if (cached && (cached.lines || !needText || cached.problem)) return cached;
+    const known = this.#states.get(file.path);
+    if (known && (known.text || !needText || known.problem)) return known;
     const state = this.#read(file, needText);
-    this.#cache.set(file.path, state);
+    this.#states.set(file.path, state);
     return state;
   }
 
@@ -78,28 +152,35 @@ export class SourceReader {
     const unchangedStat = size === file.size && mtimeMs === file.mtimeMs;
     if (unchangedStat && !needText) return { stale: false };
     if (size > MAX_SOURCE_BYTES) return { stale: true, problem: `the file has grown to ${size} bytes` };
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(real);
-    } catch (error) {
-      return { stale: true, problem: `cannot read the file: ${(error as Error).message}` };
+    let cached = this.#cache.get(real, size, mtimeMs);
+    if (!cached) {
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(real);
+      } catch (error) {
+        return { stale: true, problem: `cannot read the file: ${(error as Error).message}` };
+      }
+      const text = new SourceText(bytes);
+      this.#cache.set(real, size, mtimeMs, text);
+      cached = { text, hash: () => text.hash() };
     }
     // The same hash as the indexer's: a touched but unchanged file is not stale.
-    const stale = !unchangedStat && createHash('sha256').update(bytes).digest('hex').slice(0, 32) !== file.hash;
-    return { stale, lines: bytes.toString('utf8').split('\n') };
+    const stale = !unchangedStat && cached.hash() !== file.hash;
+    return { stale, text: cached.text };
   }
 }
 
 /** Lines start..end (1-based, inclusive), cut to the limits, with a count of what was left out. */
-export function cutLines(lines: readonly string[], startLine: number, endLine: number, options: SnippetOptions = {}): string {
+export function cutLines(source: SourceText | readonly string[], startLine: number, endLine: number, options: SnippetOptions = {}): string {
   const { maxLines, maxChars } = { ...DEFAULT_SNIPPET_OPTIONS, ...options };
   const start = Math.max(1, startLine);
-  const end = Math.min(endLine, lines.length);
+  const wanted = Math.min(endLine, start + maxLines - 1);
+  const available = source instanceof SourceText ? source.lines(start, wanted) : source.slice(start - 1, wanted);
+  const lastLine = source instanceof SourceText ? (available.length < wanted - start + 1 ? start + available.length - 1 : endLine) : Math.min(endLine, source.length);
   const out: string[] = [];
   let chars = 0;
-  let line = start;
-  for (; line <= end && out.length < maxLines; line++) {
-    let text = (lines[line - 1] ?? '').replace(/\r$/, '');
+  for (const raw of available) {
+    let text = raw.replace(/\r$/, '');
     if (chars + text.length > maxChars) {
       if (out.length > 0) break;
       text = `${text.slice(0, maxChars)} …`;
@@ -108,7 +189,7 @@ export function cutLines(lines: readonly string[], startLine: number, endLine: n
     chars += text.length + 1;
   }
   const shown = dedent(out);
-  const hidden = end - line + 1;
+  const hidden = lastLine - (start + out.length - 1);
   if (hidden > 0) shown.push(`… (${hidden} more line${hidden === 1 ? '' : 's'})`);
   return shown.join('\n');
 }
