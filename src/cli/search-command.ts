@@ -30,6 +30,7 @@ const PROGRAM = 'oc-vector-search';
 
 const LANGUAGES = ['typescript', 'tsx', 'javascript', 'python', 'markdown', 'json', 'yaml', 'toml', 'text'];
 const ELEMENT_TYPES = ['class', 'interface', 'enum', 'type-alias', 'namespace', 'function', 'method', 'constructor', 'property', 'field', 'constant', 'section', 'document', 'window'];
+const TEXT_ELEMENTS = new Set(['section', 'document', 'window']);
 /** What people type for a language. */
 const LANGUAGE_ALIASES: Record<string, string> = { ts: 'typescript', js: 'javascript', py: 'python', md: 'markdown', yml: 'yaml', jsx: 'javascript' };
 
@@ -104,7 +105,8 @@ export function renderResults(response: SearchResponse, style: Style): string {
     const where = `${style.path(displayPath(result))}:${style.line(String(result.startLine))}${result.endLine > result.startLine ? style.dim(`-${result.endLine}`) : ''}`;
     const stale = result.stale ? ` ${style.warn('[stale: changed since indexed]')}` : '';
     out.push(`${where}  ${style.dim(result.type)} ${style.bold(result.name)}  ${style.dim(`${result.score.toFixed(3)} ${signalsText(result)}`)}${stale}`);
-    if (result.description) out.push(`  ${style.dim(result.description.split('\n')[0]!.slice(0, 160))}`);
+    // A text window's description is its own text: the snippet shows it better.
+    if (result.description && !(TEXT_ELEMENTS.has(result.type) && result.snippet !== undefined)) out.push(`  ${style.dim(result.description.split('\n')[0]!.slice(0, 160))}`);
     if (result.snippet !== undefined) {
       const lines = result.snippet.split('\n');
       const width = String(result.startLine + lines.length).length;

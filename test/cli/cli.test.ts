@@ -115,7 +115,7 @@ describe('oc-vector-index --dry-run', () => {
 
   it('counts files, elements and model calls per language and directory, and writes nothing', async () => {
     const repo = (owned.repo = searchRepo());
-    const fake = (owned.fake = await FakeOllama.start({ models: [] }));
+    const fake = (owned.fake = await FakeOllama.start({ models: ['qwen2.5-coder:latest'] }));
     const dry = await cli('index', ['--dry-run', '--json', '--ollama-host', fake.url], { cwd: repo.root });
     expect(dry.code).toBe(0);
     expect(existsSync(join(repo.root, '.ocvector'))).toBe(false);
@@ -190,6 +190,16 @@ describe('the CLIs on changes, a server that is down, and bad input', () => {
     expect(response.fallback.reason).toMatch(/ollama:fake-embed is unavailable/);
     expect(response.results[0].name).toBe('file_checksum');
     expect(down.stderr).toMatch(/^warning: the embedder ollama:fake-embed is unavailable/);
+  });
+
+  it('with no model server, analysis is syntax-tree only after one check, with a note', async () => {
+    const repo = (owned.repo = searchRepo());
+    const run = await cli('index', ['.'], { cwd: repo.root });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/^note: no analysis model qwen2\.5-coder at http:\/\/127\.0\.0\.1:9: syntax-tree analysis only/);
+    expect(run.stdout).not.toMatch(/analysis calls/);
+    const status = JSON.parse((await cli('index', ['--status', '--json'], { cwd: repo.root })).stdout);
+    expect(status.lastRun).toMatchObject({ analysisModel: null, modelCalls: 0 });
   });
 
   it('no index: a clear message and exit code 3, in text and JSON', async () => {
