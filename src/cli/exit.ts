@@ -6,7 +6,6 @@ import { CommanderError } from 'commander';
 import { StoreError } from '../store/database.js';
 import { SearchError } from '../search/searcher.js';
 import { EmbedderError } from '../vector/embedder.js';
-import { FaissError } from '../native/errors.js';
 
 export const EXIT = {
   OK: 0,
@@ -42,11 +41,9 @@ export function isAbort(error: unknown): boolean {
   return (error as { name?: string })?.name === 'AbortError' || (error instanceof EmbedderError && error.code === 'aborted');
 }
 
-/** A one-line description for stderr: known errors by their message, others with their type. */
+/** A one-line description for stderr: our errors' messages are written to be read as they are. */
 export function describeError(error: unknown): string {
-  if (error instanceof StoreError || error instanceof SearchError || error instanceof EmbedderError || error instanceof UsageError || error instanceof FaissError) return error.message;
-  if (error instanceof Error) return error.message || error.name;
-  return String(error);
+  return error instanceof Error ? error.message || error.name : String(error);
 }
 
 /** Reports the error and sets the exit code; never throws. */

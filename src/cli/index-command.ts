@@ -102,7 +102,7 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
     const llm = await llmChoice(options);
     const common: Omit<IndexerOptions, 'path'> = {
       root,
-      ...(options.db ? { indexDir: resolve(options.db) } : { indexDir: defaultIndexDir(root) }),
+      indexDir: options.db ? resolve(options.db) : defaultIndexDir(root),
       ...defined('embedder', embedderChoice(options)),
       ...defined('llm', llm),
       ...(threads ? { threads } : {}),
@@ -110,13 +110,14 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
       ...(options.rebuild ? { rebuild: true } : {}),
       signal: controller.signal,
     };
+    // One run per directory (each scoped to it), one for the files given, all into the same index.
     const directories = targets.filter((target) => statSync(target).isDirectory());
     const files = targets.filter((target) => !directories.includes(target));
+    const runs: { path: string; paths?: string[] }[] = [...directories.map((path) => ({ path })), ...(files.length > 0 ? [{ path: root, paths: files }] : [])];
 
     if (options.dryRun) {
       const reports = [];
-      for (const directory of directories) reports.push(await new Indexer({ ...common, path: directory }).dryRun());
-      if (files.length > 0) reports.push(await new Indexer({ ...common, path: root }).dryRun({ paths: files }));
+      for (const { path, paths } of runs) reports.push(await new Indexer({ ...common, path }).dryRun(paths ? { paths } : {}));
       for (const report of reports) process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderDryRun(report, style));
       return EXIT.OK;
     }
@@ -124,8 +125,7 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
     const reporter = new IndexReporter({ style: makeStyle(colorEnabled(process.stderr)), progress: options.progress && !options.quiet && !options.json, quiet: Boolean(options.quiet) });
     const summaries = [];
     try {
-      for (const directory of directories) summaries.push(await new Indexer({ ...common, path: directory, onEvent: reporter.onEvent }).run());
-      if (files.length > 0) summaries.push(await new Indexer({ ...common, path: root, onEvent: reporter.onEvent }).run({ paths: files }));
+      for (const { path, paths } of runs) summaries.push(await new Indexer({ ...common, path, onEvent: reporter.onEvent }).run(paths ? { paths } : {}));
     } finally {
       reporter.finish();
     }

@@ -5,3 +5,4 @@ export { isSecretName, defaultExcludeReason } from './rules.js';
 export type { ExcludeReason } from './rules.js';
 export { gitChangesSince } from './git.js';
 export type { GitChanges } from './git.js';
+export { contentHash } from './hash.js';

@@ -67,18 +67,24 @@ export class DryRunTally {
 }
 
 /** The time a run would take: the analysis as measured now, the rest from the stated rates. */
-export function estimateRun(tally: DryRunTally, analysisMs: number, embedder: { builtin: boolean; batchSize: number; concurrency: number }): DryRunReport['estimate'] & { embeddingCalls: number } {
+export function estimateRun(
+  tally: DryRunTally,
+  analysisMs: number,
+  embedder: { builtin: boolean; batchSize: number; concurrency: number },
+): { estimate: DryRunReport['estimate']; embeddingCalls: number } {
   const a = DRY_RUN_ASSUMPTIONS;
   const embeddingCalls = Math.ceil(tally.documentsToEmbed / embedder.batchSize);
   const embeddingMs = embedder.builtin ? (tally.documentsToEmbed / a.builtinDocsPerSecond) * 1000 : (embeddingCalls * a.embeddingBatchMs) / embedder.concurrency;
   const modelMs = tally.modelCalls * a.modelCallMs;
   const writeMs = (tally.documentsToEmbed / a.sqliteDocsPerSecond) * 1000;
-  const assumptions = embedder.builtin
-    ? `analysis as measured now; built-in embedder at ${a.builtinDocsPerSecond} documents/s${tally.modelCalls ? `; ${a.modelCallMs / 1000} s per model call` : ''}`
-    : `analysis as measured now; ${a.embeddingBatchMs} ms per embedding request of ${embedder.batchSize}, ${embedder.concurrency} in flight${tally.modelCalls ? `; ${a.modelCallMs / 1000} s per model call` : ''}`;
+  const embedding = embedder.builtin ? `built-in embedder at ${a.builtinDocsPerSecond} documents/s` : `${a.embeddingBatchMs} ms per embedding request of ${embedder.batchSize}, ${embedder.concurrency} in flight`;
+  const assumptions = `analysis as measured now; ${embedding}${tally.modelCalls ? `; ${a.modelCallMs / 1000} s per model call` : ''}`;
   // Model calls and embedding overlap analysis in a real run; the slowest stage sets the pace.
   const totalMs = Math.max(analysisMs, modelMs, embeddingMs) + writeMs;
-  return { analysisMs: Math.round(analysisMs), embeddingMs: Math.round(embeddingMs), modelMs, writeMs: Math.round(writeMs), totalMs: Math.round(totalMs), assumptions, embeddingCalls };
+  return {
+    estimate: { analysisMs: Math.round(analysisMs), embeddingMs: Math.round(embeddingMs), modelMs, writeMs: Math.round(writeMs), totalMs: Math.round(totalMs), assumptions },
+    embeddingCalls,
+  };
 }
 
 /** A file's directory, two levels deep at most (`src/store`), `.` at the root. */

@@ -14,7 +14,6 @@
  * committing the files already done), because vectors of another embedder
  * cannot stand in for its own.
  */
-import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../analysis/content.js';
@@ -24,6 +23,7 @@ import { AnalysisPool } from '../analysis/pool.js';
 import { isSkipped, type AnalysisResult, type CodeFile, type SkippedFile } from '../analysis/types.js';
 import { defaultIndexDir, findRoot } from '../files/root.js';
 import { gitChangesSince } from '../files/git.js';
+import { contentHash } from '../files/hash.js';
 import { isInside, scanPaths, scanRoot, type ExcludedFile, type ScannedFile } from '../files/scan.js';
 import { prepareDirectory, StoreError } from '../store/database.js';
 import { IndexStore, type EmbedderRecord, type FileRow } from '../store/store.js';
@@ -146,12 +146,8 @@ export class Indexer {
       const known = store.files(rootId);
       const plan = await this.#plan(run, known, signal);
       const summary = newSummary(this.root, this.indexDir, embedder.id, plan.scanned.length);
-      const candidates = plan.scanned.filter((file) => {
-        const row = known.get(file.path);
-        const same = row && row.size === file.size && row.mtimeMs === file.mtimeMs && row.status !== 'failed';
-        if (same) summary.files.unchanged++;
-        return !same;
-      });
+      const candidates = plan.scanned.filter((file) => !unchangedByStat(known.get(file.path), file));
+      summary.files.unchanged += plan.scanned.length - candidates.length;
       this.#emit({ type: 'scan-done', files: plan.scanned.length, candidates: candidates.length, deleted: plan.deleted.length, excluded: plan.excluded });
 
       const generation = store.generation + 1;
@@ -163,13 +159,12 @@ export class Indexer {
 
       const embedCallsBefore = embedder.calls;
       const queue = new EmbeddingQueue(embedder, {
-        batchSize: this.#options.embeddingBatchSize ?? (embedder instanceof BuiltinEmbedder ? 256 : 32),
-        concurrency: this.#options.embeddingConcurrency ?? 2,
+        ...this.#embeddingBatching(embedder),
         ...(signal ? { signal } : {}),
         lookup: (hash) => store!.getEmbedding(embedder.id, hash),
       });
       const enricher = this.#enricherFor(store, signal);
-      pool = candidates.length > 0 ? new AnalysisPool({ ...(this.#options.threads ? { threads: this.#options.threads } : {}), limits: this.#limits, onEvent: (event) => this.#emit({ type: 'analysis', event }) }) : undefined;
+      pool = candidates.length > 0 ? this.#newPool() : undefined;
 
       // Files are written in batches, one transaction each.
       let batch: FileOutcome[] = [];
@@ -271,18 +266,16 @@ export class Indexer {
     try {
       const recorded = run.rebuild ? undefined : store?.embedder;
       const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id);
-      const known = store && !run.rebuild ? store.files(store.rootId(this.root)) : new Map<string, FileRow>();
+      // Looked up, not recorded: a dry run writes nothing (the store is open read-only).
+      const rootId = store && !run.rebuild ? [...store.roots()].find(([, path]) => path === this.root)?.[0] : undefined;
+      const known = store && rootId !== undefined ? store.files(rootId) : new Map<string, FileRow>();
       const plan = await this.#plan(run, known, signal);
-      const candidates = plan.scanned.filter((file) => {
-        const row = known.get(file.path);
-        return !(row && row.size === file.size && row.mtimeMs === file.mtimeMs && row.status !== 'failed');
-      });
-      const llm = this.#options.llm ?? llmEnabledByEnvironment();
-      const enricher = llm === false ? undefined : new OllamaEnricher({ ...(llm === true ? {} : llm), ...(store ? { cache: store.analysisCache() } : {}) });
+      const candidates = plan.scanned.filter((file) => !unchangedByStat(known.get(file.path), file));
+      const enricher = this.#enricherFor(store, signal);
       const tally = new DryRunTally();
       let sameContent = 0;
       const analysisStarted = performance.now();
-      pool = candidates.length > 0 ? new AnalysisPool({ ...(this.#options.threads ? { threads: this.#options.threads } : {}), limits: this.#limits }) : undefined;
+      pool = candidates.length > 0 ? this.#newPool() : undefined;
       const next = { index: 0 };
       const worker = async () => {
         while (next.index < candidates.length) {
@@ -300,7 +293,7 @@ export class Indexer {
             continue;
           }
           const row = known.get(scanned.path);
-          if (row && row.status !== 'failed' && row.hash === createHash('sha256').update(bytes).digest('hex').slice(0, 32)) {
+          if (row && row.status !== 'failed' && row.hash === contentHash(bytes)) {
             sameContent++;
             continue;
           }
@@ -319,12 +312,7 @@ export class Indexer {
       };
       await Promise.all(Array.from({ length: Math.min(Math.max(4, (pool?.threads ?? 1) * 4), candidates.length) }, worker));
       const builtin = embedder instanceof BuiltinEmbedder;
-      const estimate = estimateRun(tally, performance.now() - analysisStarted, {
-        builtin,
-        batchSize: this.#options.embeddingBatchSize ?? (builtin ? 256 : 32),
-        concurrency: this.#options.embeddingConcurrency ?? 2,
-      });
-      const { embeddingCalls, ...rest } = estimate;
+      const { estimate, embeddingCalls } = estimateRun(tally, performance.now() - analysisStarted, { builtin, ...this.#embeddingBatching(embedder) });
       return {
         root: this.root,
         indexDir: this.indexDir,
@@ -343,7 +331,7 @@ export class Indexer {
         calls: { model: tally.modelCalls, embedding: builtin ? 0 : embeddingCalls },
         byLanguage: tally.byLanguage,
         byDirectory: tally.byDirectory,
-        estimate: rest,
+        estimate,
         durationMs: performance.now() - started,
       };
     } finally {
@@ -352,12 +340,22 @@ export class Indexer {
     }
   }
 
-  #enricherFor(store: IndexStore, signal: AbortSignal | undefined): OllamaEnricher | undefined {
+  #newPool(): AnalysisPool {
+    return new AnalysisPool({ ...(this.#options.threads ? { threads: this.#options.threads } : {}), limits: this.#limits, onEvent: (event) => this.#emit({ type: 'analysis', event }) });
+  }
+
+  /** Documents per embedding request (the built-in embedder has no round trip to amortise), and requests in flight. */
+  #embeddingBatching(embedder: Embedder): { batchSize: number; concurrency: number } {
+    return { batchSize: this.#options.embeddingBatchSize ?? (embedder instanceof BuiltinEmbedder ? 256 : 32), concurrency: this.#options.embeddingConcurrency ?? 2 };
+  }
+
+  /** The LLM enricher when analysis by a model is on; its answers are cached in the store when there is one. */
+  #enricherFor(store: IndexStore | undefined, signal: AbortSignal | undefined): OllamaEnricher | undefined {
     const llm = this.#options.llm ?? llmEnabledByEnvironment();
     if (llm === false) return undefined;
     return new OllamaEnricher({
       ...(llm === true ? {} : llm),
-      cache: store.analysisCache(),
+      ...(store ? { cache: store.analysisCache() } : {}),
       ...(signal ? { signal } : {}),
       onEvent: (event) => this.#emit({ type: 'analysis', event }),
     });
@@ -411,7 +409,7 @@ export class Indexer {
       return this.#failed(outcome, `cannot read the file: ${(error as Error).message}`);
     }
     if (Date.now() - scanned.mtimeMs < RACY_WINDOW_MS) outcome.mtimeMs = -1; // re-hash next time
-    outcome.hash = createHash('sha256').update(bytes).digest('hex').slice(0, 32);
+    outcome.hash = contentHash(bytes);
     if (row && row.hash === outcome.hash && row.status !== 'failed') {
       outcome.change = 'unchanged';
       return outcome;
@@ -540,4 +538,9 @@ function toRootRelative(root: string, path: string): string {
 function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
   const present = signals.filter((s): s is AbortSignal => s !== undefined);
   return present.length === 0 ? undefined : present.length === 1 ? present[0] : AbortSignal.any(present);
+}
+
+/** Same size and mtime as indexed, and not a failure to retry: the file is not even read. */
+function unchangedByStat(row: FileRow | undefined, file: ScannedFile): boolean {
+  return row !== undefined && row.size === file.size && row.mtimeMs === file.mtimeMs && row.status !== 'failed';
 }

@@ -39,7 +39,7 @@ export async function indexStatus(indexDir: string, options: StatusOptions = {})
   const store = IndexStore.open(indexDir, { readonly: true });
   try {
     const db = store.db;
-    const root = db.prepare<[], { path: string }>('SELECT path FROM roots ORDER BY id LIMIT 1').get()?.path ?? indexDir;
+    const root = store.roots().values().next().value ?? indexDir;
     const files = db
       .prepare<[], { path: string; language: string | null; size: number; mtimeMs: number; status: 'indexed' | 'skipped' | 'failed'; error: string | null; elements: number }>(
         'SELECT path, language, size, mtime_ms AS mtimeMs, status, error, element_count AS elements FROM files ORDER BY path',

@@ -19,7 +19,7 @@ export interface ParsedQuery {
   kind: QueryKind;
   /** Code-like tokens of the query, as written (`Index.search` -> `Index.search`). */
   identifiers: string[];
-  /** Path-like tokens (`src/store`, `store.ts`). */
+  /** Path-like tokens (`src/store`, `store.ts`), lower-cased with forward slashes, to find in paths. */
   paths: string[];
   /** The words BM25 looks for: each word and its sub-words, lower-cased, stop words left out. */
   terms: string[];
@@ -49,7 +49,7 @@ export function isIdentifierLike(token: string): boolean {
 export function parseQuery(text: string): ParsedQuery {
   const trimmed = text.trim();
   const tokens = trimmed.split(/\s+/).filter(Boolean);
-  const paths = tokens.filter(isPathLike);
+  const paths = tokens.filter(isPathLike).map((token) => token.replace(/\\/g, '/').replace(/^(\.\/)+/, '').toLowerCase());
   const rest = tokens.filter((token) => !isPathLike(token));
   const identifiers = rest.map((token) => token.replace(/\(\)$/, '')).filter(isIdentifierLike);
   const kind: QueryKind = paths.length > 0 && rest.length === 0 ? 'path' : rest.length === 1 && identifiers.length === 1 ? 'identifier' : 'prose';

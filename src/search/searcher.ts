@@ -123,9 +123,8 @@ const COMMON_TERM_SHARE = 0.03;
 const COMMON_TERM_MIN_INDEX = 20_000;
 /** After the embedder failed, searches stay lexical this long before trying it again. */
 const EMBEDDER_RETRY_MS = 30_000;
-/** Rows columns shared by every element lookup. */
-const ELEMENT_COLUMNS = `e.vector_id AS id, e.element_type AS type, e.element_name AS name, e.start_line AS startLine, e.end_line AS endLine,
-  e.signature, e.description, f.path, f.language, f.size, f.mtime_ms AS mtimeMs, f.hash, f.root_id AS rootId`;
+/** BM25 column weights: name, signature, description, path. */
+const BM25 = 'bm25(elements_fts, 4.0, 2.0, 1.0, 0.5)';
 
 interface ElementHit {
   id: number;
@@ -157,6 +156,8 @@ export class Searcher {
   #embedderProblem: string | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   readonly #sources = new SourceCache();
+  /** The statements every search runs, prepared once (those with filters vary and are prepared per search). */
+  readonly #sql;
   #closed = false;
 
   private constructor(options: SearcherOptions, store: IndexStore, vectors: VectorIndex, record: EmbedderRecord, roots: Map<number, string>) {
@@ -168,6 +169,18 @@ export class Searcher {
     this.#roots = roots;
     this.root = roots.values().next().value ?? options.indexDir;
     this.#weights = { ...DEFAULT_FUSION_WEIGHTS, ...options.weights };
+    const db = store.db;
+    this.#sql = {
+      bm25: db.prepare<[string, number], { id: number }>(`SELECT rowid AS id FROM elements_fts WHERE elements_fts MATCH ? ORDER BY ${BM25} LIMIT ?`),
+      // Is there a row past the threshold? Cheaper than counting them all.
+      beyond: db.prepare<[string, number], { found: number }>('SELECT 1 AS found FROM elements_fts WHERE elements_fts MATCH ? LIMIT 1 OFFSET ?'),
+      count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM elements_fts WHERE elements_fts MATCH ?'),
+      elements: db.prepare<[string], ElementHit>(
+        `SELECT e.vector_id AS id, e.element_type AS type, e.element_name AS name, e.start_line AS startLine, e.end_line AS endLine,
+           e.signature, e.description, f.path, f.language, f.size, f.mtime_ms AS mtimeMs, f.hash, f.root_id AS rootId
+         FROM elements e JOIN files f ON f.id = e.file_id WHERE e.vector_id IN (SELECT value FROM json_each(?))`,
+      ),
+    };
   }
 
   /** Opens the index read-only; throws StoreError NOT_FOUND when there is none (or it is empty). */
@@ -176,7 +189,7 @@ export class Searcher {
     try {
       const record = store.embedder;
       if (!record) throw new StoreError(`the index at ${options.indexDir} is empty: run oc-vector-index first`, 'NOT_FOUND');
-      const roots = new Map(store.db.prepare<[], { id: number; path: string }>('SELECT id, path FROM roots ORDER BY id').all().map((row) => [row.id, row.path]));
+      const roots = store.roots();
       const vectors = await snapshot(store, () => VectorIndex.open(store, record, options.vectorIndex, vectorEvents(options)));
       const searcher = new Searcher(options, store, vectors, record, roots);
       searcher.#embedder = options.embedder;
@@ -333,15 +346,16 @@ export class Searcher {
   }
 
   #bm25(match: string, filters: CompiledFilters, limit: number): number[] {
-    // Column weights: name, signature, description, path. The join is paid only when a filter needs it.
-    const sql = filters.active
-      ? `SELECT e.vector_id AS id FROM elements_fts JOIN elements e ON e.vector_id = elements_fts.rowid JOIN files f ON f.id = e.file_id
-         WHERE elements_fts MATCH ? AND ${filters.sql} ORDER BY bm25(elements_fts, 4.0, 2.0, 1.0, 0.5) LIMIT ?`
-      : 'SELECT rowid AS id FROM elements_fts WHERE elements_fts MATCH ? ORDER BY bm25(elements_fts, 4.0, 2.0, 1.0, 0.5) LIMIT ?';
-    return this.#store.db
-      .prepare<unknown[], { id: number }>(sql)
-      .all(match, ...(filters.active ? filters.params : []), limit)
-      .map((row) => row.id);
+    // The join to elements and files is paid only when a filter needs it.
+    const rows = filters.active
+      ? this.#store.db
+          .prepare<unknown[], { id: number }>(
+            `SELECT e.vector_id AS id FROM elements_fts JOIN elements e ON e.vector_id = elements_fts.rowid JOIN files f ON f.id = e.file_id
+             WHERE elements_fts MATCH ? AND ${filters.sql} ORDER BY ${BM25} LIMIT ?`,
+          )
+          .all(match, ...filters.params, limit)
+      : this.#sql.bm25.all(match, limit);
+    return rows.map((row) => row.id);
   }
 
   /**
@@ -355,14 +369,12 @@ export class Searcher {
     const count = this.#vectors.ntotal;
     if (count < COMMON_TERM_MIN_INDEX || terms.length < 2) return { terms, allCommon: false };
     const threshold = Math.floor(count * COMMON_TERM_SHARE);
-    const probe = this.#store.db.prepare<[string, number], { found: number }>('SELECT 1 AS found FROM elements_fts WHERE elements_fts MATCH ? LIMIT 1 OFFSET ?');
-    const rare = terms.filter((term) => probe.get(ftsExpression([term])!, threshold) === undefined);
+    const rare = terms.filter((term) => this.#sql.beyond.get(ftsExpression([term])!, threshold) === undefined);
     return rare.length > 0 ? { terms: rare, allCommon: false } : { terms, allCommon: true };
   }
 
   #rarest(terms: string[]): string {
-    const count = this.#store.db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM elements_fts WHERE elements_fts MATCH ?');
-    return terms.map((term) => ({ term, n: count.get(ftsExpression([term])!)!.n })).sort((a, b) => a.n - b.n)[0]!.term;
+    return terms.map((term) => ({ term, n: this.#sql.count.get(ftsExpression([term])!)!.n })).sort((a, b) => a.n - b.n)[0]!.term;
   }
 
   /** A path query: the elements of the files whose path contains it, outermost first, in file order. */
@@ -374,7 +386,7 @@ export class Searcher {
          WHERE (${conditions}) AND ${filters.sql}
          ORDER BY length(f.path), f.path, instr(e.element_name, '.') > 0, e.start_line LIMIT ?`,
       )
-      .all(...parsed.paths.map(normalizePathHint), ...filters.params, Math.max(100, k * 10))
+      .all(...parsed.paths, ...filters.params, Math.max(100, k * 10))
       .map((row) => row.id);
   }
 
@@ -383,7 +395,6 @@ export class Searcher {
     const weights = mode === 'lexical' ? { lexical: 1, vector: 0 } : mode === 'vector' ? { lexical: 0, vector: 1 } : this.#weights[parsed.kind];
     const fused = fuseRanks(lexicalIds, vectorHits, weights);
     const rows = this.#elements([...fused.keys()]);
-    const pathHints = parsed.paths.map(normalizePathHint);
     const ranked: Ranked[] = [];
     for (const candidate of fused.values()) {
       const row = rows.get(candidate.id);
@@ -405,7 +416,7 @@ export class Searcher {
           score += match === 'exact' ? EXACT_NAME_BOOST : PARTIAL_NAME_BOOST;
         }
       }
-      if (pathHints.length > 0 && pathHints.some((hint) => row.path.toLowerCase().includes(hint))) {
+      if (parsed.paths.length > 0 && parsed.paths.some((hint) => row.path.toLowerCase().includes(hint))) {
         signals.path = true;
         if (parsed.kind !== 'path') score += PATH_BOOST;
       }
@@ -419,10 +430,7 @@ export class Searcher {
 
   #elements(ids: number[]): Map<number, ElementHit> {
     if (ids.length === 0) return new Map();
-    const rows = this.#store.db
-      .prepare<[string], ElementHit>(`SELECT ${ELEMENT_COLUMNS} FROM elements e JOIN files f ON f.id = e.file_id WHERE e.vector_id IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify(ids));
-    return new Map(rows.map((row) => [row.id, row]));
+    return new Map(this.#sql.elements.all(JSON.stringify(ids)).map((row) => [row.id, row]));
   }
 
   #present(ranked: Ranked[], snippet: SearchOptions['snippet']): SearchResult[] {
@@ -485,10 +493,6 @@ function withoutNested(ranked: Ranked[], k: number): Ranked[] {
     }
   }
   return kept;
-}
-
-function normalizePathHint(path: string): string {
-  return path.replace(/\\/g, '/').replace(/^(\.\/)+/, '').toLowerCase();
 }
 
 /** Runs work inside one read transaction, so every read sees the same commit. */

@@ -5,9 +5,9 @@
  * inside the indexed root: a path whose real location lies outside it (a
  * symlink swapped in since indexing) is not read.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
+import { contentHash } from '../files/hash.js';
 import { dedent } from '../vector/snippet.js';
 
 export interface SnippetOptions {
@@ -45,14 +45,15 @@ export class SourceText {
   readonly #bytes: Buffer;
   /** Byte offset where each line starts, as far as scanned so far. */
   readonly #starts: number[] = [0];
+  #hash: string | undefined;
 
   constructor(bytes: Buffer) {
     this.#bytes = bytes;
   }
 
-  /** The indexer's content hash of these bytes. */
+  /** The indexer's content hash of these bytes, computed once. */
   hash(): string {
-    return createHash('sha256').update(this.#bytes).digest('hex').slice(0, 32);
+    return (this.#hash ??= contentHash(this.#bytes));
   }
 
   /** Lines first..last (1-based, inclusive), cut at the end of the file. */
@@ -79,7 +80,7 @@ export class SourceText {
  * used first out. An entry is valid while the file's size and mtime match.
  */
 export class SourceCache {
-  readonly #entries = new Map<string, { size: number; mtimeMs: number; text: SourceText; hash?: string }>();
+  readonly #entries = new Map<string, { size: number; mtimeMs: number; text: SourceText }>();
   readonly #budget: number;
   #bytes = 0;
 
@@ -87,12 +88,12 @@ export class SourceCache {
     this.#budget = budgetBytes;
   }
 
-  get(path: string, size: number, mtimeMs: number): { text: SourceText; hash: () => string } | undefined {
+  get(path: string, size: number, mtimeMs: number): SourceText | undefined {
     const entry = this.#entries.get(path);
     if (!entry || entry.size !== size || entry.mtimeMs !== mtimeMs) return undefined;
     this.#entries.delete(path);
     this.#entries.set(path, entry);
-    return { text: entry.text, hash: () => (entry.hash ??= entry.text.hash()) };
+    return entry.text;
   }
 
   set(path: string, size: number, mtimeMs: number, text: SourceText): void {
@@ -115,7 +116,7 @@ export class SourceReader {
   readonly #states = new Map<string, SourceState>();
   readonly #cache: SourceCache;
 
-  constructor(root: string, cache = new SourceCache(0)) {
+  constructor(root: string, cache: SourceCache) {
     this.#root = root;
     this.#cache = cache;
     try {
@@ -152,21 +153,17 @@ export class SourceReader {
     const unchangedStat = size === file.size && mtimeMs === file.mtimeMs;
     if (unchangedStat && !needText) return { stale: false };
     if (size > MAX_SOURCE_BYTES) return { stale: true, problem: `the file has grown to ${size} bytes` };
-    let cached = this.#cache.get(real, size, mtimeMs);
-    if (!cached) {
-      let bytes: Buffer;
+    let text = this.#cache.get(real, size, mtimeMs);
+    if (!text) {
       try {
-        bytes = readFileSync(real);
+        text = new SourceText(readFileSync(real));
       } catch (error) {
         return { stale: true, problem: `cannot read the file: ${(error as Error).message}` };
       }
-      const text = new SourceText(bytes);
       this.#cache.set(real, size, mtimeMs, text);
-      cached = { text, hash: () => text.hash() };
     }
     // The same hash as the indexer's: a touched but unchanged file is not stale.
-    const stale = !unchangedStat && cached.hash() !== file.hash;
-    return { stale, text: cached.text };
+    return { stale: !unchangedStat && text.hash() !== file.hash, text };
   }
 }
 

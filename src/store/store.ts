@@ -65,6 +65,7 @@ export class IndexStore {
       getMeta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
       setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
       rootByPath: db.prepare<[string], { id: number }>('SELECT id FROM roots WHERE path = ?'),
+      roots: db.prepare<[], { id: number; path: string }>('SELECT id, path FROM roots ORDER BY id'),
       addRoot: db.prepare('INSERT INTO roots (path, created_at) VALUES (?, ?)'),
       files: db.prepare<[number], FileRow>(
         'SELECT id, path, language, size, mtime_ms AS mtimeMs, hash, status, error, element_count AS elementCount FROM files WHERE root_id = ?',
@@ -170,6 +171,12 @@ export class IndexStore {
 
   // -- files ---------------------------------------------------------------
 
+  /** The roots this index covers, id -> absolute path, oldest first. */
+  roots(): Map<number, string> {
+    return new Map(this.#s.roots.all().map((row) => [row.id, row.path]));
+  }
+
+  /** The id of a root, recorded now when it is new (a write). */
   rootId(path: string): number {
     const found = this.#s.rootByPath.get(path);
     if (found) return found.id;

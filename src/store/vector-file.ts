@@ -73,7 +73,6 @@ export class VectorIndex {
   /** Opens the index that matches the database, replaying or rebuilding as needed. */
   static async open(store: IndexStore, embedder: EmbedderRecord, options: VectorIndexOptions = {}, onEvent: (event: VectorIndexEvent) => void = () => {}): Promise<VectorIndex> {
     const settings = withDefaults(options);
-    const generation = store.generation;
     const newest = usableFile(store);
     if (newest) {
       let index: FaissIndex | undefined;
@@ -86,17 +85,7 @@ export class VectorIndex {
         index.close();
         return VectorIndex.#rebuild(store, embedder, settings, onEvent, `the index file has ${index.d} dimensions, the embedder ${embedder.dimension}`);
       }
-      const vectorIndex = new VectorIndex(index, settings, nprobeFor(index.description), generation);
-      if (newest.generation < generation) {
-        const removed = store.removedAfter(newest.generation);
-        const added = store.vectors(embedder, newest.generation);
-        if (removed.length > 0) await index.removeIds(removed);
-        if (added.ids.length > 0) await index.addWithIds(added.vectors, added.ids);
-        onEvent({ type: 'index-replayed', fromGeneration: newest.generation, toGeneration: generation, added: added.ids.length, removed: removed.length });
-      }
-      if (vectorIndex.ntotal === store.elementCount) return vectorIndex;
-      index.close();
-      return VectorIndex.#rebuild(store, embedder, settings, onEvent, `the index file holds ${vectorIndex.ntotal} vectors for ${store.elementCount} elements`);
+      return new VectorIndex(index, settings, nprobeFor(index.description), newest.generation).#replay(store, embedder, onEvent, 'the index file');
     }
     return VectorIndex.#rebuild(store, embedder, settings, onEvent, listVectorFiles(store.directory).length === 0 ? 'no index file yet' : 'the index was reset');
   }
@@ -131,16 +120,28 @@ export class VectorIndex {
       this.close();
       return fresh;
     }
-    const removed = store.removedAfter(this.generation);
-    const added = store.vectors(embedder, this.generation);
-    if (removed.length > 0) await this.index.removeIds(removed);
-    if (added.ids.length > 0) await this.index.addWithIds(added.vectors, added.ids);
-    onEvent({ type: 'index-replayed', fromGeneration: this.generation, toGeneration: generation, added: added.ids.length, removed: removed.length });
-    this.generation = generation;
+    return this.#replay(store, embedder, onEvent, 'the open index');
+  }
+
+  /**
+   * Applies the changes committed after this index's generation (tombstones,
+   * then added elements); rebuilds when the count still disagrees with the
+   * database. Returns the index to use.
+   */
+  async #replay(store: IndexStore, embedder: EmbedderRecord, onEvent: (event: VectorIndexEvent) => void, what: string): Promise<VectorIndex> {
+    const generation = store.generation;
+    if (this.generation < generation) {
+      const removed = store.removedAfter(this.generation);
+      const added = store.vectors(embedder, this.generation);
+      if (removed.length > 0) await this.index.removeIds(removed);
+      if (added.ids.length > 0) await this.index.addWithIds(added.vectors, added.ids);
+      onEvent({ type: 'index-replayed', fromGeneration: this.generation, toGeneration: generation, added: added.ids.length, removed: removed.length });
+      this.generation = generation;
+    }
     if (this.ntotal === store.elementCount) return this;
-    const fresh = await VectorIndex.#rebuild(store, embedder, this.options, onEvent, `the open index holds ${this.ntotal} vectors for ${store.elementCount} elements`);
+    const held = this.ntotal;
     this.close();
-    return fresh;
+    return VectorIndex.#rebuild(store, embedder, this.options, onEvent, `${what} holds ${held} vectors for ${store.elementCount} elements`);
   }
 
   /**

@@ -128,14 +128,19 @@ describe('Searcher on the labelled fixture (built-in embedder)', () => {
   });
 });
 
+/** The fixture indexed with the built-in embedder, and a Searcher open on it (the repository removed after the test). */
+async function indexedFixture(owned: ReturnType<typeof cleanedUpAfterEach>) {
+  const repo = (owned.repo = searchRepo());
+  const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
+  await indexer.run();
+  return { repo, indexer, searcher: await Searcher.open({ indexDir: indexer.indexDir }) };
+}
+
 describe('Searcher freshness and fallback', () => {
   const owned = cleanedUpAfterEach();
 
   it('marks a result stale when its file changed, and shows the file as it is now', async () => {
-    const repo = (owned.repo = searchRepo());
-    const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
-    await indexer.run();
-    const searcher = await Searcher.open({ indexDir: indexer.indexDir });
+    const { repo, searcher } = await indexedFixture(owned);
     try {
       const path = join(repo.root, 'src/util/csv.ts');
       const before = readFileSync(path, 'utf8').split('\n');
@@ -161,10 +166,7 @@ describe('Searcher freshness and fallback', () => {
   });
 
   it('a searcher kept open sees what an indexer committed since', async () => {
-    const repo = (owned.repo = searchRepo());
-    const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
-    await indexer.run();
-    const searcher = await Searcher.open({ indexDir: indexer.indexDir });
+    const { repo, indexer, searcher } = await indexedFixture(owned);
     try {
       expect((await searcher.search('celsiusToFahrenheit')).results.map((r) => r.name)).not.toContain('celsiusToFahrenheit');
       repo.write('src/util/units.ts', '/** Converts a temperature. */\nexport function celsiusToFahrenheit(c: number): number {\n  return c * 1.8 + 32;\n}\n');
