@@ -11,7 +11,13 @@ import type { ContentLimits } from './content.js';
 import type { AnalysisEvent } from './events.js';
 import type { AnalysisResult } from './types.js';
 
+/** Asks a worker to finish what it is doing and exit. */
+export interface PoolShutdown {
+  shutdown: true;
+}
+
 export interface PoolRequest {
+  shutdown?: undefined;
   id: number;
   path: string;
   /** The file's bytes when the caller has read them already (then `path` only names the file). */
@@ -40,6 +46,22 @@ function workerFile(): URL {
   const compiled = new URL('../../dist/analysis/worker.js', import.meta.url);
   if (existsSync(fileURLToPath(compiled))) return compiled;
   throw new Error('the analysis worker is not built: run `npm run build:ts`');
+}
+
+/** How long a worker gets to finish its file and exit before it is terminated. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+function shutDown(worker: Worker): Promise<void> {
+  return new Promise((resolve) => {
+    if (worker.threadId === -1) return resolve(); // exited already
+    worker.ref(); // the process waits for the worker to exit, rather than killing it mid-load at exit
+    const timer = setTimeout(() => void worker.terminate(), SHUTDOWN_GRACE_MS);
+    worker.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    worker.postMessage({ shutdown: true } satisfies PoolShutdown);
+  });
 }
 
 interface Pending {
@@ -91,10 +113,18 @@ export class AnalysisPool {
     });
   }
 
+  /**
+   * Lets every worker exit on its own. `worker.terminate()` could stop a
+   * worker inside native code (a grammar still loading, a parse), and
+   * tree-sitter's binding answers that with an uncaught C++ exception that
+   * aborts the whole process. Only a worker that does not exit in time is
+   * terminated.
+   */
   async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
-    await Promise.all(this.#workers.map((worker) => worker.terminate()));
     this.#failAll(new Error('the analysis pool was closed'));
+    await Promise.all(this.#workers.map((worker) => shutDown(worker)));
   }
 
   #dispatch(): void {

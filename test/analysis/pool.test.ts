@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,5 +28,28 @@ describe('AnalysisPool', () => {
     await pool.close();
     rmSync(dir, { recursive: true, force: true });
     await expect(pool.analyzeFile(files[0]!)).rejects.toThrow(/closed/);
+  });
+
+  it('closes at any moment, even while its workers still load the grammars, without aborting the process', () => {
+    // terminate() during a grammar's native initialisation used to abort the
+    // whole process (an uncaught Napi::Error). The load takes tens of ms, so
+    // closing after 0, 1, 2 … 79 ms crosses it; the old pool failed 7 runs in 8.
+    const script = `
+      const { AnalysisPool } = await import(${JSON.stringify(new URL('../../dist/analysis/pool.js', import.meta.url).href)});
+      for (let ms = 0; ms < 80; ms++) {
+        const pool = new AnalysisPool({ threads: 2 });
+        const busy = ms % 4 === 0 ? pool.analyzeFile(${JSON.stringify(sources[0])}).catch((error) => error) : null;
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        await pool.close();
+        await busy;
+      }
+      process.stdout.write('closed 80 pools');`;
+    // Run as a file: under `node -e` the timing differs and the old pool never failed.
+    const dir = mkdtempSync(join(tmpdir(), 'ocvector-pool-'));
+    writeFileSync(join(dir, 'close.mjs'), script);
+    const child = spawnSync(process.execPath, [join(dir, 'close.mjs')], { encoding: 'utf8', timeout: 120_000 });
+    rmSync(dir, { recursive: true, force: true });
+    expect(child.stderr).not.toMatch(/terminate called/);
+    expect({ status: child.status, stdout: child.stdout }).toEqual({ status: 0, stdout: 'closed 80 pools' });
   });
 });

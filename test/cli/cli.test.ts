@@ -140,6 +140,7 @@ describe('oc-vector-index --dry-run', () => {
     expect(again.files).toMatchObject({ toIndex: 1, unchanged: total - 1 });
     expect(again).toMatchObject({ elements: 3, documentsToEmbed: 1, calls: { model: 0, embedding: 0 } });
     const text = await cli('index', ['--dry-run', '--no-llm'], { cwd: repo.root });
+    expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/files +\d+ scanned: 1 to index/);
     expect(text.stdout).toMatch(/by language\n +python +1 files +3 elements +0 model calls/);
   });
