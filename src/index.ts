@@ -8,3 +8,4 @@ export * from './vector/index.js';
 export * from './store/index.js';
 export * from './indexing/index.js';
 export * from './search/index.js';
+export * from './tool/index.js';

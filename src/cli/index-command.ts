@@ -7,17 +7,15 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { Command, Option } from 'commander';
-import { llmEnabledByEnvironment } from '../analysis/create.js';
-import { DEFAULT_ANALYSIS_MODEL, resolveOllamaHost } from '../analysis/llm/config.js';
-import type { OllamaEnricherOptions } from '../analysis/llm/ollama-enricher.js';
 import { defaultIndexDir, findRoot, INDEX_DIR_NAME } from '../files/root.js';
 import { Indexer, type IndexerOptions } from '../indexing/indexer.js';
 import { indexStatus } from '../indexing/status.js';
 import { watchIndex } from '../indexing/watch.js';
 import { findIndex } from '../search/find-index.js';
 import { StoreError } from '../store/database.js';
-import { ollamaHasModel, type EmbedderChoice } from '../vector/choose.js';
+import type { EmbedderChoice } from '../vector/choose.js';
 import { EXIT, reportError, UsageError } from './exit.js';
+import { analysisChoice } from './analysis-choice.js';
 import { IndexReporter, mergeSummaries, renderRunReport } from './index-report.js';
 import { renderDryRun, renderStatus } from './plan-report.js';
 import { colorEnabled, formatDuration, makeStyle } from './terminal.js';
@@ -99,7 +97,9 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const llm = await llmChoice(options);
+    const llm = await analysisChoice(options, (note) => {
+      if (!options.quiet && !options.json) process.stderr.write(`note: ${note}\n`);
+    });
     const common: Omit<IndexerOptions, 'path'> = {
       root,
       indexDir: options.db ? resolve(options.db) : defaultIndexDir(root),
@@ -187,25 +187,6 @@ function embedderChoice(options: IndexCliOptions): EmbedderChoice | undefined {
   }
   if (options.embedder === 'ollama' || options.embeddingModel) return ollama;
   return options.embedder === 'auto' ? 'auto' : undefined;
-}
-
-/**
- * LLM analysis as asked. Not asked either way: on when the Ollama server
- * lists the analysis model, else off with a note, so that a machine
- * without a model server is not made to try and fail for every run.
- */
-async function llmChoice(options: IndexCliOptions): Promise<boolean | OllamaEnricherOptions | undefined> {
-  if (!options.llm) {
-    if (options.model) throw new UsageError('--model names an analysis model: it cannot go with --no-llm');
-    return false;
-  }
-  if (options.model) return { model: options.model };
-  if (!llmEnabledByEnvironment()) return false;
-  const model = process.env.OCVECTOR_ANALYSIS_MODEL ?? DEFAULT_ANALYSIS_MODEL;
-  const host = resolveOllamaHost();
-  if (await ollamaHasModel(host, model)) return undefined;
-  if (!options.quiet && !options.json) process.stderr.write(`note: no analysis model ${model} at ${host}: syntax-tree analysis only (--model names one; --no-llm skips this check)\n`);
-  return false;
 }
 
 /** `{ key: value }`, or nothing when the value is undefined (exact optional properties). */

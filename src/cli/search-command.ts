@@ -7,6 +7,7 @@
 import { relative, resolve, sep } from 'node:path';
 import { Command, Option } from 'commander';
 import { findIndex } from '../search/find-index.js';
+import { canonicalLanguage, ELEMENT_TYPES, LANGUAGES } from '../search/filters.js';
 import { MAX_K, Searcher, type SearchMode, type SearchResponse, type SearchResult } from '../search/searcher.js';
 import { StoreError } from '../store/database.js';
 import { EXIT, reportError, UsageError } from './exit.js';
@@ -28,11 +29,7 @@ interface SearchCliOptions {
 
 const PROGRAM = 'oc-vector-search';
 
-const LANGUAGES = ['typescript', 'tsx', 'javascript', 'python', 'markdown', 'json', 'yaml', 'toml', 'text'];
-const ELEMENT_TYPES = ['class', 'interface', 'enum', 'type-alias', 'namespace', 'function', 'method', 'constructor', 'property', 'field', 'constant', 'section', 'document', 'window'];
 const TEXT_ELEMENTS = new Set(['section', 'document', 'window']);
-/** What people type for a language. */
-const LANGUAGE_ALIASES: Record<string, string> = { ts: 'typescript', js: 'javascript', py: 'python', md: 'markdown', yml: 'yaml', jsx: 'javascript' };
 
 export async function searchMain(argv: readonly string[]): Promise<number> {
   const program = configure(new Command(PROGRAM), 'Search the index of the code around you: hybrid semantic (vector) and lexical (BM25) search.')
@@ -62,8 +59,8 @@ export async function searchMain(argv: readonly string[]): Promise<number> {
 async function runSearch(query: string, options: SearchCliOptions): Promise<number> {
   const k = parseInteger(options.limit, '-k', 1, MAX_K);
   const snippetLines = parseInteger(options.snippetLines, '--snippet-lines', 1, 1_000);
-  const language = options.lang ? checkList(options.lang, LANGUAGES, '--lang', LANGUAGE_ALIASES) : undefined;
-  const type = options.type ? checkList(options.type, ELEMENT_TYPES, '--type', {}) : undefined;
+  const language = options.lang ? checkList(options.lang, '--lang', LANGUAGES, canonicalLanguage) : undefined;
+  const type = options.type ? checkList(options.type, '--type', ELEMENT_TYPES, (item) => item.trim().toLowerCase()) : undefined;
   if (options.ollamaHost) process.env.OLLAMA_HOST = options.ollamaHost;
 
   const found = options.db ? { indexDir: resolve(options.db) } : findIndex(process.cwd());
@@ -132,9 +129,10 @@ function displayPath(result: SearchResult): string {
   return fromHere.startsWith(`..${sep}`) || fromHere === '..' ? result.absolutePath : fromHere.split(sep).join('/');
 }
 
-function checkList(value: string, allowed: readonly string[], name: string, aliases: Record<string, string>): string[] {
-  const items = value.split(',').map((item) => item.trim().toLowerCase()).filter(Boolean).map((item) => aliases[item] ?? item);
-  const unknown = items.filter((item) => !allowed.includes(item));
-  if (unknown.length > 0 || items.length === 0) throw new UsageError(`${name}: unknown ${unknown.join(', ') || 'value'}; choose from ${allowed.join(', ')}`);
-  return items;
+/** A comma-separated list, each item made canonical (undefined or not allowed: a usage error naming it). */
+function checkList(value: string, name: string, allowed: readonly string[], canonical: (item: string) => string | undefined): string[] {
+  const items = value.split(',').filter((item) => item.trim());
+  const unknown = items.filter((item) => !allowed.includes(canonical(item) ?? ''));
+  if (unknown.length > 0 || items.length === 0) throw new UsageError(`${name}: unknown ${unknown.map((item) => item.trim()).join(', ') || 'value'}; choose from ${allowed.join(', ')}`);
+  return items.map((item) => canonical(item)!);
 }

@@ -5,6 +5,24 @@
  * nothing but ids).
  */
 
+import type { ElementType, Language } from '../analysis/types.js';
+
+/** Every language the index records, as filters name them. */
+export const LANGUAGES: readonly Language[] = ['typescript', 'tsx', 'javascript', 'python', 'markdown', 'json', 'yaml', 'toml', 'text'];
+/** Every element type the index records. */
+export const ELEMENT_TYPES: readonly ElementType[] = [
+  'class', 'interface', 'enum', 'type-alias', 'namespace', 'function', 'method', 'constructor', 'property', 'field', 'constant', 'section', 'document', 'window',
+];
+/** What people (and models) type for a language. */
+export const LANGUAGE_ALIASES: Readonly<Record<string, Language>> = { ts: 'typescript', js: 'javascript', jsx: 'javascript', py: 'python', md: 'markdown', yml: 'yaml' };
+
+/** A language as the index names it (aliases and case folded), or undefined when unknown. */
+export function canonicalLanguage(name: string): Language | undefined {
+  const lower = name.trim().toLowerCase();
+  const language = LANGUAGE_ALIASES[lower] ?? lower;
+  return (LANGUAGES as readonly string[]).includes(language) ? (language as Language) : undefined;
+}
+
 export interface SearchFilters {
   /** A root-relative path prefix (`src/store`) or a glob (`src/**\/*.ts`, `*.py`). */
   path?: string;

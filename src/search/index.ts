@@ -2,7 +2,7 @@ export { Searcher, SearchError, MAX_K, MAX_QUERY_LENGTH } from './searcher.js';
 export type { SearchEvent, SearcherOptions, SearchMode, SearchOptions, SearchResponse, SearchResult, SearchSignals, SearchTimings } from './searcher.js';
 export { parseQuery, matchExpression, searchTerms, ftsExpression, isIdentifierLike, isPathLike } from './query.js';
 export type { ParsedQuery, QueryKind } from './query.js';
-export { compileFilters, globToRegExp } from './filters.js';
+export { compileFilters, globToRegExp, canonicalLanguage, LANGUAGES, ELEMENT_TYPES, LANGUAGE_ALIASES } from './filters.js';
 export type { SearchFilters } from './filters.js';
 export { DEFAULT_FUSION_WEIGHTS, RRF_K, fuseRanks, nameMatch } from './fusion.js';
 export type { FusionWeights, NameMatch } from './fusion.js';

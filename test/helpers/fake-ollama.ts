@@ -6,10 +6,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+export interface ToolCall {
+  function: { name: string; arguments: Record<string, unknown> };
+}
+
 export interface ChatRequest {
   model: string;
-  messages: { role: string; content: string }[];
+  messages: { role: string; content: string; tool_calls?: ToolCall[]; tool_name?: string }[];
   format?: unknown;
+  tools?: { type: string; function: { name: string; description: string; parameters: object } }[];
   options?: Record<string, unknown>;
   stream?: boolean;
 }
@@ -24,6 +29,8 @@ export interface Reply {
   status?: number;
   /** The assistant message's content (chat). */
   content?: string;
+  /** Tools the assistant asks to call (chat), with `content` (default ''). */
+  toolCalls?: ToolCall[];
   /** A whole JSON body to send instead (embed, errors). */
   body?: unknown;
   delayMs?: number;
@@ -81,11 +88,11 @@ export class FakeOllama {
     } else if (request.url === '/api/chat' && handlers.chat) {
       this.chats.push(body as ChatRequest);
       reply = await handlers.chat(body as ChatRequest, this.chats.length - 1);
-      if (reply.content !== undefined) {
+      if (reply.content !== undefined || reply.toolCalls) {
         reply.body = {
           model: (body as ChatRequest).model,
           created_at: new Date().toISOString(),
-          message: { role: 'assistant', content: reply.content },
+          message: { role: 'assistant', content: reply.content ?? '', ...(reply.toolCalls ? { tool_calls: reply.toolCalls } : {}) },
           done: true,
           done_reason: 'stop',
         };

@@ -1,0 +1,233 @@
+/**
+ * CodebaseSearchTool: the index as one tool an agent can call. It checks a
+ * model's arguments against the published schema, keeps them inside the
+ * indexed root, asks for permission when told to, runs the Searcher, and
+ * answers with a stable, size-bounded structure. It never throws into the
+ * agent loop: every failure is an answer that says what went wrong.
+ */
+import { Ajv, type ErrorObject } from 'ajv';
+import { canonicalLanguage } from '../search/filters.js';
+import { findIndex } from '../search/find-index.js';
+import { StoreError } from '../store/database.js';
+import { Searcher, SearchError, type SearcherOptions, type SearchResponse, type SearchResult } from '../search/searcher.js';
+import { fitToBudget, MAX_NOTE_CHARS, resolveBudget, type ToolBudget } from './budget.js';
+import { confineToRoot, PathOutsideRootError } from './paths.js';
+import {
+  CODEBASE_SEARCH_DESCRIPTION,
+  CODEBASE_SEARCH_NAME,
+  CODEBASE_SEARCH_OUTPUT,
+  CODEBASE_SEARCH_PARAMETERS,
+  DEFAULT_TOOL_K,
+  type CodebaseSearchArgs,
+  type CodebaseSearchHit,
+  type CodebaseSearchOutput,
+} from './schema.js';
+import { isSecretPath, redactSecrets } from './secrets.js';
+
+/** A tool as agent frameworks see it: a name, when to use it, its arguments, and a call that always answers. */
+export interface AgentTool<Output = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: object;
+  execute(args: unknown): Promise<Output>;
+}
+
+export interface PermissionRequest {
+  tool: string;
+  arguments: CodebaseSearchArgs;
+}
+
+export type PermissionDecision = boolean | { allow: boolean; reason?: string };
+
+/** Approves or denies each call (after its arguments are checked). A throw counts as a denial. */
+export type PermissionCallback = (request: PermissionRequest) => PermissionDecision | Promise<PermissionDecision>;
+
+export interface CodebaseSearchToolOptions {
+  /** The index directory. Default: the nearest `.ocvector` at or above `cwd`. */
+  indexDir?: string;
+  /** Where to look for the index when `indexDir` is not given. Default: the current directory. */
+  cwd?: string;
+  /** A Searcher already open (the tool then leaves closing it to the caller). */
+  searcher?: Searcher;
+  /** Options for the Searcher the tool opens. */
+  searcherOptions?: Omit<SearcherOptions, 'indexDir'>;
+  /** Size limits of the answer (JSON characters) and of each snippet. */
+  budget?: Partial<ToolBudget>;
+  permission?: PermissionCallback;
+}
+
+const BUILD_ONE = 'build one with oc-vector-index (or the reindex tool)';
+
+const validateArgs = new Ajv({ allErrors: true, useDefaults: false }).compile<CodebaseSearchArgs>(CODEBASE_SEARCH_PARAMETERS);
+
+export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
+  readonly name = CODEBASE_SEARCH_NAME;
+  readonly description = CODEBASE_SEARCH_DESCRIPTION;
+  readonly parameters = CODEBASE_SEARCH_PARAMETERS;
+  readonly outputSchema = CODEBASE_SEARCH_OUTPUT;
+  readonly budget: ToolBudget;
+  readonly #options: CodebaseSearchToolOptions;
+  #searcher: Promise<Searcher> | undefined;
+  readonly #ownsSearcher: boolean;
+
+  constructor(options: CodebaseSearchToolOptions = {}) {
+    this.#options = options;
+    this.budget = resolveBudget(options.budget);
+    this.#ownsSearcher = !options.searcher;
+    if (options.searcher) this.#searcher = Promise.resolve(options.searcher);
+  }
+
+  async execute(args: unknown): Promise<CodebaseSearchOutput> {
+    try {
+      return await this.#execute(args);
+    } catch (error) {
+      return failure(`the search failed: ${(error as Error).message}`);
+    }
+  }
+
+  /** Closes the Searcher the tool opened (a later call opens it again). */
+  async close(): Promise<void> {
+    const searcher = this.#searcher;
+    this.#searcher = undefined;
+    if (searcher && this.#ownsSearcher) (await searcher.catch(() => undefined))?.close();
+  }
+
+  async #execute(raw: unknown): Promise<CodebaseSearchOutput> {
+    if (!validateArgs(raw)) return failure(`invalid arguments: ${describeErrors(validateArgs.errors ?? [])}`);
+    const args = raw;
+
+    let searcher: Searcher;
+    try {
+      searcher = await this.#open();
+    } catch (error) {
+      return failure((error as Error).message);
+    }
+
+    let pathPrefix: string | undefined;
+    try {
+      pathPrefix = args.path_prefix === undefined ? undefined : confineToRoot(searcher.root, args.path_prefix);
+    } catch (error) {
+      if (error instanceof PathOutsideRootError) return failure(`path_prefix refused: ${error.message}; give a path inside the repository, such as src/`);
+      throw error;
+    }
+
+    const permission = await this.#ask({ tool: this.name, arguments: args });
+    if (permission !== true) return failure(`the call was denied${permission ? `: ${permission}` : ''}`);
+
+    let response: SearchResponse;
+    try {
+      response = await searcher.search(args.query, {
+        k: args.k ?? DEFAULT_TOOL_K,
+        mode: 'hybrid',
+        ...(pathPrefix ? { path: pathPrefix } : {}),
+        ...(args.language ? { language: canonicalLanguage(args.language)! } : {}),
+        ...(args.element_type ? { type: args.element_type } : {}),
+        snippet: { maxLines: this.budget.snippetMaxLines, maxChars: this.budget.snippetMaxChars },
+      });
+    } catch (error) {
+      if (error instanceof SearchError && error.code !== 'CLOSED') return failure(`invalid arguments: ${error.message}`);
+      throw error;
+    }
+    return this.#answer(response, args);
+  }
+
+  #open(): Promise<Searcher> {
+    if (!this.#searcher) {
+      const opening = (async () => {
+        const indexDir = this.#options.indexDir ?? findIndex(this.#options.cwd ?? process.cwd())?.indexDir;
+        if (!indexDir) throw new Error(`no index at or above ${this.#options.cwd ?? process.cwd()}: ${BUILD_ONE}`);
+        try {
+          return await Searcher.open({ ...this.#options.searcherOptions, indexDir });
+        } catch (error) {
+          if (error instanceof StoreError && error.code === 'NOT_FOUND') throw new Error(`no index at ${indexDir} yet: ${BUILD_ONE}`);
+          throw error;
+        }
+      })();
+      this.#searcher = opening;
+      // A failed open (no index yet) is tried again on the next call.
+      opening.catch(() => {
+        if (this.#searcher === opening) this.#searcher = undefined;
+      });
+    }
+    return this.#searcher;
+  }
+
+  /** true, or the reason for a denial ('' when none was given). */
+  async #ask(request: PermissionRequest): Promise<true | string> {
+    const permission = this.#options.permission;
+    if (!permission) return true;
+    try {
+      const decision = await permission(request);
+      if (decision === true || (typeof decision === 'object' && decision.allow)) return true;
+      return typeof decision === 'object' ? (decision.reason ?? '') : '';
+    } catch (error) {
+      return `the permission check failed (${(error as Error).message})`;
+    }
+  }
+
+  #answer(response: SearchResponse, args: CodebaseSearchArgs): CodebaseSearchOutput {
+    const hits = response.results.filter((result) => !isSecretPath(result.path)).map(toHit);
+    const fitted = fitToBudget(hits, response.fallback !== undefined, this.budget.maxOutputChars);
+    const notes: string[] = [];
+    if (response.fallback) notes.push(`semantic search is unavailable (${response.fallback.reason}), so these are keyword matches only`);
+    if (hits.length === 0) notes.push(emptyNote(args));
+    if (fitted.truncated) notes.push('some results or snippets were left out to stay within the size budget: narrow the query, lower k or use path_prefix');
+    return notes.length > 0 ? { ...fitted, note: clip(notes.join('; '), MAX_NOTE_CHARS) } : fitted;
+  }
+}
+
+/** Messages can quote paths and server errors of any length; the answer's size must not depend on them. */
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function toHit(result: SearchResult): CodebaseSearchHit {
+  return {
+    path: result.path,
+    start_line: result.startLine,
+    end_line: result.endLine,
+    element_type: result.type,
+    name: result.name,
+    signature: redactSecrets(result.signature),
+    description: redactSecrets(result.description),
+    score: Math.round(result.score * 10_000) / 10_000,
+    snippet: result.snippet === undefined ? null : redactSecrets(result.snippet),
+    stale: result.stale,
+  };
+}
+
+function emptyNote(args: CodebaseSearchArgs): string {
+  const filters = [args.path_prefix && 'path_prefix', args.language && 'language', args.element_type && 'element_type'].filter(Boolean);
+  return filters.length > 0
+    ? `nothing matched with ${filters.join(', ')} set: try without ${filters.length > 1 ? 'them' : 'it'}, or other words`
+    : 'nothing matched: try other words (what the code does), or an exact identifier';
+}
+
+function failure(error: string): CodebaseSearchOutput {
+  return { results: [], fallback_used: false, error: clip(redactSecrets(error), MAX_NOTE_CHARS) };
+}
+
+/** Ajv's errors as one sentence a model can act on. */
+function describeErrors(errors: readonly ErrorObject[]): string {
+  return errors
+    .map((error) => {
+      const field = error.instancePath.replace(/^\//, '');
+      switch (error.keyword) {
+        case 'required':
+          return `"${(error.params as { missingProperty: string }).missingProperty}" is required`;
+        case 'additionalProperties':
+          return `unknown argument "${(error.params as { additionalProperty: string }).additionalProperty}" (allowed: ${Object.keys(CODEBASE_SEARCH_PARAMETERS.properties).join(', ')})`;
+        case 'enum':
+          return `${field} must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+        case 'type':
+          return field ? `${field} must be ${withArticle((error.params as { type: string }).type)}` : 'the arguments must be an object';
+        default:
+          return `${field || 'the arguments'} ${error.message ?? 'is invalid'}`;
+      }
+    })
+    .join('; ');
+}
+
+function withArticle(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
