@@ -12,11 +12,12 @@
  * Queries (100): the first words of real doc comments from the corpus (60),
  * element names (25) and two-word name fragments (15), picked evenly.
  */
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { analyzeText, Indexer, IndexStore, Searcher, type SearchResponse, type SearchTimings } from '../src/index.js';
+import { Searcher, type SearchResponse, type SearchTimings } from '../src/index.js';
+import { buildCorpus, libFiles, libSubset, pickQueries } from './lib/corpus.js';
 import { describeMachine } from './lib/machine.js';
 import { markdownTable, replaceReadmeSection } from './lib/readme.js';
 import { ms, percentile, printTable } from './lib/stats.js';
@@ -25,58 +26,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const quick = process.argv.includes('--quick');
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 const work = mkdtempSync(join(tmpdir(), 'ocvector-bench-search-'));
-const LIB = join(root, 'node_modules/typescript/lib');
-const libFiles = readdirSync(LIB)
-  .filter((f) => /\.(d\.ts|js)$/.test(f))
-  .sort();
 const QUERIES = 100;
 const WARM_UP = 10;
-
-/** lib/ files in name order until they hold `wanted` elements (counted with the analyzer). */
-function libSubset(wanted: number): string[] {
-  const chosen: string[] = [];
-  let elements = 0;
-  for (const file of libFiles) {
-    if (elements >= wanted) break;
-    const result = analyzeText(file, readFileSync(join(LIB, file), 'utf8'));
-    chosen.push(file);
-    elements += result.elements.length;
-  }
-  return chosen;
-}
-
-async function buildCorpus(name: string, copies: { files: string[]; count: number }): Promise<string> {
-  const dir = join(work, name);
-  for (let c = 0; c < copies.count; c++) {
-    mkdirSync(join(dir, `copy${c}`), { recursive: true });
-    for (const file of copies.files) cpSync(join(LIB, file), join(dir, `copy${c}`, file));
-  }
-  const started = performance.now();
-  const summary = await new Indexer({ path: dir, embedder: 'builtin', llm: false, limits: { maxBytes: 16 << 20 } }).run();
-  log(`${name}: ${summary.elements.total} elements indexed in ${ms(performance.now() - started, 0)}`);
-  return dir;
-}
-
-/** 100 queries from the corpus itself: doc comments' first words, names, name fragments. */
-function pickQueries(indexDir: string): string[] {
-  const store = IndexStore.open(indexDir, { readonly: true });
-  try {
-    const described = store.db
-      .prepare<[], { description: string }>("SELECT description FROM elements WHERE length(description) > 30 ORDER BY vector_id")
-      .all()
-      .map((row) => row.description.split(/[.\n]/)[0]!.split(/\s+/).slice(0, 8).join(' '))
-      .filter((text) => text.split(' ').length >= 4);
-    const names = store.db
-      .prepare<[], { name: string }>("SELECT element_name AS name FROM elements WHERE element_type IN ('function', 'method', 'class', 'interface') ORDER BY vector_id")
-      .all()
-      .map((row) => row.name);
-    const every = <T>(items: T[], count: number) => Array.from({ length: count }, (_, i) => items[Math.floor((i * items.length) / count)]!);
-    const fragments = every(names, 15).map((name) => name.replace(/^.*\./, '').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(' ').slice(0, 2).join(' '));
-    return [...every(described, 60), ...every(names, 25), ...fragments];
-  } finally {
-    store.close();
-  }
-}
 
 interface Figures {
   corpus: string;
@@ -88,7 +39,7 @@ interface Figures {
 
 async function measure(corpus: string, dir: string): Promise<Figures> {
   const indexDir = join(dir, '.ocvector');
-  const queries = pickQueries(indexDir);
+  const queries = pickQueries(indexDir, QUERIES);
   const opened = performance.now();
   const searcher = await Searcher.open({ indexDir });
   const openMs = performance.now() - opened;
@@ -117,8 +68,8 @@ const p = (timings: SearchTimings[], stage: keyof SearchTimings, q: number) => p
 try {
   const small = libSubset(10_000);
   const results: Figures[] = [];
-  results.push(await measure('TypeScript lib/ subset', await buildCorpus('10k', { files: small, count: 1 })));
-  if (!quick) results.push(await measure('TypeScript lib/ x 8', await buildCorpus('100k', { files: libFiles, count: 8 })));
+  results.push(await measure('TypeScript lib/ subset', await buildCorpus(join(work, '10k'), { files: small, count: 1 }, log)));
+  if (!quick) results.push(await measure('TypeScript lib/ x 8', await buildCorpus(join(work, '100k'), { files: libFiles, count: 8 }, log)));
 
   const header = ['corpus', 'elements', 'mode', 'embed p50', 'vector p50', 'lexical p50', 'fusion p50', 'snippet p50', 'total p50', 'total p95'];
   const rows: string[][] = [];
