@@ -8,8 +8,8 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { canonicalLanguage } from '../search/filters.js';
 import { findIndex } from '../search/find-index.js';
-import { StoreError } from '../store/database.js';
 import { Searcher, SearchError, type SearcherOptions, type SearchResponse, type SearchResult } from '../search/searcher.js';
+import { StoreError } from '../store/database.js';
 import { fitToBudget, MAX_NOTE_CHARS, resolveBudget, type ToolBudget } from './budget.js';
 import { confineToRoot, PathOutsideRootError } from './paths.js';
 import {
