@@ -9,3 +9,4 @@ export * from './store/index.js';
 export * from './indexing/index.js';
 export * from './search/index.js';
 export * from './tool/index.js';
+export * from './eval/index.js';

@@ -19,7 +19,7 @@ import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
 import { DEFAULT_FUSION_WEIGHTS, EXACT_NAME_BOOST, fuseRanks, nameMatch, PARTIAL_NAME_BOOST, PATH_BOOST, type FusionWeights, type NameMatch } from './fusion.js';
 import { ftsExpression, parseQuery, type ParsedQuery, type QueryKind } from './query.js';
-import { cutLines, SourceCache, SourceReader, type SnippetOptions } from './source.js';
+import { cutLines, DEFAULT_SNIPPET_OPTIONS, SourceCache, SourceReader, type SnippetOptions } from './source.js';
 
 export type SearchMode = 'hybrid' | 'lexical' | 'vector';
 
@@ -114,6 +114,8 @@ export class SearchError extends Error {
 export const MAX_K = 100;
 /** Members too small to stand for their container. */
 const FRAGMENT_TYPES: ReadonlySet<string> = new Set(['field', 'property', 'constant']);
+/** A container at most this long shows its members in its snippet, so it stands for them. */
+const SHOWN_CONTAINER_LINES = DEFAULT_SNIPPET_OPTIONS.maxLines;
 /** Their fused score is scaled by this for prose queries. */
 const FRAGMENT_PRIOR = 0.8;
 export const MAX_QUERY_LENGTH = 2_000;
@@ -413,7 +415,7 @@ export class Searcher {
         const match = nameMatch(row.name, parsed.identifiers);
         if (match) {
           signals.name = match;
-          score += match === 'exact' ? EXACT_NAME_BOOST : PARTIAL_NAME_BOOST;
+          score += nameBoost(match, parsed.kind);
         }
       }
       if (parsed.paths.length > 0 && parsed.paths.some((hint) => row.path.toLowerCase().includes(hint))) {
@@ -476,9 +478,23 @@ interface Ranked {
  * takes the place of the first of them when those are only fields or
  * constants: they stand for it badly.
  */
+/**
+ * A name the query spells is what an identifier query asks for, but only
+ * context in a sentence ("the method of the AudioBuffer interface that..."),
+ * where BM25 already weighs it: boosting it there put the container above
+ * the member the sentence describes (evaluation sets, eval/README.md).
+ */
+function nameBoost(match: NameMatch, kind: QueryKind): number {
+  if (kind === 'prose') return 0;
+  return match === 'exact' ? EXACT_NAME_BOOST : PARTIAL_NAME_BOOST;
+}
+
 function withoutNested(ranked: Ranked[], k: number): Ranked[] {
   const kept: Ranked[] = [];
-  const contains = (outer: ElementHit, inner: ElementHit) => outer.path === inner.path && outer.startLine <= inner.startLine && inner.endLine <= outer.endLine;
+  // Only a container whose snippet shows the member stands for it; a long class or
+  // interface listed for its name must not hide the method the query describes.
+  const contains = (outer: ElementHit, inner: ElementHit) =>
+    outer.path === inner.path && outer.startLine <= inner.startLine && inner.endLine <= outer.endLine && outer.endLine - outer.startLine < SHOWN_CONTAINER_LINES;
   // A container may come a little below k members; look that far, not further.
   for (const [i, hit] of ranked.entries()) {
     if (kept.length >= k && i >= 2 * k) break;

@@ -1,0 +1,119 @@
+/**
+ * The corpora the evaluation sets are made from, and how a corpus is laid
+ * out for indexing: its files copied under a fresh root, with the doc
+ * comments the queries came from blanked (held out), so that a search
+ * cannot simply find the sentence it was asked; it has to find the code.
+ */
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, posix, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { analyzeText, qualifiedName } from '../../src/index.js';
+import type { EvalQuery, ExpectedElement } from '../../src/index.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface Corpus {
+  name: string;
+  /** What it is, for the READMEs and the tables. */
+  title: string;
+  /** The directory the files come from. */
+  source: string;
+  /** Where they go under the prepared root (root-relative prefix, '' for the top). */
+  prefix: string;
+  include: (file: string) => boolean;
+  /** The version of the source the set was built from. */
+  version: () => string;
+}
+
+export const CORPORA: Record<string, Corpus> = {
+  ocvector: {
+    name: 'ocvector',
+    title: "this repository's src/",
+    source: join(ROOT, 'src'),
+    prefix: 'src',
+    include: (file) => file.endsWith('.ts'),
+    version: () => `ocvector ${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}`,
+  },
+  'typescript-lib': {
+    name: 'typescript-lib',
+    title: "the TypeScript compiler's lib/ (node_modules/typescript/lib)",
+    source: join(ROOT, 'node_modules/typescript/lib'),
+    prefix: '',
+    include: (file) => !file.includes(sep) && /\.(d\.ts|js)$/.test(file),
+    version: () => `typescript ${(JSON.parse(readFileSync(join(ROOT, 'node_modules/typescript/package.json'), 'utf8')) as { version: string }).version}`,
+  },
+};
+
+export const SETS_DIR = join(ROOT, 'eval/sets');
+
+/** The corpus's files, relative to its source, sorted. */
+export function corpusFiles(corpus: Corpus): string[] {
+  return (readdirSync(corpus.source, { recursive: true }) as string[]).filter(corpus.include).sort();
+}
+
+/** The root-relative path of a corpus file (forward slashes). */
+export function rootPath(corpus: Corpus, file: string): string {
+  return posix.join(corpus.prefix, file.split(sep).join('/'));
+}
+
+export interface Prepared {
+  root: string;
+  /** Doc comments blanked, and expected elements the corpus no longer has (the set is older than the code). */
+  heldOut: number;
+  missing: string[];
+}
+
+/**
+ * Copies the corpus under `root` and blanks the doc comment above every
+ * element a query expects (same line count, so line numbers stay true).
+ */
+export function prepareCorpus(corpus: Corpus, queries: readonly EvalQuery[], root: string): Prepared {
+  const byPath = new Map<string, ExpectedElement[]>();
+  for (const query of queries) {
+    for (const element of query.expected_elements ?? []) byPath.set(element.path, [...(byPath.get(element.path) ?? []), element]);
+  }
+  let heldOut = 0;
+  const missing: string[] = [];
+  for (const file of corpusFiles(corpus)) {
+    const path = rootPath(corpus, file);
+    const target = join(root, ...path.split('/'));
+    mkdirSync(dirname(target), { recursive: true });
+    const expected = byPath.get(path);
+    if (!expected) {
+      cpSync(join(corpus.source, file), target);
+      continue;
+    }
+    const lines = readFileSync(join(corpus.source, file), 'utf8').split('\n');
+    const elements = analyzeText(path, lines.join('\n')).elements;
+    for (const wanted of expected) {
+      const matching = elements.filter(
+        (element) =>
+          (wanted.name === undefined || qualifiedName(element) === wanted.name) &&
+          (wanted.start_line === undefined || wanted.end_line === undefined || (element.startLine <= wanted.end_line && element.endLine >= wanted.start_line)),
+      );
+      if (matching.length === 0) missing.push(`${path} ${wanted.name ?? `lines ${wanted.start_line}-${wanted.end_line}`}`);
+      for (const element of matching) heldOut += blankCommentAbove(lines, element.startLine);
+    }
+    writeFileSync(target, lines.join('\n'));
+  }
+  return { root, heldOut, missing };
+}
+
+/** Blanks the comment block that ends right above 1-based `line` (decorators skipped); returns 1 when there was one. */
+function blankCommentAbove(lines: string[], line: number): number {
+  let end = line - 2;
+  while (end >= 0 && /^\s*@/.test(lines[end]!)) end--;
+  if (end < 0 || !/\*\/\s*$|^\s*\/\//.test(lines[end]!)) return 0;
+  let start = end;
+  if (/\*\/\s*$/.test(lines[end]!)) {
+    while (start > 0 && !lines[start]!.includes('/*')) start--;
+  } else {
+    while (start > 0 && /^\s*\/\//.test(lines[start - 1]!)) start--;
+  }
+  for (let i = start; i <= end; i++) lines[i] = '';
+  return 1;
+}
+
+export function relativeToRoot(path: string): string {
+  return relative(ROOT, path).split(sep).join('/');
+}
