@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { evaluate, Indexer, loadEvalSet, Searcher, type EvalReport, type FusionWeights, type QueryKind, type RetrievalScores } from '../src/index.js';
 import { describeMachine } from '../bench/lib/machine.js';
 import { markdownTable, replaceReadmeSection } from '../bench/lib/readme.js';
-import { CORPORA, prepareCorpus, SETS_DIR } from './lib/corpora.js';
+import { CORPORA, prepareCorpus, ROOT, SETS_DIR } from './lib/corpora.js';
 
 const { values } = parseArgs({ options: { set: { type: 'string', multiple: true }, json: { type: 'boolean' }, weights: { type: 'string' } } });
 const names = values.set ?? readdirSync(SETS_DIR).sort();
@@ -86,5 +86,5 @@ if (values.json) {
 
 if (!values.set && !weights) {
   const table = `${markdownTable(HEADER, results.flatMap(rows))}\n\n${results.map(verdict).join('. ')}.\n\nSets: ${results.map((r) => `${r.name} (${r.title}, ${r.heldOut} doc comments held out)`).join('; ')}. Built-in embedder, no analysis model, k = 10. ${describeMachine()}.`;
-  for (const readme of ['README.md', 'eval/README.md']) replaceReadmeSection(join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', readme), 'eval', table);
+  for (const readme of ['README.md', 'eval/README.md']) replaceReadmeSection(join(ROOT, readme), 'eval', table);
 }

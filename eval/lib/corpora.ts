@@ -5,12 +5,13 @@
  * cannot simply find the sentence it was asked; it has to find the code.
  */
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, posix, relative, sep } from 'node:path';
+import { dirname, join, posix, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyzeText, qualifiedName } from '../../src/index.js';
 import type { EvalQuery, ExpectedElement } from '../../src/index.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The repository. */
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface Corpus {
   name: string;
@@ -112,8 +113,4 @@ function blankCommentAbove(lines: string[], line: number): number {
   }
   for (let i = start; i <= end; i++) lines[i] = '';
   return 1;
-}
-
-export function relativeToRoot(path: string): string {
-  return relative(ROOT, path).split(sep).join('/');
 }

@@ -11,8 +11,8 @@ import { loadEvalSet } from '../eval/set.js';
 import { findIndex } from '../search/find-index.js';
 import { Searcher, type SearchMode } from '../search/searcher.js';
 import { StoreError } from '../store/database.js';
-import { EXIT, reportError, UsageError } from './exit.js';
-import { configure } from './program.js';
+import { EXIT, reportError } from './exit.js';
+import { configure, parseList } from './program.js';
 import { colorEnabled, makeStyle, ProgressBar, type Style } from './terminal.js';
 
 interface EvalCliOptions {
@@ -46,9 +46,7 @@ export async function evalMain(argv: readonly string[]): Promise<number> {
 }
 
 async function runEval(files: string[], options: EvalCliOptions): Promise<number> {
-  const modes = options.mode.split(',').map((mode) => mode.trim()).filter(Boolean);
-  const unknown = modes.filter((mode) => !(EVAL_MODES as readonly string[]).includes(mode));
-  if (unknown.length > 0 || modes.length === 0) throw new UsageError(`--mode: unknown ${unknown.join(', ') || 'value'}; choose from ${EVAL_MODES.join(', ')}`);
+  const modes = parseList(options.mode, '--mode', EVAL_MODES) as SearchMode[];
   if (options.ollamaHost) process.env.OLLAMA_HOST = options.ollamaHost;
   // Every set is read and checked before the index is opened: a typo fails at once.
   const sets = files.map((file) => ({ file: resolve(file), queries: loadEvalSet(resolve(file)) }));
@@ -60,7 +58,7 @@ async function runEval(files: string[], options: EvalCliOptions): Promise<number
   try {
     for (const { file, queries } of sets) {
       const bar = options.quiet || options.json ? undefined : new ProgressBar(process.stderr, 'searches');
-      const report = await evaluate(searcher, queries, { modes: modes as SearchMode[], onProgress: (done, total) => bar?.update(done, total, basename(file)) });
+      const report = await evaluate(searcher, queries, { modes, onProgress: (done, total) => bar?.update(done, total, basename(file)) });
       bar?.done();
       reports.push({ set: file, ...report });
     }
@@ -77,7 +75,7 @@ async function runEval(files: string[], options: EvalCliOptions): Promise<number
   return EXIT.OK;
 }
 
-export function renderReport(report: EvalReport & { set: string }, style: Style): string {
+function renderReport(report: EvalReport & { set: string }, style: Style): string {
   const lines = [`${style.bold(basename(report.set))}: ${report.queries} queries on ${report.root} (${report.elements.toLocaleString('en-US')} elements, ${report.embedder})`];
   const withElements = Object.values(report.modes).some((scores) => scores.element);
   const header = ['mode', 'file hit@1', 'hit@5', 'hit@10', 'MRR', ...(withElements ? ['element hit@1', 'hit@5', 'hit@10', 'MRR'] : [])];

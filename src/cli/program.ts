@@ -30,6 +30,18 @@ export function parseInteger(value: string, name: string, min: number, max: numb
 }
 
 /**
+ * A comma-separated option value, each item made canonical (default:
+ * trimmed, lower case); an item not allowed is a usage error naming it and
+ * the choices.
+ */
+export function parseList(value: string, name: string, allowed: readonly string[], canonical: (item: string) => string | undefined = (item) => item.trim().toLowerCase()): string[] {
+  const items = value.split(',').filter((item) => item.trim());
+  const unknown = items.filter((item) => !allowed.includes(canonical(item) ?? ''));
+  if (unknown.length > 0 || items.length === 0) throw new UsageError(`${name}: unknown ${unknown.map((item) => item.trim()).join(', ') || 'value'}; choose from ${allowed.join(', ')}`);
+  return items.map((item) => canonical(item)!);
+}
+
+/**
  * Ends the process with this code once pending output is written. A handle
  * left open (a keep-alive socket to a model server) must not keep a
  * finished command alive.

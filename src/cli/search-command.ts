@@ -10,8 +10,8 @@ import { findIndex } from '../search/find-index.js';
 import { canonicalLanguage, ELEMENT_TYPES, LANGUAGES } from '../search/filters.js';
 import { MAX_K, Searcher, type SearchMode, type SearchResponse, type SearchResult } from '../search/searcher.js';
 import { StoreError } from '../store/database.js';
-import { EXIT, reportError, UsageError } from './exit.js';
-import { configure, parseInteger } from './program.js';
+import { EXIT, reportError } from './exit.js';
+import { configure, parseInteger, parseList } from './program.js';
 import { colorEnabled, formatDuration, makeStyle, type Style } from './terminal.js';
 
 interface SearchCliOptions {
@@ -59,8 +59,8 @@ export async function searchMain(argv: readonly string[]): Promise<number> {
 async function runSearch(query: string, options: SearchCliOptions): Promise<number> {
   const k = parseInteger(options.limit, '-k', 1, MAX_K);
   const snippetLines = parseInteger(options.snippetLines, '--snippet-lines', 1, 1_000);
-  const language = options.lang ? checkList(options.lang, '--lang', LANGUAGES, canonicalLanguage) : undefined;
-  const type = options.type ? checkList(options.type, '--type', ELEMENT_TYPES, (item) => item.trim().toLowerCase()) : undefined;
+  const language = options.lang ? parseList(options.lang, '--lang', LANGUAGES, canonicalLanguage) : undefined;
+  const type = options.type ? parseList(options.type, '--type', ELEMENT_TYPES) : undefined;
   if (options.ollamaHost) process.env.OLLAMA_HOST = options.ollamaHost;
 
   const found = options.db ? { indexDir: resolve(options.db) } : findIndex(process.cwd());
@@ -127,12 +127,4 @@ function signalsText(result: SearchResult): string {
 function displayPath(result: SearchResult): string {
   const fromHere = relative(process.cwd(), result.absolutePath);
   return fromHere.startsWith(`..${sep}`) || fromHere === '..' ? result.absolutePath : fromHere.split(sep).join('/');
-}
-
-/** A comma-separated list, each item made canonical (undefined or not allowed: a usage error naming it). */
-function checkList(value: string, name: string, allowed: readonly string[], canonical: (item: string) => string | undefined): string[] {
-  const items = value.split(',').filter((item) => item.trim());
-  const unknown = items.filter((item) => !allowed.includes(canonical(item) ?? ''));
-  if (unknown.length > 0 || items.length === 0) throw new UsageError(`${name}: unknown ${unknown.map((item) => item.trim()).join(', ') || 'value'}; choose from ${allowed.join(', ')}`);
-  return items.map((item) => canonical(item)!);
 }

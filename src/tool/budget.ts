@@ -45,32 +45,33 @@ export function fitToBudget(hits: readonly CodebaseSearchHit[], fallbackUsed: bo
   let size = JSON.stringify({ results: [], fallback_used: fallbackUsed, truncated: true }).length;
   let truncated = false;
   for (const hit of hits) {
-    const room = limit - size - (results.length > 0 ? 1 : 0);
-    const fitted = fitHit(hit, room);
+    const separator = results.length > 0 ? 1 : 0;
+    const fitted = fitHit(hit, limit - size - separator);
     if (!fitted) {
       truncated = true;
       break;
     }
-    if (fitted !== hit) truncated = true;
-    results.push(fitted);
-    size += JSON.stringify(fitted).length + (results.length > 1 ? 1 : 0);
+    if (fitted.hit !== hit) truncated = true;
+    results.push(fitted.hit);
+    size += fitted.size + separator;
   }
   return truncated ? { results, fallback_used: fallbackUsed, truncated } : { results, fallback_used: fallbackUsed };
 }
 
-/** The hit as it is, with a shorter snippet, or without one; undefined when even that is too big. */
-function fitHit(hit: CodebaseSearchHit, room: number): CodebaseSearchHit | undefined {
+/** The hit as it is, with a shorter snippet, or without one, and its JSON size; undefined when even that is too big. */
+function fitHit(hit: CodebaseSearchHit, room: number): { hit: CodebaseSearchHit; size: number } | undefined {
   const whole = JSON.stringify(hit).length;
-  if (whole <= room) return hit;
+  if (whole <= room) return { hit, size: whole };
   const bare = { ...hit, snippet: null };
   const bareSize = JSON.stringify(bare).length;
-  if (bareSize > room || hit.snippet === null) return bareSize <= room ? bare : undefined;
+  if (hit.snippet === null || bareSize > room) return undefined;
   // Whole lines while they fit (JSON escapes make the size of a line differ from its length).
   const lines = hit.snippet.split('\n');
   const marker = '\n… (cut to fit the size budget)';
   for (let keep = lines.length - 1; keep > 0; keep--) {
     const shorter = { ...hit, snippet: lines.slice(0, keep).join('\n') + marker };
-    if (JSON.stringify(shorter).length <= room) return shorter;
+    const size = JSON.stringify(shorter).length;
+    if (size <= room) return { hit: shorter, size };
   }
-  return bare;
+  return { hit: bare, size: bareSize };
 }

@@ -58,7 +58,7 @@ export interface CodebaseSearchToolOptions {
 
 const BUILD_ONE = 'build one with oc-vector-index (or the reindex tool)';
 
-const validateArgs = new Ajv({ allErrors: true, useDefaults: false }).compile<CodebaseSearchArgs>(CODEBASE_SEARCH_PARAMETERS);
+const validateArgs = new Ajv({ allErrors: true }).compile<CodebaseSearchArgs>(CODEBASE_SEARCH_PARAMETERS);
 
 export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
   readonly name = CODEBASE_SEARCH_NAME;
@@ -68,12 +68,10 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
   readonly budget: ToolBudget;
   readonly #options: CodebaseSearchToolOptions;
   #searcher: Promise<Searcher> | undefined;
-  readonly #ownsSearcher: boolean;
 
   constructor(options: CodebaseSearchToolOptions = {}) {
     this.#options = options;
     this.budget = resolveBudget(options.budget);
-    this.#ownsSearcher = !options.searcher;
     if (options.searcher) this.#searcher = Promise.resolve(options.searcher);
   }
 
@@ -89,7 +87,7 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
   async close(): Promise<void> {
     const searcher = this.#searcher;
     this.#searcher = undefined;
-    if (searcher && this.#ownsSearcher) (await searcher.catch(() => undefined))?.close();
+    if (searcher && !this.#options.searcher) (await searcher.catch(() => undefined))?.close();
   }
 
   async #execute(raw: unknown): Promise<CodebaseSearchOutput> {

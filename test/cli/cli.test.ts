@@ -3,7 +3,6 @@
  * on a copy of the labelled fixture, their text and JSON output, exit codes
  * and messages.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,31 +11,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuiltinEmbedder } from '../../src/index.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
 import { cleanedUpAfterEach, type TempRepo } from '../helpers/repo.js';
+import { runNode, type Run } from '../helpers/run-node.js';
 import { searchFixtureFiles, searchRepo } from '../helpers/search-repo.js';
 
 const DIST = new URL('../../dist/cli/', import.meta.url).pathname;
 const outputSchema = JSON.parse(readFileSync(new URL('../../resources/ocvector/search-output.schema.json', import.meta.url), 'utf8')) as object;
 const validateOutput = new Ajv({ allErrors: true }).compile(outputSchema);
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs a built CLI without a terminal, with no Ollama server unless one is given. */
 function cli(command: 'index' | 'search', args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(DIST, `oc-vector-${command}.js`), ...args],
-      {
-        cwd: options.cwd,
-        timeout: 60_000,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', OLLAMA_HOST: 'http://127.0.0.1:9', OCVECTOR_EMBEDDER: 'builtin', ...options.env },
-      },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-    );
+  return runNode([join(DIST, `oc-vector-${command}.js`), ...args], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', OLLAMA_HOST: 'http://127.0.0.1:9', OCVECTOR_EMBEDDER: 'builtin', ...options.env },
   });
 }
 

@@ -2,7 +2,6 @@
  * The evaluation: set files and their errors, the scores, oc-vector-eval on
  * the labelled fixture, and the committed sets against their corpora.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluate, Indexer, loadEvalSet, parseEvalSet, scoreRanks, Searcher, type EvalReport } from '../../src/index.js';
 import { CORPORA, prepareCorpus, SETS_DIR } from '../../eval/lib/corpora.js';
 import { type TempRepo } from '../helpers/repo.js';
+import { runNode } from '../helpers/run-node.js';
 import { LABELS, searchRepo } from '../helpers/search-repo.js';
 
 const EVAL_CLI = new URL('../../dist/cli/oc-vector-eval.js', import.meta.url).pathname;
@@ -63,12 +63,7 @@ describe('oc-vector-eval on the labelled fixture', () => {
   });
   afterAll(() => repo.cleanup());
 
-  const cli = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
-    new Promise((resolve) =>
-      execFile(process.execPath, [EVAL_CLI, ...args], { cwd: repo.root, env: { PATH: process.env.PATH ?? '', OCVECTOR_EMBEDDER: 'builtin' } }, (error, stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-      ),
-    );
+  const cli = (args: string[], cwd = repo.root) => runNode([EVAL_CLI, ...args], { cwd, env: { PATH: process.env.PATH ?? '', OCVECTOR_EMBEDDER: 'builtin' } });
 
   it('prints each mode\'s scores, and the per-query ranks with --json', async () => {
     const text = await cli([setFile]);
@@ -93,9 +88,7 @@ describe('oc-vector-eval on the labelled fixture', () => {
     expect(await cli([bad])).toMatchObject({ code: 1, stderr: expect.stringMatching(/bad\.jsonl:1: entry must have required property 'expected_paths'/) });
     expect(await cli([setFile, '--mode', 'fuzzy'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--mode: unknown fuzzy; choose from lexical, vector, hybrid/) });
     const elsewhere = mkdtempSync(join(tmpdir(), 'ocvector-noindex-'));
-    const noIndex = await new Promise<{ code: number }>((resolve) =>
-      execFile(process.execPath, [EVAL_CLI, setFile], { cwd: elsewhere }, (error) => resolve({ code: error ? Number(error.code) : 0 })),
-    );
+    const noIndex = await cli([setFile], elsewhere);
     rmSync(elsewhere, { recursive: true, force: true });
     expect(noIndex.code).toBe(3);
   });

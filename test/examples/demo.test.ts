@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer, type CodebaseSearchOutput } from '../../src/index.js';
 import { FakeOllama, type ChatRequest } from '../helpers/fake-ollama.js';
 import { cleanedUpAfterEach, tempRepo, type TempRepo } from '../helpers/repo.js';
+import { runNode } from '../helpers/run-node.js';
 import { searchRepo } from '../helpers/search-repo.js';
 
 // The examples run as a user runs them (`npm run example:library`, `npm run
@@ -18,13 +19,9 @@ const NO_MODEL = { OCVECTOR_EMBEDDER: 'builtin', OCVECTOR_LLM: 'off', OLLAMA_HOS
 const run = (script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) =>
   spawnSync(process.execPath, [script, ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...env } });
 
-/** Runs an example without blocking this process, which may be serving the fake model. */
-function example(name: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [VITE_NODE, join(root, 'examples', name), '--', ...args], { cwd: options.cwd, timeout: 120_000, env: { ...process.env, ...options.env } }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-    );
-  });
+/** Runs an example as `npm run example:*` does. */
+function example(name: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }) {
+  return runNode([VITE_NODE, join(root, 'examples', name), '--', ...args], { cwd: options.cwd, timeout: 120_000, env: { ...process.env, ...options.env } });
 }
 
 describe('examples/library.ts', () => {

@@ -213,7 +213,6 @@ function variableElements(
       const element = functionElement(position, value, 'function', nameNode.text, parent, access);
       const head = single ? signatureUntil(outer, value) : nameNode.text;
       element.signature = collapse(`${head} = ${signatureUntil(value, value.childForFieldName('body'))}`, 300);
-      if (single) element.description = commentAbove(outer);
       out.add(element);
     } else if (value?.type === 'call_expression' && value.childForFieldName('function')?.text === 'require') {
       const source = value.childForFieldName('arguments')?.firstNamedChild;
@@ -223,7 +222,6 @@ function variableElements(
       // other module-level consts are implementation detail.
       const element = draft(position, declarator, 'constant', nameNode.text, parent, access, collapse((single ? outer : declarator).text, 200));
       element.returnType = typeText(declarator.childForFieldName('type'));
-      if (single) element.description = commentAbove(outer);
       out.add(element);
     }
   }
