@@ -30,7 +30,7 @@ import { IndexStore, type EmbedderRecord, type FileRow } from '../store/store.js
 import { WriteLock } from '../store/lock.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
 import { BuiltinEmbedder } from '../vector/builtin-embedder.js';
-import { chooseEmbedder, type EmbedderChoice } from '../vector/choose.js';
+import { chooseEmbedder, isOutdatedBuiltin, type EmbedderChoice } from '../vector/choose.js';
 import { buildDocuments, type ElementDocument } from '../vector/document.js';
 import type { Embedder } from '../vector/embedder.js';
 import { DryRunTally, estimateRun, type DryRunReport } from './dry-run.js';
@@ -135,11 +135,12 @@ export class Indexer {
       store = IndexStore.open(this.indexDir);
       const recorded = store.embedder;
       const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id);
-      await embedder.init({ ...(signal ? { signal } : {}), ...(recorded?.id === embedder.id && !run.rebuild ? { dimension: recorded.dimension } : {}) });
+      const rebuild = run.rebuild || (recorded !== undefined && isOutdatedBuiltin(recorded.id, embedder));
+      await embedder.init({ ...(signal ? { signal } : {}), ...(recorded?.id === embedder.id && !rebuild ? { dimension: recorded.dimension } : {}) });
       const record: EmbedderRecord = { id: embedder.id, dimension: embedder.dimension };
-      if (run.rebuild) store.reset(record);
+      if (rebuild) store.reset(record);
       else store.claimEmbedder(record);
-      const mode = run.rebuild ? 'rebuild' : run.paths ? 'paths' : run.since ? 'since' : 'full';
+      const mode = rebuild ? 'rebuild' : run.paths ? 'paths' : run.since ? 'since' : 'full';
       this.#emit({ type: 'run-start', root: this.root, indexDir: this.indexDir, embedder: embedder.id, mode });
 
       const rootId = store.rootId(this.root);
@@ -266,8 +267,9 @@ export class Indexer {
     try {
       const recorded = run.rebuild ? undefined : store?.embedder;
       const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id);
+      const rebuild = run.rebuild || (recorded !== undefined && isOutdatedBuiltin(recorded.id, embedder));
       // Looked up, not recorded: a dry run writes nothing (the store is open read-only).
-      const rootId = store && !run.rebuild ? [...store.roots()].find(([, path]) => path === this.root)?.[0] : undefined;
+      const rootId = store && !rebuild ? [...store.roots()].find(([, path]) => path === this.root)?.[0] : undefined;
       const known = store && rootId !== undefined ? store.files(rootId) : new Map<string, FileRow>();
       const plan = await this.#plan(run, known, signal);
       const candidates = plan.scanned.filter((file) => !unchangedByStat(known.get(file.path), file));

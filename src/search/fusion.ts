@@ -1,8 +1,12 @@
 /**
- * Hybrid ranking: weighted reciprocal rank fusion of the lexical (BM25) and
- * vector (k-NN) lists, plus boosts for names and paths the query spells
- * out. RRF uses ranks only, so BM25's unbounded scores and cosine
- * similarities never have to be put on one scale.
+ * Hybrid ranking: a weighted sum of the lexical (BM25) and vector (cosine)
+ * scores, each divided by the best score in its own list, plus boosts for
+ * names and paths the query spells out.
+ *
+ * Scores, not ranks: the evaluation sets (eval/README.md) showed reciprocal
+ * rank fusion letting a middling vector hit overtake a clear BM25 winner,
+ * because ranks forget how far ahead the winner was. Dividing by the best
+ * score keeps that margin and puts both lists on 0..1 without tuning.
  */
 import type { QueryKind } from './query.js';
 
@@ -12,8 +16,9 @@ export interface FusionWeights {
 }
 
 /**
- * Per query kind. The lexical list leads: a weaker vector signal at equal
- * weight pulls good lexical hits down (see bench/ and the evaluation sets).
+ * Per query kind. The lexical list leads: the vector signal of the built-in
+ * embedder is the weaker one, and pulls good lexical hits down at equal
+ * weight (see the evaluation sets).
  */
 export const DEFAULT_FUSION_WEIGHTS: Readonly<Record<QueryKind, FusionWeights>> = {
   identifier: { lexical: 1, vector: 0.4 },
@@ -21,15 +26,18 @@ export const DEFAULT_FUSION_WEIGHTS: Readonly<Record<QueryKind, FusionWeights>> 
   prose: { lexical: 1, vector: 0.7 },
 };
 
-/** RRF's rank offset: smaller than the customary 60, so the top of each list counts for more. */
-export const RRF_K = 20;
-
-/** Added for a name the query spells exactly: above anything fusion alone can give (at most (1 + w) / (RRF_K + 1)). */
-export const EXACT_NAME_BOOST = 0.1;
+/** Added for a name the query spells exactly: above anything fusion alone can give (at most lexical + vector weight, under 2). */
+export const EXACT_NAME_BOOST = 2;
 /** The query's last segment names the element (`Index.search` ~ `FaissIndex.search`). */
-export const PARTIAL_NAME_BOOST = 0.03;
+export const PARTIAL_NAME_BOOST = 0.6;
 /** The element's file matches a path the query names. */
-export const PATH_BOOST = 0.03;
+export const PATH_BOOST = 0.6;
+
+export interface ScoredHit {
+  id: number;
+  /** Higher is better: BM25 (negated, as FTS5 gives it lower-is-better) or cosine similarity. */
+  score: number;
+}
 
 export interface FusedCandidate {
   id: number;
@@ -39,26 +47,38 @@ export interface FusedCandidate {
   vectorScore?: number;
 }
 
-/** Ranks are 1-based; each list is best first. */
-export function fuseRanks(lexical: readonly number[], vector: readonly { id: number; score: number }[], weights: FusionWeights): Map<number, FusedCandidate> {
+/** Each list best first; ranks in the result are 1-based. */
+export function fuseScores(lexical: readonly ScoredHit[], vector: readonly ScoredHit[], weights: FusionWeights): Map<number, FusedCandidate> {
   const fused = new Map<number, FusedCandidate>();
   const entry = (id: number) => {
     let candidate = fused.get(id);
     if (!candidate) fused.set(id, (candidate = { id, score: 0 }));
     return candidate;
   };
-  lexical.forEach((id, i) => {
+  const lexicalScores = relativeScores(lexical);
+  lexical.forEach(({ id }, i) => {
     const candidate = entry(id);
     candidate.lexicalRank = i + 1;
-    candidate.score += weights.lexical / (RRF_K + i + 1);
+    candidate.score += weights.lexical * lexicalScores[i]!;
   });
+  const vectorScores = relativeScores(vector);
   vector.forEach(({ id, score }, i) => {
     const candidate = entry(id);
     candidate.vectorRank = i + 1;
     candidate.vectorScore = score;
-    candidate.score += weights.vector / (RRF_K + i + 1);
+    candidate.score += weights.vector * vectorScores[i]!;
   });
   return fused;
+}
+
+/**
+ * Each score over the list's best, so the best is 1. A list whose best is
+ * not positive (cosines can be) says only its order: 1 down to 0 by rank.
+ */
+export function relativeScores(list: readonly ScoredHit[]): number[] {
+  const best = list[0]?.score ?? 0;
+  if (best > 0) return list.map(({ score }) => Math.max(0, score / best));
+  return list.map((_, i) => 1 - i / list.length);
 }
 
 export type NameMatch = 'exact' | 'partial';

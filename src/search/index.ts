@@ -4,7 +4,7 @@ export { parseQuery, matchExpression, searchTerms, ftsExpression, isIdentifierLi
 export type { ParsedQuery, QueryKind } from './query.js';
 export { compileFilters, globToRegExp, canonicalLanguage, LANGUAGES, ELEMENT_TYPES, LANGUAGE_ALIASES } from './filters.js';
 export type { SearchFilters } from './filters.js';
-export { DEFAULT_FUSION_WEIGHTS, RRF_K, fuseRanks, nameMatch } from './fusion.js';
+export { DEFAULT_FUSION_WEIGHTS, fuseScores, nameMatch, relativeScores, type ScoredHit } from './fusion.js';
 export type { FusionWeights, NameMatch } from './fusion.js';
 export { cutLines, DEFAULT_SNIPPET_OPTIONS } from './source.js';
 export type { SnippetOptions } from './source.js';

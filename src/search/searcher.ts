@@ -17,7 +17,7 @@ import { embedderFromId } from '../vector/choose.js';
 import type { Embedder } from '../vector/embedder.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
-import { DEFAULT_FUSION_WEIGHTS, EXACT_NAME_BOOST, fuseRanks, nameMatch, PARTIAL_NAME_BOOST, PATH_BOOST, type FusionWeights, type NameMatch } from './fusion.js';
+import { DEFAULT_FUSION_WEIGHTS, EXACT_NAME_BOOST, fuseScores, nameMatch, PARTIAL_NAME_BOOST, PATH_BOOST, type FusionWeights, type NameMatch, type ScoredHit } from './fusion.js';
 import { ftsExpression, parseQuery, type ParsedQuery, type QueryKind } from './query.js';
 import { cutLines, DEFAULT_SNIPPET_OPTIONS, SourceCache, SourceReader, type SnippetOptions } from './source.js';
 
@@ -172,8 +172,10 @@ export class Searcher {
     this.root = roots.values().next().value ?? options.indexDir;
     this.#weights = { ...DEFAULT_FUSION_WEIGHTS, ...options.weights };
     const db = store.db;
+    createVocabularyView(db);
     this.#sql = {
-      bm25: db.prepare<[string, number], { id: number }>(`SELECT rowid AS id FROM elements_fts WHERE elements_fts MATCH ? ORDER BY ${BM25} LIMIT ?`),
+      documentFrequency: db.prepare<[string], { doc: number }>('SELECT doc FROM temp.elements_vocab WHERE term = ?'),
+      bm25: db.prepare<[string, number], ScoredHit>(`SELECT rowid AS id, -${BM25} AS score FROM elements_fts WHERE elements_fts MATCH ? ORDER BY ${BM25} LIMIT ?`),
       // Is there a row past the threshold? Cheaper than counting them all.
       beyond: db.prepare<[string, number], { found: number }>('SELECT 1 AS found FROM elements_fts WHERE elements_fts MATCH ? LIMIT 1 OFFSET ?'),
       count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM elements_fts WHERE elements_fts MATCH ?'),
@@ -236,17 +238,17 @@ export class Searcher {
       // first, so that BM25 runs here meanwhile: the two halves overlap.
       const vectorSide = requestedMode === 'lexical' ? undefined : await this.#startVectorSearch(parsed, k, filters, timings);
       let t = performance.now();
-      let lexicalIds = requestedMode === 'vector' ? [] : this.#lexicalSearch(parsed, k, filters);
+      let lexicalHits = requestedMode === 'vector' ? [] : this.#lexicalSearch(parsed, k, filters);
       timings.lexicalMs = performance.now() - t;
       const vectorResult = typeof vectorSide === 'string' ? vectorSide : vectorSide ? await vectorSide.hits : [];
       const fallback = typeof vectorResult === 'string' ? vectorResult : undefined;
       const vectorHits = typeof vectorResult === 'string' ? [] : vectorResult;
       // Vector-only asked for and unavailable: lexical is the honest substitute.
       const mode: SearchMode = fallback ? 'lexical' : requestedMode;
-      if (fallback && requestedMode === 'vector') lexicalIds = this.#lexicalSearch(parsed, k, filters);
+      if (fallback && requestedMode === 'vector') lexicalHits = this.#lexicalSearch(parsed, k, filters);
 
       t = performance.now();
-      const ranked = this.#rank(parsed, lexicalIds, vectorHits, filters, k, mode);
+      const ranked = this.#rank(parsed, lexicalHits, vectorHits, filters, k, mode);
       timings.fusionMs = performance.now() - t;
 
       t = performance.now();
@@ -299,7 +301,7 @@ export class Searcher {
     let query: Float32Array;
     try {
       const embedder = await this.#queryEmbedder();
-      query = await embedder.embedQuery(parsed.semanticText);
+      query = await embedder.embedQuery(parsed.semanticText, { termWeight: (term) => this.#termWeight(term) });
     } catch (error) {
       this.#embedderProblem = (error as Error).message;
       this.#embedderDownUntil = Date.now() + EMBEDDER_RETRY_MS;
@@ -324,17 +326,29 @@ export class Searcher {
     return { hits };
   }
 
+  /**
+   * Inverse document frequency of a (stemmed) term among the indexed
+   * elements, scaled so that a term in 1% of them weighs 1. FTS5 keeps the
+   * counts; a term it does not know (stemmed differently) keeps weight 1.
+   */
+  #termWeight(term: string): number {
+    const n = this.#vectors.ntotal;
+    const df = this.#sql.documentFrequency.get(term)?.doc;
+    if (!df || n === 0) return 1;
+    return Math.log(1 + n / df) / Math.log(101);
+  }
+
   async #queryEmbedder(): Promise<Embedder> {
     if (this.#embedder) return this.#embedder;
     const embedder = embedderFromId(this.#record.id, this.#options.ollama);
-    if (!embedder) throw new Error(`this version of ocvector does not know the embedder ${this.#record.id}`);
+    if (!embedder) throw new Error(`this version of ocvector cannot embed queries for ${this.#record.id}: run oc-vector-index to re-embed the index`);
     await embedder.init({ dimension: this.#record.dimension });
     this.#embedder = embedder;
     return embedder;
   }
 
   /** BM25 over names, signatures, descriptions and paths, filtered in SQL. */
-  #lexicalSearch(parsed: ParsedQuery, k: number, filters: CompiledFilters): number[] {
+  #lexicalSearch(parsed: ParsedQuery, k: number, filters: CompiledFilters): ScoredHit[] {
     if (parsed.kind === 'path') return this.#pathSearch(parsed, k, filters);
     const limit = Math.max(100, k * 10);
     const { terms, allCommon } = this.#distinctiveTerms(parsed.terms);
@@ -347,17 +361,17 @@ export class Searcher {
     return this.#bm25(ftsExpression(terms)!, filters, limit);
   }
 
-  #bm25(match: string, filters: CompiledFilters, limit: number): number[] {
+  #bm25(match: string, filters: CompiledFilters, limit: number): ScoredHit[] {
     // The join to elements and files is paid only when a filter needs it.
     const rows = filters.active
       ? this.#store.db
-          .prepare<unknown[], { id: number }>(
-            `SELECT e.vector_id AS id FROM elements_fts JOIN elements e ON e.vector_id = elements_fts.rowid JOIN files f ON f.id = e.file_id
+          .prepare<unknown[], ScoredHit>(
+            `SELECT e.vector_id AS id, -${BM25} AS score FROM elements_fts JOIN elements e ON e.vector_id = elements_fts.rowid JOIN files f ON f.id = e.file_id
              WHERE elements_fts MATCH ? AND ${filters.sql} ORDER BY ${BM25} LIMIT ?`,
           )
           .all(match, ...filters.params, limit)
       : this.#sql.bm25.all(match, limit);
-    return rows.map((row) => row.id);
+    return rows;
   }
 
   /**
@@ -380,7 +394,7 @@ export class Searcher {
   }
 
   /** A path query: the elements of the files whose path contains it, outermost first, in file order. */
-  #pathSearch(parsed: ParsedQuery, k: number, filters: CompiledFilters): number[] {
+  #pathSearch(parsed: ParsedQuery, k: number, filters: CompiledFilters): ScoredHit[] {
     const conditions = parsed.paths.map(() => 'instr(lower(f.path), ?) > 0').join(' OR ');
     return this.#store.db
       .prepare<unknown[], { id: number }>(
@@ -389,13 +403,14 @@ export class Searcher {
          ORDER BY length(f.path), f.path, instr(e.element_name, '.') > 0, e.start_line LIMIT ?`,
       )
       .all(...parsed.paths, ...filters.params, Math.max(100, k * 10))
-      .map((row) => row.id);
+      // In file order, not by relevance: a score that only keeps that order.
+      .map((row, i) => ({ id: row.id, score: 1 / (i + 1) }));
   }
 
   /** Fusion, boosts, filters and de-duplication: the final order, cut to k. */
-  #rank(parsed: ParsedQuery, lexicalIds: number[], vectorHits: { id: number; score: number }[], filters: CompiledFilters, k: number, mode: SearchMode): Ranked[] {
+  #rank(parsed: ParsedQuery, lexicalHits: ScoredHit[], vectorHits: ScoredHit[], filters: CompiledFilters, k: number, mode: SearchMode): Ranked[] {
     const weights = mode === 'lexical' ? { lexical: 1, vector: 0 } : mode === 'vector' ? { lexical: 0, vector: 1 } : this.#weights[parsed.kind];
-    const fused = fuseRanks(lexicalIds, vectorHits, weights);
+    const fused = fuseScores(lexicalHits, vectorHits, weights);
     const rows = this.#elements([...fused.keys()]);
     const ranked: Ranked[] = [];
     for (const candidate of fused.values()) {
@@ -509,6 +524,21 @@ function withoutNested(ranked: Ranked[], k: number): Ranked[] {
     }
   }
   return kept;
+}
+
+/**
+ * A view of FTS5's term statistics in the connection's own temp schema.
+ * `query_only` refuses even temp tables, so it is lifted for this one
+ * statement; the index file is never written.
+ */
+function createVocabularyView(db: IndexStore['db']): void {
+  const queryOnly = db.pragma('query_only', { simple: true }) === 1;
+  if (queryOnly) db.pragma('query_only = OFF');
+  try {
+    db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.elements_vocab USING fts5vocab(main, elements_fts, row)');
+  } finally {
+    if (queryOnly) db.pragma('query_only = ON');
+  }
 }
 
 /** Runs work inside one read transaction, so every read sees the same commit. */

@@ -5,6 +5,9 @@
  *
  * - each identifier sub-word, stemmed (getUserById -> get, user, by, id),
  *   and the whole identifier, so exact names still score highest;
+ * - pairs of adjacent sub-words (user+by, by+id), so that a part of a
+ *   name (`textPath`) meets the whole (`SVGTextPathElement`) more closely
+ *   than names that only share its words;
  * - the idea a word belongs to (delete ~ remove ~ del, cfg ~ config);
  * - character trigrams of longer words, so partial words and abbreviations
  *   still meet (auth ~ authenticate);
@@ -21,7 +24,7 @@ import { splitIdentifier, stem, words } from './terms.js';
 import { conceptFor, isStopWord } from './vocabulary.js';
 
 /** Bumped whenever features or weights change: old vectors must not be mixed with new ones. */
-export const BUILTIN_EMBEDDER_VERSION = 1;
+export const BUILTIN_EMBEDDER_VERSION = 2;
 export const BUILTIN_DEFAULT_DIMENSION = 512;
 
 /** Weights of the document lines by their label (the header line has none). */
@@ -40,6 +43,7 @@ const FIELD_WEIGHTS: Record<string, number> = {
 };
 
 const WHOLE_IDENTIFIER_WEIGHT = 1;
+const SUBWORD_PAIR_WEIGHT = 1;
 const CONCEPT_WEIGHT = 0.5;
 const TRIGRAM_WEIGHT = 0.6; // shared among a word's trigrams
 const STOP_WORD_WEIGHT = 0.1;
@@ -137,6 +141,7 @@ export class BuiltinEmbedder implements Embedder {
     const list: [string, number][] = [];
     const parts = splitIdentifier(word);
     if (parts.length > 1) list.push([`w:${parts.join('')}`, WHOLE_IDENTIFIER_WEIGHT]);
+    for (let i = 1; i < parts.length; i++) list.push([`p:${stem(parts[i - 1]!)}+${stem(parts[i]!)}`, SUBWORD_PAIR_WEIGHT]);
     for (const part of parts) {
       const stemmed = stem(part);
       const stop = isStopWord(stemmed);

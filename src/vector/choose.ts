@@ -4,17 +4,21 @@
  * server answers and has it, else the built-in embedder (no model at all).
  */
 import { resolveOllamaHost } from '../analysis/llm/config.js';
-import { BuiltinEmbedder } from './builtin-embedder.js';
+import { BUILTIN_EMBEDDER_VERSION, BuiltinEmbedder } from './builtin-embedder.js';
 import type { Embedder } from './embedder.js';
 import { DEFAULT_EMBEDDING_MODEL, OllamaEmbedder, type OllamaEmbedderOptions } from './ollama-embedder.js';
 
 /** An embedder, or how to make one: 'builtin', 'ollama', or Ollama options. */
 export type EmbedderChoice = Embedder | 'builtin' | 'ollama' | 'auto' | OllamaEmbedderOptions;
 
-/** Makes the embedder a recorded id names (`builtin:v1:512`, `ollama:nomic-embed-text`). */
+/**
+ * Makes the embedder a recorded id names (`builtin:v2:512`,
+ * `ollama:nomic-embed-text`); undefined when this version cannot (another
+ * version of the built-in embedder: its vectors would not match).
+ */
 export function embedderFromId(id: string, ollama: OllamaEmbedderOptions = {}): Embedder | undefined {
-  const builtin = /^builtin:v\d+:(\d+)$/.exec(id);
-  if (builtin) return new BuiltinEmbedder({ dimension: Number(builtin[1]) });
+  const builtin = parseBuiltinId(id);
+  if (builtin) return builtin.version === BUILTIN_EMBEDDER_VERSION ? new BuiltinEmbedder({ dimension: builtin.dimension }) : undefined;
   if (id.startsWith('ollama:')) return new OllamaEmbedder({ ...ollama, model: id.slice('ollama:'.length) });
   return undefined;
 }
@@ -25,9 +29,24 @@ export async function chooseEmbedder(choice: EmbedderChoice | undefined, recorde
   if (asked === 'builtin') return new BuiltinEmbedder();
   if (asked === 'ollama') return new OllamaEmbedder();
   if (typeof asked === 'object') return new OllamaEmbedder(asked);
+  // A recorded id this version cannot make (an older built-in embedder) gets the current one.
   if (recordedId) return embedderFromId(recordedId) ?? new BuiltinEmbedder();
   const model = process.env.OCVECTOR_EMBEDDING_MODEL ?? DEFAULT_EMBEDDING_MODEL;
   return (await ollamaHasModel(resolveOllamaHost(), model)) ? new OllamaEmbedder({ model }) : new BuiltinEmbedder();
+}
+
+function parseBuiltinId(id: string): { version: number; dimension: number } | undefined {
+  const match = /^builtin:v(\d+):(\d+)$/.exec(id);
+  return match ? { version: Number(match[1]), dimension: Number(match[2]) } : undefined;
+}
+
+/**
+ * An index built by an older version of the built-in embedder: re-embedding
+ * it costs only CPU, so an indexer run rebuilds it instead of refusing.
+ */
+export function isOutdatedBuiltin(recordedId: string, embedder: Embedder): boolean {
+  const recorded = parseBuiltinId(recordedId);
+  return recorded !== undefined && embedder instanceof BuiltinEmbedder && recorded.version < BUILTIN_EMBEDDER_VERSION;
 }
 
 function environmentChoice(): 'builtin' | 'ollama' | 'auto' {

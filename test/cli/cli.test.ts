@@ -56,7 +56,7 @@ describe('oc-vector-index and oc-vector-search on the fixture', () => {
     expect(first).toMatch(/^passwords\.ts:6-10 {2}function hashPassword {2}\d\.\d{3} \[bm25#\d+ vector#\d+\]$/);
     expect(run.stdout).toContain('export function hashPassword(password: string): string {');
     expect(run.stdout).not.toMatch(ANSI);
-    expect(run.stderr).toMatch(/^3 results in \d+ ms \(hybrid, prose query, \d+ elements, builtin:v1:512\)/);
+    expect(run.stderr).toMatch(/^3 results in \d+ ms \(hybrid, prose query, \d+ elements, builtin:v2:512\)/);
 
     const colored = await cli('search', ['hashPassword', '-k', '1'], { cwd: repo.root, env: { FORCE_COLOR: '1' } });
     expect(colored.stdout).toMatch(ANSI);
@@ -84,7 +84,7 @@ describe('oc-vector-index and oc-vector-search on the fixture', () => {
     const clean = await cli('index', ['--status', '--json'], { cwd: join(repo.root, 'tools') });
     expect(clean.code).toBe(0);
     const status = JSON.parse(clean.stdout);
-    expect(status).toMatchObject({ root: repo.root, embedder: { id: 'builtin:v1:512' }, files: { indexed: Object.keys(searchFixtureFiles()).length, failed: 0 }, lastRun: { mode: 'full', analysisModel: null } });
+    expect(status).toMatchObject({ root: repo.root, embedder: { id: 'builtin:v2:512' }, files: { indexed: Object.keys(searchFixtureFiles()).length, failed: 0 }, lastRun: { mode: 'full', analysisModel: null } });
     expect(status.stale).toEqual({ modified: [], deleted: [], added: [] });
     expect(status.languages.python).toEqual({ files: 1, elements: 2 });
 

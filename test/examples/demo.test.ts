@@ -32,7 +32,7 @@ describe('examples/library.ts', () => {
       const args = [join(repo.root, 'src'), 'write the index file atomically'];
       const first = await example('library.ts', args, { cwd: root, env: NO_MODEL });
       expect(first.code, first.stderr).toBe(0);
-      expect(first.stdout).toMatch(/with builtin:v1:512\n {2}files: \d+ added/);
+      expect(first.stdout).toMatch(/with builtin:v2:512\n {2}files: \d+ added/);
       const hits = [...first.stdout.matchAll(/^ {2}(\d\.\d{3}) {2}(\S+):(\d+)-(\d+) {2}(\S+) (\S+)$/gm)];
       expect(hits).toHaveLength(5);
       expect(hits[0]![6]).toBe('FaissIndex.write'); // "Writes the index atomically (temporary file, fsync, rename)"

@@ -26,7 +26,7 @@ describe('switching the embedder', () => {
     const error = await switched.run().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect((error as StoreError).code).toBe('EMBEDDER_MISMATCH');
-    expect((error as Error).message).toMatch(/built with the embedder builtin:v1:512 .*not ollama:other-embed \(4\).*--rebuild/);
+    expect((error as Error).message).toMatch(/built with the embedder builtin:v2:512 .*not ollama:other-embed \(4\).*--rebuild/);
     // Nothing was touched by the refused run.
     expect((await readIndex(join(repo.root, '.ocvector'))).elements).toHaveLength(first.elements.total);
 

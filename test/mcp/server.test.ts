@@ -57,7 +57,7 @@ describe('oc-vector-mcp over stdio, with the SDK client', () => {
 
   it('reports index_status, then reindex picks up an edit that search then finds', async () => {
     const status = await client.callTool({ name: 'index_status', arguments: {} });
-    expect(status.structuredContent).toMatchObject({ root: repo.root, embedder: { id: 'builtin:v1:512' }, stale: { modified: [], deleted: [], added: [] } });
+    expect(status.structuredContent).toMatchObject({ root: repo.root, embedder: { id: 'builtin:v2:512' }, stale: { modified: [], deleted: [], added: [] } });
 
     writeFileSync(join(repo.root, 'src/util/slug.ts'), '/** Turns a title into a URL slug. */\nexport function slugify(title: string): string {\n  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-");\n}\n');
     const stale = await client.callTool({ name: 'index_status', arguments: {} });

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BuiltinEmbedder, Indexer, Searcher, SearchError, StoreError, type SearchResult } from '../../src/index.js';
+import Database from 'better-sqlite3';
+import { BuiltinEmbedder, Indexer, Searcher, SearchError, StoreError, type Embedder, type SearchResult } from '../../src/index.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
 import { cleanedUpAfterEach } from '../helpers/repo.js';
 import { LABELS, searchRepo } from '../helpers/search-repo.js';
@@ -217,6 +218,67 @@ describe('Searcher freshness and fallback', () => {
       expect(events).toContain('fallback');
     } finally {
       searcher.close();
+    }
+  });
+
+  it('weighs the query\'s words by how rare they are in the index, and never writes to it', async () => {
+    const repo = (owned.repo = searchRepo());
+    const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
+    await indexer.run();
+    const database = join(indexer.indexDir, 'index.db');
+    const before = readFileSync(database);
+    const weights = new Map<string, number>();
+    const builtin = new BuiltinEmbedder();
+    const spy: Embedder = {
+      id: builtin.id,
+      dimension: builtin.dimension,
+      calls: 0,
+      init: () => builtin.init(),
+      embedDocuments: (texts) => builtin.embedDocuments(texts),
+      embedQuery: (text, options) => {
+        for (const term of ['src', 'salt', 'zzzqx']) weights.set(term, options!.termWeight!(term));
+        return builtin.embedQuery(text, options);
+      },
+    };
+    const searcher = await Searcher.open({ indexDir: indexer.indexDir, embedder: spy });
+    try {
+      await searcher.search('hash a password with a salt');
+      // Every element's path holds `src`; one function mentions a salt; nothing holds the third.
+      expect(weights.get('salt')).toBeGreaterThan(3 * weights.get('src')!);
+      expect(weights.get('zzzqx')).toBe(1);
+    } finally {
+      searcher.close();
+    }
+    expect(readFileSync(database).equals(before)).toBe(true);
+  });
+
+  it('an index of an older built-in embedder: searches say to re-index, and the next run re-embeds it', async () => {
+    const repo = (owned.repo = searchRepo());
+    const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
+    const first = await indexer.run();
+    const database = new Database(join(indexer.indexDir, 'index.db'));
+    database.prepare("UPDATE meta SET value = 'builtin:v1:512' WHERE key = 'embedder'").run();
+    database.close();
+
+    const stale = await Searcher.open({ indexDir: indexer.indexDir });
+    try {
+      const response = await stale.search('hash a password with a salt');
+      expect(response.mode).toBe('lexical');
+      expect(response.fallback?.reason).toMatch(/cannot embed queries for builtin:v1:512: run oc-vector-index to re-embed the index/);
+      expect(response.results[0]!.name).toBe('hashPassword');
+    } finally {
+      stale.close();
+    }
+
+    const modes: string[] = [];
+    const again = await new Indexer({ path: repo.root, llm: false, onEvent: (event) => event.type === 'run-start' && modes.push(event.mode) }).run();
+    expect(modes).toEqual(['rebuild']);
+    expect(again).toMatchObject({ embedder: first.embedder, elements: { total: first.elements.total } });
+    const fresh = await Searcher.open({ indexDir: indexer.indexDir });
+    try {
+      expect(await fresh.search('hash a password with a salt')).toMatchObject({ mode: 'hybrid', embedder: first.embedder });
+    } finally {
+      fresh.close();
     }
   });
 

@@ -35,8 +35,8 @@ describe('the built-in embedder', () => {
     expect(a).toEqual(b);
     expect(a.length).toBe(names.length * 512);
     for (let i = 0; i < names.length; i++) expect(Math.hypot(...a.subarray(i * 512, (i + 1) * 512))).toBeCloseTo(1, 5);
-    expect(embedder.id).toBe('builtin:v1:512');
-    expect(new BuiltinEmbedder({ dimension: 256 }).id).toBe('builtin:v1:256');
+    expect(embedder.id).toBe('builtin:v2:512');
+    expect(new BuiltinEmbedder({ dimension: 256 }).id).toBe('builtin:v2:256');
     expect(() => new BuiltinEmbedder({ dimension: 3 })).toThrow(/dimension/);
   });
 
@@ -55,6 +55,17 @@ describe('the built-in embedder', () => {
     const scores = names.map((name, i) => [name, dot(q, vectors.subarray(i * 512, (i + 1) * 512))] as const);
     scores.sort((x, y) => y[1] - x[1]);
     expect(scores[0]![0]).toBe(expected);
+  });
+
+  it('brings a part of a name closer to the name that holds it than to names that only share its words', async () => {
+    const interfaceDoc = (name: string, code = '') => `interface: ${name}\nAccess: public\nFile: lib.dom.d.ts\nSignature: interface ${name} extends SVGElement${code}`;
+    // The holder's longer body dilutes its vector, as a real declaration's members do.
+    const members = '\nCode:\nreadonly method: SVGAnimatedEnumeration;\nreadonly spacing: SVGAnimatedEnumeration;\nreadonly startOffset: SVGAnimatedLength;';
+    const [textPath, text, path] = [interfaceDoc('SVGTextPathElement', members), interfaceDoc('SVGTextElement'), interfaceDoc('SVGPathElement')];
+    const vectors = await embedder.embedDocuments([textPath, text, path]);
+    const q = await embedder.embedQuery('the interface for the textPath element');
+    const [holder, ...others] = [0, 1, 2].map((i) => dot(q, vectors.subarray(i * 512, (i + 1) * 512)));
+    for (const other of others) expect(holder).toBeGreaterThan(other!);
   });
 
   it('weighs query terms by the corpus statistics it is given', async () => {
