@@ -25,6 +25,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CodebaseSearchTool, Searcher } from '../src/index.js';
 import { buildCorpus, libSubset, pickQueries } from './lib/corpus.js';
 import { describeMachine } from './lib/machine.js';
+import { writeFigures } from './lib/out.js';
 import { markdownTable, replaceReadmeSection } from './lib/readme.js';
 import { ms, percentile, printTable } from './lib/stats.js';
 
@@ -62,7 +63,10 @@ try {
   const queries = pickQueries(indexDir, QUERIES);
 
   const searcher = await Searcher.open({ indexDir });
-  const direct = await times(queries, (query) => searcher.search(query, { k: K, snippet: { maxLines: 40, maxChars: 1_600 } }));
+  let elements = 0;
+  const direct = await times(queries, async (query) => {
+    elements = (await searcher.search(query, { k: K, snippet: { maxLines: 40, maxChars: 1_600 } })).elements;
+  });
   const tool = new CodebaseSearchTool({ searcher });
   const answers: { size: number; truncated: boolean }[] = [];
   const viaTool = await times(queries, async (query) => {
@@ -103,6 +107,12 @@ try {
     `Tool answers: median ${Math.round(percentile(sizes, 50)).toLocaleString('en-US')} characters of JSON, largest ${Math.max(...sizes).toLocaleString('en-US')} (budget 12,000); ${truncated} of ${sizes.length} cut to fit.`,
   ];
   process.stdout.write(`\n${extra.join('\n')}\n`);
+  const p50 = (values: number[]) => percentile(values, 50);
+  writeFigures(
+    'agent',
+    { corpus: 'TypeScript lib/ subset', elements, queries: QUERIES, k: K, p50: { searcher: p50(direct), tool: p50(viaTool), mcp: p50(viaMcp), cli: p50(viaCli) }, mcpStartMs: startMs, answerChars: { median: percentile(sizes, 50), largest: Math.max(...sizes) } },
+    quick,
+  );
   if (!quick) replaceReadmeSection(join(root, 'README.md'), 'agent', `${markdownTable(header, rows)}\n\n${extra.join(' ')} ${WARM_UP} warm-up queries first. ${describeMachine()}.`);
 } finally {
   rmSync(work, { recursive: true, force: true });

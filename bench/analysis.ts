@@ -11,12 +11,13 @@
  * Single-thread parse and extraction are timed on texts already in memory;
  * the pool (all cores) includes reading the files.
  */
-import { readFileSync, readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AnalysisPool, analyzeText, detectLanguage, isSkipped } from '../src/index.js';
 import { parse } from '../src/analysis/ast/parsers.js';
 import { describeMachine } from './lib/machine.js';
+import { writeFigures } from './lib/out.js';
 import { markdownTable, replaceReadmeSection } from './lib/readme.js';
 import { mib, ms, printTable } from './lib/stats.js';
 
@@ -96,8 +97,7 @@ const header = ['corpus', 'files / size', 'bare parse, 1 thread', 'AST analysis,
 printTable('AST analysis throughput', header, rows);
 process.stdout.write(`peak RSS ${mib(peakRss)}; ${describeMachine()}\n`);
 
-mkdirSync(join(root, 'bench/out'), { recursive: true });
-writeFileSync(join(root, 'bench/out/analysis.json'), `${JSON.stringify({ machine: describeMachine(), peakRss, figures }, null, 2)}\n`);
+writeFigures('analysis', { peakRss, figures });
 replaceReadmeSection(
   join(root, 'README.md'),
   'analysis',

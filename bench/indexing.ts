@@ -16,7 +16,7 @@
  *    store would build, at 100k and 200k clustered 512-d vectors (the built-in
  *    embedder's width). `--index-type` runs this part alone.
  */
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,7 @@ import { analyzeText, BuiltinEmbedder, buildDocuments, FaissIndex, IndexStore, I
 import { FakeOllama } from '../test/helpers/fake-ollama.js';
 import { clusteredVectors } from '../test/helpers/vectors.js';
 import { describeMachine } from './lib/machine.js';
+import { writeFigures } from './lib/out.js';
 import { markdownTable, replaceReadmeSection } from './lib/readme.js';
 import { mib, ms, printTable } from './lib/stats.js';
 
@@ -188,7 +189,8 @@ try {
   copyLib(libTree, 1);
   const full = [await fullIndex('this repository', root, repoIndexDir), await fullIndex('compiler lib (typescript/lib)', libTree, join(work, 'lib-index'))];
   const rates = await componentRates(libFiles.map((f) => join(LIB, f)).filter((p) => statSync(p).size < 16 << 20));
-  const large = await reindexCost(quick ? 2 : 8);
+  const copies = quick ? 2 : 8;
+  const large = await reindexCost(copies);
   // The .d.ts half of the compiler lib: thousands of documents, so start-up does not hide in the figure.
   const dts = join(work, 'dts');
   for (const f of libFiles.filter((name) => name.endsWith('.d.ts'))) cpSync(join(LIB, f), join(dts, f));
@@ -234,9 +236,8 @@ try {
   printTable('Ollama embedding path', olHeader, olRows);
   process.stdout.write(`${describeMachine()}\n`);
 
+  writeFigures('indexing', { full, rates, large: { ...large, copies }, ollama }, quick);
   if (!quick) {
-    mkdirSync(join(root, 'bench/out'), { recursive: true });
-    writeFileSync(join(root, 'bench/out/indexing.json'), `${JSON.stringify({ machine: describeMachine(), full, rates, large, ollama }, null, 2)}\n`);
     replaceReadmeSection(
       join(root, 'README.md'),
       'indexing',

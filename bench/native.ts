@@ -4,11 +4,11 @@
  *   npm run bench:native                 # the full run (about 4 minutes here)
  *   npm run bench:native -- --quick      # small sizes, to check the bench itself
  *
- * Prints tables and writes bench/out/native.json (or native-quick.json).
+ * Prints tables and writes its figures to bench/out/native.json (native-quick.json with --quick).
  * Raw C++ and binding are measured in alternating rounds on the same queries,
  * data, index file and threads, so that drift on the machine affects both.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FaissIndex, blasInfo, faissVersion, getNumThreads, setNumThreads } from '../src/index.js';
@@ -16,15 +16,14 @@ import { clusteredVectors, recallAtK, seededRandom } from '../test/helpers/vecto
 import { measureEventLoopLag, type LagFigures } from './lib/event-loop.js';
 import { describeMachine } from './lib/machine.js';
 import { RawBaseline, buildRawBaseline, type RawMode } from './lib/raw-baseline.js';
+import { writeFigures } from './lib/out.js';
 import { markdownTable, replaceReadmeSection } from './lib/readme.js';
 import { median, mib, ms, percentile, printTable, timed } from './lib/stats.js';
 
 const quick = process.argv.includes('--quick');
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cacheDir = join(root, 'bench/.cache');
-const outDir = join(root, 'bench/out');
 mkdirSync(cacheDir, { recursive: true });
-mkdirSync(outDir, { recursive: true });
 
 const d = 768;
 const n = quick ? 20_000 : 100_000;
@@ -217,7 +216,7 @@ async function main() {
     memory: { addonBytes, flatBytesPer100k: (flatBytes * 100_000) / n, hnswBytesPer100k: (hnswBytes * 100_000) / n },
     batchingGain,
   };
-  writeFileSync(join(outDir, quick ? 'native-quick.json' : 'native.json'), `${JSON.stringify(figures, null, 2)}\n`);
+  writeFigures('native', figures, quick);
   if (!quick) {
     replaceReadmeSection(join(root, 'README.md'), 'native', readmeSection(figures));
     log('README.md performance section updated');

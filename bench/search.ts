@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { Searcher, type SearchResponse, type SearchTimings } from '../src/index.js';
 import { buildCorpus, libFiles, libSubset, pickQueries } from './lib/corpus.js';
 import { describeMachine } from './lib/machine.js';
+import { writeFigures } from './lib/out.js';
 import { markdownTable, replaceReadmeSection } from './lib/readme.js';
 import { ms, percentile, printTable } from './lib/stats.js';
 
@@ -94,6 +95,12 @@ try {
   const big = results.at(-1)!;
   const ratio = p(big.hybrid, 'totalMs', 95) / p(big.lexical, 'totalMs', 95);
   process.stdout.write(`\nhybrid p95 / lexical-only p95 at ${big.elements.toLocaleString('en-US')} elements: ${ratio.toFixed(2)}x (target: hybrid p95 < 25 ms at 100,000)\n`);
+  const summary = (timings: SearchTimings[]) => ({ p50: p(timings, 'totalMs', 50), p95: p(timings, 'totalMs', 95), stagesP50: Object.fromEntries(STAGES.map((stage) => [stage, p(timings, stage, 50)])) });
+  writeFigures(
+    'search',
+    { queries: QUERIES, k: 10, corpora: results.map((figures) => ({ corpus: figures.corpus, elements: figures.elements, openMs: figures.openMs, hybrid: summary(figures.hybrid), lexical: summary(figures.lexical) })) },
+    quick,
+  );
   if (!quick) {
     replaceReadmeSection(
       join(root, 'README.md'),
