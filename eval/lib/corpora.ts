@@ -4,6 +4,7 @@
  * comments the queries came from blanked (held out), so that a search
  * cannot simply find the sentence it was asked; it has to find the code.
  */
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +34,7 @@ export const CORPORA: Record<string, Corpus> = {
     source: join(ROOT, 'src'),
     prefix: 'src',
     include: (file) => file.endsWith('.ts'),
-    version: () => `ocvector ${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}`,
+    version: () => `ocvector ${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}${srcCommit()}`,
   },
   'typescript-lib': {
     name: 'typescript-lib',
@@ -46,6 +47,16 @@ export const CORPORA: Record<string, Corpus> = {
 };
 
 export const SETS_DIR = join(ROOT, 'eval/sets');
+
+/** The last commit that changed src/ (the package version alone does not move as the code does); empty outside a git checkout. */
+function srcCommit(): string {
+  try {
+    const commit = execFileSync('git', ['log', '-1', '--format=%h', '--', 'src'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return commit ? `, src/ as of commit ${commit}` : '';
+  } catch {
+    return '';
+  }
+}
 
 /** The corpus's files, relative to its source, sorted. */
 export function corpusFiles(corpus: Corpus): string[] {

@@ -123,6 +123,8 @@ export const MAX_QUERY_LENGTH = 2_000;
 const COMMON_TERM_SHARE = 0.03;
 /** ...in an index of at least this many elements (smaller ones answer fast with every term). */
 const COMMON_TERM_MIN_INDEX = 20_000;
+/** Term weights kept by a searcher before it starts afresh. */
+const MAX_CACHED_TERM_WEIGHTS = 50_000;
 /** After the embedder failed, searches stay lexical this long before trying it again. */
 const EMBEDDER_RETRY_MS = 30_000;
 /** BM25 column weights: name, signature, description, path. */
@@ -158,6 +160,13 @@ export class Searcher {
   #embedderProblem: string | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   readonly #sources = new SourceCache();
+  /**
+   * Term weights by term, for the generation they were counted at. Counting
+   * a common term reads its whole posting list (over a millisecond at 100k
+   * elements), and the common terms are the ones every query repeats.
+   */
+  readonly #termWeights = new Map<string, number>();
+  #termWeightsGeneration = -1;
   /** The statements every search runs, prepared once (those with filters vary and are prepared per search). */
   readonly #sql;
   #closed = false;
@@ -175,7 +184,8 @@ export class Searcher {
     createVocabularyView(db);
     this.#sql = {
       documentFrequency: db.prepare<[string], { doc: number }>('SELECT doc FROM temp.elements_vocab WHERE term = ?'),
-      bm25: db.prepare<[string, number], ScoredHit>(`SELECT rowid AS id, -${BM25} AS score FROM elements_fts WHERE elements_fts MATCH ? ORDER BY ${BM25} LIMIT ?`),
+      // Ranked by an alias, so FTS5 computes each row's BM25 once (it is lower-is-better: negated below).
+      bm25: db.prepare<[string, number], { id: number; rank: number }>(`SELECT rowid AS id, ${BM25} AS rank FROM elements_fts WHERE elements_fts MATCH ? ORDER BY rank LIMIT ?`),
       // Is there a row past the threshold? Cheaper than counting them all.
       beyond: db.prepare<[string, number], { found: number }>('SELECT 1 AS found FROM elements_fts WHERE elements_fts MATCH ? LIMIT 1 OFFSET ?'),
       count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM elements_fts WHERE elements_fts MATCH ?'),
@@ -273,6 +283,11 @@ export class Searcher {
 
   /** Picks up what an indexer committed since the last search (or a switch of embedder). */
   async #catchUp(): Promise<void> {
+    const generation = this.#store.generation;
+    if (generation !== this.#termWeightsGeneration) {
+      this.#termWeights.clear();
+      this.#termWeightsGeneration = generation;
+    }
     const record = this.#store.embedder;
     if (!record) return;
     const onEvent = vectorEvents(this.#options);
@@ -332,10 +347,15 @@ export class Searcher {
    * counts; a term it does not know (stemmed differently) keeps weight 1.
    */
   #termWeight(term: string): number {
+    let weight = this.#termWeights.get(term);
+    if (weight !== undefined) return weight;
     const n = this.#vectors.ntotal;
     const df = this.#sql.documentFrequency.get(term)?.doc;
-    if (!df || n === 0) return 1;
-    return Math.log(1 + n / df) / Math.log(101);
+    weight = !df || n === 0 ? 1 : Math.log(1 + n / df) / Math.log(101);
+    // Bounded: a long-lived searcher meets an open-ended vocabulary.
+    if (this.#termWeights.size >= MAX_CACHED_TERM_WEIGHTS) this.#termWeights.clear();
+    this.#termWeights.set(term, weight);
+    return weight;
   }
 
   async #queryEmbedder(): Promise<Embedder> {
@@ -365,13 +385,13 @@ export class Searcher {
     // The join to elements and files is paid only when a filter needs it.
     const rows = filters.active
       ? this.#store.db
-          .prepare<unknown[], ScoredHit>(
-            `SELECT e.vector_id AS id, -${BM25} AS score FROM elements_fts JOIN elements e ON e.vector_id = elements_fts.rowid JOIN files f ON f.id = e.file_id
-             WHERE elements_fts MATCH ? AND ${filters.sql} ORDER BY ${BM25} LIMIT ?`,
+          .prepare<unknown[], { id: number; rank: number }>(
+            `SELECT e.vector_id AS id, ${BM25} AS rank FROM elements_fts JOIN elements e ON e.vector_id = elements_fts.rowid JOIN files f ON f.id = e.file_id
+             WHERE elements_fts MATCH ? AND ${filters.sql} ORDER BY rank LIMIT ?`,
           )
           .all(match, ...filters.params, limit)
       : this.#sql.bm25.all(match, limit);
-    return rows;
+    return rows.map(({ id, rank }) => ({ id, score: -rank }));
   }
 
   /**
