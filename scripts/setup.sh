@@ -102,4 +102,5 @@ fi
 # --- 4. build -----------------------------------------------------------------
 run_step "building the native addon" node scripts/build-native.mjs
 run_step "compiling TypeScript" node node_modules/typescript/bin/tsc -p tsconfig.build.json
+run_step "marking the CLIs executable" node scripts/mark-bins-executable.mjs
 say "ready"
