@@ -74,11 +74,14 @@ try {
 
   const header = ['corpus', 'elements', 'mode', 'embed p50', 'vector p50', 'lexical p50', 'fusion p50', 'snippet p50', 'total p50', 'total p95'];
   const rows: string[][] = [];
+  // Where the tail comes from: each stage's own p95 (they need not come from the same queries).
+  const tails: string[] = [];
   for (const figures of results) {
     for (const [mode, timings] of [
       ['hybrid', figures.hybrid],
       ['lexical only', figures.lexical],
     ] as const) {
+      tails.push(`p95 by stage, ${figures.corpus}, ${mode}: ${STAGES.slice(0, 5).map((stage) => `${stage.replace('Ms', '')} ${ms(p(timings, stage, 95))}`).join(', ')}`);
       rows.push([
         figures.corpus,
         figures.elements.toLocaleString('en-US'),
@@ -97,12 +100,7 @@ try {
   process.stdout.write(`\nhybrid p95 / lexical-only p95 at ${big.elements.toLocaleString('en-US')} elements: ${ratio.toFixed(2)}x (target: hybrid p95 < 25 ms at 100,000)\n`);
   const stagesAt = (timings: SearchTimings[], q: number) => Object.fromEntries(STAGES.map((stage) => [stage, p(timings, stage, q)]));
   const summary = (timings: SearchTimings[]) => ({ p50: p(timings, 'totalMs', 50), p95: p(timings, 'totalMs', 95), stagesP50: stagesAt(timings, 50), stagesP95: stagesAt(timings, 95) });
-  // Where the tail comes from: each stage's own p95 (they need not come from the same queries).
-  for (const figures of results) {
-    for (const [mode, timings] of [['hybrid', figures.hybrid], ['lexical only', figures.lexical]] as const) {
-      process.stdout.write(`p95 by stage, ${figures.corpus}, ${mode}: ${STAGES.slice(0, 5).map((stage) => `${stage.replace('Ms', '')} ${ms(p(timings, stage, 95))}`).join(', ')}\n`);
-    }
-  }
+  process.stdout.write(`${tails.join('\n')}\n`);
   writeFigures(
     'search',
     { queries: QUERIES, k: 10, corpora: results.map((figures) => ({ corpus: figures.corpus, elements: figures.elements, openMs: figures.openMs, hybrid: summary(figures.hybrid), lexical: summary(figures.lexical) })) },

@@ -29,14 +29,21 @@ interface Bench {
   nodeFlags: string[];
   /** Whether it has a --quick mode; one without runs in full either way. */
   quick: boolean;
+  /** Its rows of the summary table, from its recorded figures. */
+  rows: (recorded: Recorded<never>) => string[][];
+}
+
+/** Ties a bench to the figures its rows read (each bench writes its own shape). */
+function defineBench<T>(name: string, nodeFlags: string[], quick: boolean, rows: (recorded: Recorded<T>) => string[][]): Bench {
+  return { name, nodeFlags, quick, rows: rows as (recorded: Recorded<never>) => string[][] };
 }
 
 const BENCHES: Bench[] = [
-  { name: 'native', nodeFlags: ['--expose-gc'], quick: true },
-  { name: 'analysis', nodeFlags: ['--expose-gc'], quick: false },
-  { name: 'indexing', nodeFlags: [], quick: true },
-  { name: 'search', nodeFlags: [], quick: true },
-  { name: 'agent', nodeFlags: [], quick: true },
+  defineBench('native', ['--expose-gc'], true, nativeRows),
+  defineBench('analysis', ['--expose-gc'], false, analysisRows),
+  defineBench('indexing', [], true, indexingRows),
+  defineBench('search', [], true, searchRows),
+  defineBench('agent', [], true, agentRows),
 ];
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' }, summary: { type: 'boolean' } } });
@@ -168,14 +175,6 @@ function agentRows({ figures: f }: Recorded<AgentFigures>): string[][] {
   ];
 }
 
-const ROWS: Record<string, (recorded: Recorded<never>) => string[][]> = {
-  native: nativeRows as (recorded: Recorded<never>) => string[][],
-  analysis: analysisRows as (recorded: Recorded<never>) => string[][],
-  indexing: indexingRows as (recorded: Recorded<never>) => string[][],
-  search: searchRows as (recorded: Recorded<never>) => string[][],
-  agent: agentRows as (recorded: Recorded<never>) => string[][],
-};
-
 /** The agent bench spawns the built CLIs: build them from the sources being measured. */
 function buildCli(): Promise<number> {
   log('building dist/ (tsc -p tsconfig.build.json)');
@@ -188,27 +187,29 @@ function buildCli(): Promise<number> {
 
 const failed: string[] = [];
 if (!values.summary) {
-  const benches = selected();
-  if (benches.some((bench) => bench.name === 'agent') && (await buildCli()) !== 0) failed.push('build');
-  for (const bench of benches) if (!failed.includes('build') || bench.name !== 'agent') if ((await run(bench)) !== 0) failed.push(bench.name);
+  for (const chosen of selected()) {
+    if (chosen.name === 'agent' && (await buildCli()) !== 0) failed.push('build (for agent)');
+    else if ((await run(chosen)) !== 0) failed.push(chosen.name);
+  }
 }
 
 const rows: string[][] = [];
 const sources: string[] = [];
 const missing: string[] = [];
-for (const bench of BENCHES) {
+const machines = new Set<string>();
+for (const { name, quick: hasQuick, rows: rowsOf } of BENCHES) {
   // A quick suite falls back to full figures only for a bench that has no quick mode.
-  const recorded = readFigures<never>(bench.name, quick && bench.quick);
+  const recorded = readFigures<never>(name, quick && hasQuick);
   if (!recorded) {
-    missing.push(bench.name);
+    missing.push(name);
     continue;
   }
-  rows.push(...ROWS[bench.name]!(recorded));
-  sources.push(`${bench.name} ${recorded.recordedAt.slice(0, 16).replace('T', ' ')} UTC`);
+  rows.push(...rowsOf(recorded));
+  sources.push(`${name} ${recorded.recordedAt.slice(0, 16).replace('T', ' ')} UTC`);
+  machines.add(recorded.machine);
 }
-const machines = [...new Set(BENCHES.map((bench) => readFigures<never>(bench.name, quick && bench.quick)?.machine).filter(Boolean))];
 
-printTable(`ocvector benchmark suite${quick ? ' (quick sizes)' : ''}: ${machines.join('; ')}`, HEADER, rows);
+printTable(`ocvector benchmark suite${quick ? ' (quick sizes)' : ''}: ${[...machines].join('; ')}`, HEADER, rows);
 process.stdout.write(`\nRecorded: ${sources.join(', ')}.\n`);
 if (missing.length > 0) process.stdout.write(`No figures yet for: ${missing.join(', ')} (npm run bench -- --only ${missing.join(',')}).\n`);
 
@@ -216,7 +217,7 @@ if (!quick && failed.length === 0 && missing.length === 0) {
   replaceReadmeSection(
     join(ROOT, 'README.md'),
     'summary',
-    `${markdownTable(HEADER, rows)}\n\nMachine: ${machines.join('; ')}. Recorded: ${sources.join(', ')}. Each ratio was measured within one bench run, against the baseline named beside it on the same data; the sections below have the full tables.`,
+    `${markdownTable(HEADER, rows)}\n\nMachine: ${[...machines].join('; ')}. Recorded: ${sources.join(', ')}. Each ratio was measured within one bench run, against the baseline named beside it on the same data; the sections below have the full tables.`,
   );
   log('README.md summary section updated');
 }

@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { evaluate, Indexer, loadEvalSet, Searcher, type EvalReport, type FusionWeights, type QueryKind, type RetrievalScores } from '../src/index.js';
 import { describeMachine } from '../bench/lib/machine.js';
 import { markdownTable, replaceReadmeSection } from '../bench/lib/readme.js';
+import { printTable } from '../bench/lib/stats.js';
 import { CORPORA, prepareCorpus, ROOT, SETS_DIR } from './lib/corpora.js';
 
 const { values } = parseArgs({ options: { set: { type: 'string', multiple: true }, json: { type: 'boolean' }, weights: { type: 'string' } } });
@@ -75,16 +76,15 @@ function verdict(result: SetResult): string {
 const results: SetResult[] = [];
 for (const name of names) results.push(await runSet(name));
 
+const table = results.flatMap(rows);
 if (values.json) {
   process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 } else {
-  const all = results.flatMap(rows);
-  const widths = HEADER.map((cell, i) => Math.max(cell.length, ...all.map((row) => row[i]!.length)));
-  const line = (row: string[]) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
-  process.stdout.write(`\n${line(HEADER)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${all.map(line).join('\n')}\n\n${results.map(verdict).join('\n')}\n`);
+  printTable('Retrieval evaluation (built-in embedder, no analysis model, k = 10)', HEADER, table);
+  process.stdout.write(`\n${results.map(verdict).join('\n')}\n`);
 }
 
 if (!values.set && !weights) {
-  const table = `${markdownTable(HEADER, results.flatMap(rows))}\n\n${results.map(verdict).join('. ')}.\n\nSets: ${results.map((r) => `${r.name} (${r.title}, ${r.heldOut} doc comments held out)`).join('; ')}. Built-in embedder, no analysis model, k = 10. ${describeMachine()}.`;
-  for (const readme of ['README.md', 'eval/README.md']) replaceReadmeSection(join(ROOT, readme), 'eval', table);
+  const section = `${markdownTable(HEADER, table)}\n\n${results.map(verdict).join('. ')}.\n\nSets: ${results.map((r) => `${r.name} (${r.title}, ${r.heldOut} doc comments held out)`).join('; ')}. Built-in embedder, no analysis model, k = 10. ${describeMachine()}.`;
+  for (const readme of ['README.md', 'eval/README.md']) replaceReadmeSection(join(ROOT, readme), 'eval', section);
 }

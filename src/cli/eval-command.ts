@@ -11,8 +11,8 @@ import { loadEvalSet } from '../eval/set.js';
 import { findIndex } from '../search/find-index.js';
 import { Searcher, type SearchMode } from '../search/searcher.js';
 import { StoreError } from '../store/database.js';
-import { EXIT, reportError } from './exit.js';
-import { configure, parseList } from './program.js';
+import { EXIT } from './exit.js';
+import { configure, parseList, runCommand } from './program.js';
 import { colorEnabled, makeStyle, ProgressBar, type Style } from './terminal.js';
 
 interface EvalCliOptions {
@@ -34,15 +34,7 @@ export async function evalMain(argv: readonly string[]): Promise<number> {
     .option('--json', 'the scores and every query\'s ranks as JSON on stdout')
     .option('-q, --quiet', 'no progress on stderr');
 
-  let json = argv.includes('--json');
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-    const options = program.opts<EvalCliOptions>();
-    json = Boolean(options.json);
-    return await runEval(program.processedArgs[0] as string[], options);
-  } catch (error) {
-    return reportError(PROGRAM, error, json);
-  }
+  return runCommand<EvalCliOptions>(program, argv, (args, options) => runEval(args[0] as string[], options));
 }
 
 async function runEval(files: string[], options: EvalCliOptions): Promise<number> {

@@ -14,12 +14,12 @@ import { watchIndex } from '../indexing/watch.js';
 import { findIndex } from '../search/find-index.js';
 import { StoreError } from '../store/database.js';
 import type { EmbedderChoice } from '../vector/choose.js';
-import { EXIT, reportError, UsageError } from './exit.js';
+import { EXIT, UsageError } from './exit.js';
 import { analysisChoice } from './analysis-choice.js';
 import { IndexReporter, mergeSummaries, renderRunReport } from './index-report.js';
 import { renderDryRun, renderStatus } from './plan-report.js';
 import { colorEnabled, formatDuration, makeStyle } from './terminal.js';
-import { configure, parseInteger } from './program.js';
+import { configure, parseInteger, runCommand } from './program.js';
 
 interface IndexCliOptions {
   db?: string;
@@ -60,15 +60,7 @@ export async function indexMain(argv: readonly string[]): Promise<number> {
     .option('-q, --quiet', 'no progress and no warnings on stderr')
     .option('--no-progress', 'no progress bar');
 
-  let json = argv.includes('--json');
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-    const options = program.opts<IndexCliOptions>();
-    json = Boolean(options.json);
-    return await runIndexCommand(program.processedArgs[0] as string[], options);
-  } catch (error) {
-    return reportError(PROGRAM, error, json);
-  }
+  return runCommand<IndexCliOptions>(program, argv, (args, options) => runIndexCommand(args[0] as string[], options));
 }
 
 async function runIndexCommand(paths: string[], options: IndexCliOptions): Promise<number> {

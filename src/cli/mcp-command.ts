@@ -11,8 +11,8 @@ import { createCodebaseMcpServer } from '../mcp/server.js';
 import { findIndex } from '../search/find-index.js';
 import { DEFAULT_TOOL_BUDGET } from '../tool/budget.js';
 import { analysisChoice } from './analysis-choice.js';
-import { EXIT, reportError } from './exit.js';
-import { configure, parseInteger, VERSION } from './program.js';
+import { EXIT } from './exit.js';
+import { configure, parseInteger, runCommand, VERSION } from './program.js';
 
 interface McpCliOptions {
   db?: string;
@@ -37,12 +37,7 @@ export async function mcpMain(argv: readonly string[]): Promise<number> {
     .option('--max-output <chars>', 'size budget of a codebase_search answer, in characters of JSON', String(DEFAULT_TOOL_BUDGET.maxOutputChars))
     .option('-q, --quiet', 'no log lines on stderr');
 
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-    return await serve(program.processedArgs[0] as string | undefined, program.opts<McpCliOptions>());
-  } catch (error) {
-    return reportError(PROGRAM, error, false);
-  }
+  return runCommand<McpCliOptions>(program, argv, (args, options) => serve(args[0] as string | undefined, options));
 }
 
 async function serve(rootArgument: string | undefined, options: McpCliOptions): Promise<number> {

@@ -1,7 +1,7 @@
 /** What the CLIs share: commander set up to report usage errors our way, and option parsing. */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { HelpShown, UsageError } from './exit.js';
+import { HelpShown, reportError, UsageError } from './exit.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -21,6 +21,25 @@ export function configure(program: Command, description: string): Command {
       throw new UsageError(error.message.replace(/^error: /, ''));
     })
     .configureOutput({ writeErr: () => {}, writeOut: (text) => process.stdout.write(text) });
+}
+
+/**
+ * Parses the arguments and runs the command. Any failure, usage errors
+ * included, becomes the exit code and a message on stderr; for a command
+ * with --json, when JSON was asked for, the error is JSON on stdout too.
+ */
+export async function runCommand<Options>(program: Command, argv: readonly string[], run: (args: unknown[], options: Options) => Promise<number>): Promise<number> {
+  const hasJson = program.options.some((option) => option.long === '--json');
+  // Before parsing succeeds, a usage error still honours --json if it was typed.
+  let json = hasJson && argv.includes('--json');
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    const options = program.opts<Options & { json?: boolean }>();
+    json = hasJson && Boolean(options.json);
+    return await run(program.processedArgs, options);
+  } catch (error) {
+    return reportError(program.name(), error, json);
+  }
 }
 
 export function parseInteger(value: string, name: string, min: number, max: number): number {

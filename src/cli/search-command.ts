@@ -10,8 +10,8 @@ import { findIndex } from '../search/find-index.js';
 import { canonicalLanguage, ELEMENT_TYPES, LANGUAGES } from '../search/filters.js';
 import { MAX_K, Searcher, type SearchMode, type SearchResponse, type SearchResult } from '../search/searcher.js';
 import { StoreError } from '../store/database.js';
-import { EXIT, reportError } from './exit.js';
-import { configure, parseInteger, parseList } from './program.js';
+import { EXIT } from './exit.js';
+import { configure, parseInteger, parseList, runCommand } from './program.js';
 import { colorEnabled, formatDuration, makeStyle, type Style } from './terminal.js';
 
 interface SearchCliOptions {
@@ -45,15 +45,7 @@ export async function searchMain(argv: readonly string[]): Promise<number> {
     .option('--no-snippet', 'no code, only locations')
     .option('--snippet-lines <n>', 'lines of code shown per result', '12');
 
-  let json = argv.includes('--json');
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-    const options = program.opts<SearchCliOptions>();
-    json = Boolean(options.json);
-    return await runSearch((program.processedArgs[0] as string[]).join(' '), options);
-  } catch (error) {
-    return reportError(PROGRAM, error, json);
-  }
+  return runCommand<SearchCliOptions>(program, argv, (args, options) => runSearch((args[0] as string[]).join(' '), options));
 }
 
 async function runSearch(query: string, options: SearchCliOptions): Promise<number> {

@@ -135,7 +135,7 @@ export class Indexer {
       store = IndexStore.open(this.indexDir);
       const recorded = store.embedder;
       const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id);
-      const rebuild = run.rebuild || (recorded !== undefined && isOutdatedBuiltin(recorded.id, embedder));
+      const rebuild = startsAfresh(run, recorded, embedder);
       await embedder.init({ ...(signal ? { signal } : {}), ...(recorded?.id === embedder.id && !rebuild ? { dimension: recorded.dimension } : {}) });
       const record: EmbedderRecord = { id: embedder.id, dimension: embedder.dimension };
       if (rebuild) store.reset(record);
@@ -267,7 +267,7 @@ export class Indexer {
     try {
       const recorded = run.rebuild ? undefined : store?.embedder;
       const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id);
-      const rebuild = run.rebuild || (recorded !== undefined && isOutdatedBuiltin(recorded.id, embedder));
+      const rebuild = startsAfresh(run, recorded, embedder);
       // Looked up, not recorded: a dry run writes nothing (the store is open read-only).
       const rootId = store && !rebuild ? [...store.roots()].find(([, path]) => path === this.root)?.[0] : undefined;
       const known = store && rootId !== undefined ? store.files(rootId) : new Map<string, FileRow>();
@@ -512,6 +512,11 @@ export class Indexer {
       }
     });
   }
+}
+
+/** A rebuild asked for, or an index of an older built-in embedder: re-embedding it costs only CPU, so it is redone rather than refused. */
+function startsAfresh(run: RunOptions, recorded: EmbedderRecord | undefined, embedder: Embedder): boolean {
+  return run.rebuild === true || (recorded !== undefined && isOutdatedBuiltin(recorded.id, embedder));
 }
 
 function newSummary(root: string, indexDir: string, embedder: string, scanned: number): IndexSummary {

@@ -161,12 +161,12 @@ export class Searcher {
   #queue: Promise<unknown> = Promise.resolve();
   readonly #sources = new SourceCache();
   /**
-   * Term weights by term, for the generation they were counted at. Counting
-   * a common term reads its whole posting list (over a millisecond at 100k
-   * elements), and the common terms are the ones every query repeats.
+   * Term weights by term, for the generation of the vectors they were
+   * counted against. Counting a common term reads its whole posting list
+   * (over a millisecond at 100k elements), and the common terms are the ones
+   * every query repeats.
    */
-  readonly #termWeights = new Map<string, number>();
-  #termWeightsGeneration = -1;
+  #termWeights = { generation: -1, byTerm: new Map<string, number>() };
   /** The statements every search runs, prepared once (those with filters vary and are prepared per search). */
   readonly #sql;
   #closed = false;
@@ -283,11 +283,6 @@ export class Searcher {
 
   /** Picks up what an indexer committed since the last search (or a switch of embedder). */
   async #catchUp(): Promise<void> {
-    const generation = this.#store.generation;
-    if (generation !== this.#termWeightsGeneration) {
-      this.#termWeights.clear();
-      this.#termWeightsGeneration = generation;
-    }
     const record = this.#store.embedder;
     if (!record) return;
     const onEvent = vectorEvents(this.#options);
@@ -347,14 +342,14 @@ export class Searcher {
    * counts; a term it does not know (stemmed differently) keeps weight 1.
    */
   #termWeight(term: string): number {
-    let weight = this.#termWeights.get(term);
-    if (weight !== undefined) return weight;
-    const n = this.#vectors.ntotal;
-    const df = this.#sql.documentFrequency.get(term)?.doc;
-    weight = !df || n === 0 ? 1 : Math.log(1 + n / df) / Math.log(101);
+    const { generation, ntotal } = this.#vectors;
     // Bounded: a long-lived searcher meets an open-ended vocabulary.
-    if (this.#termWeights.size >= MAX_CACHED_TERM_WEIGHTS) this.#termWeights.clear();
-    this.#termWeights.set(term, weight);
+    if (this.#termWeights.generation !== generation || this.#termWeights.byTerm.size >= MAX_CACHED_TERM_WEIGHTS) this.#termWeights = { generation, byTerm: new Map() };
+    const cached = this.#termWeights.byTerm.get(term);
+    if (cached !== undefined) return cached;
+    const df = this.#sql.documentFrequency.get(term)?.doc;
+    const weight = !df || ntotal === 0 ? 1 : Math.log(1 + ntotal / df) / Math.log(101);
+    this.#termWeights.byTerm.set(term, weight);
     return weight;
   }
 

@@ -141,9 +141,9 @@ export class BuiltinEmbedder implements Embedder {
     const list: [string, number][] = [];
     const parts = splitIdentifier(word);
     if (parts.length > 1) list.push([`w:${parts.join('')}`, WHOLE_IDENTIFIER_WEIGHT]);
-    for (let i = 1; i < parts.length; i++) list.push([`p:${stem(parts[i - 1]!)}+${stem(parts[i]!)}`, SUBWORD_PAIR_WEIGHT]);
-    for (const part of parts) {
-      const stemmed = stem(part);
+    const stems = parts.map(stem);
+    for (let i = 1; i < stems.length; i++) list.push([`p:${stems[i - 1]}+${stems[i]}`, SUBWORD_PAIR_WEIGHT]);
+    for (const stemmed of stems) {
       const stop = isStopWord(stemmed);
       list.push([`s:${stemmed}`, stop ? STOP_WORD_WEIGHT : 1]);
       if (stop) continue;
