@@ -18,8 +18,11 @@ export type CodeElementType =
   | 'field'
   | 'constant';
 
-/** Pieces of files that are not code: Markdown sections, config files, text windows. */
-export type TextElementType = 'section' | 'document' | 'window';
+/**
+ * Pieces of files that are not elements: Markdown sections, config files,
+ * text windows, and chunks of code outside any element (see vector/coverage.ts).
+ */
+export type TextElementType = 'section' | 'document' | 'window' | 'chunk';
 
 export type ElementType = CodeElementType | TextElementType;
 

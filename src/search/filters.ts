@@ -11,7 +11,7 @@ import type { ElementType, Language } from '../analysis/types.js';
 export const LANGUAGES: readonly Language[] = ['typescript', 'tsx', 'javascript', 'python', 'markdown', 'json', 'yaml', 'toml', 'text'];
 /** Every element type the index records. */
 export const ELEMENT_TYPES: readonly ElementType[] = [
-  'class', 'interface', 'enum', 'type-alias', 'namespace', 'function', 'method', 'constructor', 'property', 'field', 'constant', 'section', 'document', 'window',
+  'class', 'interface', 'enum', 'type-alias', 'namespace', 'function', 'method', 'constructor', 'property', 'field', 'constant', 'section', 'document', 'window', 'chunk',
 ];
 /** What people (and models) type for a language. */
 export const LANGUAGE_ALIASES: Readonly<Record<string, Language>> = { ts: 'typescript', js: 'javascript', jsx: 'javascript', py: 'python', md: 'markdown', yml: 'yaml' };
@@ -38,6 +38,8 @@ export interface CompiledFilters {
   params: (string | number)[];
   matches(row: { path: string; language: string | null; type: string }): boolean;
   active: boolean;
+  /** The file-level part alone (path and language, over `f`), for file-level search. */
+  files: { sql: string; params: (string | number)[]; active: boolean };
 }
 
 export function compileFilters(filters: SearchFilters): CompiledFilters {
@@ -70,6 +72,7 @@ export function compileFilters(filters: SearchFilters): CompiledFilters {
     const set = new Set(languages);
     checks.push((row) => row.language !== null && set.has(row.language));
   }
+  const files = { sql: conditions.length > 0 ? conditions.join(' AND ') : '1', params: [...params], active: conditions.length > 0 };
   const types = list(filters.type);
   if (types) {
     conditions.push(`e.element_type IN (${types.map(() => '?').join(', ')})`);
@@ -82,6 +85,7 @@ export function compileFilters(filters: SearchFilters): CompiledFilters {
     params,
     matches: (row) => checks.every((check) => check(row)),
     active: checks.length > 0,
+    files,
   };
 }
 

@@ -3,8 +3,10 @@
  * half of the search needs. Routing changes weights, never the machinery:
  * every query is still answered by both the vector and the lexical side.
  *
- * - identifier: `getUserById`, `Index.search`, `parse_config` (one token
- *   that looks like code). Exact and sub-word name matches are boosted.
+ * - identifier: `getUserById`, `Index.search`, `parse_config`, `Status`
+ *   (one token that looks like code, or one capitalised word: a type
+ *   name). Its definitions are looked up by name, and exact and sub-word
+ *   name matches are boosted.
  * - path: `src/store/store.ts`, `vector-file.ts`. Results are confined to
  *   files whose path contains it, when any does.
  * - prose: everything else; the vector side counts for more.
@@ -51,9 +53,24 @@ export function parseQuery(text: string): ParsedQuery {
   const tokens = trimmed.split(/\s+/).filter(Boolean);
   const paths = tokens.filter(isPathLike).map((token) => token.replace(/\\/g, '/').replace(/^(\.\/)+/, '').toLowerCase());
   const rest = tokens.filter((token) => !isPathLike(token));
-  const identifiers = rest.map((token) => token.replace(/\(\)$/, '')).filter(isIdentifierLike);
-  const kind: QueryKind = paths.length > 0 && rest.length === 0 ? 'path' : rest.length === 1 && identifiers.length === 1 ? 'identifier' : 'prose';
+  const single = rest.length === 1 ? rest[0]!.replace(/\(\)$/, '') : undefined;
+  // One capitalised word (`Status`, `Mutex`) names a type as surely as `getUserById` names a function.
+  const identifiers = single !== undefined && isSymbolWord(single) ? [single] : rest.map((token) => token.replace(/\(\)$/, '')).filter(isIdentifierLike);
+  const kind: QueryKind = paths.length > 0 && rest.length === 0 ? 'path' : single !== undefined && identifiers.length === 1 ? 'identifier' : 'prose';
   return { text: trimmed, kind, identifiers, paths, terms: searchTerms(tokens), semanticText: rest.join(' ') || trimmed };
+}
+
+/** A query of one word that reads as a symbol: code-like, a capitalised name, or a leading underscore. */
+function isSymbolWord(token: string): boolean {
+  return isIdentifierLike(token) || /^(?:\p{Lu}|_)[\p{L}\p{N}_$]*$/u.test(token);
+}
+
+/**
+ * The names whose definitions a query asks for: the last segment of each
+ * identifier it spells (`Sinatra::Base` -> Base, `Index.search` -> search).
+ */
+export function symbolNames(parsed: ParsedQuery): string[] {
+  return [...new Set(parsed.identifiers.map((identifier) => identifier.split(/::|\.|#|->|\\/).at(-1)!).filter(Boolean))];
 }
 
 /**

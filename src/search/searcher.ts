@@ -11,14 +11,16 @@
  */
 import { join } from 'node:path';
 import { StoreError } from '../store/database.js';
+import { SearchReader, type ElementRecord } from '../store/search-reader.js';
 import { IndexStore, type EmbedderRecord } from '../store/store.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
 import { embedderFromId } from '../vector/choose.js';
 import type { Embedder } from '../vector/embedder.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
-import { DEFAULT_FUSION_WEIGHTS, EXACT_NAME_BOOST, fuseScores, nameMatch, PARTIAL_NAME_BOOST, PATH_BOOST, type FusionWeights, type NameMatch, type ScoredHit } from './fusion.js';
-import { ftsExpression, parseQuery, type ParsedQuery, type QueryKind } from './query.js';
+import { DEFAULT_FUSION_WEIGHTS, type FusionWeights, type NameMatch, type ScoredHit } from './fusion.js';
+import { ftsExpression, parseQuery, symbolNames, type ParsedQuery, type QueryKind } from './query.js';
+import { rankCandidates, type Evidence, type RankedHit, type RankingWeights } from './ranking.js';
 import { cutLines, DEFAULT_SNIPPET_OPTIONS, SourceCache, SourceReader, type SnippetOptions } from './source.js';
 
 export type SearchMode = 'hybrid' | 'lexical' | 'vector';
@@ -31,8 +33,8 @@ export interface SearcherOptions {
   /** For an index built with an Ollama model: host, timeout. */
   ollama?: OllamaEmbedderOptions;
   vectorIndex?: VectorIndexOptions;
-  /** Fusion weights by query kind (defaults: DEFAULT_FUSION_WEIGHTS). */
-  weights?: Partial<Record<QueryKind, FusionWeights>>;
+  /** Fusion weights by query kind (defaults: DEFAULT_FUSION_WEIGHTS, and FILE_EVIDENCE_WEIGHT for `file`). */
+  weights?: Partial<Record<QueryKind, FusionWeights & { file?: number }>>;
   onEvent?: (event: SearchEvent) => void;
 }
 
@@ -53,7 +55,11 @@ export interface SearchSignals {
   /** 1-based rank in the k-NN list, and the cosine similarity. */
   vector?: number;
   similarity?: number;
+  /** The file's own BM25 over the best file's, when the file matched as a whole. */
+  file?: number;
   name?: NameMatch;
+  /** Found as a definition of the symbol the query names. */
+  definition?: boolean;
   path?: boolean;
 }
 
@@ -112,12 +118,12 @@ export class SearchError extends Error {
 }
 
 export const MAX_K = 100;
-/** Members too small to stand for their container. */
-const FRAGMENT_TYPES: ReadonlySet<string> = new Set(['field', 'property', 'constant']);
-/** A container at most this long shows its members in its snippet, so it stands for them. */
-const SHOWN_CONTAINER_LINES = DEFAULT_SNIPPET_OPTIONS.maxLines;
-/** Their fused score is scaled by this for prose queries. */
-const FRAGMENT_PRIOR = 0.8;
+/** Weight of a file's own BM25 (whole-file evidence) beside its elements'. */
+export const FILE_EVIDENCE_WEIGHT = 0.5;
+/** Files asked of the file-level index. */
+const FILE_CANDIDATES = 50;
+/** Definitions of a named symbol taken at most. */
+const DEFINITION_CANDIDATES = 50;
 export const MAX_QUERY_LENGTH = 2_000;
 /** Terms in more than this share of the elements are left out of BM25 when rarer ones remain... */
 const COMMON_TERM_SHARE = 0.03;
@@ -127,24 +133,14 @@ const COMMON_TERM_MIN_INDEX = 20_000;
 const MAX_CACHED_TERM_WEIGHTS = 50_000;
 /** After the embedder failed, searches stay lexical this long before trying it again. */
 const EMBEDDER_RETRY_MS = 30_000;
-/** BM25 column weights: name, signature, description, path. */
-const BM25 = 'bm25(elements_fts, 4.0, 2.0, 1.0, 0.5)';
 
-interface ElementHit {
-  id: number;
-  type: string;
-  name: string;
-  startLine: number;
-  endLine: number;
-  signature: string;
-  description: string;
-  path: string;
-  language: string | null;
-  size: number;
-  mtimeMs: number;
-  hash: string | null;
-  rootId: number;
+interface LexicalEvidence {
+  elements: ScoredHit[];
+  files: ScoredHit[];
+  definitions: Set<number>;
 }
+
+const NO_LEXICAL_EVIDENCE: LexicalEvidence = { elements: [], files: [], definitions: new Set() };
 
 export class Searcher {
   readonly indexDir: string;
@@ -152,7 +148,7 @@ export class Searcher {
   readonly #store: IndexStore;
   readonly #options: SearcherOptions;
   readonly #roots: Map<number, string>;
-  readonly #weights: Record<QueryKind, FusionWeights>;
+  readonly #weights: Record<QueryKind, RankingWeights>;
   #vectors: VectorIndex;
   #record: EmbedderRecord;
   #embedder: Embedder | undefined;
@@ -167,8 +163,7 @@ export class Searcher {
    * every query repeats.
    */
   #termWeights = { generation: -1, byTerm: new Map<string, number>() };
-  /** The statements every search runs, prepared once (those with filters vary and are prepared per search). */
-  readonly #sql;
+  readonly #reader: SearchReader;
   #closed = false;
 
   private constructor(options: SearcherOptions, store: IndexStore, vectors: VectorIndex, record: EmbedderRecord, roots: Map<number, string>) {
@@ -179,22 +174,8 @@ export class Searcher {
     this.#record = record;
     this.#roots = roots;
     this.root = roots.values().next().value ?? options.indexDir;
-    this.#weights = { ...DEFAULT_FUSION_WEIGHTS, ...options.weights };
-    const db = store.db;
-    createVocabularyView(db);
-    this.#sql = {
-      documentFrequency: db.prepare<[string], { doc: number }>('SELECT doc FROM temp.elements_vocab WHERE term = ?'),
-      // Ranked by an alias, so FTS5 computes each row's BM25 once (it is lower-is-better: negated below).
-      bm25: db.prepare<[string, number], { id: number; rank: number }>(`SELECT rowid AS id, ${BM25} AS rank FROM elements_fts WHERE elements_fts MATCH ? ORDER BY rank LIMIT ?`),
-      // Is there a row past the threshold? Cheaper than counting them all.
-      beyond: db.prepare<[string, number], { found: number }>('SELECT 1 AS found FROM elements_fts WHERE elements_fts MATCH ? LIMIT 1 OFFSET ?'),
-      count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM elements_fts WHERE elements_fts MATCH ?'),
-      elements: db.prepare<[string], ElementHit>(
-        `SELECT e.vector_id AS id, e.element_type AS type, e.element_name AS name, e.start_line AS startLine, e.end_line AS endLine,
-           e.signature, e.description, f.path, f.language, f.size, f.mtime_ms AS mtimeMs, f.hash, f.root_id AS rootId
-         FROM elements e JOIN files f ON f.id = e.file_id WHERE e.vector_id IN (SELECT value FROM json_each(?))`,
-      ),
-    };
+    this.#weights = rankingWeights(options.weights);
+    this.#reader = new SearchReader(store);
   }
 
   /** Opens the index read-only; throws StoreError NOT_FOUND when there is none (or it is empty). */
@@ -248,17 +229,17 @@ export class Searcher {
       // first, so that BM25 runs here meanwhile: the two halves overlap.
       const vectorSide = requestedMode === 'lexical' ? undefined : await this.#startVectorSearch(parsed, k, filters, timings);
       let t = performance.now();
-      let lexicalHits = requestedMode === 'vector' ? [] : this.#lexicalSearch(parsed, k, filters);
+      let lexical = requestedMode === 'vector' ? NO_LEXICAL_EVIDENCE : this.#lexicalSearch(parsed, k, filters);
       timings.lexicalMs = performance.now() - t;
       const vectorResult = typeof vectorSide === 'string' ? vectorSide : vectorSide ? await vectorSide.hits : [];
       const fallback = typeof vectorResult === 'string' ? vectorResult : undefined;
       const vectorHits = typeof vectorResult === 'string' ? [] : vectorResult;
       // Vector-only asked for and unavailable: lexical is the honest substitute.
       const mode: SearchMode = fallback ? 'lexical' : requestedMode;
-      if (fallback && requestedMode === 'vector') lexicalHits = this.#lexicalSearch(parsed, k, filters);
+      if (fallback && requestedMode === 'vector') lexical = this.#lexicalSearch(parsed, k, filters);
 
       t = performance.now();
-      const ranked = this.#rank(parsed, lexicalHits, vectorHits, filters, k, mode);
+      const ranked = this.#rank(parsed, lexical, vectorHits, filters, k, mode);
       timings.fusionMs = performance.now() - t;
 
       t = performance.now();
@@ -347,7 +328,7 @@ export class Searcher {
     if (this.#termWeights.generation !== generation || this.#termWeights.byTerm.size >= MAX_CACHED_TERM_WEIGHTS) this.#termWeights = { generation, byTerm: new Map() };
     const cached = this.#termWeights.byTerm.get(term);
     if (cached !== undefined) return cached;
-    const df = this.#sql.documentFrequency.get(term)?.doc;
+    const df = this.#reader.documentFrequency(term);
     const weight = !df || ntotal === 0 ? 1 : Math.log(1 + ntotal / df) / Math.log(101);
     this.#termWeights.byTerm.set(term, weight);
     return weight;
@@ -362,110 +343,57 @@ export class Searcher {
     return embedder;
   }
 
-  /** BM25 over names, signatures, descriptions and paths, filtered in SQL. */
-  #lexicalSearch(parsed: ParsedQuery, k: number, filters: CompiledFilters): ScoredHit[] {
-    if (parsed.kind === 'path') return this.#pathSearch(parsed, k, filters);
+  /**
+   * The lexical evidence: BM25 over elements (names, signatures,
+   * descriptions, paths and their own code) and over whole files, filtered
+   * in SQL, and the definitions of a symbol the query names.
+   */
+  #lexicalSearch(parsed: ParsedQuery, k: number, filters: CompiledFilters): LexicalEvidence {
     const limit = Math.max(100, k * 10);
-    const { terms, allCommon } = this.#distinctiveTerms(parsed.terms);
-    if (terms.length === 0) return [];
-    if (allCommon) {
-      // Only common words: the elements holding all of them, else those holding the rarest.
-      const all = this.#bm25(terms.map((term) => ftsExpression([term])).join(' AND '), filters, limit);
-      return all.length > 0 ? all : this.#bm25(ftsExpression([this.#rarest(terms)])!, filters, limit);
+    if (parsed.kind === 'path') {
+      // In file order, not by relevance: a score that only keeps that order.
+      const elements = this.#reader.pathElements(parsed.paths, filters, limit).map((id, i) => ({ id, score: 1 / (i + 1) }));
+      return { elements, files: [], definitions: new Set() };
     }
-    return this.#bm25(ftsExpression(terms)!, filters, limit);
-  }
-
-  #bm25(match: string, filters: CompiledFilters, limit: number): ScoredHit[] {
-    // The join to elements and files is paid only when a filter needs it.
-    const rows = filters.active
-      ? this.#store.db
-          .prepare<unknown[], { id: number; rank: number }>(
-            `SELECT e.vector_id AS id, ${BM25} AS rank FROM elements_fts JOIN elements e ON e.vector_id = elements_fts.rowid JOIN files f ON f.id = e.file_id
-             WHERE elements_fts MATCH ? AND ${filters.sql} ORDER BY rank LIMIT ?`,
-          )
-          .all(match, ...filters.params, limit)
-      : this.#sql.bm25.all(match, limit);
-    return rows.map(({ id, rank }) => ({ id, score: -rank }));
+    const definitions = new Set(this.#reader.definitions(symbolNames(parsed), filters, DEFINITION_CANDIDATES));
+    const match = this.#matchExpression(parsed.terms);
+    if (!match) return { elements: [], files: [], definitions };
+    return { elements: this.#reader.elementHits(match, filters, limit), files: this.#reader.fileHits(match, filters, FILE_CANDIDATES), definitions };
   }
 
   /**
-   * BM25 scores every element that holds any term, so a term in a large
-   * share of a large index (`name`, `value`, `ts`) costs tens of
-   * milliseconds and adds almost nothing to the ranking (its IDF is near
-   * zero). Such terms are left out when rarer ones remain. Whether a term is
-   * that common is asked of FTS5 itself: is there a row past the threshold?
+   * The FTS5 expression for a query's terms. BM25 scores every element that
+   * holds any term, so a term in a large share of a large index (`name`,
+   * `value`, `ts`) costs tens of milliseconds and adds almost nothing to the
+   * ranking (its IDF is near zero): such terms are left out when rarer ones
+   * remain. With only common words, the elements holding all of them, else
+   * those holding the rarest. Whether a term is that common is asked of
+   * FTS5 itself: is there a row past the threshold?
    */
-  #distinctiveTerms(terms: string[]): { terms: string[]; allCommon: boolean } {
+  #matchExpression(terms: string[]): string | undefined {
+    if (terms.length === 0) return undefined;
     const count = this.#vectors.ntotal;
-    if (count < COMMON_TERM_MIN_INDEX || terms.length < 2) return { terms, allCommon: false };
+    if (count < COMMON_TERM_MIN_INDEX || terms.length < 2) return ftsExpression(terms);
     const threshold = Math.floor(count * COMMON_TERM_SHARE);
-    const rare = terms.filter((term) => this.#sql.beyond.get(ftsExpression([term])!, threshold) === undefined);
-    return rare.length > 0 ? { terms: rare, allCommon: false } : { terms, allCommon: true };
+    const rare = terms.filter((term) => !this.#reader.matchesMoreThan(ftsExpression([term])!, threshold));
+    if (rare.length > 0) return ftsExpression(rare);
+    const all = terms.map((term) => ftsExpression([term])).join(' AND ');
+    if (this.#reader.matchesMoreThan(all, 0)) return all;
+    return ftsExpression([terms.map((term) => ({ term, n: this.#reader.matchCount(ftsExpression([term])!) })).sort((a, b) => a.n - b.n)[0]!.term]);
   }
 
-  #rarest(terms: string[]): string {
-    return terms.map((term) => ({ term, n: this.#sql.count.get(ftsExpression([term])!)!.n })).sort((a, b) => a.n - b.n)[0]!.term;
+  /** The ranking stack (search/ranking.ts) over the rows of every candidate that passes the filters. */
+  #rank(parsed: ParsedQuery, lexical: LexicalEvidence, vectorHits: ScoredHit[], filters: CompiledFilters, k: number, mode: SearchMode): RankedHit<ElementRecord>[] {
+    const weights = mode === 'lexical' ? { lexical: 1, vector: 0, file: this.#weights[parsed.kind].file } : mode === 'vector' ? { lexical: 0, vector: 1, file: 0 } : this.#weights[parsed.kind];
+    const ids = new Set<number>([...lexical.elements.map((hit) => hit.id), ...vectorHits.map((hit) => hit.id), ...lexical.definitions]);
+    const rows = this.#reader.rows([...ids]);
+    // Gone since FAISS was brought level (an indexer committed meanwhile), or filtered out.
+    for (const [id, row] of rows) if (!filters.matches(row)) rows.delete(id);
+    const evidence: Evidence = { lexical: lexical.elements, vector: vectorHits, files: lexical.files, definitions: lexical.definitions };
+    return rankCandidates(parsed, evidence, rows, { k, weights, lexicalSignals: mode !== 'vector' });
   }
 
-  /** A path query: the elements of the files whose path contains it, outermost first, in file order. */
-  #pathSearch(parsed: ParsedQuery, k: number, filters: CompiledFilters): ScoredHit[] {
-    const conditions = parsed.paths.map(() => 'instr(lower(f.path), ?) > 0').join(' OR ');
-    return this.#store.db
-      .prepare<unknown[], { id: number }>(
-        `SELECT e.vector_id AS id FROM elements e JOIN files f ON f.id = e.file_id
-         WHERE (${conditions}) AND ${filters.sql}
-         ORDER BY length(f.path), f.path, instr(e.element_name, '.') > 0, e.start_line LIMIT ?`,
-      )
-      .all(...parsed.paths, ...filters.params, Math.max(100, k * 10))
-      // In file order, not by relevance: a score that only keeps that order.
-      .map((row, i) => ({ id: row.id, score: 1 / (i + 1) }));
-  }
-
-  /** Fusion, boosts, filters and de-duplication: the final order, cut to k. */
-  #rank(parsed: ParsedQuery, lexicalHits: ScoredHit[], vectorHits: ScoredHit[], filters: CompiledFilters, k: number, mode: SearchMode): Ranked[] {
-    const weights = mode === 'lexical' ? { lexical: 1, vector: 0 } : mode === 'vector' ? { lexical: 0, vector: 1 } : this.#weights[parsed.kind];
-    const fused = fuseScores(lexicalHits, vectorHits, weights);
-    const rows = this.#elements([...fused.keys()]);
-    const ranked: Ranked[] = [];
-    for (const candidate of fused.values()) {
-      const row = rows.get(candidate.id);
-      // Gone since FAISS was brought level (an indexer committed meanwhile), or filtered out.
-      if (!row || !filters.matches({ path: row.path, language: row.language, type: row.type })) continue;
-      const signals: SearchSignals = {};
-      if (candidate.lexicalRank !== undefined) signals.lexical = candidate.lexicalRank;
-      if (candidate.vectorRank !== undefined) {
-        signals.vector = candidate.vectorRank;
-        signals.similarity = candidate.vectorScore!;
-      }
-      // A field or constant is rarely what a question in words is after, and its short
-      // document wins on length alone (BM25's normalisation, a few strong features).
-      let score = parsed.kind === 'prose' && FRAGMENT_TYPES.has(row.type) ? candidate.score * FRAGMENT_PRIOR : candidate.score;
-      if (parsed.identifiers.length > 0 && mode !== 'vector') {
-        const match = nameMatch(row.name, parsed.identifiers);
-        if (match) {
-          signals.name = match;
-          score += nameBoost(match, parsed.kind);
-        }
-      }
-      if (parsed.paths.length > 0 && parsed.paths.some((hint) => row.path.toLowerCase().includes(hint))) {
-        signals.path = true;
-        if (parsed.kind !== 'path') score += PATH_BOOST;
-      }
-      ranked.push({ row, score, signals });
-    }
-    // A path query names files: when some match, only they answer it.
-    const confined = parsed.kind === 'path' && ranked.some((hit) => hit.signals.path) ? ranked.filter((hit) => hit.signals.path) : ranked;
-    confined.sort((a, b) => b.score - a.score || a.row.path.localeCompare(b.row.path) || a.row.startLine - b.row.startLine);
-    return withoutNested(confined, k);
-  }
-
-  #elements(ids: number[]): Map<number, ElementHit> {
-    if (ids.length === 0) return new Map();
-    return new Map(this.#sql.elements.all(JSON.stringify(ids)).map((row) => [row.id, row]));
-  }
-
-  #present(ranked: Ranked[], snippet: SearchOptions['snippet']): SearchResult[] {
+  #present(ranked: RankedHit<ElementRecord>[], snippet: SearchOptions['snippet']): SearchResult[] {
     const readers = new Map<number, SourceReader>();
     const wantText = snippet !== false;
     const limits = typeof snippet === 'object' ? snippet : {};
@@ -495,65 +423,10 @@ export class Searcher {
   }
 }
 
-interface Ranked {
-  row: ElementHit;
-  score: number;
-  signals: SearchSignals;
-}
-
-
-/**
- * One hit per stretch of code: a hit inside a better one (a method of a
- * class already listed) is dropped. A container ranked below its members
- * takes the place of the first of them when those are only fields or
- * constants: they stand for it badly.
- */
-/**
- * A name the query spells is what an identifier query asks for, but only
- * context in a sentence ("the method of the AudioBuffer interface that..."),
- * where BM25 already weighs it: boosting it there put the container above
- * the member the sentence describes (evaluation sets, eval/README.md).
- */
-function nameBoost(match: NameMatch, kind: QueryKind): number {
-  if (kind === 'prose') return 0;
-  return match === 'exact' ? EXACT_NAME_BOOST : PARTIAL_NAME_BOOST;
-}
-
-function withoutNested(ranked: Ranked[], k: number): Ranked[] {
-  const kept: Ranked[] = [];
-  // Only a container whose snippet shows the member stands for it; a long class or
-  // interface listed for its name must not hide the method the query describes.
-  const contains = (outer: ElementHit, inner: ElementHit) =>
-    outer.path === inner.path && outer.startLine <= inner.startLine && inner.endLine <= outer.endLine && outer.endLine - outer.startLine < SHOWN_CONTAINER_LINES;
-  // A container may come a little below k members; look that far, not further.
-  for (const [i, hit] of ranked.entries()) {
-    if (kept.length >= k && i >= 2 * k) break;
-    if (kept.some((other) => contains(other.row, hit.row))) continue;
-    const members = kept.filter((other) => contains(hit.row, other.row));
-    if (members.length === 0) {
-      if (kept.length < k) kept.push(hit);
-    } else if (members.every((member) => FRAGMENT_TYPES.has(member.row.type))) {
-      const at = kept.indexOf(members[0]!);
-      kept[at] = { ...hit, score: members[0]!.score };
-      for (const member of members.slice(1)) kept.splice(kept.indexOf(member), 1);
-    }
-  }
-  return kept;
-}
-
-/**
- * A view of FTS5's term statistics in the connection's own temp schema.
- * `query_only` refuses even temp tables, so it is lifted for this one
- * statement; the index file is never written.
- */
-function createVocabularyView(db: IndexStore['db']): void {
-  const queryOnly = db.pragma('query_only', { simple: true }) === 1;
-  if (queryOnly) db.pragma('query_only = OFF');
-  try {
-    db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.elements_vocab USING fts5vocab(main, elements_fts, row)');
-  } finally {
-    if (queryOnly) db.pragma('query_only = ON');
-  }
+/** The defaults by query kind, with the options' changes, and the file evidence weight. */
+function rankingWeights(given: SearcherOptions['weights'] = {}): Record<QueryKind, RankingWeights> {
+  const kinds = Object.keys(DEFAULT_FUSION_WEIGHTS) as QueryKind[];
+  return Object.fromEntries(kinds.map((kind) => [kind, { file: FILE_EVIDENCE_WEIGHT, ...DEFAULT_FUSION_WEIGHTS[kind], ...given[kind] }])) as Record<QueryKind, RankingWeights>;
 }
 
 /** Runs work inside one read transaction, so every read sees the same commit. */

@@ -76,6 +76,33 @@ export const MIGRATIONS: readonly string[] = [
     content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2'
   );
   `,
+  /* 2 */ `
+  -- The lexical index sees code: every element's own lines (and chunks for
+  -- code outside elements), and each whole file. Contentless, like before:
+  -- code is indexed, never stored. (Full detail: with detail=column, FTS5's
+  -- bm25() scores every row of a contentless table 0.)
+  DROP TABLE elements_fts;
+  CREATE VIRTUAL TABLE elements_fts USING fts5(
+    name, signature, description, path, code,
+    content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2'
+  );
+  CREATE VIRTUAL TABLE files_fts USING fts5(
+    path, code,
+    content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2'
+  );
+
+  -- The last segment of an element's name, lower-cased: a symbol query finds its definitions by it.
+  ALTER TABLE elements ADD COLUMN short_name TEXT NOT NULL DEFAULT '';
+  CREATE INDEX elements_by_short_name ON elements(short_name);
+
+  -- The code that the new lexical index needs is not stored: every file is
+  -- read again by the next run, as after a rebuild (the caches are kept).
+  DELETE FROM elements;
+  DELETE FROM files;
+  DELETE FROM removed_vectors;
+  UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation';
+  INSERT OR REPLACE INTO meta (key, value) SELECT 'rebuilt_at_generation', value FROM meta WHERE key = 'generation';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -9,7 +9,7 @@ import type { AnalysisCache } from '../analysis/llm/cache.js';
 import type { ModelAnswer } from '../analysis/llm/resources.js';
 import type { ElementDocument } from '../vector/document.js';
 import { qualifiedName } from '../vector/document.js';
-import { subwordText } from '../vector/terms.js';
+import { lexicalText } from '../vector/terms.js';
 import { openDatabase, StoreError, type OpenDatabaseOptions } from './database.js';
 
 export type FileStatus = 'indexed' | 'skipped' | 'failed';
@@ -87,14 +87,16 @@ export class IndexStore {
            start_line AS startLine, end_line AS endLine, signature, description, document_hash AS documentHash
          FROM elements WHERE file_id = ?`,
       ),
-      insertElement: db.prepare<[number, number, string, string, string, number, number, string, string, string]>(
-        `INSERT INTO elements (file_id, generation, element_type, element_name, access, start_line, end_line, signature, description, document_hash)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      insertElement: db.prepare<[number, number, string, string, string, string, number, number, string, string, string]>(
+        `INSERT INTO elements (file_id, generation, element_type, element_name, short_name, access, start_line, end_line, signature, description, document_hash)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       moveElement: db.prepare('UPDATE elements SET start_line = ?, end_line = ? WHERE vector_id = ?'),
       deleteElement: db.prepare('DELETE FROM elements WHERE vector_id = ?'),
-      insertFts: db.prepare('INSERT INTO elements_fts (rowid, name, signature, description, path) VALUES (?, ?, ?, ?, ?)'),
+      insertFts: db.prepare('INSERT INTO elements_fts (rowid, name, signature, description, path, code) VALUES (?, ?, ?, ?, ?, ?)'),
       deleteFts: db.prepare('DELETE FROM elements_fts WHERE rowid = ?'),
+      insertFileFts: db.prepare('INSERT INTO files_fts (rowid, path, code) VALUES (?, ?, ?)'),
+      deleteFileFts: db.prepare('DELETE FROM files_fts WHERE rowid = ?'),
       tombstone: db.prepare('INSERT OR REPLACE INTO removed_vectors (vector_id, generation) VALUES (?, ?)'),
       getEmbedding: db.prepare<[string, string], { vector: Buffer }>('SELECT vector FROM embeddings WHERE embedder = ? AND document_hash = ?'),
       putEmbedding: db.prepare('INSERT OR IGNORE INTO embeddings (embedder, document_hash, vector) VALUES (?, ?, ?)'),
@@ -161,7 +163,7 @@ export class IndexStore {
   /** Forgets every file and element (a rebuild); the caches are kept. */
   reset(embedder: EmbedderRecord): void {
     this.transaction(() => {
-      this.db.exec(`DELETE FROM elements; DELETE FROM files; DELETE FROM removed_vectors; DELETE FROM elements_fts;`);
+      this.db.exec(`DELETE FROM elements; DELETE FROM files; DELETE FROM removed_vectors; DELETE FROM elements_fts; DELETE FROM files_fts;`);
       this.setMeta('embedder', embedder.id);
       this.setMeta('dimension', embedder.dimension);
       this.setMeta('generation', this.generation + 1);
@@ -199,6 +201,7 @@ export class IndexStore {
   deleteFile(fileId: number, generation: number): number[] {
     const removed = this.#s.elementsOfFile.all(fileId).map((row) => row.vectorId);
     for (const id of removed) this.#removeElement(id, generation);
+    this.#s.deleteFileFts.run(fileId);
     this.#s.deleteFile.run(fileId);
     return removed;
   }
@@ -233,9 +236,9 @@ export class IndexStore {
       }
       const name = qualifiedName(e);
       const vectorId = Number(
-        this.#s.insertElement.run(fileId, generation, e.type, name, e.access, e.startLine, e.endLine, e.signature, e.description, document.hash).lastInsertRowid,
+        this.#s.insertElement.run(fileId, generation, e.type, name, e.name.toLowerCase(), e.access, e.startLine, e.endLine, e.signature, e.description, document.hash).lastInsertRowid,
       );
-      this.#s.insertFts.run(vectorId, subwordText(name), subwordText(e.signature), e.description, subwordText(update.path));
+      this.#s.insertFts.run(vectorId, lexicalText(name), lexicalText(e.signature), lexicalText(e.description), lexicalText(update.path), lexicalText(document.code));
       added.push({ vectorId, document });
     }
     const removed: number[] = [];
@@ -246,6 +249,9 @@ export class IndexStore {
       }
     }
     this.#s.setElementCount.run(documents.length, fileId);
+    // The whole file in the file-level lexical index: its elements' own lines and its chunks cover it.
+    this.#s.deleteFileFts.run(fileId);
+    if (documents.length > 0) this.#s.insertFileFts.run(fileId, lexicalText(update.path), lexicalText(documents.map((d) => d.code).join('\n')));
     return { fileId, added, removed, kept };
   }
 

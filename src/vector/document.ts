@@ -11,9 +11,14 @@
  * sees, except for `Lines:`: line numbers carry no meaning, and leaving them
  * out of the embedded text (and its hash) means an edit above an element
  * does not re-embed it.
+ *
+ * Beside it, each document carries the code its element holds in the
+ * lexical index (all of its own lines, not the cut snippet): that text is
+ * indexed, never stored.
  */
 import { createHash } from 'node:crypto';
 import type { CodeElement, CodeFile } from '../analysis/types.js';
+import { coverFile } from './coverage.js';
 import { cutSnippet, DEFAULT_SNIPPET_LIMITS, type SnippetLimits } from './snippet.js';
 
 export interface ElementDocument {
@@ -22,7 +27,13 @@ export interface ElementDocument {
   text: string;
   /** What is embedded: the document without its `Lines:` line. */
   embeddingText: string;
-  /** sha256 of `embeddingText` (hex, 32 chars): the embedding cache key. */
+  /** The element's own lines, for the lexical index (not stored). */
+  code: string;
+  /**
+   * sha256 of `embeddingText` and `code` (hex, 32 chars): the embedding
+   * cache key, and what tells an unchanged element (which keeps its row,
+   * vector and lexical entry) from a changed one.
+   */
   hash: string;
 }
 
@@ -30,15 +41,16 @@ export function qualifiedName(element: CodeElement): string {
   return element.parent ? `${element.parent}.${element.name}` : element.name;
 }
 
+/** The documents of a file's elements, then of the chunks that cover the code outside them. */
 export function buildDocuments(file: CodeFile, lines: readonly string[], limits: SnippetLimits = DEFAULT_SNIPPET_LIMITS): ElementDocument[] {
   const firstMember = firstMemberLines(file.elements);
-  return file.elements.map((element) => {
+  return coverFile(file, lines).map(({ element, ownText }) => {
     const snippet = cutSnippet(element, lines, firstMember.get(qualifiedName(element)), limits);
-    return buildDocument(element, file.path, snippet);
+    return buildDocument(element, file.path, snippet, ownText);
   });
 }
 
-export function buildDocument(element: CodeElement, path: string, snippet: string): ElementDocument {
+export function buildDocument(element: CodeElement, path: string, snippet: string, code = ''): ElementDocument {
   const head = [`${element.type}: ${qualifiedName(element)}`];
   const body: string[] = [];
   head.push(`Access: ${element.access}`, `File: ${path}`);
@@ -55,7 +67,7 @@ export function buildDocument(element: CodeElement, path: string, snippet: strin
   if (snippet) body.push('Code:', snippet);
   const embeddingText = [...head, ...body].join('\n');
   const text = [...head, lines, ...body].join('\n');
-  return { element, text, embeddingText, hash: documentHash(embeddingText) };
+  return { element, text, embeddingText, code, hash: documentHash(`${embeddingText}\0${code}`) };
 }
 
 export function documentHash(text: string): string {

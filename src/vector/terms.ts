@@ -64,3 +64,20 @@ export function subwordText(text: string): string {
   }
   return out.join(' ');
 }
+
+/**
+ * Text for the lexical index, where FTS5 splits on anything but letters
+ * and digits: each identifier of several sub-words as one joined token
+ * (`getUserById` and `get_user_by_id` both give `getuserbyid`) followed by
+ * its sub-words, so that the whole name and each part find it. The query
+ * side (search/query.ts) makes the same tokens.
+ */
+export function lexicalText(text: string): string {
+  const out: string[] = [];
+  for (const word of words(text)) {
+    const parts = splitIdentifier(word);
+    if (parts.length > 1) out.push(parts.join(''), ...parts);
+    else if (parts.length === 1) out.push(parts[0]!);
+  }
+  return out.join(' ');
+}

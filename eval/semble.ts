@@ -1,0 +1,176 @@
+/**
+ * The public code-search benchmark (MinishLab/semble's; its development
+ * split is in ../shared/semble-benchmark/) over checked-out repositories,
+ * scored with exactly its protocol (src/eval/benchmark.ts). No network: the
+ * repositories must already be there, each at its pinned revision, as
+ * `<repos>/<name>/` (`git --git-dir=<clone> archive <revision> | tar -x -C <repos>/<name>`).
+ *
+ *   npm run eval:semble -- --repos <dir>                      every repository, every mode
+ *   npm run eval:semble -- --repos <dir> --repo gin --mode hybrid --verbose
+ *   npm run eval:semble -- --repos <dir> --reuse              search the indexes of the last run (ranking changes only)
+ *   npm run eval:semble -- --repos <dir> --readme             also write the tables into README.md
+ *
+ * Built-in embedder, no analysis model, as on any machine. Indexes go to
+ * --index-dir (default eval/.cache/semble/<name>), outside the checkouts.
+ */
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Indexer, Searcher, type SearchMode } from '../src/index.js';
+import {
+  annotationsFile,
+  loadBenchmarkQueries,
+  loadBenchmarkRepos,
+  ndcgAt10,
+  scoreRepo,
+  summarize,
+  type BenchmarkRepo,
+  type BenchmarkSummary,
+  type RepoScore,
+} from '../src/eval/benchmark.js';
+import { describeMachine } from '../bench/lib/machine.js';
+import { markdownTable, replaceReadmeSection } from '../bench/lib/readme.js';
+import { printTable } from '../bench/lib/stats.js';
+import { ROOT } from './lib/corpora.js';
+import { loadPublished, publishedSummary, PUBLISHED_METHODS } from './lib/published.js';
+
+const { values } = parseArgs({
+  options: {
+    repos: { type: 'string' },
+    benchmark: { type: 'string', default: join(ROOT, '..', 'shared', 'semble-benchmark') },
+    annotations: { type: 'string' },
+    'index-dir': { type: 'string', default: join(ROOT, 'eval', '.cache', 'semble') },
+    repo: { type: 'string', multiple: true },
+    mode: { type: 'string', multiple: true },
+    reuse: { type: 'boolean' },
+    verbose: { type: 'boolean' },
+    json: { type: 'string' },
+    readme: { type: 'boolean' },
+  },
+});
+
+const log = (message: string) => process.stderr.write(`eval:semble: ${message}\n`);
+const fail = (message: string): never => {
+  log(message);
+  process.exit(2);
+};
+
+const reposDir = values.repos ? resolve(values.repos) : fail('--repos <dir> is required: the checked-out repositories, one folder per name');
+const benchmarkDir = resolve(values.benchmark!);
+const annotationsDir = resolve(values.annotations ?? join(benchmarkDir, 'annotations'));
+const MODES: SearchMode[] = (values.mode as SearchMode[] | undefined) ?? ['lexical', 'vector', 'hybrid'];
+for (const mode of MODES) if (!['lexical', 'vector', 'hybrid'].includes(mode)) fail(`--mode must be lexical, vector or hybrid, not ${mode}`);
+
+const all = loadBenchmarkRepos(join(benchmarkDir, 'repos.json'));
+const wanted = values.repo ? all.filter((repo) => values.repo!.includes(repo.name)) : all;
+if (values.repo) for (const name of values.repo) if (!all.some((repo) => repo.name === name)) fail(`no repository ${name} in repos.json`);
+const runnable = wanted.filter((repo) => {
+  if (!existsSync(annotationsFile(annotationsDir, repo.name))) return false;
+  if (existsSync(join(reposDir, repo.name, repo.benchmarkRoot))) return true;
+  log(`${repo.name}: not checked out at ${join(reposDir, repo.name)}; left out`);
+  return false;
+});
+if (runnable.length === 0) fail(`no repository with annotations in ${annotationsDir} is checked out under ${reposDir}`);
+
+interface QueryDetail {
+  repo: string;
+  query: string;
+  category: string;
+  ndcg10: Partial<Record<SearchMode, number>>;
+  top: Partial<Record<SearchMode, string[]>>;
+  targets: string[];
+}
+
+const scores: Record<SearchMode, RepoScore[]> = { lexical: [], vector: [], hybrid: [] };
+const details: QueryDetail[] = [];
+const timing = { indexMs: 0, searchMs: [] as number[], chunks: 0 };
+
+for (const repo of runnable) {
+  const indexDir = join(resolve(values['index-dir']!), repo.name);
+  await indexRepo(repo, indexDir);
+  const queries = loadBenchmarkQueries(annotationsFile(annotationsDir, repo.name));
+  const searcher = await Searcher.open({ indexDir });
+  try {
+    const perMode: Record<SearchMode, { category: string; ndcg10: number }[]> = { lexical: [], vector: [], hybrid: [] };
+    for (const entry of queries) {
+      const detail: QueryDetail = { repo: repo.name, query: entry.query, category: entry.category, ndcg10: {}, top: {}, targets: entry.targets.map((t) => (t.startLine ? `${t.path}:${t.startLine}-${t.endLine}` : t.path)) };
+      for (const mode of MODES) {
+        const started = performance.now();
+        const response = await searcher.search(entry.query, { k: 10, mode, snippet: false });
+        if (mode === 'hybrid') timing.searchMs.push(performance.now() - started);
+        const value = ndcgAt10(response.results, entry.targets);
+        perMode[mode].push({ category: entry.category, ndcg10: value });
+        detail.ndcg10[mode] = value;
+        detail.top[mode] = response.results.map((r) => `${r.path}:${r.startLine}-${r.endLine}`);
+      }
+      details.push(detail);
+      if (values.verbose && (detail.ndcg10.hybrid ?? 1) < 1) {
+        log(`  [${entry.category}] ${(detail.ndcg10.hybrid ?? 0).toFixed(3)} ${JSON.stringify(entry.query)}\n      targets: ${detail.targets.join(', ')}\n      top: ${(detail.top.hybrid ?? []).slice(0, 5).join(', ')}`);
+      }
+    }
+    const line: string[] = [];
+    for (const mode of MODES) {
+      const score = scoreRepo(repo, perMode[mode]);
+      scores[mode].push(score);
+      line.push(`${mode} ${score.ndcg10.toFixed(3)}`);
+    }
+    log(`${repo.name} (${repo.language}, ${queries.length} queries): ${line.join(', ')}`);
+  } finally {
+    searcher.close();
+  }
+}
+
+async function indexRepo(repo: BenchmarkRepo, indexDir: string): Promise<void> {
+  if (values.reuse && existsSync(join(indexDir, 'index.db'))) return;
+  rmSync(indexDir, { recursive: true, force: true });
+  mkdirSync(indexDir, { recursive: true });
+  const root = join(reposDir, repo.name, repo.benchmarkRoot);
+  const started = performance.now();
+  const summary = await new Indexer({ path: root, root, indexDir, embedder: 'builtin', llm: false }).run();
+  timing.indexMs += performance.now() - started;
+  timing.chunks += summary.elements.total;
+  log(`${repo.name}: ${summary.files.scanned} files, ${summary.elements.total} elements indexed in ${(summary.durationMs / 1000).toFixed(1)} s`);
+}
+
+// --- report -------------------------------------------------------------------
+const f = (value: number | undefined) => (value === undefined ? '–' : value.toFixed(3));
+const names = runnable.map((repo) => repo.name);
+const published = loadPublished(join(benchmarkDir, 'published-figures.json'));
+const ours: [string, BenchmarkSummary][] = MODES.map((mode) => [`ocvector ${mode}`, summarize(scores[mode])]);
+const theirs: [string, BenchmarkSummary][] = PUBLISHED_METHODS.flatMap(({ key, label }) => {
+  const summary = publishedSummary(published, key, names);
+  return summary ? [[label, summary] as [string, BenchmarkSummary]] : [];
+});
+const rowsOf = (list: [string, BenchmarkSummary][]) => list;
+const categories = [...new Set(ours.flatMap(([, s]) => Object.keys(s.byCategory)))].sort();
+const languages = [...new Set(runnable.map((repo) => repo.language))].sort();
+
+const overallHeader = ['method', 'NDCG@10', ...categories, 'repositories'];
+const overallRows = [...rowsOf(ours), ...rowsOf(theirs)].map(([label, s]) => [label, f(s.ndcg10), ...categories.map((c) => f(s.byCategory[c])), String(s.repos)]);
+const languageHeader = ['method', ...languages];
+const languageRows = [...ours, ...theirs].map(([label, s]) => [label, ...languages.map((language) => f(s.byLanguage[language]))]);
+const repoHeader = ['repository', 'language', 'queries', ...MODES.map((m) => `ocvector ${m}`), ...PUBLISHED_METHODS.slice(0, 3).map((m) => m.label)];
+const repoRows = runnable.map((repo, i) => [
+  repo.name,
+  repo.language,
+  String(scores[MODES[0]!][i]!.queries),
+  ...MODES.map((mode) => f(scores[mode][i]!.ndcg10)),
+  ...PUBLISHED_METHODS.slice(0, 3).map((m) => f(published.methods[m.key]?.repos[repo.name]?.ndcg10)),
+]);
+
+printTable(`Code-search benchmark, development split: NDCG@10, mean over ${runnable.length} repositories`, overallHeader, overallRows);
+printTable('By language (mean over its repositories)', languageHeader, languageRows);
+printTable('By repository', repoHeader, repoRows);
+const searchMs = [...timing.searchMs].sort((a, b) => a - b);
+const at = (p: number) => searchMs[Math.min(searchMs.length - 1, Math.floor((p / 100) * searchMs.length))] ?? 0;
+process.stdout.write(`\nHybrid query latency: p50 ${at(50).toFixed(1)} ms, p95 ${at(95).toFixed(1)} ms over ${searchMs.length} queries (no snippets).${timing.indexMs > 0 ? ` Indexing: ${(timing.indexMs / 1000).toFixed(1)} s for ${timing.chunks.toLocaleString('en-US')} elements.` : ''}\n`);
+
+if (values.json) writeFileSync(values.json, `${JSON.stringify({ summary: Object.fromEntries(ours), repos: scores, details }, null, 2)}\n`);
+if (values.readme) {
+  const section = [
+    markdownTable(overallHeader, overallRows),
+    markdownTable(languageHeader, languageRows),
+    `ocvector: built-in embedder, no analysis model, k = 10, each repository's own index. Published figures: the same repositories, from semble's result files. ${describeMachine()}.`,
+  ].join('\n\n');
+  replaceReadmeSection(join(ROOT, 'README.md'), 'semble', section);
+}

@@ -1,0 +1,116 @@
+/**
+ * What a file's path says about how likely it is to be the answer, before
+ * its content is read: implementation comes before tests, documentation,
+ * examples, benchmarks and generated or vendored code, unless the query
+ * asks for those. And a file whose name the query spells (`binding` in
+ * binding/json.go, `router` in router.ts) is more likely than one whose
+ * content merely mentions the words.
+ */
+import { posix } from 'node:path';
+import { splitIdentifier, stem } from '../vector/terms.js';
+import { isStopWord } from '../vector/vocabulary.js';
+
+export type PathRole = 'test' | 'docs' | 'example' | 'bench' | 'generated' | 'vendor' | 'declaration';
+
+/** Multipliers of a result's score by role, when the query does not ask for that role. */
+export const ROLE_PRIOR: Readonly<Record<PathRole, number>> = {
+  test: 0.55,
+  docs: 0.6,
+  example: 0.6,
+  bench: 0.6,
+  generated: 0.6,
+  vendor: 0.6,
+  declaration: 0.85,
+};
+
+const TEST_FILE =
+  /(?:^|\/)(?:test_[^/]*|[^/]*_test|[^/]*_spec|[^/]*[.-](?:test|spec)s?|[^/]*(?:Tests?|Spec|Suite))\.[a-z0-9]+$|(?:^|\/)(?:conftest\.py|test_helpers?[^/]*)$/;
+const TEST_DIR = /(?:^|\/)(?:tests?|__tests__|__mocks__|spec|specs|testing|testdata|fixtures?|e2e)\//i;
+const DOCS = /(?:^|\/)(?:docs?|documentation|doc_src|docs_src|man)\/|\.(?:md|mdx|markdown|rst|adoc)$|(?:^|\/)(?:README|CHANGELOG|CHANGES|HISTORY|CONTRIBUTING|LICENSE|NOTICE)[^/]*$/i;
+const EXAMPLES = /(?:^|\/)(?:_?examples?|samples?|demos?|playground|tutorials?)\//i;
+const BENCH = /(?:^|\/)(?:bench|benches|benchmarks?)\/|(?:^|\/)[^/]*[._-]bench(?:mark)?s?\.[a-z0-9]+$/i;
+const GENERATED = /(?:^|\/)(?:generated|gen|__generated__)\/|\.(?:pb|g|gen|generated)\.[a-z0-9]+$|_pb2\.py$/i;
+const VENDOR = /(?:^|\/)(?:vendor|third_party|thirdparty|external|deps)\//i;
+const DECLARATION = /\.d\.[cm]?ts$/;
+
+const ROLE_PATTERNS: readonly [PathRole, RegExp][] = [
+  ['test', TEST_FILE],
+  ['test', TEST_DIR],
+  ['docs', DOCS],
+  ['example', EXAMPLES],
+  ['bench', BENCH],
+  ['generated', GENERATED],
+  ['vendor', VENDOR],
+  ['declaration', DECLARATION],
+];
+
+/** Query words that ask for a role: then its files are not held back. */
+const ROLE_WORDS: Readonly<Record<PathRole, readonly string[]>> = {
+  test: ['test', 'tests', 'testing', 'spec', 'specs', 'mock', 'mocks', 'fixture', 'fixtures', 'assert', 'assertion'],
+  docs: ['doc', 'docs', 'documentation', 'readme', 'guide', 'tutorial', 'changelog', 'markdown'],
+  example: ['example', 'examples', 'sample', 'samples', 'demo', 'tutorial'],
+  bench: ['bench', 'benchmark', 'benchmarks', 'performance'],
+  generated: ['generated', 'protobuf', 'codegen'],
+  vendor: ['vendor', 'vendored', 'third'],
+  declaration: ['declaration', 'declarations', 'types', 'typings', 'dts'],
+};
+
+export function pathRoles(path: string): Set<PathRole> {
+  const roles = new Set<PathRole>();
+  for (const [role, pattern] of ROLE_PATTERNS) if (pattern.test(path)) roles.add(role);
+  return roles;
+}
+
+/** The roles a query asks for, by its words. */
+export function requestedRoles(queryWords: readonly string[]): Set<PathRole> {
+  const lower = new Set(queryWords.map((word) => word.toLowerCase()));
+  const roles = new Set<PathRole>();
+  for (const [role, words] of Object.entries(ROLE_WORDS) as [PathRole, readonly string[]][]) if (words.some((word) => lower.has(word))) roles.add(role);
+  return roles;
+}
+
+/** The product of the priors of a path's roles that the query did not ask for. */
+export function rolePrior(path: string, requested: ReadonlySet<PathRole>): number {
+  let prior = 1;
+  for (const role of pathRoles(path)) if (!requested.has(role)) prior *= ROLE_PRIOR[role];
+  return prior;
+}
+
+/**
+ * The share of the query's meaningful words that the file's name or its
+ * directory's name spells (prefixes of three letters or more count:
+ * `dependency` ~ `dependencies`). 0 when none does.
+ */
+export function pathWordShare(path: string, queryWords: readonly string[]): number {
+  const keywords = meaningfulWords(queryWords);
+  if (keywords.length === 0) return 0;
+  const parts = pathParts(path);
+  let matched = 0;
+  for (const keyword of keywords) if (parts.some((part) => sharesPrefix(keyword, part))) matched++;
+  return matched / keywords.length;
+}
+
+/** Lower-cased words of a query worth matching against paths: no stop words, three letters or more. */
+export function meaningfulWords(queryWords: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const word of queryWords) {
+    for (const part of splitIdentifier(word)) if (part.length >= 3 && !isStopWord(stem(part))) out.add(part);
+  }
+  return [...out];
+}
+
+/** The sub-words of a file's stem (without extensions) and of its directory's name. */
+function pathParts(path: string): string[] {
+  const base = posix.basename(path);
+  const stemName = base.includes('.') ? base.slice(0, base.indexOf('.')) || base : base;
+  const directory = posix.basename(posix.dirname(path));
+  const parts = splitIdentifier(stemName);
+  if (directory && directory !== '.') parts.push(...splitIdentifier(directory));
+  return parts;
+}
+
+function sharesPrefix(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [shorter, longer] = a.length <= b.length ? [a, b] : [b, a];
+  return shorter.length >= 3 && longer.startsWith(shorter) && shorter.length >= longer.length - 4;
+}

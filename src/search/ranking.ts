@@ -1,0 +1,190 @@
+/**
+ * The ranking stack, in the order it runs: candidates (from the searcher:
+ * BM25 over elements and over whole files, k-NN over element vectors, and
+ * the definitions of a symbol the query names) → features → one score →
+ * results spread over files → one hit per stretch of code. Each stage is a
+ * small pure function, kept because the benchmark says so (README,
+ * Retrieval quality).
+ */
+import { EXACT_NAME_BOOST, fuseScores, nameMatch, PARTIAL_NAME_BOOST, PATH_BOOST, relativeScores, type FusionWeights, type NameMatch, type ScoredHit } from './fusion.js';
+import { pathWordShare, requestedRoles, rolePrior } from './path-priors.js';
+import type { ParsedQuery } from './query.js';
+
+/** An element as ranking sees it. */
+export interface CandidateRow {
+  id: number;
+  fileId: number;
+  path: string;
+  type: string;
+  name: string;
+  startLine: number;
+  endLine: number;
+}
+
+export interface Evidence {
+  /** BM25 over elements (their names, signatures, descriptions, paths and own code), best first. */
+  lexical: readonly ScoredHit[];
+  /** Cosine similarity of element vectors, best first. */
+  vector: readonly ScoredHit[];
+  /** BM25 over whole files, by file id, best first. */
+  files: readonly ScoredHit[];
+  /** Elements that define the symbol the query names, found by name. */
+  definitions: ReadonlySet<number>;
+}
+
+export interface RankingWeights extends FusionWeights {
+  /** The file's own BM25 (over the best file's), added to each of its elements. */
+  file: number;
+}
+
+export interface RankingOptions {
+  k: number;
+  weights: RankingWeights;
+  /** Signals the mode leaves out: no name or path boosts for vector-only search. */
+  lexicalSignals: boolean;
+}
+
+export interface RankedHit<Row extends CandidateRow> {
+  row: Row;
+  score: number;
+  signals: RankSignals;
+}
+
+export interface RankSignals {
+  lexical?: number;
+  vector?: number;
+  similarity?: number;
+  file?: number;
+  name?: NameMatch;
+  definition?: boolean;
+  path?: boolean;
+}
+
+/** Times the share of the query's words that the file's name spells. */
+export const PATH_WORD_BOOST = 0.5;
+/** Members too small to stand for their container. */
+export const FRAGMENT_TYPES: ReadonlySet<string> = new Set(['field', 'property', 'constant']);
+/** Their score is scaled by this for prose queries: a short document wins on length alone. */
+const FRAGMENT_PRIOR = 0.8;
+/** Each further result of a file already listed counts this much less again. */
+export const FILE_SATURATION = 0.5;
+/** Element types that define a name (a symbol query's answer), against pieces of text. */
+const DEFINITION_TYPES_EXCLUDED: ReadonlySet<string> = new Set(['chunk', 'window', 'section', 'document']);
+
+export function rankCandidates<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence, rows: ReadonlyMap<number, Row>, options: RankingOptions): RankedHit<Row>[] {
+  const scored = score(parsed, evidence, rows, options);
+  // A path query names files: when some match, only they answer it.
+  const confined = parsed.kind === 'path' && scored.some((hit) => hit.signals.path) ? scored.filter((hit) => hit.signals.path) : scored;
+  return withoutNested(spreadOverFiles(confined), options.k);
+}
+
+/** Features to one score per candidate, best first. */
+function score<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence, rows: ReadonlyMap<number, Row>, options: RankingOptions): RankedHit<Row>[] {
+  const { weights, lexicalSignals } = options;
+  const fused = fuseScores(evidence.lexical, evidence.vector, weights);
+  for (const id of evidence.definitions) if (!fused.has(id)) fused.set(id, { id, score: 0 });
+  const fileScores = new Map<number, number>();
+  relativeScores(evidence.files).forEach((value, i) => fileScores.set(evidence.files[i]!.id, value));
+  const queryWords = parsed.text.split(/\s+/);
+  const roles = requestedRoles(queryWords.flatMap((word) => word.split(/[^\p{L}\p{N}]+/u)));
+  const pathShares = new Map<string, number>();
+
+  const out: RankedHit<Row>[] = [];
+  for (const candidate of fused.values()) {
+    const row = rows.get(candidate.id);
+    if (!row) continue;
+    const signals: RankSignals = {};
+    if (candidate.lexicalRank !== undefined) signals.lexical = candidate.lexicalRank;
+    if (candidate.vectorRank !== undefined) {
+      signals.vector = candidate.vectorRank;
+      signals.similarity = candidate.vectorScore!;
+    }
+    let value = candidate.score;
+    const file = fileScores.get(row.fileId);
+    if (file !== undefined && weights.file > 0) {
+      signals.file = file;
+      value += weights.file * file;
+    }
+    if (parsed.kind === 'prose' && FRAGMENT_TYPES.has(row.type)) value *= FRAGMENT_PRIOR;
+    if (lexicalSignals) {
+      if (parsed.identifiers.length > 0 && !DEFINITION_TYPES_EXCLUDED.has(row.type)) {
+        const match = nameMatch(row.name, parsed.identifiers);
+        if (match) {
+          signals.name = match;
+          value += nameBoost(match, parsed);
+        }
+      }
+      if (evidence.definitions.has(row.id)) signals.definition = true;
+      if (parsed.paths.length > 0 && parsed.paths.some((hint) => row.path.toLowerCase().includes(hint))) {
+        signals.path = true;
+        if (parsed.kind !== 'path') value += PATH_BOOST;
+      }
+      if (parsed.kind === 'prose') {
+        let share = pathShares.get(row.path);
+        if (share === undefined) pathShares.set(row.path, (share = pathWordShare(row.path, queryWords)));
+        value += PATH_WORD_BOOST * share;
+      }
+    }
+    value *= rolePrior(row.path, roles);
+    out.push({ row, score: value, signals });
+  }
+  return out.sort(byScore);
+}
+
+/**
+ * A name the query spells is what an identifier query asks for, but only
+ * context in a sentence ("the method of the AudioBuffer interface that..."),
+ * where BM25 already weighs it: boosting it there put the container above
+ * the member the sentence describes (evaluation sets, eval/README.md).
+ */
+function nameBoost(match: NameMatch, parsed: ParsedQuery): number {
+  if (parsed.kind === 'prose') return 0;
+  return match === 'exact' ? EXACT_NAME_BOOST : PARTIAL_NAME_BOOST;
+}
+
+/**
+ * A result list is for finding places: ten windows of one file are one
+ * answer. Each further hit of a file already listed is scaled down by
+ * FILE_SATURATION per hit before it, then the list is sorted again.
+ */
+export function spreadOverFiles<Row extends CandidateRow>(ranked: readonly RankedHit<Row>[]): RankedHit<Row>[] {
+  const seen = new Map<number, number>();
+  const spread = ranked.map((hit) => {
+    const before = seen.get(hit.row.fileId) ?? 0;
+    seen.set(hit.row.fileId, before + 1);
+    return before === 0 ? hit : { ...hit, score: hit.score * FILE_SATURATION ** before };
+  });
+  return spread.sort(byScore);
+}
+
+/**
+ * One hit per stretch of code: a hit inside a better one (a method of a
+ * class already listed) is dropped. A container ranked below its members
+ * takes the place of the first of them when those are only fields or
+ * constants: they stand for it badly. Only a container short enough for
+ * its snippet to show the member stands for it: a long class listed for
+ * its name must not hide the method the query describes.
+ */
+export function withoutNested<Row extends CandidateRow>(ranked: readonly RankedHit<Row>[], k: number, shownLines = 30): RankedHit<Row>[] {
+  const kept: RankedHit<Row>[] = [];
+  const contains = (outer: Row, inner: Row) =>
+    outer.path === inner.path && outer.startLine <= inner.startLine && inner.endLine <= outer.endLine && outer.endLine - outer.startLine < shownLines;
+  // A container may come a little below k members; look that far, not further.
+  for (const [i, hit] of ranked.entries()) {
+    if (kept.length >= k && i >= 2 * k) break;
+    if (kept.some((other) => contains(other.row, hit.row))) continue;
+    const members = kept.filter((other) => contains(hit.row, other.row));
+    if (members.length === 0) {
+      if (kept.length < k) kept.push(hit);
+    } else if (members.every((member) => FRAGMENT_TYPES.has(member.row.type))) {
+      const at = kept.indexOf(members[0]!);
+      kept[at] = { ...hit, score: members[0]!.score };
+      for (const member of members.slice(1)) kept.splice(kept.indexOf(member), 1);
+    }
+  }
+  return kept;
+}
+
+function byScore<Row extends CandidateRow>(a: RankedHit<Row>, b: RankedHit<Row>): number {
+  return b.score - a.score || a.row.path.localeCompare(b.row.path) || a.row.startLine - b.row.startLine;
+}

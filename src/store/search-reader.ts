@@ -1,0 +1,159 @@
+/**
+ * The reads a search makes, as named queries: BM25 over elements and over
+ * whole files, the elements of named files and of a named symbol, term
+ * statistics, and the rows of hits. The SQL lives here, beside the schema
+ * it reads; filters arrive compiled (search/filters.ts) against the aliases
+ * `e` (elements) and `f` (files) used below.
+ */
+import type { IndexStore } from './store.js';
+
+export interface FilterSql {
+  /** A condition over `e` and `f`, and its parameters. */
+  sql: string;
+  params: (string | number)[];
+  active: boolean;
+  /** The part over `f` alone. */
+  files: { sql: string; params: (string | number)[]; active: boolean };
+}
+
+export interface IdScore {
+  id: number;
+  /** Higher is better (BM25 negated: FTS5 gives it lower-is-better). */
+  score: number;
+}
+
+export interface ElementRecord {
+  id: number;
+  fileId: number;
+  type: string;
+  name: string;
+  startLine: number;
+  endLine: number;
+  signature: string;
+  description: string;
+  path: string;
+  language: string | null;
+  size: number;
+  mtimeMs: number;
+  hash: string | null;
+  rootId: number;
+}
+
+/** BM25 column weights of elements_fts: name, signature, description, path, code. */
+const ELEMENT_BM25 = 'bm25(elements_fts, 4.0, 2.0, 1.0, 0.5, 1.0)';
+/** BM25 column weights of files_fts: path, code. */
+const FILE_BM25 = 'bm25(files_fts, 2.0, 1.0)';
+
+export class SearchReader {
+  readonly #db: IndexStore['db'];
+  readonly #sql;
+
+  constructor(store: IndexStore) {
+    const db = (this.#db = store.db);
+    createVocabularyView(db);
+    this.#sql = {
+      documentFrequency: db.prepare<[string], { doc: number }>('SELECT doc FROM temp.elements_vocab WHERE term = ?'),
+      // Ranked by an alias, so FTS5 computes each row's BM25 once.
+      elements: db.prepare<[string, number], { id: number; rank: number }>(`SELECT rowid AS id, ${ELEMENT_BM25} AS rank FROM elements_fts WHERE elements_fts MATCH ? ORDER BY rank LIMIT ?`),
+      files: db.prepare<[string, number], { id: number; rank: number }>(`SELECT rowid AS id, ${FILE_BM25} AS rank FROM files_fts WHERE files_fts MATCH ? ORDER BY rank LIMIT ?`),
+      // Is there a row past the threshold? Cheaper than counting them all.
+      beyond: db.prepare<[string, number], { found: number }>('SELECT 1 AS found FROM elements_fts WHERE elements_fts MATCH ? LIMIT 1 OFFSET ?'),
+      count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM elements_fts WHERE elements_fts MATCH ?'),
+      rows: db.prepare<[string], ElementRecord>(
+        `SELECT e.vector_id AS id, e.file_id AS fileId, e.element_type AS type, e.element_name AS name, e.start_line AS startLine, e.end_line AS endLine,
+           e.signature, e.description, f.path, f.language, f.size, f.mtime_ms AS mtimeMs, f.hash, f.root_id AS rootId
+         FROM elements e JOIN files f ON f.id = e.file_id WHERE e.vector_id IN (SELECT value FROM json_each(?))`,
+      ),
+    };
+  }
+
+  /** BM25 over elements, best first, filtered in SQL (the join is paid only when a filter needs it). */
+  elementHits(match: string, filters: FilterSql, limit: number): IdScore[] {
+    const rows = filters.active
+      ? this.#db
+          .prepare<unknown[], { id: number; rank: number }>(
+            `SELECT e.vector_id AS id, ${ELEMENT_BM25} AS rank FROM elements_fts JOIN elements e ON e.vector_id = elements_fts.rowid JOIN files f ON f.id = e.file_id
+             WHERE elements_fts MATCH ? AND ${filters.sql} ORDER BY rank LIMIT ?`,
+          )
+          .all(match, ...filters.params, limit)
+      : this.#sql.elements.all(match, limit);
+    return rows.map(({ id, rank }) => ({ id, score: -rank }));
+  }
+
+  /**
+   * BM25 over whole files, by file id, best first. Element-type filters do
+   * not apply to a file: a file is evidence for the elements of it that pass.
+   */
+  fileHits(match: string, filters: FilterSql, limit: number): IdScore[] {
+    const fileConditions = filters.files;
+    const rows = fileConditions.active
+      ? this.#db
+          .prepare<unknown[], { id: number; rank: number }>(
+            `SELECT f.id AS id, ${FILE_BM25} AS rank FROM files_fts JOIN files f ON f.id = files_fts.rowid WHERE files_fts MATCH ? AND ${fileConditions.sql} ORDER BY rank LIMIT ?`,
+          )
+          .all(match, ...fileConditions.params, limit)
+      : this.#sql.files.all(match, limit);
+    return rows.map(({ id, rank }) => ({ id, score: -rank }));
+  }
+
+  /** The elements of the files whose path contains one of `paths` (lower case), outermost first, in file order. */
+  pathElements(paths: readonly string[], filters: FilterSql, limit: number): number[] {
+    const conditions = paths.map(() => 'instr(lower(f.path), ?) > 0').join(' OR ');
+    return this.#db
+      .prepare<unknown[], { id: number }>(
+        `SELECT e.vector_id AS id FROM elements e JOIN files f ON f.id = e.file_id
+         WHERE (${conditions}) AND ${filters.sql}
+         ORDER BY length(f.path), f.path, instr(e.element_name, '.') > 0, e.start_line LIMIT ?`,
+      )
+      .all(...paths, ...filters.params, limit)
+      .map((row) => row.id);
+  }
+
+  /** Elements named `name` (the last segment of their qualified name, any case) that are not pieces of text. */
+  definitions(names: readonly string[], filters: FilterSql, limit: number): number[] {
+    if (names.length === 0) return [];
+    return this.#db
+      .prepare<unknown[], { id: number }>(
+        `SELECT e.vector_id AS id FROM elements e JOIN files f ON f.id = e.file_id
+         WHERE e.short_name IN (${names.map(() => '?').join(', ')}) AND e.element_type NOT IN ('chunk', 'window', 'section', 'document') AND ${filters.sql}
+         LIMIT ?`,
+      )
+      .all(...names.map((name) => name.toLowerCase()), ...filters.params, limit)
+      .map((row) => row.id);
+  }
+
+  /** The rows of these elements, by id (an id gone since is absent). */
+  rows(ids: readonly number[]): Map<number, ElementRecord> {
+    if (ids.length === 0) return new Map();
+    return new Map(this.#sql.rows.all(JSON.stringify(ids)).map((row) => [row.id, row]));
+  }
+
+  /** In how many elements a (stemmed) term occurs, per FTS5's own counts; undefined when none. */
+  documentFrequency(term: string): number | undefined {
+    return this.#sql.documentFrequency.get(term)?.doc;
+  }
+
+  /** Whether more than `count` elements match an expression. */
+  matchesMoreThan(match: string, count: number): boolean {
+    return this.#sql.beyond.get(match, count) !== undefined;
+  }
+
+  matchCount(match: string): number {
+    return this.#sql.count.get(match)!.n;
+  }
+}
+
+/**
+ * A view of FTS5's term statistics in the connection's own temp schema.
+ * `query_only` refuses even temp tables, so it is lifted for this one
+ * statement; the index file is never written.
+ */
+function createVocabularyView(db: IndexStore['db']): void {
+  const queryOnly = db.pragma('query_only', { simple: true }) === 1;
+  if (queryOnly) db.pragma('query_only = OFF');
+  try {
+    db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.elements_vocab USING fts5vocab(main, elements_fts, row)');
+  } finally {
+    if (queryOnly) db.pragma('query_only = ON');
+  }
+}
