@@ -38,8 +38,6 @@ export interface CompiledFilters {
   params: (string | number)[];
   matches(row: { path: string; language: string | null; type: string }): boolean;
   active: boolean;
-  /** The file-level part alone (path and language, over `f`), for file-level search. */
-  files: { sql: string; params: (string | number)[]; active: boolean };
 }
 
 export function compileFilters(filters: SearchFilters): CompiledFilters {
@@ -72,7 +70,6 @@ export function compileFilters(filters: SearchFilters): CompiledFilters {
     const set = new Set(languages);
     checks.push((row) => row.language !== null && set.has(row.language));
   }
-  const files = { sql: conditions.length > 0 ? conditions.join(' AND ') : '1', params: [...params], active: conditions.length > 0 };
   const types = list(filters.type);
   if (types) {
     conditions.push(`e.element_type IN (${types.map(() => '?').join(', ')})`);
@@ -85,7 +82,6 @@ export function compileFilters(filters: SearchFilters): CompiledFilters {
     params,
     matches: (row) => checks.every((check) => check(row)),
     active: checks.length > 0,
-    files,
   };
 }
 

@@ -23,7 +23,7 @@ export interface FusionWeights {
 export const DEFAULT_FUSION_WEIGHTS: Readonly<Record<QueryKind, FusionWeights>> = {
   identifier: { lexical: 1, vector: 0.4 },
   path: { lexical: 1, vector: 0.3 },
-  prose: { lexical: 1, vector: 0.7 },
+  prose: { lexical: 1, vector: JSON.parse(process.env.OCV_TUNE ?? '{}').vector ?? 1 },
 };
 
 /** Added for a name the query spells exactly: above anything fusion alone can give (at most lexical + vector weight, under 2). */

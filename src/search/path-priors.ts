@@ -9,18 +9,20 @@
 import { posix } from 'node:path';
 import { splitIdentifier, stem } from '../vector/terms.js';
 import { isStopWord } from '../vector/vocabulary.js';
+const TUNE = JSON.parse(process.env.OCV_TUNE ?? '{}');
+function T(key: string, value: number): number { return TUNE[key] ?? value; }
 
 export type PathRole = 'test' | 'docs' | 'example' | 'bench' | 'generated' | 'vendor' | 'declaration';
 
 /** Multipliers of a result's score by role, when the query does not ask for that role. */
 export const ROLE_PRIOR: Readonly<Record<PathRole, number>> = {
-  test: 0.55,
-  docs: 0.6,
-  example: 0.6,
-  bench: 0.6,
-  generated: 0.6,
-  vendor: 0.6,
-  declaration: 0.85,
+  test: T('test', 0.55),
+  docs: T('docs', 0.6),
+  example: T('example', 0.6),
+  bench: T('bench', 0.6),
+  generated: T('generated', 0.6),
+  vendor: T('vendor', 0.6),
+  declaration: T('declaration', 0.85),
 };
 
 const TEST_FILE =

@@ -1,14 +1,17 @@
 /**
  * The ranking stack, in the order it runs: candidates (from the searcher:
- * BM25 over elements and over whole files, k-NN over element vectors, and
- * the definitions of a symbol the query names) → features → one score →
+ * BM25 over elements, k-NN over element vectors, the definitions of a
+ * symbol the query names and the files named after it) → features → one score →
  * results spread over files → one hit per stretch of code. Each stage is a
  * small pure function, kept because the benchmark says so (README,
  * Retrieval quality).
  */
-import { EXACT_NAME_BOOST, fuseScores, nameMatch, PARTIAL_NAME_BOOST, PATH_BOOST, relativeScores, type FusionWeights, type NameMatch, type ScoredHit } from './fusion.js';
+import { EXACT_NAME_BOOST, fuseScores, nameMatch, PARTIAL_NAME_BOOST, PATH_BOOST, type FusionWeights, type NameMatch, type ScoredHit } from './fusion.js';
 import { pathWordShare, requestedRoles, rolePrior } from './path-priors.js';
 import type { ParsedQuery } from './query.js';
+
+const TUNE = JSON.parse(process.env.OCV_TUNE ?? '{}');
+export function T(key: string, value: number): number { return TUNE[key] ?? value; }
 
 /** An element as ranking sees it. */
 export interface CandidateRow {
@@ -26,20 +29,15 @@ export interface Evidence {
   lexical: readonly ScoredHit[];
   /** Cosine similarity of element vectors, best first. */
   vector: readonly ScoredHit[];
-  /** BM25 over whole files, by file id, best first. */
-  files: readonly ScoredHit[];
   /** Elements that define the symbol the query names, found by name. */
   definitions: ReadonlySet<number>;
-}
-
-export interface RankingWeights extends FusionWeights {
-  /** The file's own BM25 (over the best file's), added to each of its elements. */
-  file: number;
+  /** Files named after the symbol the query names (`Router` -> Router.php), by file id. */
+  namedFiles: ReadonlySet<number>;
 }
 
 export interface RankingOptions {
   k: number;
-  weights: RankingWeights;
+  weights: FusionWeights;
   /** Signals the mode leaves out: no name or path boosts for vector-only search. */
   lexicalSignals: boolean;
 }
@@ -54,20 +52,22 @@ export interface RankSignals {
   lexical?: number;
   vector?: number;
   similarity?: number;
-  file?: number;
   name?: NameMatch;
   definition?: boolean;
+  namedFile?: boolean;
   path?: boolean;
 }
 
 /** Times the share of the query's words that the file's name spells. */
-export const PATH_WORD_BOOST = 0.5;
+export const PATH_WORD_BOOST = T('pathWord', 1.5);
+/** A file named after the symbol the query names: where most languages define their main type. */
+export const NAMED_FILE_BOOST = T('named', 1);
 /** Members too small to stand for their container. */
 export const FRAGMENT_TYPES: ReadonlySet<string> = new Set(['field', 'property', 'constant']);
 /** Their score is scaled by this for prose queries: a short document wins on length alone. */
-const FRAGMENT_PRIOR = 0.8;
+const FRAGMENT_PRIOR = T('fragment', 0.8);
 /** Each further result of a file already listed counts this much less again. */
-export const FILE_SATURATION = 0.5;
+export const FILE_SATURATION = T('saturation', 0.5);
 /** Element types that define a name (a symbol query's answer), against pieces of text. */
 const DEFINITION_TYPES_EXCLUDED: ReadonlySet<string> = new Set(['chunk', 'window', 'section', 'document']);
 
@@ -83,8 +83,6 @@ function score<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence
   const { weights, lexicalSignals } = options;
   const fused = fuseScores(evidence.lexical, evidence.vector, weights);
   for (const id of evidence.definitions) if (!fused.has(id)) fused.set(id, { id, score: 0 });
-  const fileScores = new Map<number, number>();
-  relativeScores(evidence.files).forEach((value, i) => fileScores.set(evidence.files[i]!.id, value));
   const queryWords = parsed.text.split(/\s+/);
   const roles = requestedRoles(queryWords.flatMap((word) => word.split(/[^\p{L}\p{N}]+/u)));
   const pathShares = new Map<string, number>();
@@ -100,11 +98,6 @@ function score<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence
       signals.similarity = candidate.vectorScore!;
     }
     let value = candidate.score;
-    const file = fileScores.get(row.fileId);
-    if (file !== undefined && weights.file > 0) {
-      signals.file = file;
-      value += weights.file * file;
-    }
     if (parsed.kind === 'prose' && FRAGMENT_TYPES.has(row.type)) value *= FRAGMENT_PRIOR;
     if (lexicalSignals) {
       if (parsed.identifiers.length > 0 && !DEFINITION_TYPES_EXCLUDED.has(row.type)) {
@@ -115,6 +108,10 @@ function score<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence
         }
       }
       if (evidence.definitions.has(row.id)) signals.definition = true;
+      if (evidence.namedFiles.has(row.fileId)) {
+        signals.namedFile = true;
+        value += NAMED_FILE_BOOST;
+      }
       if (parsed.paths.length > 0 && parsed.paths.some((hint) => row.path.toLowerCase().includes(hint))) {
         signals.path = true;
         if (parsed.kind !== 'path') value += PATH_BOOST;
@@ -128,7 +125,27 @@ function score<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence
     value *= rolePrior(row.path, roles);
     out.push({ row, score: value, signals });
   }
+  out.sort(byScore);
+  addFileCoherence(out, T('coherence', 1));
   return out.sort(byScore);
+}
+
+/**
+ * Evidence of the whole file: a file whose several elements match is more
+ * likely the answer than one with a single lucky hit. Its best element gets
+ * `weight` times the file's summed score over the best file's sum.
+ */
+function addFileCoherence<Row extends CandidateRow>(sorted: RankedHit<Row>[], weight: number): void {
+  if (weight <= 0 || sorted.length === 0) return;
+  const sums = new Map<number, number>();
+  const best = new Map<number, RankedHit<Row>>();
+  for (const hit of sorted) {
+    sums.set(hit.row.fileId, (sums.get(hit.row.fileId) ?? 0) + Math.max(0, hit.score));
+    if (!best.has(hit.row.fileId)) best.set(hit.row.fileId, hit);
+  }
+  const top = Math.max(...sums.values());
+  if (top <= 0) return;
+  for (const [fileId, hit] of best) hit.score += weight * (sums.get(fileId)! / top);
 }
 
 /**

@@ -20,7 +20,7 @@ import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
 import { DEFAULT_FUSION_WEIGHTS, type FusionWeights, type NameMatch, type ScoredHit } from './fusion.js';
 import { ftsExpression, parseQuery, symbolNames, type ParsedQuery, type QueryKind } from './query.js';
-import { rankCandidates, type Evidence, type RankedHit, type RankingWeights } from './ranking.js';
+import { rankCandidates, type Evidence, type RankedHit } from './ranking.js';
 import { cutLines, DEFAULT_SNIPPET_OPTIONS, SourceCache, SourceReader, type SnippetOptions } from './source.js';
 
 export type SearchMode = 'hybrid' | 'lexical' | 'vector';
@@ -33,8 +33,8 @@ export interface SearcherOptions {
   /** For an index built with an Ollama model: host, timeout. */
   ollama?: OllamaEmbedderOptions;
   vectorIndex?: VectorIndexOptions;
-  /** Fusion weights by query kind (defaults: DEFAULT_FUSION_WEIGHTS, and FILE_EVIDENCE_WEIGHT for `file`). */
-  weights?: Partial<Record<QueryKind, FusionWeights & { file?: number }>>;
+  /** Fusion weights by query kind (defaults: DEFAULT_FUSION_WEIGHTS). */
+  weights?: Partial<Record<QueryKind, FusionWeights>>;
   onEvent?: (event: SearchEvent) => void;
 }
 
@@ -55,11 +55,11 @@ export interface SearchSignals {
   /** 1-based rank in the k-NN list, and the cosine similarity. */
   vector?: number;
   similarity?: number;
-  /** The file's own BM25 over the best file's, when the file matched as a whole. */
-  file?: number;
   name?: NameMatch;
   /** Found as a definition of the symbol the query names. */
   definition?: boolean;
+  /** In a file named after that symbol. */
+  namedFile?: boolean;
   path?: boolean;
 }
 
@@ -118,10 +118,6 @@ export class SearchError extends Error {
 }
 
 export const MAX_K = 100;
-/** Weight of a file's own BM25 (whole-file evidence) beside its elements'. */
-export const FILE_EVIDENCE_WEIGHT = 0.5;
-/** Files asked of the file-level index. */
-const FILE_CANDIDATES = 50;
 /** Definitions of a named symbol taken at most. */
 const DEFINITION_CANDIDATES = 50;
 export const MAX_QUERY_LENGTH = 2_000;
@@ -136,11 +132,13 @@ const EMBEDDER_RETRY_MS = 30_000;
 
 interface LexicalEvidence {
   elements: ScoredHit[];
-  files: ScoredHit[];
   definitions: Set<number>;
+  namedFiles: { fileId: number; ids: number[] }[];
 }
 
-const NO_LEXICAL_EVIDENCE: LexicalEvidence = { elements: [], files: [], definitions: new Set() };
+const NO_LEXICAL_EVIDENCE: LexicalEvidence = { elements: [], definitions: new Set(), namedFiles: [] };
+/** Elements taken from a file named after the queried symbol, in file order. */
+const NAMED_FILE_ELEMENTS = 3;
 
 export class Searcher {
   readonly indexDir: string;
@@ -148,7 +146,7 @@ export class Searcher {
   readonly #store: IndexStore;
   readonly #options: SearcherOptions;
   readonly #roots: Map<number, string>;
-  readonly #weights: Record<QueryKind, RankingWeights>;
+  readonly #weights: Record<QueryKind, FusionWeights>;
   #vectors: VectorIndex;
   #record: EmbedderRecord;
   #embedder: Embedder | undefined;
@@ -174,7 +172,7 @@ export class Searcher {
     this.#record = record;
     this.#roots = roots;
     this.root = roots.values().next().value ?? options.indexDir;
-    this.#weights = rankingWeights(options.weights);
+    this.#weights = { ...DEFAULT_FUSION_WEIGHTS, ...options.weights };
     this.#reader = new SearchReader(store);
   }
 
@@ -345,20 +343,21 @@ export class Searcher {
 
   /**
    * The lexical evidence: BM25 over elements (names, signatures,
-   * descriptions, paths and their own code) and over whole files, filtered
-   * in SQL, and the definitions of a symbol the query names.
+   * descriptions, paths and their own code), filtered in SQL, and the
+   * definitions of a symbol the query names and the files named after it.
    */
   #lexicalSearch(parsed: ParsedQuery, k: number, filters: CompiledFilters): LexicalEvidence {
     const limit = Math.max(100, k * 10);
     if (parsed.kind === 'path') {
       // In file order, not by relevance: a score that only keeps that order.
       const elements = this.#reader.pathElements(parsed.paths, filters, limit).map((id, i) => ({ id, score: 1 / (i + 1) }));
-      return { elements, files: [], definitions: new Set() };
+      return { ...NO_LEXICAL_EVIDENCE, elements };
     }
-    const definitions = new Set(this.#reader.definitions(symbolNames(parsed), filters, DEFINITION_CANDIDATES));
+    const symbols = symbolNames(parsed);
+    const definitions = new Set(this.#reader.definitions(symbols, filters, DEFINITION_CANDIDATES));
+    const namedFiles = parsed.kind === 'identifier' ? this.#reader.namedFiles(symbols, filters, NAMED_FILE_ELEMENTS) : [];
     const match = this.#matchExpression(parsed.terms);
-    if (!match) return { elements: [], files: [], definitions };
-    return { elements: this.#reader.elementHits(match, filters, limit), files: this.#reader.fileHits(match, filters, FILE_CANDIDATES), definitions };
+    return { elements: match ? this.#reader.elementHits(match, filters, limit) : [], definitions, namedFiles };
   }
 
   /**
@@ -384,12 +383,12 @@ export class Searcher {
 
   /** The ranking stack (search/ranking.ts) over the rows of every candidate that passes the filters. */
   #rank(parsed: ParsedQuery, lexical: LexicalEvidence, vectorHits: ScoredHit[], filters: CompiledFilters, k: number, mode: SearchMode): RankedHit<ElementRecord>[] {
-    const weights = mode === 'lexical' ? { lexical: 1, vector: 0, file: this.#weights[parsed.kind].file } : mode === 'vector' ? { lexical: 0, vector: 1, file: 0 } : this.#weights[parsed.kind];
-    const ids = new Set<number>([...lexical.elements.map((hit) => hit.id), ...vectorHits.map((hit) => hit.id), ...lexical.definitions]);
+    const weights = mode === 'lexical' ? { lexical: 1, vector: 0 } : mode === 'vector' ? { lexical: 0, vector: 1 } : this.#weights[parsed.kind];
+    const ids = new Set<number>([...lexical.elements.map((hit) => hit.id), ...vectorHits.map((hit) => hit.id), ...lexical.definitions, ...lexical.namedFiles.flatMap((file) => file.ids)]);
     const rows = this.#reader.rows([...ids]);
     // Gone since FAISS was brought level (an indexer committed meanwhile), or filtered out.
     for (const [id, row] of rows) if (!filters.matches(row)) rows.delete(id);
-    const evidence: Evidence = { lexical: lexical.elements, vector: vectorHits, files: lexical.files, definitions: lexical.definitions };
+    const evidence: Evidence = { lexical: lexical.elements, vector: vectorHits, definitions: lexical.definitions, namedFiles: new Set(lexical.namedFiles.map((file) => file.fileId)) };
     return rankCandidates(parsed, evidence, rows, { k, weights, lexicalSignals: mode !== 'vector' });
   }
 
@@ -421,12 +420,6 @@ export class Searcher {
       return result;
     });
   }
-}
-
-/** The defaults by query kind, with the options' changes, and the file evidence weight. */
-function rankingWeights(given: SearcherOptions['weights'] = {}): Record<QueryKind, RankingWeights> {
-  const kinds = Object.keys(DEFAULT_FUSION_WEIGHTS) as QueryKind[];
-  return Object.fromEntries(kinds.map((kind) => [kind, { file: FILE_EVIDENCE_WEIGHT, ...DEFAULT_FUSION_WEIGHTS[kind], ...given[kind] }])) as Record<QueryKind, RankingWeights>;
 }
 
 /** Runs work inside one read transaction, so every read sees the same commit. */

@@ -77,17 +77,13 @@ export const MIGRATIONS: readonly string[] = [
   );
   `,
   /* 2 */ `
-  -- The lexical index sees code: every element's own lines (and chunks for
-  -- code outside elements), and each whole file. Contentless, like before:
+  -- The lexical index sees code: every element's own lines, and chunks for
+  -- code outside elements. Contentless, like before:
   -- code is indexed, never stored. (Full detail: with detail=column, FTS5's
   -- bm25() scores every row of a contentless table 0.)
   DROP TABLE elements_fts;
   CREATE VIRTUAL TABLE elements_fts USING fts5(
     name, signature, description, path, code,
-    content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2'
-  );
-  CREATE VIRTUAL TABLE files_fts USING fts5(
-    path, code,
     content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2'
   );
 

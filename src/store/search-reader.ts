@@ -1,6 +1,6 @@
 /**
- * The reads a search makes, as named queries: BM25 over elements and over
- * whole files, the elements of named files and of a named symbol, term
+ * The reads a search makes, as named queries: BM25 over elements, the
+ * elements of named paths and files and of a named symbol, term
  * statistics, and the rows of hits. The SQL lives here, beside the schema
  * it reads; filters arrive compiled (search/filters.ts) against the aliases
  * `e` (elements) and `f` (files) used below.
@@ -12,8 +12,6 @@ export interface FilterSql {
   sql: string;
   params: (string | number)[];
   active: boolean;
-  /** The part over `f` alone. */
-  files: { sql: string; params: (string | number)[]; active: boolean };
 }
 
 export interface IdScore {
@@ -41,8 +39,6 @@ export interface ElementRecord {
 
 /** BM25 column weights of elements_fts: name, signature, description, path, code. */
 const ELEMENT_BM25 = 'bm25(elements_fts, 4.0, 2.0, 1.0, 0.5, 1.0)';
-/** BM25 column weights of files_fts: path, code. */
-const FILE_BM25 = 'bm25(files_fts, 2.0, 1.0)';
 
 export class SearchReader {
   readonly #db: IndexStore['db'];
@@ -55,10 +51,10 @@ export class SearchReader {
       documentFrequency: db.prepare<[string], { doc: number }>('SELECT doc FROM temp.elements_vocab WHERE term = ?'),
       // Ranked by an alias, so FTS5 computes each row's BM25 once.
       elements: db.prepare<[string, number], { id: number; rank: number }>(`SELECT rowid AS id, ${ELEMENT_BM25} AS rank FROM elements_fts WHERE elements_fts MATCH ? ORDER BY rank LIMIT ?`),
-      files: db.prepare<[string, number], { id: number; rank: number }>(`SELECT rowid AS id, ${FILE_BM25} AS rank FROM files_fts WHERE files_fts MATCH ? ORDER BY rank LIMIT ?`),
       // Is there a row past the threshold? Cheaper than counting them all.
       beyond: db.prepare<[string, number], { found: number }>('SELECT 1 AS found FROM elements_fts WHERE elements_fts MATCH ? LIMIT 1 OFFSET ?'),
       count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM elements_fts WHERE elements_fts MATCH ?'),
+      fileStems: db.prepare<[], { id: number; path: string }>("SELECT id, path FROM files WHERE status = 'indexed'"),
       rows: db.prepare<[string], ElementRecord>(
         `SELECT e.vector_id AS id, e.file_id AS fileId, e.element_type AS type, e.element_name AS name, e.start_line AS startLine, e.end_line AS endLine,
            e.signature, e.description, f.path, f.language, f.size, f.mtime_ms AS mtimeMs, f.hash, f.root_id AS rootId
@@ -77,22 +73,6 @@ export class SearchReader {
           )
           .all(match, ...filters.params, limit)
       : this.#sql.elements.all(match, limit);
-    return rows.map(({ id, rank }) => ({ id, score: -rank }));
-  }
-
-  /**
-   * BM25 over whole files, by file id, best first. Element-type filters do
-   * not apply to a file: a file is evidence for the elements of it that pass.
-   */
-  fileHits(match: string, filters: FilterSql, limit: number): IdScore[] {
-    const fileConditions = filters.files;
-    const rows = fileConditions.active
-      ? this.#db
-          .prepare<unknown[], { id: number; rank: number }>(
-            `SELECT f.id AS id, ${FILE_BM25} AS rank FROM files_fts JOIN files f ON f.id = files_fts.rowid WHERE files_fts MATCH ? AND ${fileConditions.sql} ORDER BY rank LIMIT ?`,
-          )
-          .all(match, ...fileConditions.params, limit)
-      : this.#sql.files.all(match, limit);
     return rows.map(({ id, rank }) => ({ id, score: -rank }));
   }
 
@@ -122,6 +102,24 @@ export class SearchReader {
       .map((row) => row.id);
   }
 
+  /**
+   * Files named after a symbol (`Router` -> Routing/Router.php,
+   * query_manager.rb for `QueryManager`), each with its first elements in
+   * file order: where a language without a parser defines its main type.
+   */
+  namedFiles(names: readonly string[], filters: FilterSql, perFile: number): { fileId: number; ids: number[] }[] {
+    const wanted = new Set(names.map(normalizeStem).filter((name) => name.length >= 3));
+    if (wanted.size === 0) return [];
+    const files = this.#sql.fileStems.all().filter((file) => wanted.has(normalizeStem(fileStem(file.path))));
+    return files.slice(0, 20).map((file) => ({
+      fileId: file.id,
+      ids: this.#db
+        .prepare<unknown[], { id: number }>(`SELECT e.vector_id AS id FROM elements e JOIN files f ON f.id = e.file_id WHERE e.file_id = ? AND ${filters.sql} ORDER BY e.start_line LIMIT ?`)
+        .all(file.id, ...filters.params, perFile)
+        .map((row) => row.id),
+    }));
+  }
+
   /** The rows of these elements, by id (an id gone since is absent). */
   rows(ids: readonly number[]): Map<number, ElementRecord> {
     if (ids.length === 0) return new Map();
@@ -141,6 +139,18 @@ export class SearchReader {
   matchCount(match: string): number {
     return this.#sql.count.get(match)!.n;
   }
+}
+
+/** A file's name without directories and extensions. */
+function fileStem(path: string): string {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  const dot = base.indexOf('.', 1);
+  return dot > 0 ? base.slice(0, dot) : base;
+}
+
+/** Case and separators folded: `query_manager`, `QueryManager` and `query-manager` meet. */
+function normalizeStem(name: string): string {
+  return name.toLowerCase().replace(/[_\-$]/g, '');
 }
 
 /**

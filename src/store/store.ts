@@ -95,8 +95,6 @@ export class IndexStore {
       deleteElement: db.prepare('DELETE FROM elements WHERE vector_id = ?'),
       insertFts: db.prepare('INSERT INTO elements_fts (rowid, name, signature, description, path, code) VALUES (?, ?, ?, ?, ?, ?)'),
       deleteFts: db.prepare('DELETE FROM elements_fts WHERE rowid = ?'),
-      insertFileFts: db.prepare('INSERT INTO files_fts (rowid, path, code) VALUES (?, ?, ?)'),
-      deleteFileFts: db.prepare('DELETE FROM files_fts WHERE rowid = ?'),
       tombstone: db.prepare('INSERT OR REPLACE INTO removed_vectors (vector_id, generation) VALUES (?, ?)'),
       getEmbedding: db.prepare<[string, string], { vector: Buffer }>('SELECT vector FROM embeddings WHERE embedder = ? AND document_hash = ?'),
       putEmbedding: db.prepare('INSERT OR IGNORE INTO embeddings (embedder, document_hash, vector) VALUES (?, ?, ?)'),
@@ -163,7 +161,7 @@ export class IndexStore {
   /** Forgets every file and element (a rebuild); the caches are kept. */
   reset(embedder: EmbedderRecord): void {
     this.transaction(() => {
-      this.db.exec(`DELETE FROM elements; DELETE FROM files; DELETE FROM removed_vectors; DELETE FROM elements_fts; DELETE FROM files_fts;`);
+      this.db.exec(`DELETE FROM elements; DELETE FROM files; DELETE FROM removed_vectors; DELETE FROM elements_fts;`);
       this.setMeta('embedder', embedder.id);
       this.setMeta('dimension', embedder.dimension);
       this.setMeta('generation', this.generation + 1);
@@ -201,7 +199,6 @@ export class IndexStore {
   deleteFile(fileId: number, generation: number): number[] {
     const removed = this.#s.elementsOfFile.all(fileId).map((row) => row.vectorId);
     for (const id of removed) this.#removeElement(id, generation);
-    this.#s.deleteFileFts.run(fileId);
     this.#s.deleteFile.run(fileId);
     return removed;
   }
@@ -249,9 +246,6 @@ export class IndexStore {
       }
     }
     this.#s.setElementCount.run(documents.length, fileId);
-    // The whole file in the file-level lexical index: its elements' own lines and its chunks cover it.
-    this.#s.deleteFileFts.run(fileId);
-    if (documents.length > 0) this.#s.insertFileFts.run(fileId, lexicalText(update.path), lexicalText(documents.map((d) => d.code).join('\n')));
     return { fileId, added, removed, kept };
   }
 
