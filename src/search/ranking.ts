@@ -66,8 +66,12 @@ export const NAMED_FILE_BOOST = T('named', 1);
 export const FRAGMENT_TYPES: ReadonlySet<string> = new Set(['field', 'property', 'constant']);
 /** Their score is scaled by this for prose queries: a short document wins on length alone. */
 const FRAGMENT_PRIOR = T('fragment', 0.8);
+/** Code outside any element: it matches a query's words as well as the element it belongs near, but names nothing. */
+const CHUNK_PRIOR = T('chunk', 1);
 /** Each further result of a file already listed counts this much less again. */
-export const FILE_SATURATION = T('saturation', 0.5);
+export const FILE_SATURATION = T('saturation', 0.3);
+/** Hits of one file closer than this (in lines) are one place. */
+export const NEAR_LINES = T('near', 1e9);
 /** Element types that define a name (a symbol query's answer), against pieces of text. */
 const DEFINITION_TYPES_EXCLUDED: ReadonlySet<string> = new Set(['chunk', 'window', 'section', 'document']);
 
@@ -99,6 +103,7 @@ function score<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence
     }
     let value = candidate.score;
     if (parsed.kind === 'prose' && FRAGMENT_TYPES.has(row.type)) value *= FRAGMENT_PRIOR;
+    if (row.type === 'chunk') value *= CHUNK_PRIOR;
     if (lexicalSignals) {
       if (parsed.identifiers.length > 0 && !DEFINITION_TYPES_EXCLUDED.has(row.type)) {
         const match = nameMatch(row.name, parsed.identifiers);
@@ -132,20 +137,17 @@ function score<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence
 
 /**
  * Evidence of the whole file: a file whose several elements match is more
- * likely the answer than one with a single lucky hit. Its best element gets
- * `weight` times the file's summed score over the best file's sum.
+ * likely the answer than one with a single lucky hit. Each of its elements
+ * gets `weight` times the file's summed score over the best file's sum, so
+ * files move as a whole and the order inside a file stays the elements' own.
  */
 function addFileCoherence<Row extends CandidateRow>(sorted: RankedHit<Row>[], weight: number): void {
   if (weight <= 0 || sorted.length === 0) return;
   const sums = new Map<number, number>();
-  const best = new Map<number, RankedHit<Row>>();
-  for (const hit of sorted) {
-    sums.set(hit.row.fileId, (sums.get(hit.row.fileId) ?? 0) + Math.max(0, hit.score));
-    if (!best.has(hit.row.fileId)) best.set(hit.row.fileId, hit);
-  }
+  for (const hit of sorted) sums.set(hit.row.fileId, (sums.get(hit.row.fileId) ?? 0) + Math.max(0, hit.score));
   const top = Math.max(...sums.values());
   if (top <= 0) return;
-  for (const [fileId, hit] of best) hit.score += weight * (sums.get(fileId)! / top);
+  for (const hit of sorted) hit.score += weight * (sums.get(hit.row.fileId)! / top);
 }
 
 /**
@@ -165,11 +167,13 @@ function nameBoost(match: NameMatch, parsed: ParsedQuery): number {
  * FILE_SATURATION per hit before it, then the list is sorted again.
  */
 export function spreadOverFiles<Row extends CandidateRow>(ranked: readonly RankedHit<Row>[]): RankedHit<Row>[] {
-  const seen = new Map<number, number>();
+  const listed = new Map<number, Row[]>();
   const spread = ranked.map((hit) => {
-    const before = seen.get(hit.row.fileId) ?? 0;
-    seen.set(hit.row.fileId, before + 1);
-    return before === 0 ? hit : { ...hit, score: hit.score * FILE_SATURATION ** before };
+    const before = listed.get(hit.row.fileId) ?? [];
+    listed.set(hit.row.fileId, [...before, hit.row]);
+    // Only hits near one listed before count: far apart in a long file, they are other places.
+    const near = before.filter((other) => Math.abs(other.startLine - hit.row.startLine) < NEAR_LINES).length;
+    return near === 0 ? hit : { ...hit, score: hit.score * FILE_SATURATION ** near };
   });
   return spread.sort(byScore);
 }

@@ -356,8 +356,9 @@ export class Searcher {
     const symbols = symbolNames(parsed);
     const definitions = new Set(this.#reader.definitions(symbols, filters, DEFINITION_CANDIDATES));
     const namedFiles = parsed.kind === 'identifier' ? this.#reader.namedFiles(symbols, filters, NAMED_FILE_ELEMENTS) : [];
-    const match = this.#matchExpression(parsed.terms);
-    return { elements: match ? this.#reader.elementHits(match, filters, limit) : [], definitions, namedFiles };
+    const match = this.#matchExpression(parsed.terms, false);
+    const codeMatch = this.#matchExpression(parsed.terms, true);
+    return { elements: match || codeMatch ? this.#reader.elementHits(match, codeMatch, filters, limit) : [], definitions, namedFiles };
   }
 
   /**
@@ -369,13 +370,15 @@ export class Searcher {
    * those holding the rarest. Whether a term is that common is asked of
    * FTS5 itself: is there a row past the threshold?
    */
-  #matchExpression(terms: string[]): string | undefined {
+  #matchExpression(terms: string[], inCode: boolean): string | undefined {
     if (terms.length === 0) return undefined;
     const count = this.#vectors.ntotal;
     if (count < COMMON_TERM_MIN_INDEX || terms.length < 2) return ftsExpression(terms);
     const threshold = Math.floor(count * COMMON_TERM_SHARE);
-    const rare = terms.filter((term) => !this.#reader.matchesMoreThan(ftsExpression([term])!, threshold));
+    const rare = terms.filter((term) => !this.#reader.matchesMoreThan(ftsExpression([term])!, threshold, inCode));
     if (rare.length > 0) return ftsExpression(rare);
+    // In code, a query of only common words adds nothing the names do not.
+    if (inCode) return undefined;
     const all = terms.map((term) => ftsExpression([term])).join(' AND ');
     if (this.#reader.matchesMoreThan(all, 0)) return all;
     return ftsExpression([terms.map((term) => ({ term, n: this.#reader.matchCount(ftsExpression([term])!) })).sort((a, b) => a.n - b.n)[0]!.term]);

@@ -78,12 +78,12 @@ export const MIGRATIONS: readonly string[] = [
   `,
   /* 2 */ `
   -- The lexical index sees code: every element's own lines, and chunks for
-  -- code outside elements. Contentless, like before:
-  -- code is indexed, never stored. (Full detail: with detail=column, FTS5's
-  -- bm25() scores every row of a contentless table 0.)
-  DROP TABLE elements_fts;
-  CREATE VIRTUAL TABLE elements_fts USING fts5(
-    name, signature, description, path, code,
+  -- code outside elements, in a table of their own. Apart, so that words
+  -- common in code bodies keep their weight (inverse document frequency)
+  -- in names and descriptions. Contentless, like elements_fts: code is
+  -- indexed, never stored.
+  CREATE VIRTUAL TABLE code_fts USING fts5(
+    code,
     content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2'
   );
 

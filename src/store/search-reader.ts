@@ -5,6 +5,7 @@
  * it reads; filters arrive compiled (search/filters.ts) against the aliases
  * `e` (elements) and `f` (files) used below.
  */
+import type { Statement } from 'better-sqlite3';
 import type { IndexStore } from './store.js';
 
 export interface FilterSql {
@@ -37,8 +38,11 @@ export interface ElementRecord {
   rootId: number;
 }
 
-/** BM25 column weights of elements_fts: name, signature, description, path, code. */
-const ELEMENT_BM25 = 'bm25(elements_fts, 4.0, 2.0, 1.0, 0.5, 1.0)';
+/** BM25 column weights of elements_fts: name, signature, description, path. */
+const TUNE = JSON.parse(process.env.OCV_TUNE ?? '{}');
+const ELEMENT_BM25 = `bm25(elements_fts, ${TUNE.wName ?? 4.0}, ${TUNE.wSig ?? 2.0}, ${TUNE.wDesc ?? 1.0}, ${TUNE.wPath ?? 0.5})`;
+/** The weight of code_fts's BM25 beside elements_fts's. */
+const CODE_WEIGHT = TUNE.wCode ?? 0.3;
 
 export class SearchReader {
   readonly #db: IndexStore['db'];
@@ -51,8 +55,10 @@ export class SearchReader {
       documentFrequency: db.prepare<[string], { doc: number }>('SELECT doc FROM temp.elements_vocab WHERE term = ?'),
       // Ranked by an alias, so FTS5 computes each row's BM25 once.
       elements: db.prepare<[string, number], { id: number; rank: number }>(`SELECT rowid AS id, ${ELEMENT_BM25} AS rank FROM elements_fts WHERE elements_fts MATCH ? ORDER BY rank LIMIT ?`),
+      code: db.prepare<[string, number], { id: number; rank: number }>('SELECT rowid AS id, bm25(code_fts) AS rank FROM code_fts WHERE code_fts MATCH ? ORDER BY rank LIMIT ?'),
       // Is there a row past the threshold? Cheaper than counting them all.
       beyond: db.prepare<[string, number], { found: number }>('SELECT 1 AS found FROM elements_fts WHERE elements_fts MATCH ? LIMIT 1 OFFSET ?'),
+      codeBeyond: db.prepare<[string, number], { found: number }>('SELECT 1 AS found FROM code_fts WHERE code_fts MATCH ? LIMIT 1 OFFSET ?'),
       count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM elements_fts WHERE elements_fts MATCH ?'),
       fileStems: db.prepare<[], { id: number; path: string }>("SELECT id, path FROM files WHERE status = 'indexed'"),
       rows: db.prepare<[string], ElementRecord>(
@@ -63,17 +69,29 @@ export class SearchReader {
     };
   }
 
-  /** BM25 over elements, best first, filtered in SQL (the join is paid only when a filter needs it). */
-  elementHits(match: string, filters: FilterSql, limit: number): IdScore[] {
-    const rows = filters.active
-      ? this.#db
-          .prepare<unknown[], { id: number; rank: number }>(
-            `SELECT e.vector_id AS id, ${ELEMENT_BM25} AS rank FROM elements_fts JOIN elements e ON e.vector_id = elements_fts.rowid JOIN files f ON f.id = e.file_id
-             WHERE elements_fts MATCH ? AND ${filters.sql} ORDER BY rank LIMIT ?`,
-          )
-          .all(match, ...filters.params, limit)
-      : this.#sql.elements.all(match, limit);
-    return rows.map(({ id, rank }) => ({ id, score: -rank }));
+  /**
+   * BM25 over elements, best first, filtered in SQL (the join is paid only
+   * when a filter needs it): over their names, signatures, descriptions and
+   * paths, plus CODE_WEIGHT times BM25 over their own code (`codeMatch`,
+   * which may leave out terms too common in code to be worth reading).
+   */
+  elementHits(match: string | undefined, codeMatch: string | undefined, filters: FilterSql, limit: number): IdScore[] {
+    const scores = new Map<number, number>();
+    if (match) for (const { id, rank } of this.#bm25('elements_fts', ELEMENT_BM25, this.#sql.elements, match, filters, limit)) scores.set(id, -rank);
+    if (codeMatch && CODE_WEIGHT > 0) {
+      for (const { id, rank } of this.#bm25('code_fts', 'bm25(code_fts)', this.#sql.code, codeMatch, filters, limit)) scores.set(id, (scores.get(id) ?? 0) - CODE_WEIGHT * rank);
+    }
+    return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
+  }
+
+  #bm25(table: string, rank: string, unfiltered: Statement<[string, number], { id: number; rank: number }>, match: string, filters: FilterSql, limit: number): { id: number; rank: number }[] {
+    if (!filters.active) return unfiltered.all(match, limit);
+    return this.#db
+      .prepare<unknown[], { id: number; rank: number }>(
+        `SELECT e.vector_id AS id, ${rank} AS rank FROM ${table} JOIN elements e ON e.vector_id = ${table}.rowid JOIN files f ON f.id = e.file_id
+         WHERE ${table} MATCH ? AND ${filters.sql} ORDER BY rank LIMIT ?`,
+      )
+      .all(match, ...filters.params, limit);
   }
 
   /** The elements of the files whose path contains one of `paths` (lower case), outermost first, in file order. */
@@ -131,9 +149,9 @@ export class SearchReader {
     return this.#sql.documentFrequency.get(term)?.doc;
   }
 
-  /** Whether more than `count` elements match an expression. */
-  matchesMoreThan(match: string, count: number): boolean {
-    return this.#sql.beyond.get(match, count) !== undefined;
+  /** Whether more than `count` elements match an expression, in their names and descriptions or in their code. */
+  matchesMoreThan(match: string, count: number, inCode = false): boolean {
+    return (inCode ? this.#sql.codeBeyond : this.#sql.beyond).get(match, count) !== undefined;
   }
 
   matchCount(match: string): number {

@@ -93,8 +93,10 @@ export class IndexStore {
       ),
       moveElement: db.prepare('UPDATE elements SET start_line = ?, end_line = ? WHERE vector_id = ?'),
       deleteElement: db.prepare('DELETE FROM elements WHERE vector_id = ?'),
-      insertFts: db.prepare('INSERT INTO elements_fts (rowid, name, signature, description, path, code) VALUES (?, ?, ?, ?, ?, ?)'),
+      insertFts: db.prepare('INSERT INTO elements_fts (rowid, name, signature, description, path) VALUES (?, ?, ?, ?, ?)'),
       deleteFts: db.prepare('DELETE FROM elements_fts WHERE rowid = ?'),
+      insertCodeFts: db.prepare('INSERT INTO code_fts (rowid, code) VALUES (?, ?)'),
+      deleteCodeFts: db.prepare('DELETE FROM code_fts WHERE rowid = ?'),
       tombstone: db.prepare('INSERT OR REPLACE INTO removed_vectors (vector_id, generation) VALUES (?, ?)'),
       getEmbedding: db.prepare<[string, string], { vector: Buffer }>('SELECT vector FROM embeddings WHERE embedder = ? AND document_hash = ?'),
       putEmbedding: db.prepare('INSERT OR IGNORE INTO embeddings (embedder, document_hash, vector) VALUES (?, ?, ?)'),
@@ -161,7 +163,7 @@ export class IndexStore {
   /** Forgets every file and element (a rebuild); the caches are kept. */
   reset(embedder: EmbedderRecord): void {
     this.transaction(() => {
-      this.db.exec(`DELETE FROM elements; DELETE FROM files; DELETE FROM removed_vectors; DELETE FROM elements_fts;`);
+      this.db.exec(`DELETE FROM elements; DELETE FROM files; DELETE FROM removed_vectors; DELETE FROM elements_fts; DELETE FROM code_fts;`);
       this.setMeta('embedder', embedder.id);
       this.setMeta('dimension', embedder.dimension);
       this.setMeta('generation', this.generation + 1);
@@ -235,7 +237,8 @@ export class IndexStore {
       const vectorId = Number(
         this.#s.insertElement.run(fileId, generation, e.type, name, e.name.toLowerCase(), e.access, e.startLine, e.endLine, e.signature, e.description, document.hash).lastInsertRowid,
       );
-      this.#s.insertFts.run(vectorId, lexicalText(name), lexicalText(e.signature), lexicalText(e.description), lexicalText(update.path), lexicalText(document.code));
+      this.#s.insertFts.run(vectorId, lexicalText(name), lexicalText(e.signature), lexicalText(e.description), lexicalText(update.path));
+      if (document.code) this.#s.insertCodeFts.run(vectorId, lexicalText(document.code));
       added.push({ vectorId, document });
     }
     const removed: number[] = [];
@@ -252,6 +255,7 @@ export class IndexStore {
   #removeElement(vectorId: number, generation: number): void {
     this.#s.deleteElement.run(vectorId);
     this.#s.deleteFts.run(vectorId);
+    this.#s.deleteCodeFts.run(vectorId);
     this.#s.tombstone.run(vectorId, generation);
   }
 
@@ -265,6 +269,7 @@ export class IndexStore {
       markFile.run(id);
       this.#s.deleteElement.run(id);
       this.#s.deleteFts.run(id);
+      this.#s.deleteCodeFts.run(id);
     }
   }
 

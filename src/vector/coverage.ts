@@ -40,13 +40,14 @@ export interface CoveredElement {
 export function coverFile(file: CodeFile, lines: readonly string[], limits: ChunkLimits = DEFAULT_CHUNK_LIMITS): CoveredElement[] {
   if (file.source === 'text') return file.elements.map((element) => ({ element, ownText: slice(lines, element.startLine, element.endLine) }));
   const owner = innermostOwners(file.elements, lines.length);
+  skipCommentsAbove(file.elements, lines, owner);
   const own: string[][] = file.elements.map(() => []);
   const uncovered: number[] = [];
   for (let line = 1; line <= lines.length; line++) {
     const at = owner[line]!;
     const text = lines[line - 1]!;
     if (at >= 0) own[at]!.push(text);
-    else if (text.trim() !== '') uncovered.push(line);
+    else if (at !== SKIPPED && text.trim() !== '') uncovered.push(line);
   }
   const covered = file.elements.map((element, i) => ({ element, ownText: own[i]!.join('\n') }));
   for (const [start, end] of chunkRuns(uncovered, lines, limits)) {
@@ -55,6 +56,22 @@ export function coverFile(file: CodeFile, lines: readonly string[], limits: Chun
     covered.push({ element, ownText: slice(lines, start, end) });
   }
   return covered;
+}
+
+/** A line that is only a comment (or part of a block comment), in any of the parsed languages. */
+const COMMENT_LINE = /^\s*(?:\/\/|\/\*|\*|#(?![[!]|include|define|if|endif|else|pragma|import)|--|;;)/;
+/** Marks lines left out of the lexical index: the element's description already holds them. */
+const SKIPPED = -2;
+
+/**
+ * The comment right above an element (no blank line between) is its doc
+ * comment: the element's description holds its prose, so it makes no
+ * chunk of its own (and an edit above it re-embeds nothing).
+ */
+function skipCommentsAbove(elements: readonly CodeElement[], lines: readonly string[], owner: Int32Array): void {
+  for (const element of elements) {
+    for (let line = element.startLine - 1; line >= 1 && owner[line] === -1 && COMMENT_LINE.test(lines[line - 1]!); line--) owner[line] = SKIPPED;
+  }
 }
 
 /** For each line (1-based; index 0 unused), the index of the smallest element holding it, or -1. */
