@@ -49,8 +49,8 @@ export class DryRunTally {
   readonly byLanguage: Record<string, DryRunGroup> = {};
   readonly byDirectory: Record<string, DryRunGroup> = {};
 
-  add(file: CodeFile, documentsToEmbed: number, modelCalls: number): void {
-    const elements = file.elements.length;
+  /** `elements`: the file's documents (its elements and the chunks of code outside them), as the run will store them. */
+  add(file: CodeFile, elements: number, documentsToEmbed: number, modelCalls: number): void {
     this.elements += elements;
     this.documentsToEmbed += documentsToEmbed;
     this.modelCalls += modelCalls;

@@ -309,7 +309,7 @@ export class Indexer {
           const documents = buildDocuments(result, text.split('\n'));
           const toEmbed = new Set(documents.filter((d) => !live.has(d.hash) && !store?.getEmbedding(embedder.id, d.hash)).map((d) => d.hash)).size;
           const modelCalls = enricher && result.source === 'ast' ? await enricher.plannedCalls(result, text) : 0;
-          tally.add(result, toEmbed, modelCalls);
+          tally.add(result, documents.length, toEmbed, modelCalls);
         }
       };
       await Promise.all(Array.from({ length: Math.min(Math.max(4, (pool?.threads ?? 1) * 4), candidates.length) }, worker));

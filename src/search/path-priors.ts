@@ -2,27 +2,26 @@
  * What a file's path says about how likely it is to be the answer, before
  * its content is read: implementation comes before tests, documentation,
  * examples, benchmarks and generated or vendored code, unless the query
- * asks for those. And a file whose name the query spells (`binding` in
+ * asks for those. (TypeScript declaration files are not held back: they
+ * are the API a question is often about; a prior of 0.85 lowered the
+ * typescript-lib evaluation set and left the benchmark as it was.) And a file whose name the query spells (`binding` in
  * binding/json.go, `router` in router.ts) is more likely than one whose
  * content merely mentions the words.
  */
 import { posix } from 'node:path';
 import { splitIdentifier, stem } from '../vector/terms.js';
 import { isStopWord } from '../vector/vocabulary.js';
-const TUNE = JSON.parse(process.env.OCV_TUNE ?? '{}');
-function T(key: string, value: number): number { return TUNE[key] ?? value; }
 
-export type PathRole = 'test' | 'docs' | 'example' | 'bench' | 'generated' | 'vendor' | 'declaration';
+export type PathRole = 'test' | 'docs' | 'example' | 'bench' | 'generated' | 'vendor';
 
 /** Multipliers of a result's score by role, when the query does not ask for that role. */
 export const ROLE_PRIOR: Readonly<Record<PathRole, number>> = {
-  test: T('test', 0.55),
-  docs: T('docs', 0.6),
-  example: T('example', 0.6),
-  bench: T('bench', 0.6),
-  generated: T('generated', 0.6),
-  vendor: T('vendor', 0.6),
-  declaration: T('declaration', 0.85),
+  test: 0.55,
+  docs: 0.6,
+  example: 0.6,
+  bench: 0.6,
+  generated: 0.6,
+  vendor: 0.6,
 };
 
 const TEST_FILE =
@@ -33,7 +32,6 @@ const EXAMPLES = /(?:^|\/)(?:_?examples?|samples?|demos?|playground|tutorials?)\
 const BENCH = /(?:^|\/)(?:bench|benches|benchmarks?)\/|(?:^|\/)[^/]*[._-]bench(?:mark)?s?\.[a-z0-9]+$/i;
 const GENERATED = /(?:^|\/)(?:generated|gen|__generated__)\/|\.(?:pb|g|gen|generated)\.[a-z0-9]+$|_pb2\.py$/i;
 const VENDOR = /(?:^|\/)(?:vendor|third_party|thirdparty|external|deps)\//i;
-const DECLARATION = /\.d\.[cm]?ts$/;
 
 const ROLE_PATTERNS: readonly [PathRole, RegExp][] = [
   ['test', TEST_FILE],
@@ -43,7 +41,6 @@ const ROLE_PATTERNS: readonly [PathRole, RegExp][] = [
   ['bench', BENCH],
   ['generated', GENERATED],
   ['vendor', VENDOR],
-  ['declaration', DECLARATION],
 ];
 
 /** Query words that ask for a role: then its files are not held back. */
@@ -54,7 +51,6 @@ const ROLE_WORDS: Readonly<Record<PathRole, readonly string[]>> = {
   bench: ['bench', 'benchmark', 'benchmarks', 'performance'],
   generated: ['generated', 'protobuf', 'codegen'],
   vendor: ['vendor', 'vendored', 'third'],
-  declaration: ['declaration', 'declarations', 'types', 'typings', 'dts'],
 };
 
 export function pathRoles(path: string): Set<PathRole> {

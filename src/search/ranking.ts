@@ -10,9 +10,6 @@ import { EXACT_NAME_BOOST, fuseScores, nameMatch, PARTIAL_NAME_BOOST, PATH_BOOST
 import { pathWordShare, requestedRoles, rolePrior } from './path-priors.js';
 import type { ParsedQuery } from './query.js';
 
-const TUNE = JSON.parse(process.env.OCV_TUNE ?? '{}');
-export function T(key: string, value: number): number { return TUNE[key] ?? value; }
-
 /** An element as ranking sees it. */
 export interface CandidateRow {
   id: number;
@@ -59,19 +56,17 @@ export interface RankSignals {
 }
 
 /** Times the share of the query's words that the file's name spells. */
-export const PATH_WORD_BOOST = T('pathWord', 1.5);
+export const PATH_WORD_BOOST = 1.5;
 /** A file named after the symbol the query names: where most languages define their main type. */
-export const NAMED_FILE_BOOST = T('named', 1);
+export const NAMED_FILE_BOOST = 1;
 /** Members too small to stand for their container. */
 export const FRAGMENT_TYPES: ReadonlySet<string> = new Set(['field', 'property', 'constant']);
 /** Their score is scaled by this for prose queries: a short document wins on length alone. */
-const FRAGMENT_PRIOR = T('fragment', 0.8);
-/** Code outside any element: it matches a query's words as well as the element it belongs near, but names nothing. */
-const CHUNK_PRIOR = T('chunk', 1);
+const FRAGMENT_PRIOR = 0.8;
+/** A file's summed score over the best file's, times this, is added to each of its elements. */
+export const FILE_COHERENCE = 0.7;
 /** Each further result of a file already listed counts this much less again. */
-export const FILE_SATURATION = T('saturation', 0.3);
-/** Hits of one file closer than this (in lines) are one place. */
-export const NEAR_LINES = T('near', 1e9);
+export const FILE_SATURATION = 0.5;
 /** Element types that define a name (a symbol query's answer), against pieces of text. */
 const DEFINITION_TYPES_EXCLUDED: ReadonlySet<string> = new Set(['chunk', 'window', 'section', 'document']);
 
@@ -103,7 +98,6 @@ function score<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence
     }
     let value = candidate.score;
     if (parsed.kind === 'prose' && FRAGMENT_TYPES.has(row.type)) value *= FRAGMENT_PRIOR;
-    if (row.type === 'chunk') value *= CHUNK_PRIOR;
     if (lexicalSignals) {
       if (parsed.identifiers.length > 0 && !DEFINITION_TYPES_EXCLUDED.has(row.type)) {
         const match = nameMatch(row.name, parsed.identifiers);
@@ -131,7 +125,7 @@ function score<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence
     out.push({ row, score: value, signals });
   }
   out.sort(byScore);
-  addFileCoherence(out, T('coherence', 1));
+  addFileCoherence(out, FILE_COHERENCE);
   return out.sort(byScore);
 }
 
@@ -167,13 +161,11 @@ function nameBoost(match: NameMatch, parsed: ParsedQuery): number {
  * FILE_SATURATION per hit before it, then the list is sorted again.
  */
 export function spreadOverFiles<Row extends CandidateRow>(ranked: readonly RankedHit<Row>[]): RankedHit<Row>[] {
-  const listed = new Map<number, Row[]>();
+  const listed = new Map<number, number>();
   const spread = ranked.map((hit) => {
-    const before = listed.get(hit.row.fileId) ?? [];
-    listed.set(hit.row.fileId, [...before, hit.row]);
-    // Only hits near one listed before count: far apart in a long file, they are other places.
-    const near = before.filter((other) => Math.abs(other.startLine - hit.row.startLine) < NEAR_LINES).length;
-    return near === 0 ? hit : { ...hit, score: hit.score * FILE_SATURATION ** near };
+    const before = listed.get(hit.row.fileId) ?? 0;
+    listed.set(hit.row.fileId, before + 1);
+    return before === 0 ? hit : { ...hit, score: hit.score * FILE_SATURATION ** before };
   });
   return spread.sort(byScore);
 }

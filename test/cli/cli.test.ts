@@ -86,7 +86,8 @@ describe('oc-vector-index and oc-vector-search on the fixture', () => {
     const status = JSON.parse(clean.stdout);
     expect(status).toMatchObject({ root: repo.root, embedder: { id: 'builtin:v2:512' }, files: { indexed: Object.keys(searchFixtureFiles()).length, failed: 0 }, lastRun: { mode: 'full', analysisModel: null } });
     expect(status.stale).toEqual({ modified: [], deleted: [], added: [] });
-    expect(status.languages.python).toEqual({ files: 1, elements: 2 });
+    // Two functions, and a chunk for the module's docstring and import.
+    expect(status.languages.python).toEqual({ files: 1, elements: 3 });
 
     writeFileSync(join(repo.root, 'src/util/new.ts'), 'export const answer = 42;\n');
     const text = await cli('index', ['--status'], { cwd: repo.root });
@@ -110,7 +111,7 @@ describe('oc-vector-index --dry-run', () => {
     expect(report.files).toMatchObject({ scanned: total, toIndex: total, unchanged: 0, toRemove: 0 });
     // Every code file is small: one model call each; Markdown is not sent to the model.
     expect(report.calls.model).toBe(codeFiles.length);
-    expect(report.byLanguage.python).toEqual({ files: 1, elements: 2, modelCalls: 1 });
+    expect(report.byLanguage.python).toEqual({ files: 1, elements: 3, modelCalls: 1 });
     expect(report.byDirectory['src/auth'].files).toBe(2);
     expect(report.estimate.totalMs).toBeGreaterThan(report.estimate.modelMs - 1);
     expect(fake.chats).toHaveLength(0);
