@@ -25,6 +25,12 @@ export interface ParsedQuery {
   paths: string[];
   /** The words BM25 looks for: each word and its sub-words, lower-cased, stop words left out. */
   terms: string[];
+  /**
+   * The identifiers the query spells, each as the one token the lexical
+   * index makes of it (`NO_INDEX`, `noIndex` -> noindex): an element that
+   * holds the whole name counts for more than one holding its parts.
+   */
+  wholeTerms: string[];
   /** The query with path tokens taken out: what the embedder sees. */
   semanticText: string;
 }
@@ -57,7 +63,8 @@ export function parseQuery(text: string): ParsedQuery {
   // One capitalised word (`Status`, `Mutex`) names a type as surely as `getUserById` names a function.
   const identifiers = single !== undefined && isSymbolWord(single) ? [single] : rest.map((token) => token.replace(/\(\)$/, '')).filter(isIdentifierLike);
   const kind: QueryKind = paths.length > 0 && rest.length === 0 ? 'path' : single !== undefined && identifiers.length === 1 ? 'identifier' : 'prose';
-  return { text: trimmed, kind, identifiers, paths, terms: searchTerms(tokens), semanticText: rest.join(' ') || trimmed };
+  const wholeTerms = [...new Set(identifiers.flatMap((identifier) => words(identifier)).map((word) => splitIdentifier(word)).filter((parts) => parts.length > 1).map((parts) => parts.join('')))];
+  return { text: trimmed, kind, identifiers, paths, terms: searchTerms(tokens), wholeTerms, semanticText: rest.join(' ') || trimmed };
 }
 
 /** A query of one word that reads as a symbol: code-like, a capitalised name, or a leading underscore. */

@@ -358,7 +358,21 @@ export class Searcher {
     const namedFiles = parsed.kind === 'identifier' ? this.#reader.namedFiles(symbols, filters, NAMED_FILE_ELEMENTS) : [];
     const match = this.#matchExpression(parsed.terms, false);
     const codeMatch = this.#matchExpression(parsed.terms, true);
-    return { elements: match || codeMatch ? this.#reader.elementHits(match, codeMatch, filters, limit) : [], definitions, namedFiles };
+    const elements = match || codeMatch ? this.#reader.elementHits(match, codeMatch, filters, limit) : [];
+    return { elements: this.#withWholeNames(elements, parsed, filters, limit), definitions, namedFiles };
+  }
+
+  /**
+   * An identifier the query spells (`NO_INDEX`) also matches, by its parts,
+   * every element about "index": the elements that hold the whole name
+   * score again on it alone, so that they come first.
+   */
+  #withWholeNames(hits: ScoredHit[], parsed: ParsedQuery, filters: CompiledFilters, limit: number): ScoredHit[] {
+    const whole = ftsExpression(parsed.wholeTerms);
+    if (!whole) return hits;
+    const scores = new Map(hits.map((hit) => [hit.id, hit.score]));
+    for (const hit of this.#reader.elementHits(whole, whole, filters, limit)) scores.set(hit.id, (scores.get(hit.id) ?? 0) + hit.score);
+    return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
   }
 
   /**
