@@ -458,6 +458,8 @@ function validateQuery(query: unknown): string {
   const text = query.trim();
   if (!text) throw new SearchError('the query is empty', 'BAD_QUERY');
   if (text.length > MAX_QUERY_LENGTH) throw new SearchError(`the query is ${text.length} characters long; at most ${MAX_QUERY_LENGTH} are allowed`, 'BAD_QUERY');
+  // Punctuation alone matches nothing in the lexical index, and embeds to noise.
+  if (!/[\p{L}\p{N}]/u.test(text)) throw new SearchError(`the query "${text.slice(0, 40)}" has no words to search for: use letters or digits`, 'BAD_QUERY');
   return text;
 }
 
