@@ -29,7 +29,7 @@ interface SearchCliOptions {
 
 const PROGRAM = 'oc-vector-search';
 
-const TEXT_ELEMENTS = new Set(['section', 'document', 'window']);
+const TEXT_ELEMENTS = new Set(['section', 'document', 'window', 'chunk']);
 
 export async function searchMain(argv: readonly string[]): Promise<number> {
   const program = configure(new Command(PROGRAM), 'Search the index of the code around you: hybrid semantic (vector) and lexical (BM25) search.')
@@ -98,10 +98,13 @@ export function renderResults(response: SearchResponse, style: Style): string {
     if (result.description && !(TEXT_ELEMENTS.has(result.type) && result.snippet !== undefined)) out.push(`  ${style.dim(result.description.split('\n')[0]!.slice(0, 160))}`);
     if (result.snippet !== undefined) {
       const lines = result.snippet.split('\n');
-      const width = String(result.startLine + lines.length).length;
+      // The snippet may start deep inside the element, at the lines that match.
+      const first = result.snippetStartLine ?? result.startLine;
+      const width = String(first + lines.length).length;
+      if (first > result.startLine) out.push(`  ${' '.repeat(width)}  ${style.dim(`… (${first - result.startLine} line${first - result.startLine === 1 ? '' : 's'} above)`)}`);
       lines.forEach((line, i) => {
         const more = line.startsWith('… (') && i === lines.length - 1;
-        out.push(more ? `  ${' '.repeat(width)}  ${style.dim(line)}` : `  ${style.dim(`${String(result.startLine + i).padStart(width)}│`)} ${line}`);
+        out.push(more ? `  ${' '.repeat(width)}  ${style.dim(line)}` : `  ${style.dim(`${String(first + i).padStart(width)}│`)} ${line}`);
       });
     } else if (result.problem) out.push(`  ${style.warn(result.problem)}`);
     out.push('');
@@ -111,7 +114,7 @@ export function renderResults(response: SearchResponse, style: Style): string {
 
 function signalsText(result: SearchResult): string {
   const s = result.signals;
-  const parts = [s.lexical && `bm25#${s.lexical}`, s.vector && `vector#${s.vector}`, s.name && `name:${s.name}`, s.path && 'path'].filter(Boolean);
+  const parts = [s.lexical && `bm25#${s.lexical}`, s.vector && `vector#${s.vector}`, s.name && `name:${s.name}`, s.definition && 'definition', s.namedFile && 'file-name', s.path && 'path'].filter(Boolean);
   return `[${parts.join(' ')}]`;
 }
 

@@ -21,7 +21,9 @@ import { compileFilters, type CompiledFilters, type SearchFilters } from './filt
 import { DEFAULT_FUSION_WEIGHTS, type FusionWeights, type NameMatch, type ScoredHit } from './fusion.js';
 import { ftsExpression, parseQuery, symbolNames, type ParsedQuery, type QueryKind } from './query.js';
 import { rankCandidates, type Evidence, type RankedHit } from './ranking.js';
-import { cutLines, DEFAULT_SNIPPET_OPTIONS, SourceCache, SourceReader, type SnippetOptions } from './source.js';
+import { bestSnippetStart, cutLines, SourceCache, SourceReader, type SnippetOptions } from './source.js';
+import { terms } from '../vector/terms.js';
+import { isStopWord } from '../vector/vocabulary.js';
 
 export type SearchMode = 'hybrid' | 'lexical' | 'vector';
 
@@ -77,6 +79,8 @@ export interface SearchResult {
   score: number;
   signals: SearchSignals;
   snippet?: string;
+  /** Where the snippet starts, when not at startLine: the lines that match the query, deep in a long element or chunk. */
+  snippetStartLine?: number;
   /** The file changed since it was indexed: lines may have moved. */
   stale: boolean;
   /** Why there is no snippet, when there is none. */
@@ -241,7 +245,7 @@ export class Searcher {
       timings.fusionMs = performance.now() - t;
 
       t = performance.now();
-      const results = this.#present(ranked, options.snippet);
+      const results = this.#present(ranked, options.snippet, parsed);
       timings.snippetMs = performance.now() - t;
       timings.totalMs = performance.now() - started;
       if (fallback) this.#options.onEvent?.({ type: 'fallback', reason: fallback });
@@ -409,8 +413,9 @@ export class Searcher {
     return rankCandidates(parsed, evidence, rows, { k, weights, lexicalSignals: mode !== 'vector' });
   }
 
-  #present(ranked: RankedHit<ElementRecord>[], snippet: SearchOptions['snippet']): SearchResult[] {
+  #present(ranked: RankedHit<ElementRecord>[], snippet: SearchOptions['snippet'], parsed: ParsedQuery): SearchResult[] {
     const readers = new Map<number, SourceReader>();
+    const queryTerms = new Set(terms(parsed.text).filter((term) => !isStopWord(term)));
     const wantText = snippet !== false;
     const limits = typeof snippet === 'object' ? snippet : {};
     return ranked.map(({ row, score, signals }) => {
@@ -432,7 +437,11 @@ export class Searcher {
         signals,
         stale: state.stale,
       };
-      if (wantText && state.text) result.snippet = cutLines(state.text, row.startLine, row.endLine, limits);
+      if (wantText && state.text) {
+        const from = bestSnippetStart(state.text, row.startLine, row.endLine, queryTerms, limits);
+        result.snippet = cutLines(state.text, from, row.endLine, limits);
+        if (from !== row.startLine) result.snippetStartLine = from;
+      }
       if (state.problem) result.problem = state.problem;
       return result;
     });

@@ -9,6 +9,7 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { contentHash } from '../files/hash.js';
 import { dedent } from '../vector/snippet.js';
+import { terms } from '../vector/terms.js';
 
 export interface SnippetOptions {
   /** Lines shown at most; the rest is counted. Default 30. */
@@ -189,4 +190,36 @@ export function cutLines(source: SourceText | readonly string[], startLine: numb
   const hidden = lastLine - (start + out.length - 1);
   if (hidden > 0) shown.push(`… (${hidden} more line${hidden === 1 ? '' : 's'})`);
   return shown.join('\n');
+}
+
+/**
+ * Where a snippet of an element should start so that it shows the lines
+ * that answer: the element's first line when it fits the snippet or its
+ * opening lines match as well as any, else the start of the window of
+ * `maxLines` lines holding the most of the query's terms (a chunk or a
+ * long function matched deep inside).
+ */
+export function bestSnippetStart(source: SourceText, startLine: number, endLine: number, queryTerms: ReadonlySet<string>, options: SnippetOptions = {}): number {
+  const { maxLines } = { ...DEFAULT_SNIPPET_OPTIONS, ...options };
+  if (endLine - startLine + 1 <= maxLines || queryTerms.size === 0) return startLine;
+  // Long elements are read a bounded way: windows past this many lines are not looked at.
+  const lines = source.lines(startLine, Math.min(endLine, startLine + 2_000));
+  const hits = lines.map((line) => countTerms(line, queryTerms));
+  let window = hits.slice(0, maxLines).reduce((sum, n) => sum + n, 0);
+  let best = window;
+  let bestAt = 0;
+  for (let at = 1; at + maxLines <= hits.length; at++) {
+    window += hits[at + maxLines - 1]! - hits[at - 1]!;
+    if (window > best) [best, bestAt] = [window, at];
+  }
+  // The first window with the most ends at a matching line: starting two lines above its
+  // first matching line instead keeps every match in view, with a little context.
+  const firstHit = hits.findIndex((n, i) => i >= bestAt && n > 0);
+  return startLine + Math.max(bestAt, firstHit - 2);
+}
+
+function countTerms(line: string, queryTerms: ReadonlySet<string>): number {
+  let count = 0;
+  for (const term of terms(line)) if (queryTerms.has(term)) count++;
+  return count;
 }

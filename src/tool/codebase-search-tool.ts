@@ -190,6 +190,7 @@ function toHit(result: SearchResult): CodebaseSearchHit {
     description: redactSecrets(result.description),
     score: Math.round(result.score * 10_000) / 10_000,
     snippet: result.snippet === undefined ? null : redactSecrets(result.snippet),
+    ...(result.snippetStartLine !== undefined ? { snippet_start_line: result.snippetStartLine } : {}),
     stale: result.stale,
   };
 }

@@ -85,6 +85,8 @@ export interface CodebaseSearchHit {
   score: number;
   /** The code as it is on disk now; null when it did not fit the size budget or could not be read. */
   snippet: string | null;
+  /** The line the snippet starts at: start_line, or further down where a long element matches the query. */
+  snippet_start_line?: number;
   /** The file changed since it was indexed: the lines may have moved. */
   stale: boolean;
 }
@@ -107,6 +109,7 @@ const HIT_SCHEMA = {
     path: { type: 'string' },
     start_line: { type: 'integer' },
     end_line: { type: 'integer' },
+    snippet_start_line: { type: 'integer', description: 'where the snippet starts, when not at start_line' },
     element_type: { type: 'string' },
     name: { type: 'string' },
     signature: { type: 'string' },
