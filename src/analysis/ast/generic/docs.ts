@@ -1,0 +1,101 @@
+/**
+ * Doc comments in any language: the run of comments directly above a
+ * definition (`///`, `//`, `#`, `--`, `/** *\/`, `{- -}`), or a doc
+ * attribute (Elixir's `@doc`), turned into prose. Licence headers are not
+ * documentation.
+ */
+import { fold } from '../../element.js';
+import { cleanBlock } from '../comments.js';
+import type { SyntaxNode } from '../parsers.js';
+import type { GenericLanguage } from './spec.js';
+
+const MAX_DESCRIPTION = 600;
+const LICENCE = /\bcopyright\b|SPDX-License|licensed under|\blicen[cs]e\b.*\b(version|terms)\b/i;
+
+export function docAbove(node: SyntaxNode, spec: GenericLanguage): string {
+  let row = node.startPosition.row;
+  let previous = node.previousNamedSibling;
+  while (previous && spec.betweenDocAndDefinition?.includes(previous.type) && previous.endPosition.row >= row - 1) {
+    row = previous.startPosition.row;
+    previous = previous.previousNamedSibling;
+  }
+  if (!previous || previous.endPosition.row < row - 1) return '';
+  if (spec.docAttribute?.test(previous.text)) return attributeDoc(previous.text);
+  const run: string[] = [];
+  for (let comment: SyntaxNode | null = previous; comment && isComment(comment, spec) && comment.endPosition.row >= row - 1; comment = comment.previousNamedSibling) {
+    run.unshift(comment.text);
+    row = comment.startPosition.row;
+  }
+  return commentProse(run);
+}
+
+/** The doc a container keeps as the first statement of its body (Elixir's `@moduledoc`). */
+export function docInside(body: SyntaxNode | null | undefined, spec: GenericLanguage): string {
+  const first = body?.firstNamedChild;
+  return first && spec.docAttribute?.test(first.text) ? attributeDoc(first.text) : '';
+}
+
+/** The file's opening comment (not a licence), when it is not the doc of the first declaration. */
+export function fileSummary(root: SyntaxNode, spec: GenericLanguage): string {
+  const run: SyntaxNode[] = [];
+  for (const child of root.namedChildren) {
+    if (!isComment(child, spec)) {
+      if (run.length === 0) return '';
+      const last = run.at(-1)!;
+      // A comment right above a declaration documents the declaration;
+      // above a package, module or import line, it documents the file.
+      const attached = child.startPosition.row <= last.endPosition.row + 1 && !/package|module|namespace|import|use|include|preproc|pragma|shebang/.test(child.type);
+      if (attached) return '';
+      const prose = commentProse(run.map((c) => c.text));
+      if (prose) return prose;
+      return '';
+    }
+    const previous = run.at(-1);
+    if (previous && child.startPosition.row > previous.endPosition.row + 1) {
+      // A blank line ends a run: a licence header is skipped, anything else is the summary.
+      const prose = commentProse(run.map((c) => c.text));
+      if (prose) return prose;
+      run.length = 0;
+    }
+    run.push(child);
+  }
+  return run.length > 0 ? commentProse(run.map((c) => c.text)) : '';
+}
+
+function isComment(node: SyntaxNode, spec: GenericLanguage): boolean {
+  return spec.commentTypes ? spec.commentTypes.includes(node.type) : node.type.includes('comment');
+}
+
+/** Comment texts (one block, or a run of line comments) as prose, without markers and tags. */
+function commentProse(texts: string[]): string {
+  if (texts.length === 0) return '';
+  const whole = texts.join('\n');
+  if (LICENCE.test(whole)) return '';
+  const first = texts[0]!.trimStart();
+  if (texts.length === 1 && first.startsWith('/*')) return cleanBlock(first.replace(/^\/\*[*!]?/, '/**'));
+  if (texts.length === 1 && first.startsWith('{-')) return clip(prose(first.replace(/^\{-\s*\|?|-\}$/g, '').split('\n')));
+  if (texts.length === 1 && first.startsWith('--[[')) return clip(prose(first.replace(/^--\[=*\[|\]=*\]$/g, '').split('\n')));
+  const lines = whole.split('\n').map((line) => line.trim().replace(/^(\/\/[/!]?|#+!?|--+-?\s*[|^]?|;+|\*)\s?/, ''));
+  return clip(prose(lines));
+}
+
+/** Lines up to the first tag (`@param`, `:param`, `# Examples`): the prose part of a doc. */
+function prose(lines: string[]): string {
+  const kept: string[] = [];
+  for (const line of lines) {
+    if (/^\s*(@\w|:param\b|:returns?\b)/.test(line)) break;
+    kept.push(line);
+  }
+  return kept.join(' ');
+}
+
+/** `@doc """ … """`, `@doc "…"`, `@doc false` → the text, or nothing. */
+function attributeDoc(text: string): string {
+  const value = text.replace(/^@\w+\s*/, '').replace(/^~[sS]/, '');
+  if (!/^["']/.test(value)) return '';
+  return clip(prose(value.replace(/^("""|'''|"|')|("""|'''|"|')$/g, '').split('\n')));
+}
+
+function clip(text: string): string {
+  return fold(text, MAX_DESCRIPTION);
+}

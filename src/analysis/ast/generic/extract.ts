@@ -1,0 +1,283 @@
+/**
+ * Code elements of any language with a GenericLanguage table, from one
+ * tree-sitter query run over the whole tree. The query (in C) finds the
+ * definitions, their names and the relations; JavaScript only nests the
+ * definitions by their byte ranges to qualify names (`Router.handle`), reads
+ * each definition's head for its signature and access, and credits each
+ * relation to the innermost element around it. No JavaScript-side walk of
+ * the tree: extraction stays close to the cost of parsing.
+ */
+import Parser from 'tree-sitter';
+import { isCodeElementType, newElement } from '../../element.js';
+import type { AccessModifier, CodeElement, CodeElementType, DependencyType, Parameter } from '../../types.js';
+import { docAbove } from './docs.js';
+import { type Extraction, addDependency, collapse, signatureUntil } from '../extraction.js';
+import type { GrammarLanguage, SyntaxNode } from '../parsers.js';
+import type { GenericLanguage } from './spec.js';
+
+const MAX_CALLS = 40;
+
+/** Kinds whose members are named after them, and whose functions are methods. */
+const CONTAINERS: ReadonlySet<CodeElementType> = new Set(['class', 'struct', 'interface', 'trait', 'enum', 'impl', 'module', 'namespace']);
+const TYPE_LIKE: ReadonlySet<CodeElementType> = new Set(['class', 'struct', 'interface', 'trait', 'enum', 'impl']);
+const FUNCTION_LIKE: ReadonlySet<CodeElementType> = new Set(['function', 'method', 'constructor', 'macro']);
+const MEMBERS: ReadonlySet<CodeElementType> = new Set(['field', 'property', 'constant', 'signal']);
+const RELATIONS: Readonly<Record<string, DependencyType>> = {
+  'reference.calls': 'calls',
+  'reference.inherits': 'inherits',
+  'reference.implements': 'implements',
+  'reference.uses': 'uses',
+};
+
+/** A definition found by the query, before it becomes an element. */
+interface Definition {
+  node: SyntaxNode;
+  kind: CodeElementType;
+  name: string;
+  receiver?: string | undefined;
+  trait?: string | undefined;
+  body?: SyntaxNode | undefined;
+  parameters?: SyntaxNode | undefined;
+  returns?: SyntaxNode | undefined;
+  nameNode?: SyntaxNode | undefined;
+  start: number;
+  end: number;
+  pattern: number;
+}
+
+interface Relation {
+  type: DependencyType;
+  target: string;
+  start: number;
+}
+
+interface Compiled {
+  query: Parser.Query;
+  spec: GenericLanguage;
+}
+
+const compiled = new WeakMap<GenericLanguage, Compiled>();
+
+/** The query of `spec`, compiled once per grammar (per worker thread). Throws when it does not fit the grammar. */
+function compile(grammar: GrammarLanguage, spec: GenericLanguage): Compiled {
+  let entry = compiled.get(spec);
+  if (!entry) {
+    entry = { query: new Parser.Query(grammar, spec.query), spec };
+    for (const [, kind] of spec.query.matchAll(/@definition\.([\w-]+)/g)) {
+      if (!isCodeElementType(kind!)) throw new Error(`query captures an unknown element kind: @definition.${kind}`);
+    }
+    compiled.set(spec, entry);
+  }
+  return entry;
+}
+
+export function extractGeneric(root: SyntaxNode, grammar: GrammarLanguage, spec: GenericLanguage, out: Extraction): void {
+  const { query } = compile(grammar, spec);
+  const definitions = new Map<string, Definition>();
+  const relations: Relation[] = [];
+  for (const match of query.matches(root)) {
+    let definition: Definition | undefined;
+    const names: SyntaxNode[] = [];
+    const parts: Record<string, SyntaxNode> = {};
+    for (const { name, node } of match.captures) {
+      if (name.startsWith('definition.')) {
+        const wide = widen(node, spec);
+        definition = { node: wide, kind: name.slice('definition.'.length) as CodeElementType, name: '', start: wide.startIndex, end: wide.endIndex, pattern: match.pattern };
+      } else if (name in RELATIONS) {
+        relations.push({ type: RELATIONS[name]!, target: node.text, start: node.startIndex });
+      } else if (name === 'import') {
+        out.imports.push({ module: unquote(node.text), line: node.startPosition.row + 1 });
+      } else if (name === 'name') {
+        names.push(node); // several parts when the grammar splits a qualified name
+      } else {
+        parts[name] = node;
+      }
+    }
+    if (!definition || names.length === 0) continue;
+    definition.name = names.map((node) => node.text.trim()).join('.');
+    definition.nameNode = names[0];
+    definition.receiver = parts.receiver?.text;
+    definition.trait = parts.trait?.text;
+    definition.body = parts.body;
+    definition.parameters = parts.parameters;
+    definition.returns = parts.return;
+    // Two patterns can match one node (a general and a more precise one):
+    // the first pattern in the query wins.
+    const key = `${definition.start}:${definition.end}:${definition.name}`;
+    const known = definitions.get(key);
+    if (!known || known.pattern > definition.pattern) definitions.set(key, definition);
+  }
+  const elements = nest([...definitions.values()].sort((a, b) => a.start - b.start || b.end - a.end), spec);
+  for (const { element } of elements) out.add(element);
+  credit(elements, relations);
+}
+
+/** The wrapper that holds this definition alone (Go's type_declaration around a type_spec), or the node itself. */
+function widen(node: SyntaxNode, spec: GenericLanguage): SyntaxNode {
+  const parent = node.parent;
+  if (!parent || !spec.wrappers?.includes(parent.type)) return node;
+  return parent.namedChildren.filter((child) => !child.type.includes('comment')).length === 1 ? parent : node;
+}
+
+interface Placed {
+  element: CodeElement & { type: CodeElementType };
+  definition: Definition;
+  /** The name its members are qualified with (an impl block: the type it is for). */
+  scope: string;
+}
+
+/** Elements from definitions sorted by start: nested by byte range, named after their containers. */
+function nest(definitions: Definition[], spec: GenericLanguage): Placed[] {
+  const placed: Placed[] = [];
+  const open: Placed[] = [];
+  let skipUntil = -1;
+  for (const definition of definitions) {
+    if (definition.start < skipUntil) continue;
+    while (open.length > 0 && open.at(-1)!.definition.end <= definition.start) open.pop();
+    const container = open.at(-1);
+    // What is defined inside a function body (closures, local helpers) is
+    // part of that function, not an element of its own.
+    if (container && FUNCTION_LIKE.has(container.element.type)) {
+      skipUntil = Math.max(skipUntil, definition.end);
+      continue;
+    }
+    const element = toElement(definition, container, spec);
+    const entry: Placed = { element, definition, scope: scopeOf(element, definition) };
+    placed.push(entry);
+    open.push(entry);
+    if (container && MEMBERS.has(element.type)) {
+      container.element.properties.push({ name: element.name, type: element.returnType, accessors: [] });
+    }
+  }
+  return placed;
+}
+
+function scopeOf(element: CodeElement, definition: Definition): string {
+  const own = element.type === 'impl' ? typeName(definition.name) : element.name;
+  return join(element.parent, own);
+}
+
+function toElement(definition: Definition, container: Placed | undefined, spec: GenericLanguage): Placed['element'] {
+  const { node } = definition;
+  let kind = definition.kind;
+  let parent = container && CONTAINERS.has(container.element.type) ? container.scope : '';
+  if (definition.receiver) parent = typeName(definition.receiver);
+  // `Foo::bar`, `M.bar`, `M:bar`: the qualifier is the parent.
+  const parts = definition.name.split(/::|\.|:|->/).filter(Boolean);
+  let name = parts.pop() ?? definition.name;
+  if (kind === 'impl') name = (spec.implName ?? rustImplName)(typeName(definition.name), definition.trait ? typeName(definition.trait) : '');
+  else if (parts.length > 0) parent = join(parent, parts.join('.'));
+  const inType = (container && TYPE_LIKE.has(container.element.type)) || Boolean(definition.receiver) || (parts.length > 0 && kind === 'function' && definition.name.includes(':'));
+  if (kind === 'function' && inType) kind = 'method';
+  if ((kind === 'method' || kind === 'function') && (spec.constructorNames?.includes(name) || (spec.constructorIsTypeName && parent !== '' && name === lastPart(parent)))) {
+    kind = 'constructor';
+  }
+  const body = definition.body ?? node.childForFieldName('body') ?? undefined;
+  const signature = body ? signatureUntil(node, body) : headLine(node);
+  const element = newElement({
+    type: kind,
+    name,
+    parent,
+    access: accessOf(node, definition.nameNode, name, spec),
+    startLine: node.startPosition.row + 1,
+    endLine: node.endPosition.row + 1,
+    signature,
+    description: docAbove(node, spec),
+  }) as Placed['element'];
+  const parameters = definition.parameters ?? node.childForFieldName('parameters');
+  if (parameters) element.parameters = parametersOf(parameters);
+  const returns = definition.returns ?? node.childForFieldName('return_type');
+  if (returns) element.returnType = collapse(returns.text.replace(/^\s*(:|->)\s*/, ''), 200);
+  return element;
+}
+
+/** A declaration without a body: its text, folded, up to 200 characters (a struct's or macro's first lines). */
+function headLine(node: SyntaxNode): string {
+  return collapse(node.text.slice(0, 400), 200);
+}
+
+function rustImplName(type: string, trait: string): string {
+  return trait ? `impl ${trait} for ${type}` : `impl ${type}`;
+}
+
+/** The head of a declaration (before its name) decides access: `pub`, `private`, `defp`, `local`. */
+function accessOf(node: SyntaxNode, nameNode: SyntaxNode | undefined, name: string, spec: GenericLanguage): AccessModifier {
+  if (spec.accessKeywords && nameNode && nameNode.startIndex > node.startIndex) {
+    const head = node.text.slice(0, nameNode.startIndex - node.startIndex);
+    for (const word of head.replace(/\s*\(\s*/g, '(').match(/[A-Za-z_]+(\([a-z]+\))?/g) ?? []) {
+      const access = spec.accessKeywords[word];
+      if (access) return access;
+    }
+  }
+  if (spec.accessByCase) return /^[A-Z]/.test(name) ? 'public' : 'internal';
+  return spec.defaultAccess;
+}
+
+function parametersOf(list: SyntaxNode): Parameter[] {
+  const parameters: Parameter[] = [];
+  for (const parameter of list.namedChildren) {
+    if (parameter.type.includes('comment') || parameter.type === 'attribute_item') continue;
+    const nameNode = parameter.childForFieldName('name') ?? parameter.childForFieldName('pattern') ?? parameter.childForFieldName('declarator');
+    const typeNode = parameter.childForFieldName('type');
+    if (nameNode || typeNode) {
+      parameters.push({ name: collapse((nameNode?.text ?? '').replace(/^[*&\s]+/, ''), 80), type: collapse(typeNode?.text ?? '', 200) });
+    } else {
+      // `x: Int`, `$x`, `x`: no fields in this grammar's parameters.
+      const text = parameter.text;
+      const colon = text.indexOf(':');
+      parameters.push(colon > 0 ? { name: collapse(text.slice(0, colon), 80), type: collapse(text.slice(colon + 1), 200) } : { name: collapse(text, 80), type: '' });
+    }
+  }
+  return parameters;
+}
+
+/** Credits each relation to the innermost element around it; calls at most MAX_CALLS per element. */
+function credit(placed: Placed[], relations: Relation[]): void {
+  relations.sort((a, b) => a.start - b.start);
+  const open: Placed[] = [];
+  const calls = new Map<CodeElement, number>();
+  let next = 0;
+  for (const relation of relations) {
+    while (next < placed.length && placed[next]!.definition.start <= relation.start) open.push(placed[next++]!);
+    while (open.length > 0 && open.at(-1)!.definition.end <= relation.start) open.pop();
+    // Stale entries below the top (closed, but under an open one) cannot hold a later position.
+    const holder = open.at(-1);
+    if (!holder) continue;
+    const element = holder.element;
+    const target = targetName(relation.target);
+    if (!target || target === element.name) continue;
+    if (relation.type === 'calls') {
+      const count = calls.get(element) ?? 0;
+      if (count >= MAX_CALLS) continue;
+      calls.set(element, count + 1);
+    }
+    addDependency(element, relation.type, target);
+  }
+}
+
+/** `Vec<T>` → Vec, `crate::io::Read` → crate.io.Read, `*Router` → Router. */
+function targetName(text: string): string {
+  const name = typeName(text).replace(/::|->/g, '.');
+  return /^[\w$.\\@?!]+$/.test(name) && name.length <= 80 ? name : '';
+}
+
+/** A type's name without pointers, references, generics or lifetimes: `&'a mut Foo<T>` → Foo. */
+function typeName(text: string): string {
+  return text
+    .replace(/<[\s\S]*>|\[[\s\S]*\]$/g, '')
+    .replace(/^[\s*&(]+|(&|'\w+\s|\bmut\s|\bdyn\s|\bconst\s)/g, '')
+    .replace(/[\s)]+$/, '')
+    .trim();
+}
+
+function lastPart(path: string): string {
+  return path.slice(path.lastIndexOf('.') + 1);
+}
+
+function unquote(text: string): string {
+  return text.replace(/^\s*["'<`]|["'>`;]\s*$/g, '').trim();
+}
+
+function join(parent: string, child: string): string {
+  return parent ? `${parent}.${child}` : child;
+}

@@ -1,0 +1,48 @@
+/**
+ * What the generic extractor needs to know about one language: a tree-sitter
+ * query that finds its definitions, references and imports, and a few facts
+ * the query cannot say (access rules, constructor names, how an impl block
+ * is named). The per-language modules beside this one hold only this data.
+ *
+ * Capture names in `query`:
+ *  - `@definition.<kind>`: the node an element spans, `<kind>` a
+ *    CodeElementType (`definition.function`, `definition.struct`, …);
+ *  - `@name`: its name (`Foo::bar`, `M.bar` and `M:bar` put the qualifier in
+ *    the parent); `@receiver`: the type a Go-style method belongs to;
+ *    `@trait`: what an impl block implements (its `@name` is the type);
+ *  - `@body`, `@parameters`, `@return`: where the grammar keeps them, when
+ *    its fields are not named `body`, `parameters`, `return_type`;
+ *  - `@reference.calls`, `@reference.inherits`, `@reference.implements`,
+ *    `@reference.uses`: relations, credited to the innermost element that
+ *    holds them;
+ *  - `@import`: a module the file imports (quotes and brackets dropped).
+ */
+import type { AccessModifier } from '../../types.js';
+
+export interface GenericLanguage {
+  query: string;
+  /** Access of what declares none: `public` for most, `internal` for Java's package-private. */
+  defaultAccess: AccessModifier;
+  /** Words in a declaration's head (before its name) that set its access: `pub`, `private`, `defp`, `local`. */
+  accessKeywords?: Readonly<Record<string, AccessModifier>>;
+  /** Go: a capitalised name is exported (public), any other is package-private (internal). */
+  accessByCase?: boolean;
+  /** Method names that construct their object (`initialize`, `__construct`, `init`). */
+  constructorNames?: readonly string[];
+  /** A method named as its class is its constructor (C++, Java, C#). */
+  constructorIsTypeName?: boolean;
+  /** How an impl block is named from the type and what it implements. Default: `impl Trait for Type`, `impl Type`. */
+  implName?: (type: string, trait: string) => string;
+  /** Node types of comments, when not all types whose name holds `comment`. */
+  commentTypes?: readonly string[];
+  /** An attribute above a definition that holds its doc (Elixir's `@doc`), by its text. */
+  docAttribute?: RegExp;
+  /** Node types that may sit between a doc comment and its definition (Rust's `#[derive]`). */
+  betweenDocAndDefinition?: readonly string[];
+  /**
+   * Declarations that wrap one definition (Go's `type X struct` is a
+   * type_declaration around a type_spec): the element spans the wrapper
+   * when it holds this definition alone.
+   */
+  wrappers?: readonly string[];
+}
