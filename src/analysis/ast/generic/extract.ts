@@ -16,6 +16,8 @@ import type { GrammarLanguage, SyntaxNode } from '../parsers.js';
 import type { GenericLanguage } from './spec.js';
 
 const MAX_CALLS = 40;
+/** Parameter-list members that are not parameters a caller passes. */
+const SKIPPED_PARAMETERS: ReadonlySet<string> = new Set(['attribute_item', 'self_parameter', 'attribute_list', 'annotation']);
 
 /** Kinds whose members are named after them, and whose functions are methods. */
 const CONTAINERS: ReadonlySet<CodeElementType> = new Set(['class', 'struct', 'interface', 'trait', 'enum', 'impl', 'module', 'namespace']);
@@ -112,11 +114,15 @@ export function extractGeneric(root: SyntaxNode, grammar: GrammarLanguage, spec:
   credit(elements, relations);
 }
 
-/** The wrapper that holds this definition alone (Go's type_declaration around a type_spec), or the node itself. */
+/**
+ * The wrapper around this definition (Go's type_declaration around a
+ * type_spec, C++'s template_declaration) when it wraps no other of its
+ * kind; otherwise the node itself.
+ */
 function widen(node: SyntaxNode, spec: GenericLanguage): SyntaxNode {
   const parent = node.parent;
   if (!parent || !spec.wrappers?.includes(parent.type)) return node;
-  return parent.namedChildren.filter((child) => !child.type.includes('comment')).length === 1 ? parent : node;
+  return parent.namedChildren.filter((child) => child.type === node.type).length === 1 ? parent : node;
 }
 
 interface Placed {
@@ -142,6 +148,7 @@ function nest(definitions: Definition[], spec: GenericLanguage): Placed[] {
       continue;
     }
     const element = toElement(definition, container, spec);
+    if (container && !hasAccessKeyword(definition, spec) && publicMembers(container)) element.access = 'public';
     const entry: Placed = { element, definition, scope: scopeOf(element, definition) };
     placed.push(entry);
     open.push(entry);
@@ -150,6 +157,12 @@ function nest(definitions: Definition[], spec: GenericLanguage): Placed[] {
     }
   }
   return placed;
+}
+
+/** Members of an interface or trait, and of an impl of a trait, are as public as it is. */
+function publicMembers(container: Placed): boolean {
+  const kind = container.element.type;
+  return kind === 'interface' || kind === 'trait' || (kind === 'impl' && Boolean(container.definition.trait));
 }
 
 function scopeOf(element: CodeElement, definition: Definition): string {
@@ -178,9 +191,9 @@ function toElement(definition: Definition, container: Placed | undefined, spec: 
     type: kind,
     name,
     parent,
-    access: accessOf(node, definition.nameNode, name, spec),
+    access: accessOf(definition, name, spec),
     startLine: node.startPosition.row + 1,
-    endLine: node.endPosition.row + 1,
+    endLine: lastRow(node) + 1,
     signature,
     description: docAbove(node, spec),
   }) as Placed['element'];
@@ -189,6 +202,12 @@ function toElement(definition: Definition, container: Placed | undefined, spec: 
   const returns = definition.returns ?? node.childForFieldName('return_type');
   if (returns) element.returnType = collapse(returns.text.replace(/^\s*(:|->)\s*/, ''), 200);
   return element;
+}
+
+/** The node's last row; a node that ends with its line break (a `#define`, a Rust `///`) ends on the row before. */
+function lastRow(node: SyntaxNode): number {
+  const end = node.endPosition;
+  return end.column === 0 && end.row > node.startPosition.row ? end.row - 1 : end.row;
 }
 
 /** A declaration without a body: its text, folded, up to 200 characters (a struct's or macro's first lines). */
@@ -201,25 +220,36 @@ function rustImplName(type: string, trait: string): string {
 }
 
 /** The head of a declaration (before its name) decides access: `pub`, `private`, `defp`, `local`. */
-function accessOf(node: SyntaxNode, nameNode: SyntaxNode | undefined, name: string, spec: GenericLanguage): AccessModifier {
-  if (spec.accessKeywords && nameNode && nameNode.startIndex > node.startIndex) {
-    const head = node.text.slice(0, nameNode.startIndex - node.startIndex);
-    for (const word of head.replace(/\s*\(\s*/g, '(').match(/[A-Za-z_]+(\([a-z]+\))?/g) ?? []) {
-      const access = spec.accessKeywords[word];
-      if (access) return access;
-    }
-  }
+function accessOf(definition: Definition, name: string, spec: GenericLanguage): AccessModifier {
+  if (definition.kind === 'impl') return 'public'; // an impl block has no access of its own
+  const keyword = accessKeyword(definition, spec);
+  if (keyword) return keyword;
   if (spec.accessByCase) return /^[A-Z]/.test(name) ? 'public' : 'internal';
   return spec.defaultAccess;
+}
+
+function accessKeyword({ node, nameNode }: Definition, spec: GenericLanguage): AccessModifier | undefined {
+  if (!spec.accessKeywords || !nameNode || nameNode.startIndex <= node.startIndex) return undefined;
+  const head = node.text.slice(0, nameNode.startIndex - node.startIndex);
+  for (const word of head.replace(/\s*\(\s*/g, '(').match(/[A-Za-z_]+(\([a-z]+\))?/g) ?? []) {
+    const access = spec.accessKeywords[word];
+    if (access) return access;
+  }
+  return undefined;
+}
+
+function hasAccessKeyword(definition: Definition, spec: GenericLanguage): boolean {
+  return accessKeyword(definition, spec) !== undefined;
 }
 
 function parametersOf(list: SyntaxNode): Parameter[] {
   const parameters: Parameter[] = [];
   for (const parameter of list.namedChildren) {
-    if (parameter.type.includes('comment') || parameter.type === 'attribute_item') continue;
+    if (parameter.type.includes('comment') || SKIPPED_PARAMETERS.has(parameter.type)) continue;
     const nameNode = parameter.childForFieldName('name') ?? parameter.childForFieldName('pattern') ?? parameter.childForFieldName('declarator');
     const typeNode = parameter.childForFieldName('type');
     if (nameNode || typeNode) {
+      if (!nameNode && typeNode?.text === 'void') continue; // C's `f(void)`
       parameters.push({ name: collapse((nameNode?.text ?? '').replace(/^[*&\s]+/, ''), 80), type: collapse(typeNode?.text ?? '', 200) });
     } else {
       // `x: Int`, `$x`, `x`: no fields in this grammar's parameters.
@@ -255,9 +285,14 @@ function credit(placed: Placed[], relations: Relation[]): void {
   }
 }
 
-/** `Vec<T>` → Vec, `crate::io::Read` → crate.io.Read, `*Router` → Router. */
+/**
+ * `Vec<T>` → Vec, `crate::io::Read` → crate.io.Read, `*Router` → Router; a
+ * whole call (`this.helper(s)`) → its callee, helper.
+ */
 function targetName(text: string): string {
-  const name = typeName(text).replace(/::|->/g, '.');
+  const open = text.indexOf('(');
+  const callee = open > 0 ? text.slice(0, open) : text;
+  const name = typeName(callee).replace(/::|->/g, '.').replace(/^(this|self|\$this|@)\.?(?=\w)/, '').replace(/\s+/g, '');
   return /^[\w$.\\@?!]+$/.test(name) && name.length <= 80 ? name : '';
 }
 

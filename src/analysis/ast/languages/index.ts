@@ -1,8 +1,16 @@
 /** The generic extractor's table for each language that has no extractor of its own. */
 import type { Language } from '../../types.js';
 import type { GenericLanguage } from '../generic/spec.js';
+import { c } from './c.js';
+import { cpp } from './cpp.js';
 import { go } from './go.js';
+import { java } from './java.js';
+import { rust } from './rust.js';
 
 export const GENERIC_LANGUAGES: Partial<Record<Language, GenericLanguage>> = {
+  c,
+  cpp,
   go,
+  java,
+  rust,
 };
