@@ -14,7 +14,11 @@ const LICENCE = /\bcopyright\b|SPDX-License|licensed under|\blicen[cs]e\b.*\b(ve
 
 export function docAbove(node: SyntaxNode, spec: GenericLanguage): string {
   let row = node.startPosition.row;
-  let previous = node.previousNamedSibling;
+  // The first statement of a body that the grammar starts with it (Ruby's
+  // body_statement): its comment lies before the body.
+  let anchor = node;
+  while (!anchor.previousNamedSibling && anchor.parent && anchor.parent.startIndex === anchor.startIndex) anchor = anchor.parent;
+  let previous = anchor.previousNamedSibling;
   while (previous && spec.betweenDocAndDefinition?.includes(previous.type) && previous.endPosition.row >= row - 1) {
     row = previous.startPosition.row;
     previous = previous.previousNamedSibling;
@@ -79,14 +83,20 @@ function commentProse(texts: string[]): string {
   return clip(prose(lines));
 }
 
-/** Lines up to the first tag (`@param`, `:param`, `# Examples`): the prose part of a doc. */
+/**
+ * Lines up to the first tag (`@param`, `:param`, C#'s `<param>`): the prose
+ * part of a doc, without XML doc markup (`<see cref="X"/>` → X).
+ */
 function prose(lines: string[]): string {
   const kept: string[] = [];
   for (const line of lines) {
-    if (/^\s*(@\w|:param\b|:returns?\b)/.test(line)) break;
+    if (/^\s*(@\w|:param\b|:returns?\b|<(param|returns|exception|typeparam|example)\b)/.test(line)) break;
     kept.push(line);
   }
-  return kept.join(' ');
+  return kept
+    .join(' ')
+    .replace(/<see\w*\s+\w+="(?:[A-Z]:)?([^"]*)"\s*\/>/g, '$1')
+    .replace(/<\/?[a-z]+\b[^>]*>/g, ' ');
 }
 
 /** `@doc """ … """`, `@doc "…"`, `@doc false` → the text, or nothing. */

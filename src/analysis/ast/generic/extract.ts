@@ -33,7 +33,10 @@ const RELATIONS: Readonly<Record<string, DependencyType>> = {
 
 /** A definition found by the query, before it becomes an element. */
 interface Definition {
+  /** What the element spans: the captured node, or the wrapper around it. */
   node: SyntaxNode;
+  /** The captured node, whose fields hold the body and parameters. */
+  inner: SyntaxNode;
   kind: CodeElementType;
   name: string;
   receiver?: string | undefined;
@@ -84,7 +87,7 @@ export function extractGeneric(root: SyntaxNode, grammar: GrammarLanguage, spec:
     for (const { name, node } of match.captures) {
       if (name.startsWith('definition.')) {
         const wide = widen(node, spec);
-        definition = { node: wide, kind: name.slice('definition.'.length) as CodeElementType, name: '', start: wide.startIndex, end: wide.endIndex, pattern: match.pattern };
+        definition = { node: wide, inner: node, kind: name.slice('definition.'.length) as CodeElementType, name: '', start: wide.startIndex, end: wide.endIndex, pattern: match.pattern };
       } else if (name in RELATIONS) {
         relations.push({ type: RELATIONS[name]!, target: node.text, start: node.startIndex });
       } else if (name === 'import') {
@@ -96,7 +99,7 @@ export function extractGeneric(root: SyntaxNode, grammar: GrammarLanguage, spec:
       }
     }
     if (!definition || names.length === 0) continue;
-    definition.name = names.map((node) => node.text.trim()).join('.');
+    definition.name = names.map((node) => node.text.trim().replace(/^:/, '')).join('.'); // Ruby's `attr_reader :name`
     definition.nameNode = names[0];
     definition.receiver = parts.receiver?.text;
     definition.trait = parts.trait?.text;
@@ -148,7 +151,10 @@ function nest(definitions: Definition[], spec: GenericLanguage): Placed[] {
       continue;
     }
     const element = toElement(definition, container, spec);
-    if (container && !hasAccessKeyword(definition, spec) && publicMembers(container)) element.access = 'public';
+    if (container && !hasAccessKeyword(definition, spec) && TYPE_LIKE.has(container.element.type)) {
+      if (publicMembers(container)) element.access = 'public';
+      else if (spec.memberAccess) element.access = spec.memberAccess;
+    }
     const entry: Placed = { element, definition, scope: scopeOf(element, definition) };
     placed.push(entry);
     open.push(entry);
@@ -171,12 +177,12 @@ function scopeOf(element: CodeElement, definition: Definition): string {
 }
 
 function toElement(definition: Definition, container: Placed | undefined, spec: GenericLanguage): Placed['element'] {
-  const { node } = definition;
+  const { node, inner } = definition;
   let kind = definition.kind;
   let parent = container && CONTAINERS.has(container.element.type) ? container.scope : '';
   if (definition.receiver) parent = typeName(definition.receiver);
   // `Foo::bar`, `M.bar`, `M:bar`: the qualifier is the parent.
-  const parts = definition.name.split(/::|\.|:|->/).filter(Boolean);
+  const parts = definition.name.split(/::|\.|:|->|\\/).filter(Boolean);
   let name = parts.pop() ?? definition.name;
   if (kind === 'impl') name = (spec.implName ?? rustImplName)(typeName(definition.name), definition.trait ? typeName(definition.trait) : '');
   else if (parts.length > 0) parent = join(parent, parts.join('.'));
@@ -185,8 +191,8 @@ function toElement(definition: Definition, container: Placed | undefined, spec: 
   if ((kind === 'method' || kind === 'function') && (spec.constructorNames?.includes(name) || (spec.constructorIsTypeName && parent !== '' && name === lastPart(parent)))) {
     kind = 'constructor';
   }
-  const body = definition.body ?? node.childForFieldName('body') ?? undefined;
-  const signature = body ? signatureUntil(node, body) : headLine(node);
+  const body = definition.body ?? inner.childForFieldName('body') ?? undefined;
+  const signature = body ? signatureUntil(node, firstCommentBefore(inner, body) ?? body) : headLine(node);
   const element = newElement({
     type: kind,
     name,
@@ -197,11 +203,20 @@ function toElement(definition: Definition, container: Placed | undefined, spec: 
     signature,
     description: docAbove(node, spec),
   }) as Placed['element'];
-  const parameters = definition.parameters ?? node.childForFieldName('parameters');
-  if (parameters) element.parameters = parametersOf(parameters);
-  const returns = definition.returns ?? node.childForFieldName('return_type');
+  const parameters = definition.parameters ?? inner.childForFieldName('parameters');
+  if (parameters) element.parameters = parametersOf(parameters, spec.parameterTypes);
+  const returns = definition.returns ?? inner.childForFieldName('return_type');
   if (returns) element.returnType = collapse(returns.text.replace(/^\s*(:|->)\s*/, ''), 200);
   return element;
+}
+
+/** A comment between a declaration's head and its body (Ruby's doc inside `module X`), where the signature ends. */
+function firstCommentBefore(node: SyntaxNode, body: SyntaxNode): SyntaxNode | undefined {
+  for (const child of node.namedChildren) {
+    if (child.startIndex >= body.startIndex) return undefined;
+    if (child.type.includes('comment')) return child;
+  }
+  return undefined;
 }
 
 /** The node's last row; a node that ends with its line break (a `#define`, a Rust `///`) ends on the row before. */
@@ -221,9 +236,10 @@ function rustImplName(type: string, trait: string): string {
 
 /** The head of a declaration (before its name) decides access: `pub`, `private`, `defp`, `local`. */
 function accessOf(definition: Definition, name: string, spec: GenericLanguage): AccessModifier {
-  if (definition.kind === 'impl') return 'public'; // an impl block has no access of its own
   const keyword = accessKeyword(definition, spec);
   if (keyword) return keyword;
+  // Impl blocks and namespaces have no access of their own.
+  if (definition.kind === 'impl' || definition.kind === 'namespace') return 'public';
   if (spec.accessByCase) return /^[A-Z]/.test(name) ? 'public' : 'internal';
   return spec.defaultAccess;
 }
@@ -242,20 +258,21 @@ function hasAccessKeyword(definition: Definition, spec: GenericLanguage): boolea
   return accessKeyword(definition, spec) !== undefined;
 }
 
-function parametersOf(list: SyntaxNode): Parameter[] {
+function parametersOf(list: SyntaxNode, types: readonly string[] | undefined): Parameter[] {
   const parameters: Parameter[] = [];
   for (const parameter of list.namedChildren) {
-    if (parameter.type.includes('comment') || SKIPPED_PARAMETERS.has(parameter.type)) continue;
+    if (types ? !types.includes(parameter.type) : parameter.type.includes('comment') || SKIPPED_PARAMETERS.has(parameter.type)) continue;
     const nameNode = parameter.childForFieldName('name') ?? parameter.childForFieldName('pattern') ?? parameter.childForFieldName('declarator');
     const typeNode = parameter.childForFieldName('type');
-    if (nameNode || typeNode) {
+    if (typeNode || (nameNode && !parameter.text.includes(':'))) {
       if (!nameNode && typeNode?.text === 'void') continue; // C's `f(void)`
       parameters.push({ name: collapse((nameNode?.text ?? '').replace(/^[*&\s]+/, ''), 80), type: collapse(typeNode?.text ?? '', 200) });
     } else {
-      // `x: Int`, `$x`, `x`: no fields in this grammar's parameters.
-      const text = parameter.text;
+      // `x: Int`, `_ x: Int`, `vararg x: Int`: the name is the last word before the colon.
+      const text = parameter.text.replace(/\s*=[\s\S]*$/, '');
       const colon = text.indexOf(':');
-      parameters.push(colon > 0 ? { name: collapse(text.slice(0, colon), 80), type: collapse(text.slice(colon + 1), 200) } : { name: collapse(text, 80), type: '' });
+      const name = colon > 0 ? text.slice(0, colon).trim().split(/\s+/).pop()! : text;
+      parameters.push({ name: collapse(name, 80), type: colon > 0 ? collapse(text.slice(colon + 1), 200) : '' });
     }
   }
   return parameters;
@@ -292,7 +309,7 @@ function credit(placed: Placed[], relations: Relation[]): void {
 function targetName(text: string): string {
   const open = text.indexOf('(');
   const callee = open > 0 ? text.slice(0, open) : text;
-  const name = typeName(callee).replace(/::|->/g, '.').replace(/^(this|self|\$this|@)\.?(?=\w)/, '').replace(/\s+/g, '');
+  const name = typeName(callee).replace(/::|->|\\/g, '.').replace(/^\./, '').replace(/^(this|self|\$this|@)\.?(?=\w)/, '').replace(/\s*\.\s*/g, '.');
   return /^[\w$.\\@?!]+$/.test(name) && name.length <= 80 ? name : '';
 }
 

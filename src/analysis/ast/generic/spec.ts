@@ -23,6 +23,8 @@ export interface GenericLanguage {
   query: string;
   /** Access of what declares none: `public` for most, `internal` for Java's package-private. */
   defaultAccess: AccessModifier;
+  /** Access of a type's members that declare none, when it differs (C#: private). */
+  memberAccess?: AccessModifier;
   /** Words in a declaration's head (before its name) that set its access: `pub`, `private`, `defp`, `local`. */
   accessKeywords?: Readonly<Record<string, AccessModifier>>;
   /** Go: a capitalised name is exported (public), any other is package-private (internal). */
@@ -33,6 +35,8 @@ export interface GenericLanguage {
   constructorIsTypeName?: boolean;
   /** How an impl block is named from the type and what it implements. Default: `impl Trait for Type`, `impl Type`. */
   implName?: (type: string, trait: string) => string;
+  /** Node types that are parameters, when `@parameters` captures the declaration itself (Swift). */
+  parameterTypes?: readonly string[];
   /** Node types of comments, when not all types whose name holds `comment`. */
   commentTypes?: readonly string[];
   /** An attribute above a definition that holds its doc (Elixir's `@doc`), by its text. */

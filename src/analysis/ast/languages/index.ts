@@ -3,14 +3,24 @@ import type { Language } from '../../types.js';
 import type { GenericLanguage } from '../generic/spec.js';
 import { c } from './c.js';
 import { cpp } from './cpp.js';
+import { csharp } from './csharp.js';
 import { go } from './go.js';
 import { java } from './java.js';
+import { kotlin } from './kotlin.js';
+import { php } from './php.js';
+import { ruby } from './ruby.js';
 import { rust } from './rust.js';
+import { swift } from './swift.js';
 
 export const GENERIC_LANGUAGES: Partial<Record<Language, GenericLanguage>> = {
   c,
   cpp,
+  csharp,
   go,
   java,
+  kotlin,
+  php,
+  ruby,
   rust,
+  swift,
 };
