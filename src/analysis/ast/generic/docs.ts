@@ -18,8 +18,10 @@ export function docAbove(node: SyntaxNode, spec: GenericLanguage): string {
   // body_statement): its comment lies before the body.
   let anchor = node;
   while (!anchor.previousNamedSibling && anchor.parent && anchor.parent.startIndex === anchor.startIndex) anchor = anchor.parent;
-  let previous = anchor.previousNamedSibling;
-  while (previous && spec.betweenDocAndDefinition?.includes(previous.type) && previous.endPosition.row >= row - 1) {
+  // Some grammars end the node before with the comment (Haskell's imports).
+  let previous = anchor.previousNamedSibling ?? null;
+  if (previous && !isComment(previous, spec) && !spec.docAttribute?.test(previous.text)) previous = lastComment(previous, spec) ?? previous;
+  while (previous && spec.betweenDocAndDefinition?.includes(previous.type) && !spec.docAttribute?.test(previous.text) && previous.endPosition.row >= row - 1) {
     row = previous.startPosition.row;
     previous = previous.previousNamedSibling;
   }
@@ -43,12 +45,14 @@ export function docInside(body: SyntaxNode | null | undefined, spec: GenericLang
 export function fileSummary(root: SyntaxNode, spec: GenericLanguage): string {
   const run: SyntaxNode[] = [];
   for (const child of root.namedChildren) {
+    // Lines before any comment that are not code (`{-# LANGUAGE #-}`, `<?php`).
+    if (run.length === 0 && /pragma|php_tag/.test(child.type)) continue;
     if (!isComment(child, spec)) {
       if (run.length === 0) return '';
       const last = run.at(-1)!;
       // A comment right above a declaration documents the declaration;
       // above a package, module or import line, it documents the file.
-      const attached = child.startPosition.row <= last.endPosition.row + 1 && !/package|module|namespace|import|use|include|preproc|pragma|shebang/.test(child.type);
+      const attached = child.startPosition.row <= last.endPosition.row + 1 && !run[0]!.text.startsWith('//!') && !/package|module|namespace|import|use|include|preproc|pragma|header/.test(child.type);
       if (attached) return '';
       const prose = commentProse(run.map((c) => c.text));
       if (prose) return prose;
@@ -66,6 +70,11 @@ export function fileSummary(root: SyntaxNode, spec: GenericLanguage): string {
   return run.length > 0 ? commentProse(run.map((c) => c.text)) : '';
 }
 
+function lastComment(node: SyntaxNode | null | undefined, spec: GenericLanguage): SyntaxNode | null {
+  const last = node?.lastNamedChild;
+  return last && isComment(last, spec) ? last : null;
+}
+
 function isComment(node: SyntaxNode, spec: GenericLanguage): boolean {
   return spec.commentTypes ? spec.commentTypes.includes(node.type) : node.type.includes('comment');
 }
@@ -79,7 +88,10 @@ function commentProse(texts: string[]): string {
   if (texts.length === 1 && first.startsWith('/*')) return cleanBlock(first.replace(/^\/\*[*!]?/, '/**'));
   if (texts.length === 1 && first.startsWith('{-')) return clip(prose(first.replace(/^\{-\s*\|?|-\}$/g, '').split('\n')));
   if (texts.length === 1 && first.startsWith('--[[')) return clip(prose(first.replace(/^--\[=*\[|\]=*\]$/g, '').split('\n')));
-  const lines = whole.split('\n').map((line) => line.trim().replace(/^(\/\/[/!]?|#+!?|--+-?\s*[|^]?|;+|\*)\s?/, ''));
+  const lines = whole
+    .split('\n')
+    .filter((line) => !line.startsWith('#!')) // a shebang is not documentation
+    .map((line) => line.trim().replace(/^(\/\/[/!]?|#+!?|--+-?\s*[|^]?|;+|\*)\s?/, ''));
   return clip(prose(lines));
 }
 

@@ -10,7 +10,7 @@
 import Parser from 'tree-sitter';
 import { isCodeElementType, newElement } from '../../element.js';
 import type { AccessModifier, CodeElement, CodeElementType, DependencyType, Parameter } from '../../types.js';
-import { docAbove } from './docs.js';
+import { docAbove, docInside } from './docs.js';
 import { type Extraction, addDependency, collapse, signatureUntil } from '../extraction.js';
 import type { GrammarLanguage, SyntaxNode } from '../parsers.js';
 import type { GenericLanguage } from './spec.js';
@@ -151,6 +151,13 @@ function nest(definitions: Definition[], spec: GenericLanguage): Placed[] {
       continue;
     }
     const element = toElement(definition, container, spec);
+    const previous = placed.at(-1);
+    if (spec.mergeClauses && previous && sameDefinition(previous.element, element)) {
+      previous.element.endLine = Math.max(previous.element.endLine, element.endLine);
+      previous.definition.end = Math.max(previous.definition.end, definition.end);
+      if (previous.element.parameters.length === 0) previous.element.parameters = element.parameters;
+      continue;
+    }
     if (container && !hasAccessKeyword(definition, spec) && TYPE_LIKE.has(container.element.type)) {
       if (publicMembers(container)) element.access = 'public';
       else if (spec.memberAccess) element.access = spec.memberAccess;
@@ -163,6 +170,10 @@ function nest(definitions: Definition[], spec: GenericLanguage): Placed[] {
     }
   }
   return placed;
+}
+
+function sameDefinition(a: CodeElement, b: CodeElement): boolean {
+  return a.name === b.name && a.parent === b.parent && a.type === b.type;
 }
 
 /** Members of an interface or trait, and of an impl of a trait, are as public as it is. */
@@ -192,7 +203,8 @@ function toElement(definition: Definition, container: Placed | undefined, spec: 
     kind = 'constructor';
   }
   const body = definition.body ?? inner.childForFieldName('body') ?? undefined;
-  const signature = body ? signatureUntil(node, firstCommentBefore(inner, body) ?? body) : headLine(node);
+  // A body's opening word (Haskell's `where`, Elixir's `do`) is not part of the signature.
+  const signature = body ? signatureUntil(node, firstCommentBefore(inner, body) ?? body).replace(/\s+(where|do)$/, '') : headLine(node, CONTAINERS.has(kind));
   const element = newElement({
     type: kind,
     name,
@@ -203,7 +215,9 @@ function toElement(definition: Definition, container: Placed | undefined, spec: 
     signature,
     description: docAbove(node, spec),
   }) as Placed['element'];
-  const parameters = definition.parameters ?? inner.childForFieldName('parameters');
+  if (!element.description && body && spec.docAttribute) element.description = docInside(body, spec);
+  // Scala keeps type parameters in the same field as the value parameters.
+  const parameters = definition.parameters ?? inner.childrenForFieldName('parameters').find((list) => !list.type.startsWith('type'));
   if (parameters) element.parameters = parametersOf(parameters, spec.parameterTypes);
   const returns = definition.returns ?? inner.childForFieldName('return_type');
   if (returns) element.returnType = collapse(returns.text.replace(/^\s*(:|->)\s*/, ''), 200);
@@ -225,9 +239,15 @@ function lastRow(node: SyntaxNode): number {
   return end.column === 0 && end.row > node.startPosition.row ? end.row - 1 : end.row;
 }
 
-/** A declaration without a body: its text, folded, up to 200 characters (a struct's or macro's first lines). */
-function headLine(node: SyntaxNode): string {
-  return collapse(node.text.slice(0, 400), 200);
+/**
+ * A declaration without a body the grammar names: its text, folded, up to
+ * 200 characters (a macro, a field); a container's up to its opening brace
+ * (Zig's `pub const Edit = struct`).
+ */
+function headLine(node: SyntaxNode, isContainer: boolean): string {
+  const text = node.text.slice(0, 400);
+  const brace = isContainer ? text.indexOf('{') : -1;
+  return collapse(brace > 0 ? text.slice(0, brace) : text, 200);
 }
 
 function rustImplName(type: string, trait: string): string {
@@ -326,8 +346,12 @@ function lastPart(path: string): string {
   return path.slice(path.lastIndexOf('.') + 1);
 }
 
+/** An import as a module name: `"fmt"` → fmt, `<stdio.h>` → stdio.h, `import a.b._` → a.b._. */
 function unquote(text: string): string {
-  return text.replace(/^\s*["'<`]|["'>`;]\s*$/g, '').trim();
+  return text
+    .replace(/^\s*(import|using|use)\s+/, '')
+    .replace(/^\s*["'<`]|["'>`;]\s*$/g, '')
+    .trim();
 }
 
 function join(parent: string, child: string): string {

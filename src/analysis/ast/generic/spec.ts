@@ -35,6 +35,12 @@ export interface GenericLanguage {
   constructorIsTypeName?: boolean;
   /** How an impl block is named from the type and what it implements. Default: `impl Trait for Type`, `impl Type`. */
   implName?: (type: string, trait: string) => string;
+  /**
+   * Consecutive definitions of one name are one element (Haskell's type
+   * signature and equations, Elixir's function clauses): it spans them all
+   * and keeps the first one's signature and doc.
+   */
+  mergeClauses?: boolean;
   /** Node types that are parameters, when `@parameters` captures the declaration itself (Swift). */
   parameterTypes?: readonly string[];
   /** Node types of comments, when not all types whose name holds `comment`. */
