@@ -27,10 +27,11 @@ export { GrammarUnavailable } from './parsers.js';
  * be loaded, and an Error when a language's query does not fit its grammar.
  */
 export function analyzeSyntax(language: Language, text: string): AstAnalysis {
-  const tree = parse(language, text);
+  const generic = GENERIC_LANGUAGES[language];
+  const source = generic?.blankLines ? text.replace(generic.blankLines, (line) => ' '.repeat(line.length)) : text;
+  const tree = parse(language, source);
   const root = tree.rootNode;
   const out = newExtraction();
-  const generic = GENERIC_LANGUAGES[language];
   let summary: string;
   if (generic) {
     extractGeneric(root, grammarOf(language), generic, out);

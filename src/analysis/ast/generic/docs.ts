@@ -92,7 +92,8 @@ function commentProse(texts: string[]): string {
     .split('\n')
     .filter((line) => !line.startsWith('#!')) // a shebang is not documentation
     .map((line) => line.trim().replace(/^(\/\/[/!]?|#+!?|--+-?\s*[|^]?|;+|\*)\s?/, ''));
-  return clip(prose(lines));
+  const text = clip(prose(lines));
+  return /^:nodoc:$/.test(text) ? '' : text; // Ruby's marker for what has no documentation
 }
 
 /**

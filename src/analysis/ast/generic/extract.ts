@@ -8,7 +8,7 @@
  * the tree: extraction stays close to the cost of parsing.
  */
 import Parser from 'tree-sitter';
-import { isCodeElementType, newElement } from '../../element.js';
+import { fold, isCodeElementType, newElement } from '../../element.js';
 import type { AccessModifier, CodeElement, CodeElementType, DependencyType, Parameter } from '../../types.js';
 import { docAbove, docInside } from './docs.js';
 import { type Extraction, addDependency, collapse, signatureUntil } from '../extraction.js';
@@ -91,7 +91,7 @@ export function extractGeneric(root: SyntaxNode, grammar: GrammarLanguage, spec:
       } else if (name in RELATIONS) {
         relations.push({ type: RELATIONS[name]!, target: node.text, start: node.startIndex });
       } else if (name === 'import') {
-        out.imports.push({ module: unquote(node.text), line: node.startPosition.row + 1 });
+        out.imports.push({ module: fold(unquote(node.text), 200), line: node.startPosition.row + 1 });
       } else if (name === 'name') {
         names.push(node); // several parts when the grammar splits a qualified name
       } else {
@@ -143,7 +143,8 @@ function nest(definitions: Definition[], spec: GenericLanguage): Placed[] {
   for (const definition of definitions) {
     if (definition.start < skipUntil) continue;
     while (open.length > 0 && open.at(-1)!.definition.end <= definition.start) open.pop();
-    const container = open.at(-1);
+    // Several definitions can share one node (`attr_reader :a, :b`): siblings, not containers.
+    const container = open.findLast((entry) => entry.definition.start !== definition.start || entry.definition.end !== definition.end);
     // What is defined inside a function body (closures, local helpers) is
     // part of that function, not an element of its own.
     if (container && FUNCTION_LIKE.has(container.element.type)) {
@@ -268,8 +269,7 @@ function accessKeyword({ node, nameNode }: Definition, spec: GenericLanguage): A
   if (!spec.accessKeywords || !nameNode || nameNode.startIndex <= node.startIndex) return undefined;
   const head = node.text.slice(0, nameNode.startIndex - node.startIndex);
   for (const word of head.replace(/\s*\(\s*/g, '(').match(/[A-Za-z_]+(\([a-z]+\))?/g) ?? []) {
-    const access = spec.accessKeywords[word];
-    if (access) return access;
+    if (Object.hasOwn(spec.accessKeywords, word)) return spec.accessKeywords[word];
   }
   return undefined;
 }
@@ -329,7 +329,7 @@ function credit(placed: Placed[], relations: Relation[]): void {
 function targetName(text: string): string {
   const open = text.indexOf('(');
   const callee = open > 0 ? text.slice(0, open) : text;
-  const name = typeName(callee).replace(/::|->|\\/g, '.').replace(/^\./, '').replace(/^(this|self|\$this|@)\.?(?=\w)/, '').replace(/\s*\.\s*/g, '.');
+  const name = typeName(callee).replace(/::|->|\\|:/g, '.').replace(/^\./, '').replace(/^(this|self|\$this|@)\.?(?=\w)/, '').replace(/\s*\.\s*/g, '.');
   return /^[\w$.\\@?!]+$/.test(name) && name.length <= 80 ? name : '';
 }
 

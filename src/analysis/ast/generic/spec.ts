@@ -36,6 +36,13 @@ export interface GenericLanguage {
   /** How an impl block is named from the type and what it implements. Default: `impl Trait for Type`, `impl Type`. */
   implName?: (type: string, trait: string) => string;
   /**
+   * Lines the grammar cannot parse and that carry no meaning for it, blanked
+   * (same length, so positions hold) before parsing: C and C++ macros alone
+   * on a line (`ABSL_NAMESPACE_BEGIN`, `G_BEGIN_DECLS`) make tree-sitter read
+   * the class that follows as a function.
+   */
+  blankLines?: RegExp;
+  /**
    * Consecutive definitions of one name are one element (Haskell's type
    * signature and equations, Elixir's function clauses): it spans them all
    * and keeps the first one's signature and doc.

@@ -27,7 +27,11 @@ export const C_DEFINITIONS = `
 (preproc_include path: (_) @import)
 `;
 
+/** A macro alone on its line, without a semicolon: `ABSL_NAMESPACE_BEGIN`, `G_BEGIN_DECLS`, `Q_OBJECT`. */
+export const LONE_MACRO_LINE = /^[ \t]*[A-Z_][A-Z0-9_]{2,}[ \t]*$/gm;
+
 export const c: GenericLanguage = {
+  blankLines: LONE_MACRO_LINE,
   defaultAccess: 'public',
   accessKeywords: { static: 'private' },
   query: C_DEFINITIONS,

@@ -1,12 +1,13 @@
 /** C++: C's elements, plus namespaces, classes, methods (in and out of their class), templates, aliases. */
 import type { GenericLanguage } from '../generic/spec.js';
-import { C_DEFINITIONS } from './c.js';
+import { C_DEFINITIONS, LONE_MACRO_LINE } from './c.js';
 
 export const cpp: GenericLanguage = {
   // Members' access depends on `public:` sections, which a query cannot
   // follow; what is declared is taken as public.
   defaultAccess: 'public',
   constructorIsTypeName: true,
+  blankLines: LONE_MACRO_LINE,
   wrappers: ['template_declaration'],
   query: `${C_DEFINITIONS}
 (function_definition declarator: (function_declarator declarator: (_) @name parameters: (_) @parameters)) @definition.function
