@@ -50,11 +50,24 @@ const GRAMMARS: Partial<Record<Language, GrammarSource>> = {
   zig: { package: '@tree-sitter-grammars/tree-sitter-zig' },
 };
 
-/** For tests: load grammars from elsewhere (a package that is not installed, to see a load fail). */
-export function overrideGrammarPackage(language: Language, source: GrammarSource | undefined): void {
-  if (source) GRAMMARS[language] = source;
-  else delete GRAMMARS[language];
-  loaded.delete(language);
+/**
+ * For tests: load a grammar from elsewhere (a package that is not
+ * installed, to see a load fail). Returns what puts the original back.
+ */
+export function overrideGrammarPackage(language: Language, source: GrammarSource): () => void {
+  const original = GRAMMARS[language];
+  const set = (to: GrammarSource | undefined) => {
+    if (to) GRAMMARS[language] = to;
+    else delete GRAMMARS[language];
+    loaded.delete(language);
+  };
+  set(source);
+  return () => set(original);
+}
+
+/** The grammars this thread has loaded (or tried to), in order: what a run has paid for. */
+export function loadedGrammars(): Language[] {
+  return [...loaded.keys()];
 }
 
 function loadGrammar(language: Language): Parser.Language {

@@ -144,12 +144,18 @@ function nest(definitions: Definition[], spec: GenericLanguage): Placed[] {
     if (definition.start < skipUntil) continue;
     while (open.length > 0 && open.at(-1)!.definition.end <= definition.start) open.pop();
     // Several definitions can share one node (`attr_reader :a, :b`): siblings, not containers.
-    const container = open.findLast((entry) => entry.definition.start !== definition.start || entry.definition.end !== definition.end);
-    // What is defined inside a function body (closures, local helpers) is
-    // part of that function, not an element of its own.
+    const encloses = (entry: Placed) => entry.definition.start !== definition.start || entry.definition.end !== definition.end;
+    let container = open.findLast(encloses);
     if (container && FUNCTION_LIKE.has(container.element.type)) {
-      skipUntil = Math.max(skipUntil, definition.end);
-      continue;
+      // What is defined inside a function body (closures, local helpers) is
+      // part of that function, not an element of its own. But after a syntax
+      // error, tree-sitter can fold the declarations that follow into the
+      // function's body: those are still found, at the function's level.
+      if (!container.definition.node.hasError) {
+        skipUntil = Math.max(skipUntil, definition.end);
+        continue;
+      }
+      container = open.findLast((entry) => encloses(entry) && !FUNCTION_LIKE.has(entry.element.type));
     }
     const element = toElement(definition, container, spec);
     const previous = placed.at(-1);
@@ -234,9 +240,17 @@ function firstCommentBefore(node: SyntaxNode, body: SyntaxNode): SyntaxNode | un
   return undefined;
 }
 
-/** The node's last row; a node that ends with its line break (a `#define`, a Rust `///`) ends on the row before. */
+/**
+ * The node's last row. Some grammars end a node after its line break (a
+ * `#define`, a Rust `///`) or after the whitespace that follows it (Scala's
+ * definitions end at the next line's indentation): the last row is where
+ * its last child ends.
+ */
 function lastRow(node: SyntaxNode): number {
-  const end = node.endPosition;
+  let inner = node;
+  while (inner.lastChild && inner.lastChild.endIndex === inner.endIndex) inner = inner.lastChild;
+  const last = inner.lastChild;
+  const end = last && last.endIndex < node.endIndex ? last.endPosition : node.endPosition;
   return end.column === 0 && end.row > node.startPosition.row ? end.row - 1 : end.row;
 }
 

@@ -17,8 +17,8 @@ export const haskell: GenericLanguage = {
 (data_type name: (name) @name) @definition.struct
 (newtype name: (name) @name) @definition.struct
 (type_synomym name: (name) @name) @definition.type-alias
-(class name: (name) @name declarations: (_)? @body) @definition.trait
-(instance name: (name) @trait patterns: (type_patterns . (_) @name) declarations: (_)? @body) @definition.impl
+(class name: (_) @name declarations: (_)? @body) @definition.trait
+(instance name: (_) @trait patterns: (type_patterns . (_) @name) declarations: (_)? @body) @definition.impl
 
 (apply function: [(variable) (qualified)] @reference.calls)
 (class context: (context (apply constructor: (name) @reference.inherits)))

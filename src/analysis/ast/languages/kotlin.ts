@@ -1,4 +1,4 @@
-/** Kotlin: classes, interfaces, enums, objects, functions, constructors, properties, type aliases. */
+/** Kotlin: classes, interfaces, enums, objects, functions (extension functions as methods of their receiver), constructors, properties, type aliases. */
 import type { GenericLanguage } from '../generic/spec.js';
 
 export const kotlin: GenericLanguage = {
@@ -10,6 +10,7 @@ export const kotlin: GenericLanguage = {
 (class_declaration name: (identifier) @name (class_body)? @body) @definition.class
 (object_declaration name: (identifier) @name (class_body)? @body) @definition.class
 (companion_object name: (identifier) @name (class_body)? @body) @definition.class
+(function_declaration (user_type) @receiver name: (identifier) @name (function_value_parameters) @parameters . [(user_type) (nullable_type) (function_type)]? @return (function_body)? @body) @definition.function
 (function_declaration name: (identifier) @name (function_value_parameters) @parameters . [(user_type) (nullable_type) (function_type)]? @return (function_body)? @body) @definition.function
 (secondary_constructor "constructor" @name (function_value_parameters) @parameters) @definition.constructor
 (property_declaration (variable_declaration (identifier) @name [(user_type) (nullable_type) (function_type)]? @return)) @definition.property
