@@ -34,7 +34,7 @@ export function analyzeSyntax(language: Language, text: string): AstAnalysis {
   const out = newExtraction();
   let summary: string;
   if (generic) {
-    extractGeneric(root, grammarOf(language), generic, out);
+    extractGeneric(root, source, grammarOf(language), generic, out);
     summary = fileSummary(root, generic);
   } else if (language === 'python') {
     extractPython(root, out);

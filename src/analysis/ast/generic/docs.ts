@@ -17,16 +17,19 @@ export function docAbove(node: SyntaxNode, spec: GenericLanguage): string {
   // The first statement of a body that the grammar starts with it (Ruby's
   // body_statement): its comment lies before the body.
   let anchor = node;
-  while (!anchor.previousNamedSibling && anchor.parent && anchor.parent.startIndex === anchor.startIndex) anchor = anchor.parent;
-  // Some grammars end the node before with the comment (Haskell's imports).
-  let previous = anchor.previousNamedSibling ?? null;
-  if (previous && !isComment(previous, spec) && !spec.docAttribute?.test(previous.text)) previous = lastComment(previous, spec) ?? previous;
+  let previous = anchor.previousNamedSibling;
+  while (!previous && anchor.parent && anchor.parent.startIndex === anchor.startIndex) {
+    anchor = anchor.parent;
+    previous = anchor.previousNamedSibling;
+  }
   while (previous && spec.betweenDocAndDefinition?.includes(previous.type) && !spec.docAttribute?.test(previous.text) && previous.endPosition.row >= row - 1) {
     row = previous.startPosition.row;
     previous = previous.previousNamedSibling;
   }
   if (!previous || previous.endPosition.row < row - 1) return '';
   if (spec.docAttribute?.test(previous.text)) return attributeDoc(previous.text);
+  // Some grammars end the node before with the comment (Haskell's imports).
+  if (!isComment(previous, spec)) previous = lastComment(previous, spec);
   const run: string[] = [];
   for (let comment: SyntaxNode | null = previous; comment && isComment(comment, spec) && comment.endPosition.row >= row - 1; comment = comment.previousNamedSibling) {
     run.unshift(comment.text);

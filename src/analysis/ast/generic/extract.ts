@@ -11,9 +11,9 @@ import Parser from 'tree-sitter';
 import { fold, isCodeElementType, newElement } from '../../element.js';
 import type { AccessModifier, CodeElement, CodeElementType, DependencyType, Parameter } from '../../types.js';
 import { docAbove, docInside } from './docs.js';
-import { type Extraction, addDependency, collapse, signatureUntil } from '../extraction.js';
+import { type Extraction, addDependency, collapse, signatureText } from '../extraction.js';
 import type { GrammarLanguage, SyntaxNode } from '../parsers.js';
-import type { GenericLanguage } from './spec.js';
+import type { GenericLanguage, ParameterSyntax } from './spec.js';
 
 const MAX_CALLS = 40;
 /** Parameter-list members that are not parameters a caller passes. */
@@ -76,7 +76,7 @@ function compile(grammar: GrammarLanguage, spec: GenericLanguage): Compiled {
   return entry;
 }
 
-export function extractGeneric(root: SyntaxNode, grammar: GrammarLanguage, spec: GenericLanguage, out: Extraction): void {
+export function extractGeneric(root: SyntaxNode, source: string, grammar: GrammarLanguage, spec: GenericLanguage, out: Extraction): void {
   const { query } = compile(grammar, spec);
   const definitions = new Map<string, Definition>();
   const relations: Relation[] = [];
@@ -112,7 +112,7 @@ export function extractGeneric(root: SyntaxNode, grammar: GrammarLanguage, spec:
     const known = definitions.get(key);
     if (!known || known.pattern > definition.pattern) definitions.set(key, definition);
   }
-  const elements = nest([...definitions.values()].sort((a, b) => a.start - b.start || b.end - a.end), spec);
+  const elements = nest([...definitions.values()].sort((a, b) => a.start - b.start || b.end - a.end), source, spec);
   for (const { element } of elements) out.add(element);
   credit(elements, relations);
 }
@@ -123,8 +123,9 @@ export function extractGeneric(root: SyntaxNode, grammar: GrammarLanguage, spec:
  * kind; otherwise the node itself.
  */
 function widen(node: SyntaxNode, spec: GenericLanguage): SyntaxNode {
+  if (!spec.wrappers) return node;
   const parent = node.parent;
-  if (!parent || !spec.wrappers?.includes(parent.type)) return node;
+  if (!parent || !spec.wrappers.includes(parent.type)) return node;
   return parent.namedChildren.filter((child) => child.type === node.type).length === 1 ? parent : node;
 }
 
@@ -136,7 +137,7 @@ interface Placed {
 }
 
 /** Elements from definitions sorted by start: nested by byte range, named after their containers. */
-function nest(definitions: Definition[], spec: GenericLanguage): Placed[] {
+function nest(definitions: Definition[], source: string, spec: GenericLanguage): Placed[] {
   const placed: Placed[] = [];
   const open: Placed[] = [];
   let skipUntil = -1;
@@ -157,7 +158,7 @@ function nest(definitions: Definition[], spec: GenericLanguage): Placed[] {
       }
       container = open.findLast((entry) => encloses(entry) && !FUNCTION_LIKE.has(entry.element.type));
     }
-    const element = toElement(definition, container, spec);
+    const element = toElement(definition, container, source, spec);
     const previous = placed.at(-1);
     if (spec.mergeClauses && previous && sameDefinition(previous.element, element)) {
       previous.element.endLine = Math.max(previous.element.endLine, element.endLine);
@@ -165,7 +166,7 @@ function nest(definitions: Definition[], spec: GenericLanguage): Placed[] {
       if (previous.element.parameters.length === 0) previous.element.parameters = element.parameters;
       continue;
     }
-    if (container && !hasAccessKeyword(definition, spec) && TYPE_LIKE.has(container.element.type)) {
+    if (container && TYPE_LIKE.has(container.element.type) && !hasAccessKeyword(definition, source, spec)) {
       if (publicMembers(container)) element.access = 'public';
       else if (spec.memberAccess) element.access = spec.memberAccess;
     }
@@ -194,7 +195,7 @@ function scopeOf(element: CodeElement, definition: Definition): string {
   return join(element.parent, own);
 }
 
-function toElement(definition: Definition, container: Placed | undefined, spec: GenericLanguage): Placed['element'] {
+function toElement(definition: Definition, container: Placed | undefined, source: string, spec: GenericLanguage): Placed['element'] {
   const { node, inner } = definition;
   let kind = definition.kind;
   let parent = container && CONTAINERS.has(container.element.type) ? container.scope : '';
@@ -209,49 +210,61 @@ function toElement(definition: Definition, container: Placed | undefined, spec: 
   if ((kind === 'method' || kind === 'function') && (spec.constructorNames?.includes(name) || (spec.constructorIsTypeName && parent !== '' && name === lastPart(parent)))) {
     kind = 'constructor';
   }
-  const body = definition.body ?? inner.childForFieldName('body') ?? undefined;
+  // Members (fields, constants) are shown whole; only what has a body is cut at it.
+  const member = MEMBERS.has(kind);
+  const body = definition.body ?? (member ? undefined : inner.childForFieldName('body') ?? undefined);
   // A body's opening word (Haskell's `where`, Elixir's `do`) is not part of the signature.
-  const signature = body ? signatureUntil(node, firstCommentBefore(inner, body) ?? body).replace(/\s+(where|do)$/, '') : headLine(node, CONTAINERS.has(kind));
+  const signature = body ? signatureText(source.slice(definition.start, (commentBefore(body) ?? body).startIndex)).replace(/\s+(where|do)$/, '') : headLine(source, definition, CONTAINERS.has(kind));
   const element = newElement({
     type: kind,
     name,
     parent,
-    access: accessOf(definition, name, spec),
+    access: accessOf(definition, source, name, spec),
     startLine: node.startPosition.row + 1,
-    endLine: lastRow(node) + 1,
+    endLine: lastRow(node, source) + 1,
     signature,
     description: docAbove(node, spec),
   }) as Placed['element'];
   if (!element.description && body && spec.docAttribute) element.description = docInside(body, spec);
-  // Scala keeps type parameters in the same field as the value parameters.
-  const parameters = definition.parameters ?? inner.childrenForFieldName('parameters').find((list) => !list.type.startsWith('type'));
-  if (parameters) element.parameters = parametersOf(parameters, spec.parameterTypes);
-  const returns = definition.returns ?? inner.childForFieldName('return_type');
+  const callable = FUNCTION_LIKE.has(kind) || kind === 'delegate';
+  const parameters = definition.parameters ?? (callable ? parameterList(inner) : undefined);
+  if (parameters) element.parameters = parametersOf(parameters, spec);
+  const returns = definition.returns ?? (callable ? inner.childForFieldName('return_type') : undefined);
   if (returns) element.returnType = collapse(returns.text.replace(/^\s*(:|->)\s*/, ''), 200);
   return element;
 }
 
+/** The value parameters; Scala keeps type parameters in the same field, before them. */
+function parameterList(node: SyntaxNode): SyntaxNode | undefined {
+  const first = node.childForFieldName('parameters');
+  if (!first?.type.startsWith('type')) return first ?? undefined;
+  return node.childrenForFieldName('parameters').find((list) => !list.type.startsWith('type'));
+}
+
 /** A comment between a declaration's head and its body (Ruby's doc inside `module X`), where the signature ends. */
-function firstCommentBefore(node: SyntaxNode, body: SyntaxNode): SyntaxNode | undefined {
-  for (const child of node.namedChildren) {
-    if (child.startIndex >= body.startIndex) return undefined;
-    if (child.type.includes('comment')) return child;
-  }
-  return undefined;
+function commentBefore(body: SyntaxNode): SyntaxNode | undefined {
+  let first: SyntaxNode | undefined;
+  for (let node = body.previousNamedSibling; node?.type.includes('comment'); node = node.previousNamedSibling) first = node;
+  return first;
 }
 
 /**
  * The node's last row. Some grammars end a node after its line break (a
  * `#define`, a Rust `///`) or after the whitespace that follows it (Scala's
- * definitions end at the next line's indentation): the last row is where
- * its last child ends.
+ * definitions end at the next line's indentation): the last row is that of
+ * its last character that is not white space. Read from the source text,
+ * which is cheaper than asking the tree.
  */
-function lastRow(node: SyntaxNode): number {
-  let inner = node;
-  while (inner.lastChild && inner.lastChild.endIndex === inner.endIndex) inner = inner.lastChild;
-  const last = inner.lastChild;
-  const end = last && last.endIndex < node.endIndex ? last.endPosition : node.endPosition;
-  return end.column === 0 && end.row > node.startPosition.row ? end.row - 1 : end.row;
+function lastRow(node: SyntaxNode, source: string): number {
+  const start = node.startIndex;
+  let end = node.endIndex;
+  let row = node.endPosition.row;
+  while (end > start && isSpace(source.charCodeAt(end - 1))) if (source.charCodeAt(--end) === 10) row--;
+  return row;
+}
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 10 || code === 13 || code === 9;
 }
 
 /**
@@ -259,8 +272,8 @@ function lastRow(node: SyntaxNode): number {
  * 200 characters (a macro, a field); a container's up to its opening brace
  * (Zig's `pub const Edit = struct`).
  */
-function headLine(node: SyntaxNode, isContainer: boolean): string {
-  const text = node.text.slice(0, 400);
+function headLine(source: string, definition: Definition, isContainer: boolean): string {
+  const text = source.slice(definition.start, Math.min(definition.end, definition.start + 400));
   const brace = isContainer ? text.indexOf('{') : -1;
   return collapse(brace > 0 ? text.slice(0, brace) : text, 200);
 }
@@ -270,8 +283,8 @@ function rustImplName(type: string, trait: string): string {
 }
 
 /** The head of a declaration (before its name) decides access: `pub`, `private`, `defp`, `local`. */
-function accessOf(definition: Definition, name: string, spec: GenericLanguage): AccessModifier {
-  const keyword = accessKeyword(definition, spec);
+function accessOf(definition: Definition, source: string, name: string, spec: GenericLanguage): AccessModifier {
+  const keyword = accessKeyword(definition, source, spec);
   if (keyword) return keyword;
   // Impl blocks and namespaces have no access of their own.
   if (definition.kind === 'impl' || definition.kind === 'namespace') return 'public';
@@ -279,37 +292,57 @@ function accessOf(definition: Definition, name: string, spec: GenericLanguage): 
   return spec.defaultAccess;
 }
 
-function accessKeyword({ node, nameNode }: Definition, spec: GenericLanguage): AccessModifier | undefined {
-  if (!spec.accessKeywords || !nameNode || nameNode.startIndex <= node.startIndex) return undefined;
-  const head = node.text.slice(0, nameNode.startIndex - node.startIndex);
+function accessKeyword({ start, nameNode }: Definition, source: string, spec: GenericLanguage): AccessModifier | undefined {
+  if (!spec.accessKeywords || !nameNode) return undefined;
+  const head = source.slice(start, Math.max(start, nameNode.startIndex));
   for (const word of head.replace(/\s*\(\s*/g, '(').match(/[A-Za-z_]+(\([a-z]+\))?/g) ?? []) {
     if (Object.hasOwn(spec.accessKeywords, word)) return spec.accessKeywords[word];
   }
   return undefined;
 }
 
-function hasAccessKeyword(definition: Definition, spec: GenericLanguage): boolean {
-  return accessKeyword(definition, spec) !== undefined;
+function hasAccessKeyword(definition: Definition, source: string, spec: GenericLanguage): boolean {
+  return accessKeyword(definition, source, spec) !== undefined;
 }
 
-function parametersOf(list: SyntaxNode, types: readonly string[] | undefined): Parameter[] {
+function parametersOf(list: SyntaxNode, spec: GenericLanguage): Parameter[] {
   const parameters: Parameter[] = [];
+  const types = spec.parameterTypes;
   for (const parameter of list.namedChildren) {
-    if (types ? !types.includes(parameter.type) : parameter.type.includes('comment') || SKIPPED_PARAMETERS.has(parameter.type)) continue;
-    const nameNode = parameter.childForFieldName('name') ?? parameter.childForFieldName('pattern') ?? parameter.childForFieldName('declarator');
-    const typeNode = parameter.childForFieldName('type');
-    if (typeNode || (nameNode && !parameter.text.includes(':'))) {
-      if (!nameNode && typeNode?.text === 'void') continue; // C's `f(void)`
-      parameters.push({ name: collapse((nameNode?.text ?? '').replace(/^[*&\s]+/, ''), 80), type: collapse(typeNode?.text ?? '', 200) });
-    } else {
-      // `x: Int`, `_ x: Int`, `vararg x: Int`: the name is the last word before the colon.
-      const text = parameter.text.replace(/\s*=[\s\S]*$/, '');
-      const colon = text.indexOf(':');
-      const name = colon > 0 ? text.slice(0, colon).trim().split(/\s+/).pop()! : text;
-      parameters.push({ name: collapse(name, 80), type: colon > 0 ? collapse(text.slice(colon + 1), 200) : '' });
-    }
+    const type = parameter.type;
+    if (types ? !types.includes(type) : type.includes('comment') || SKIPPED_PARAMETERS.has(type)) continue;
+    const parsed = splitParameter(parameter.text, spec.parameterSyntax ?? 'name: type');
+    if (parsed) parameters.push({ name: collapse(parsed.name, 80), type: collapse(parsed.type, 200) });
   }
   return parameters;
+}
+
+/**
+ * A parameter's name and type from its text, by the language's order of
+ * the two: cheaper than asking the tree for them, and the same for every
+ * grammar. Default values are dropped.
+ */
+function splitParameter(text: string, syntax: ParameterSyntax): Parameter | undefined {
+  const declaration = text.replace(/\s*=(?!>)[\s\S]*$/, '').trim();
+  if (syntax === 'name: type') {
+    // `x: Int`, `_ x: Int`, `vararg x: Int`: the name is the last word before the colon.
+    const colon = declaration.search(/:(?!:)/);
+    if (colon < 0) return { name: declaration, type: '' };
+    return { name: declaration.slice(0, colon).trim().split(/\s+/).pop()!, type: declaration.slice(colon + 1).trim() };
+  }
+  if (syntax === 'name type') {
+    // Go: `w http.ResponseWriter`, `a, b int`, `args ...string`.
+    const space = declaration.search(/\s/);
+    return space < 0 ? { name: '', type: declaration } : { name: declaration.slice(0, space).replace(/,$/, ''), type: declaration.slice(space).trim() };
+  }
+  // `String s`, `const char *name`, `int (*callback)(void *)`, `string $a`: the name is the last identifier (a function pointer's, inside its parentheses).
+  if (declaration === 'void' || declaration === '...') return declaration === '...' ? { name: '...', type: '' } : undefined;
+  const pointer = /\(\s*[*&^]\s*([A-Za-z_$][\w$]*)\s*\)/.exec(declaration);
+  const match = pointer ?? /([A-Za-z_$][\w$]*)\s*(\[[^\]]*\]\s*)*$/.exec(declaration);
+  if (!match) return { name: '', type: declaration };
+  const name = match[1]!;
+  const type = (pointer ? declaration.replace(pointer[0], '(*)') : declaration.slice(0, match.index)).trim();
+  return { name, type };
 }
 
 /** Credits each relation to the innermost element around it; calls at most MAX_CALLS per element. */

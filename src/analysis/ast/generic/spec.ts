@@ -19,6 +19,9 @@
  */
 import type { AccessModifier } from '../../types.js';
 
+/** The order of a parameter's name and type: `x: Int`, `String x` (C, Java, C#, PHP), `x int` (Go). */
+export type ParameterSyntax = 'name: type' | 'type name' | 'name type';
+
 export interface GenericLanguage {
   query: string;
   /** Access of what declares none: `public` for most, `internal` for Java's package-private. */
@@ -48,6 +51,8 @@ export interface GenericLanguage {
    * and keeps the first one's signature and doc.
    */
   mergeClauses?: boolean;
+  /** How a parameter reads. Default: `name: type` (an untyped `x` is a name). */
+  parameterSyntax?: ParameterSyntax;
   /** Node types that are parameters, when `@parameters` captures the declaration itself (Swift). */
   parameterTypes?: readonly string[];
   /** Node types of comments, when not all types whose name holds `comment`. */

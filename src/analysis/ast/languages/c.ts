@@ -33,6 +33,7 @@ export const LONE_MACRO_LINE = /^[ \t]*[A-Z_][A-Z0-9_]{2,}[ \t]*$/gm;
 export const c: GenericLanguage = {
   blankLines: LONE_MACRO_LINE,
   defaultAccess: 'public',
+  parameterSyntax: 'type name',
   accessKeywords: { static: 'private' },
   query: C_DEFINITIONS,
 };

@@ -6,6 +6,7 @@ export const cpp: GenericLanguage = {
   // Members' access depends on `public:` sections, which a query cannot
   // follow; what is declared is taken as public.
   defaultAccess: 'public',
+  parameterSyntax: 'type name',
   constructorIsTypeName: true,
   blankLines: LONE_MACRO_LINE,
   wrappers: ['template_declaration'],

@@ -3,6 +3,7 @@ import type { GenericLanguage } from '../generic/spec.js';
 
 export const csharp: GenericLanguage = {
   defaultAccess: 'internal',
+  parameterSyntax: 'type name',
   memberAccess: 'private',
   accessKeywords: { public: 'public', private: 'private', protected: 'protected', internal: 'internal' },
   query: `

@@ -4,6 +4,7 @@ import type { GenericLanguage } from '../generic/spec.js';
 export const go: GenericLanguage = {
   defaultAccess: 'internal',
   accessByCase: true,
+  parameterSyntax: 'name type',
   wrappers: ['type_declaration', 'const_declaration', 'var_declaration'],
   query: `
 (function_declaration name: (identifier) @name result: (_)? @return) @definition.function

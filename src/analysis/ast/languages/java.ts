@@ -3,6 +3,7 @@ import type { GenericLanguage } from '../generic/spec.js';
 
 export const java: GenericLanguage = {
   defaultAccess: 'internal', // package-private
+  parameterSyntax: 'type name',
   accessKeywords: { public: 'public', private: 'private', protected: 'protected' },
   query: `
 (class_declaration name: (identifier) @name) @definition.class

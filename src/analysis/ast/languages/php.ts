@@ -3,6 +3,7 @@ import type { GenericLanguage } from '../generic/spec.js';
 
 export const php: GenericLanguage = {
   defaultAccess: 'public',
+  parameterSyntax: 'type name',
   accessKeywords: { public: 'public', private: 'private', protected: 'protected' },
   constructorNames: ['__construct'],
   query: `
