@@ -7,7 +7,50 @@
 import { fold } from '../../element.js';
 import { cleanBlock } from '../comments.js';
 import type { SyntaxNode } from '../parsers.js';
-import type { GenericLanguage } from './spec.js';
+import type { CommentSyntax, GenericLanguage } from './spec.js';
+
+const C_COMMENTS: CommentSyntax = { line: ['//'], block: [['/*', '*/']] };
+
+/**
+ * The comment directly above a definition that starts at `start`, read
+ * from the source text: a block comment ending on the line above, or the
+ * run of line comments there (attribute lines such as Rust's `#[derive]`
+ * may sit between). Reading the text costs far less than walking the
+ * tree's siblings (a `///` line is a node of its own, and finding a
+ * previous sibling walks its parent's children), and it finds comments
+ * wherever the grammar put them.
+ */
+export function docInSource(source: string, start: number, spec: GenericLanguage): string {
+  const syntax = spec.comments ?? C_COMMENTS;
+  let lineEnd = source.lastIndexOf('\n', start - 1);
+  if (lineEnd < 0 || source.slice(lineEnd + 1, start).trim() !== '') return '';
+  const run: string[] = [];
+  while (lineEnd > 0) {
+    const lineStart = source.lastIndexOf('\n', lineEnd - 1) + 1;
+    const line = source.slice(lineStart, lineEnd).trim();
+    if (line === '') break;
+    if (run.length === 0 && spec.attributeLine?.test(line)) {
+      lineEnd = lineStart - 1;
+      continue;
+    }
+    const block = run.length === 0 ? syntax.block?.find(([, close]) => line.endsWith(close)) : undefined;
+    if (block) {
+      // Up to the line that opens it; a block comment is a doc on its own.
+      let open = lineStart;
+      let text = source.slice(open, lineEnd);
+      while (!text.includes(block[0]) && open > 0) {
+        open = source.lastIndexOf('\n', open - 2) + 1;
+        text = source.slice(open, lineEnd);
+      }
+      if (text.includes(block[0])) run.push(text.slice(text.indexOf(block[0])));
+      break;
+    }
+    if (!syntax.line.some((marker) => line.startsWith(marker))) break;
+    run.unshift(line);
+    lineEnd = lineStart - 1;
+  }
+  return commentProse(run);
+}
 
 const MAX_DESCRIPTION = 600;
 const LICENCE = /\bcopyright\b|SPDX-License|licensed under|\blicen[cs]e\b.*\b(version|terms)\b/i;
@@ -88,9 +131,11 @@ function commentProse(texts: string[]): string {
   const whole = texts.join('\n');
   if (LICENCE.test(whole)) return '';
   const first = texts[0]!.trimStart();
+  if (first.startsWith('{-#')) return ''; // a Haskell pragma
   if (texts.length === 1 && first.startsWith('/*')) return cleanBlock(first.replace(/^\/\*[*!]?/, '/**'));
   if (texts.length === 1 && first.startsWith('{-')) return clip(prose(first.replace(/^\{-\s*\|?|-\}$/g, '').split('\n')));
   if (texts.length === 1 && first.startsWith('--[[')) return clip(prose(first.replace(/^--\[=*\[|\]=*\]$/g, '').split('\n')));
+  if (texts.length === 1 && first.startsWith('=begin')) return clip(prose(first.replace(/^=begin|=end$/g, '').split('\n')));
   const lines = whole
     .split('\n')
     .filter((line) => !line.startsWith('#!')) // a shebang is not documentation

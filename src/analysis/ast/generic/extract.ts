@@ -10,7 +10,7 @@
 import Parser from 'tree-sitter';
 import { fold, isCodeElementType, newElement } from '../../element.js';
 import type { AccessModifier, CodeElement, CodeElementType, DependencyType, Parameter } from '../../types.js';
-import { docAbove, docInside } from './docs.js';
+import { docAbove, docInside, docInSource } from './docs.js';
 import { type Extraction, addDependency, collapse, signatureText } from '../extraction.js';
 import type { GrammarLanguage, SyntaxNode } from '../parsers.js';
 import type { GenericLanguage, ParameterSyntax } from './spec.js';
@@ -52,7 +52,8 @@ interface Definition {
 
 interface Relation {
   type: DependencyType;
-  target: string;
+  /** Read only when the relation is kept (most calls past the cap are not). */
+  node: SyntaxNode;
   start: number;
 }
 
@@ -89,7 +90,7 @@ export function extractGeneric(root: SyntaxNode, source: string, grammar: Gramma
         const wide = widen(node, spec);
         definition = { node: wide, inner: node, kind: name.slice('definition.'.length) as CodeElementType, name: '', start: wide.startIndex, end: wide.endIndex, pattern: match.pattern };
       } else if (name in RELATIONS) {
-        relations.push({ type: RELATIONS[name]!, target: node.text, start: node.startIndex });
+        relations.push({ type: RELATIONS[name]!, node, start: node.startIndex });
       } else if (name === 'import') {
         out.imports.push({ module: fold(unquote(node.text), 200), line: node.startPosition.row + 1 });
       } else if (name === 'name') {
@@ -214,7 +215,7 @@ function toElement(definition: Definition, container: Placed | undefined, source
   const member = MEMBERS.has(kind);
   const body = definition.body ?? (member ? undefined : inner.childForFieldName('body') ?? undefined);
   // A body's opening word (Haskell's `where`, Elixir's `do`) is not part of the signature.
-  const signature = body ? signatureText(source.slice(definition.start, (commentBefore(body) ?? body).startIndex)).replace(/\s+(where|do)$/, '') : headLine(source, definition, CONTAINERS.has(kind));
+  const signature = body ? signatureOf(source, definition.start, body) : headLine(source, definition, CONTAINERS.has(kind));
   const element = newElement({
     type: kind,
     name,
@@ -223,7 +224,7 @@ function toElement(definition: Definition, container: Placed | undefined, source
     startLine: node.startPosition.row + 1,
     endLine: lastRow(node, source) + 1,
     signature,
-    description: docAbove(node, spec),
+    description: spec.docAttribute ? docAbove(node, spec) : docInSource(source, definition.start, spec),
   }) as Placed['element'];
   if (!element.description && body && spec.docAttribute) element.description = docInside(body, spec);
   const callable = FUNCTION_LIKE.has(kind) || kind === 'delegate';
@@ -241,11 +242,17 @@ function parameterList(node: SyntaxNode): SyntaxNode | undefined {
   return node.childrenForFieldName('parameters').find((list) => !list.type.startsWith('type'));
 }
 
-/** A comment between a declaration's head and its body (Ruby's doc inside `module X`), where the signature ends. */
-function commentBefore(body: SyntaxNode): SyntaxNode | undefined {
-  let first: SyntaxNode | undefined;
-  for (let node = body.previousNamedSibling; node?.type.includes('comment'); node = node.previousNamedSibling) first = node;
-  return first;
+/**
+ * A declaration's text up to its body, or up to a comment between its head
+ * and its body (Ruby's doc inside `module X`); a body's opening word
+ * (Haskell's `where`, Elixir's `do`) is not part of it.
+ */
+function signatureOf(source: string, start: number, body: SyntaxNode): string {
+  let end = body.startIndex;
+  if (/#|\/\/|\/\*|--/.test(source.slice(start, end))) {
+    for (let node = body.previousNamedSibling; node?.type.includes('comment'); node = node.previousNamedSibling) end = node.startIndex;
+  }
+  return signatureText(source.slice(start, end)).replace(/\s+(where|do)$/, '');
 }
 
 /**
@@ -358,7 +365,7 @@ function credit(placed: Placed[], relations: Relation[]): void {
     const holder = open.at(-1);
     if (!holder) continue;
     const element = holder.element;
-    const target = targetName(relation.target);
+    const target = targetName(relation.node.text);
     if (!target || target === element.name) continue;
     if (relation.type === 'calls') {
       const count = calls.get(element) ?? 0;

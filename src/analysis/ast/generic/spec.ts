@@ -19,6 +19,12 @@
  */
 import type { AccessModifier } from '../../types.js';
 
+/** How a language writes comments: line markers, and block delimiters. Default: `//` and `/* … *\/`. */
+export interface CommentSyntax {
+  line: readonly string[];
+  block?: readonly (readonly [open: string, close: string])[];
+}
+
 /** The order of a parameter's name and type: `x: Int`, `String x` (C, Java, C#, PHP), `x int` (Go). */
 export type ParameterSyntax = 'name: type' | 'type name' | 'name type';
 
@@ -55,11 +61,18 @@ export interface GenericLanguage {
   parameterSyntax?: ParameterSyntax;
   /** Node types that are parameters, when `@parameters` captures the declaration itself (Swift). */
   parameterTypes?: readonly string[];
-  /** Node types of comments, when not all types whose name holds `comment`. */
+  /** How comments are written, for doc comments read from the source. Default: `//` and `/* … *\/`. */
+  comments?: CommentSyntax;
+  /** Lines that may sit between a doc comment and its definition (Rust's `#[derive]`). */
+  attributeLine?: RegExp;
+  /** Node types of comments (for the file's summary), when not all types whose name holds `comment`. */
   commentTypes?: readonly string[];
-  /** An attribute above a definition that holds its doc (Elixir's `@doc`), by its text. */
+  /**
+   * An attribute above a definition that holds its doc (Elixir's `@doc`), by
+   * its text: docs are then read from the tree, not the source's comments.
+   */
   docAttribute?: RegExp;
-  /** Node types that may sit between a doc comment and its definition (Rust's `#[derive]`). */
+  /** With docAttribute: node types that may sit between the doc and its definition (Elixir's `@spec`). */
   betweenDocAndDefinition?: readonly string[];
   /**
    * Declarations that wrap one definition (Go's `type X struct` is a

@@ -2,6 +2,7 @@
 import type { GenericLanguage } from '../generic/spec.js';
 
 export const bash: GenericLanguage = {
+  comments: { line: ['#'] },
   defaultAccess: 'public',
   query: `
 (function_definition name: (word) @name) @definition.function

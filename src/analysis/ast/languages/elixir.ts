@@ -11,6 +11,7 @@ const head = `[
 ]`;
 
 export const elixir: GenericLanguage = {
+  comments: { line: ['#'] },
   defaultAccess: 'public',
   accessKeywords: { defp: 'private', defmacrop: 'private', defguardp: 'private', defnp: 'private' },
   docAttribute: /^@(module)?doc\b/,

@@ -6,6 +6,7 @@
 import type { GenericLanguage } from '../generic/spec.js';
 
 export const haskell: GenericLanguage = {
+  comments: { line: ['--'], block: [['{-', '-}']] },
   defaultAccess: 'public',
   commentTypes: ['comment', 'haddock'],
   mergeClauses: true,

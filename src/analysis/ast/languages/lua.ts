@@ -2,6 +2,7 @@
 import type { GenericLanguage } from '../generic/spec.js';
 
 export const lua: GenericLanguage = {
+  comments: { line: ['--'], block: [['--[[', ']]']] },
   defaultAccess: 'public',
   accessKeywords: { local: 'private' },
   query: `

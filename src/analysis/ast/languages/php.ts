@@ -2,6 +2,7 @@
 import type { GenericLanguage } from '../generic/spec.js';
 
 export const php: GenericLanguage = {
+  comments: { line: ['//', '#'], block: [['/*', '*/']] },
   defaultAccess: 'public',
   parameterSyntax: 'type name',
   accessKeywords: { public: 'public', private: 'private', protected: 'protected' },

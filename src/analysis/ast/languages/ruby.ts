@@ -3,6 +3,7 @@ import type { GenericLanguage } from '../generic/spec.js';
 
 export const ruby: GenericLanguage = {
   // `private` opens a section that a query cannot follow: methods count as public.
+  comments: { line: ['#'], block: [['=begin', '=end']] },
   defaultAccess: 'public',
   constructorNames: ['initialize'],
   query: `

@@ -4,7 +4,7 @@ import type { GenericLanguage } from '../generic/spec.js';
 export const rust: GenericLanguage = {
   defaultAccess: 'private',
   accessKeywords: { pub: 'public', 'pub(crate)': 'internal', 'pub(super)': 'internal', 'pub(self)': 'private', 'pub(in)': 'internal' },
-  betweenDocAndDefinition: ['attribute_item'],
+  attributeLine: /^#!?\[/,
   query: `
 (function_item name: (identifier) @name) @definition.function
 (function_signature_item name: (identifier) @name) @definition.function

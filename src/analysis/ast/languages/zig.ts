@@ -2,6 +2,7 @@
 import type { GenericLanguage } from '../generic/spec.js';
 
 export const zig: GenericLanguage = {
+  comments: { line: ['//'] },
   defaultAccess: 'private',
   accessKeywords: { pub: 'public' },
   query: `
