@@ -6,10 +6,10 @@
  * prints: progress and fallbacks are reported through `onEvent`.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { analyzeSyntax } from './ast/index.js';
+import { analyzeSyntax, GrammarUnavailable, type AstAnalysis } from './ast/index.js';
 import { DEFAULT_CONTENT_LIMITS, screenContent, type ContentLimits } from './content.js';
 import type { AnalysisEvent } from './events.js';
-import { detectLanguage, isCodeLanguage } from './languages.js';
+import { analysisKind, detectLanguage } from './languages.js';
 import { configDocument, markdownSections, textWindows } from './text.js';
 import type { AnalysisResult, CodeFile, SkippedFile } from './types.js';
 
@@ -68,9 +68,19 @@ export class Analyzer {
 
 /** The model-free analysis of decoded text: tree-sitter for code, splitters for the rest. */
 export function analyzeText(path: string, text: string, warnings: string[] = []): CodeFile {
-  const language = detectLanguage(path, text.slice(0, text.indexOf('\n') >>> 0));
-  if (isCodeLanguage(language)) {
-    const syntax = analyzeSyntax(language, text);
+  // The head is enough for a shebang, and for telling a C++ header from a C one.
+  const language = detectLanguage(path, text.slice(0, HEAD_CHARS));
+  const kind = analysisKind(language);
+  if (kind === 'code') {
+    let syntax: AstAnalysis;
+    try {
+      syntax = analyzeSyntax(language, text);
+    } catch (error) {
+      // A grammar that does not load (or a query that does not fit it) costs
+      // this language its elements, never the run: its files become windows.
+      const reason = error instanceof GrammarUnavailable ? error.message : `the ${language} extractor failed (${(error as Error).message.split('\n')[0]})`;
+      return { path, language, summary: '', imports: [], elements: textWindows(path, text), source: 'text', warnings: [...warnings, `${reason}; analysed as text windows`] };
+    }
     const fileWarnings = [...warnings];
     if (syntax.syntaxErrors > 0) {
       fileWarnings.push(`syntax errors: tree-sitter recovered from ${syntax.syntaxErrors} error region(s); elements outside them are kept`);
@@ -78,8 +88,10 @@ export function analyzeText(path: string, text: string, warnings: string[] = [])
     return { path, language, summary: syntax.summary, imports: syntax.imports, elements: syntax.elements, source: 'ast', warnings: fileWarnings };
   }
   const elements =
-    language === 'markdown' ? markdownSections(path, text)
-    : language === 'json' || language === 'yaml' || language === 'toml' ? [configDocument(path, language, text)]
+    kind === 'markdown' ? markdownSections(path, text)
+    : kind === 'config' ? [configDocument(path, language, text)]
     : textWindows(path, text);
   return { path, language, summary: '', imports: [], elements, source: 'text', warnings };
 }
+
+const HEAD_CHARS = 4_096;

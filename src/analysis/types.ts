@@ -4,16 +4,27 @@
  * model.
  */
 
-/** Code elements, as named in resources/ocvector/result-schema.json. */
+/**
+ * Code elements, as named in resources/ocvector/result-schema.json: the
+ * original design's kinds, and what other languages add (trait, impl,
+ * module, macro, type-alias).
+ */
 export type CodeElementType =
   | 'class'
+  | 'struct'
   | 'interface'
+  | 'trait'
   | 'enum'
   | 'type-alias'
   | 'namespace'
+  | 'module'
+  | 'impl'
   | 'function'
   | 'method'
   | 'constructor'
+  | 'macro'
+  | 'delegate'
+  | 'signal'
   | 'property'
   | 'field'
   | 'constant';
@@ -67,11 +78,28 @@ export interface ImportInfo {
   line: number;
 }
 
+/** Every language has an entry in LANGUAGE_SPECS (languages.ts), which says how its files are recognised. */
 export type Language =
   | 'typescript'
   | 'tsx'
   | 'javascript'
   | 'python'
+  | 'go'
+  | 'rust'
+  | 'java'
+  | 'c'
+  | 'cpp'
+  | 'csharp'
+  | 'ruby'
+  | 'php'
+  | 'kotlin'
+  | 'swift'
+  | 'scala'
+  | 'bash'
+  | 'lua'
+  | 'elixir'
+  | 'haskell'
+  | 'zig'
   | 'markdown'
   | 'json'
   | 'yaml'

@@ -5,28 +5,20 @@
  * nothing but ids).
  */
 
-import type { ElementType, Language } from '../analysis/types.js';
+import { CODE_ELEMENT_TYPES } from '../analysis/element.js';
+import { canonicalLanguage, LANGUAGE_ALIASES, LANGUAGES } from '../analysis/languages.js';
+import type { ElementType } from '../analysis/types.js';
 
-/** Every language the index records, as filters name them. */
-export const LANGUAGES: readonly Language[] = ['typescript', 'tsx', 'javascript', 'python', 'markdown', 'json', 'yaml', 'toml', 'text'];
-/** Every element type the index records. */
-export const ELEMENT_TYPES: readonly ElementType[] = [
-  'class', 'interface', 'enum', 'type-alias', 'namespace', 'function', 'method', 'constructor', 'property', 'field', 'constant', 'section', 'document', 'window', 'chunk',
-];
-/** What people (and models) type for a language. */
-export const LANGUAGE_ALIASES: Readonly<Record<string, Language>> = { ts: 'typescript', js: 'javascript', jsx: 'javascript', py: 'python', md: 'markdown', yml: 'yaml' };
+/** Every language the index records, and what people (and models) type for them: see analysis/languages.ts. */
+export { canonicalLanguage, LANGUAGE_ALIASES, LANGUAGES };
 
-/** A language as the index names it (aliases and case folded), or undefined when unknown. */
-export function canonicalLanguage(name: string): Language | undefined {
-  const lower = name.trim().toLowerCase();
-  const language = LANGUAGE_ALIASES[lower] ?? lower;
-  return (LANGUAGES as readonly string[]).includes(language) ? (language as Language) : undefined;
-}
+/** Every element type the index records: code elements, then the pieces of other files. */
+export const ELEMENT_TYPES: readonly ElementType[] = [...CODE_ELEMENT_TYPES, 'section', 'document', 'window', 'chunk'];
 
 export interface SearchFilters {
   /** A root-relative path prefix (`src/store`) or a glob (`src/**\/*.ts`, `*.py`). */
   path?: string;
-  /** Languages as the index names them: typescript, tsx, javascript, python, markdown, json, yaml, toml, text. */
+  /** Languages as the index names them (see LANGUAGES): typescript, python, go, rust, ..., markdown, text. */
   language?: string | readonly string[];
   /** Element types: function, method, class, interface, ... */
   type?: string | readonly string[];

@@ -18,7 +18,7 @@ export interface SnippetLimits {
 
 export const DEFAULT_SNIPPET_LIMITS: SnippetLimits = { containerLines: 50, functionLines: 100, otherLines: 100, lineLength: 300 };
 
-const CONTAINERS: ReadonlySet<ElementType> = new Set(['class', 'interface', 'namespace']);
+const CONTAINERS: ReadonlySet<ElementType> = new Set(['class', 'struct', 'interface', 'trait', 'impl', 'module', 'namespace']);
 const FUNCTIONS: ReadonlySet<ElementType> = new Set(['function', 'method', 'constructor']);
 
 /**

@@ -1,7 +1,10 @@
 /** The syntax-tree half of analysis: elements, imports and a summary from tree-sitter alone. */
 import { cleanBlock, docstringOf } from './comments.js';
 import { newExtraction } from './extraction.js';
-import { parse, type SyntaxNode } from './parsers.js';
+import { extractGeneric } from './generic/extract.js';
+import { fileSummary } from './generic/docs.js';
+import { GENERIC_LANGUAGES } from './languages/index.js';
+import { grammarOf, parse, type SyntaxNode } from './parsers.js';
 import { extractPython } from './python.js';
 import { extractTypeScript } from './typescript.js';
 import type { CodeElement, ImportInfo, Language } from '../types.js';
@@ -14,16 +17,36 @@ export interface AstAnalysis {
   syntaxErrors: number;
 }
 
+export { GrammarUnavailable } from './parsers.js';
+
+/**
+ * Parses `text` and extracts its elements. TypeScript, JavaScript and Python
+ * have extractors of their own (they read more: accessors, decorators,
+ * docstrings); every other language goes through the generic extractor and
+ * its table in languages/. Throws GrammarUnavailable when the grammar cannot
+ * be loaded, and an Error when a language's query does not fit its grammar.
+ */
 export function analyzeSyntax(language: Language, text: string): AstAnalysis {
-  const tree = parse(language, text);
+  const generic = GENERIC_LANGUAGES[language];
+  const source = generic?.blankLines ? text.replace(generic.blankLines, (line) => ' '.repeat(line.length)) : text;
+  const tree = parse(language, source);
   const root = tree.rootNode;
   const out = newExtraction();
-  if (language === 'python') extractPython(root, out);
-  else extractTypeScript(root, out);
+  let summary: string;
+  if (generic) {
+    extractGeneric(root, source, grammarOf(language), generic, out);
+    summary = fileSummary(root, generic);
+  } else if (language === 'python') {
+    extractPython(root, out);
+    summary = docstringOf(root);
+  } else {
+    extractTypeScript(root, out);
+    summary = leadingComment(root);
+  }
   return {
     elements: out.elements,
     imports: out.imports,
-    summary: language === 'python' ? docstringOf(root) : leadingComment(root),
+    summary,
     // hasError also covers MISSING nodes inserted by error recovery, which are
     // not ERROR nodes: count at least one region then.
     syntaxErrors: root.hasError ? Math.max(1, root.descendantsOfType('ERROR').length) : 0,

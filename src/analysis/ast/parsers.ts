@@ -1,41 +1,131 @@
 /**
- * One tree-sitter parser per grammar, made on first use. Parsers are not
- * shared between threads: each worker thread loads this module anew.
+ * One tree-sitter parser per grammar, made on first use: a repository of
+ * TypeScript loads no other grammar. Parsers are not shared between threads:
+ * each worker thread loads this module anew. A grammar that fails to load is
+ * remembered as failed (with its reason), so a run tries it once.
  */
 import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import Parser from 'tree-sitter';
 import type { Language } from '../types.js';
 
 export type SyntaxNode = Parser.SyntaxNode;
 export type Tree = Parser.Tree;
+export type GrammarLanguage = Parser.Language;
 
 const require = createRequire(import.meta.url);
 
+/** Where a grammar comes from: an npm package, and the export holding the grammar when the package has several. */
+interface GrammarSource {
+  package: string;
+  export?: string;
+  /**
+   * The package's entry is an ES module with top-level await, which
+   * require() refuses: its native binding is loaded directly (node-gyp-build
+   * is how the package itself finds it).
+   */
+  nativeOnly?: boolean;
+}
+
+const GRAMMARS: Partial<Record<Language, GrammarSource>> = {
+  typescript: { package: 'tree-sitter-typescript', export: 'typescript' },
+  tsx: { package: 'tree-sitter-typescript', export: 'tsx' },
+  javascript: { package: 'tree-sitter-javascript' },
+  python: { package: 'tree-sitter-python' },
+  go: { package: 'tree-sitter-go' },
+  rust: { package: 'tree-sitter-rust' },
+  java: { package: 'tree-sitter-java' },
+  c: { package: 'tree-sitter-c' },
+  cpp: { package: 'tree-sitter-cpp' },
+  csharp: { package: 'tree-sitter-c-sharp', nativeOnly: true },
+  ruby: { package: 'tree-sitter-ruby' },
+  php: { package: 'tree-sitter-php', export: 'php' },
+  kotlin: { package: '@tree-sitter-grammars/tree-sitter-kotlin' },
+  swift: { package: 'tree-sitter-swift' },
+  scala: { package: 'tree-sitter-scala' },
+  bash: { package: 'tree-sitter-bash' },
+  lua: { package: '@tree-sitter-grammars/tree-sitter-lua', nativeOnly: true },
+  elixir: { package: 'tree-sitter-elixir' },
+  haskell: { package: 'tree-sitter-haskell' },
+  zig: { package: '@tree-sitter-grammars/tree-sitter-zig' },
+};
+
+/**
+ * For tests: load a grammar from elsewhere (a package that is not
+ * installed, to see a load fail). Returns what puts the original back.
+ */
+export function overrideGrammarPackage(language: Language, source: GrammarSource): () => void {
+  const original = GRAMMARS[language];
+  const set = (to: GrammarSource | undefined) => {
+    if (to) GRAMMARS[language] = to;
+    else delete GRAMMARS[language];
+    loaded.delete(language);
+  };
+  set(source);
+  return () => set(original);
+}
+
+/** The grammars this thread has loaded (or tried to), in order: what a run has paid for. */
+export function loadedGrammars(): Language[] {
+  return [...loaded.keys()];
+}
+
 function loadGrammar(language: Language): Parser.Language {
-  switch (language) {
-    case 'typescript':
-      return (require('tree-sitter-typescript') as { typescript: Parser.Language }).typescript;
-    case 'tsx':
-      return (require('tree-sitter-typescript') as { tsx: Parser.Language }).tsx;
-    case 'javascript':
-      return require('tree-sitter-javascript') as Parser.Language;
-    case 'python':
-      return require('tree-sitter-python') as Parser.Language;
-    default:
-      throw new Error(`no tree-sitter grammar for ${language}`);
+  const source = GRAMMARS[language];
+  if (!source) throw new Error(`no tree-sitter grammar for ${language}`);
+  let module: unknown;
+  if (source.nativeOnly) {
+    const root = dirname(require.resolve(`${source.package}/package.json`));
+    const nodeGypBuild = createRequire(`${root}/package.json`)('node-gyp-build') as (root: string) => unknown;
+    module = nodeGypBuild(root);
+  } else {
+    module = require(source.package);
+  }
+  const grammar = (source.export ? (module as Record<string, unknown>)[source.export] : module) as Parser.Language | undefined;
+  if (!grammar) throw new Error(`${source.package} has no grammar${source.export ? ` named ${source.export}` : ''}`);
+  return grammar;
+}
+
+type Loaded = { parser: Parser; grammar: Parser.Language } | { error: string };
+const loaded = new Map<Language, Loaded>();
+
+function load(language: Language): Loaded {
+  let entry = loaded.get(language);
+  if (!entry) {
+    try {
+      const grammar = loadGrammar(language);
+      const parser = new Parser();
+      parser.setLanguage(grammar);
+      entry = { parser, grammar };
+    } catch (error) {
+      entry = { error: (error as Error).message.split('\n')[0]! };
+    }
+    loaded.set(language, entry);
+  }
+  return entry;
+}
+
+/** The grammar of `language`, loading it on first use; throws GrammarUnavailable when it cannot be loaded. */
+export function grammarOf(language: Language): Parser.Language {
+  const entry = load(language);
+  if ('error' in entry) throw new GrammarUnavailable(language, entry.error);
+  return entry.grammar;
+}
+
+export class GrammarUnavailable extends Error {
+  constructor(
+    readonly language: Language,
+    readonly reason: string,
+  ) {
+    super(`the ${language} grammar could not be loaded (${reason})`);
+    this.name = 'GrammarUnavailable';
   }
 }
 
-const parsers = new Map<Language, Parser>();
-
 export function parse(language: Language, text: string): Tree {
-  let parser = parsers.get(language);
-  if (!parser) {
-    parser = new Parser();
-    parser.setLanguage(loadGrammar(language));
-    parsers.set(language, parser);
-  }
+  const entry = load(language);
+  if ('error' in entry) throw new GrammarUnavailable(language, entry.error);
   // The binding reads the string through a buffer of this many code units;
   // the default (32 KiB) makes large files parse in many small steps.
-  return parser.parse(text, undefined, { bufferSize: Math.max(32 * 1024, text.length + 1) });
+  return entry.parser.parse(text, undefined, { bufferSize: Math.max(32 * 1024, text.length + 1) });
 }

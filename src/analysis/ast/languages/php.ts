@@ -1,0 +1,30 @@
+/** PHP: namespaces (block form), classes, interfaces, traits, enums, methods, functions, properties, constants. */
+import type { GenericLanguage } from '../generic/spec.js';
+
+export const php: GenericLanguage = {
+  comments: { line: ['//', '#'], block: [['/*', '*/']] },
+  defaultAccess: 'public',
+  parameterSyntax: 'type name',
+  accessKeywords: { public: 'public', private: 'private', protected: 'protected' },
+  constructorNames: ['__construct'],
+  query: `
+(namespace_definition name: (_) @name body: (_) @body) @definition.namespace
+(class_declaration name: (name) @name) @definition.class
+(interface_declaration name: (name) @name) @definition.interface
+(trait_declaration name: (name) @name) @definition.trait
+(enum_declaration name: (name) @name) @definition.enum
+(function_definition name: (name) @name) @definition.function
+(method_declaration name: (name) @name) @definition.method
+(property_declaration type: (_)? @return (property_element name: (variable_name (name) @name))) @definition.property
+(const_declaration (const_element (name) @name)) @definition.constant
+
+(function_call_expression function: (_) @reference.calls)
+(member_call_expression name: (_) @reference.calls)
+(scoped_call_expression) @reference.calls
+(object_creation_expression [(name) (qualified_name)] @reference.uses)
+(base_clause (_) @reference.inherits)
+(class_interface_clause (_) @reference.implements)
+(declaration_list (use_declaration (_) @reference.implements))
+(namespace_use_clause . [(name) (qualified_name)] @import)
+`,
+};

@@ -1,0 +1,23 @@
+/** Ruby: modules, classes, methods (`def self.x` too), constants, attributes; mixins and requires. */
+import type { GenericLanguage } from '../generic/spec.js';
+
+export const ruby: GenericLanguage = {
+  // `private` opens a section that a query cannot follow: methods count as public.
+  comments: { line: ['#'], block: [['=begin', '=end']] },
+  defaultAccess: 'public',
+  constructorNames: ['initialize'],
+  query: `
+(module name: [(constant) (scope_resolution)] @name) @definition.module
+(class name: [(constant) (scope_resolution)] @name) @definition.class
+(singleton_class value: (_) @name) @definition.class
+(method name: (_) @name) @definition.method
+(singleton_method name: (_) @name) @definition.method
+(assignment left: (constant) @name) @definition.constant
+(call method: (identifier) @_attr (#match? @_attr "^attr_(reader|writer|accessor)$") arguments: (argument_list (simple_symbol) @name)) @definition.property
+
+(call method: (identifier) @reference.calls)
+(superclass (_) @reference.inherits)
+(call method: (identifier) @_mixin (#match? @_mixin "^(include|extend|prepend)$") arguments: (argument_list [(constant) (scope_resolution)] @reference.implements))
+(call method: (identifier) @_require (#match? @_require "^require(_relative)?$") arguments: (argument_list (string (string_content) @import)))
+`,
+};
