@@ -65,14 +65,6 @@ export const FRAGMENT_TYPES: ReadonlySet<string> = new Set(['field', 'property',
 const FRAGMENT_PRIOR = 0.8;
 /** A file's summed score over the best file's, times this, is added to each of its elements. */
 export const FILE_COHERENCE = 0.7;
-/**
- * Elements of one or two lines (a prototype in a header, a one-line clause,
- * a field) win BM25 and cosine on length alone; a question in words is
- * rarely answered by one. Scaled by this for prose queries (measured: 0.4
- * and a limit of four lines did less well).
- */
-const TINY_LINES = 2;
-const TINY_PRIOR = 0.6;
 /** Each further result of a file already listed counts this much less again. */
 export const FILE_SATURATION = 0.5;
 /** Element types that define a name (a symbol query's answer), against pieces of text. */
@@ -106,7 +98,6 @@ function score<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence
     }
     let value = candidate.score;
     if (parsed.kind === 'prose' && FRAGMENT_TYPES.has(row.type)) value *= FRAGMENT_PRIOR;
-    if (parsed.kind === 'prose' && row.endLine - row.startLine + 1 <= TINY_LINES) value *= TINY_PRIOR;
     if (lexicalSignals) {
       if (parsed.identifiers.length > 0 && !DEFINITION_TYPES_EXCLUDED.has(row.type)) {
         const match = nameMatch(row.name, parsed.identifiers);

@@ -125,9 +125,11 @@ describe('Searcher on the labelled fixture (built-in embedder)', () => {
     for (const k of [0, -1, 2.5, 1_000, Number.NaN]) await expect(searcher.search('token', { k })).rejects.toThrow(/k must be an integer from 1 to 100/);
     await expect(searcher.search('token', { mode: 'fuzzy' as never })).rejects.toThrow(/mode must be hybrid, lexical or vector/);
     // FTS5 syntax in a query is text, never syntax.
-    for (const query of ['"unbalanced', 'token* AND (bucket', 'NEAR(a b)', 'col:value', '^^^', '😀 emoji']) {
+    for (const query of ['"unbalanced', 'token* AND (bucket', 'NEAR(a b)', 'col:value', '^^^ token', '😀 emoji']) {
       await expect(searcher.search(query)).resolves.toMatchObject({ query });
     }
+    // Punctuation alone has nothing to search for.
+    await expect(searcher.search('^^^')).rejects.toThrow(/no words to search for/);
   });
 });
 
