@@ -98,6 +98,12 @@ export function extractGeneric(root: SyntaxNode, source: string, grammar: Gramma
       }
     }
     if (!definition || names.length === 0) continue;
+    if (parts.keyword) {
+      const accepted = spec.keywords && Object.hasOwn(spec.keywords, definition.kind) ? spec.keywords[definition.kind] : undefined;
+      const keyword = parts.keyword.text;
+      if (!accepted || !Object.hasOwn(accepted, keyword)) continue;
+      definition.kind = accepted[keyword]!;
+    }
     definition.name = names.map((node) => node.text.trim().replace(/^:/, '')).join('.'); // Ruby's `attr_reader :name`
     definition.nameNode = names[0];
     definition.receiver = parts.receiver?.text;
@@ -113,7 +119,7 @@ export function extractGeneric(root: SyntaxNode, source: string, grammar: Gramma
   }
   const elements = nest([...definitions.values()].sort((a, b) => a.start - b.start || b.end - a.end), new Rows(source), spec);
   for (const { element } of elements) out.add(element);
-  credit(elements, relations);
+  credit(elements, relations, spec);
 }
 
 /**
@@ -419,7 +425,7 @@ function splitParameter(text: string, syntax: ParameterSyntax): Parameter | unde
 }
 
 /** Credits each relation to the innermost element around it; calls at most MAX_CALLS per element. */
-function credit(placed: Placed[], relations: Relation[]): void {
+function credit(placed: Placed[], relations: Relation[], spec: GenericLanguage): void {
   relations.sort((a, b) => a.start - b.start);
   const open: Placed[] = [];
   const calls = new Map<CodeElement, number>();
@@ -432,7 +438,7 @@ function credit(placed: Placed[], relations: Relation[]): void {
     if (!holder) continue;
     const element = holder.element;
     const target = targetName(relation.node.text);
-    if (!target || target === element.name) continue;
+    if (!target || target === element.name || (relation.type === 'calls' && spec.ignoredCalls?.test(target))) continue;
     if (relation.type === 'calls') {
       const count = calls.get(element) ?? 0;
       if (count >= MAX_CALLS) continue;
