@@ -10,7 +10,7 @@
 import Parser from 'tree-sitter';
 import { fold, isCodeElementType, newElement } from '../../element.js';
 import type { AccessModifier, CodeElement, CodeElementType, DependencyType, Parameter } from '../../types.js';
-import { docAbove, docInside, docInSource } from './docs.js';
+import { attributeAbove, docAbove, docInside, docInSource } from './docs.js';
 import { type Extraction, addDependency, collapse, signatureText } from '../extraction.js';
 import type { GrammarLanguage, SyntaxNode } from '../parsers.js';
 import type { GenericLanguage, ParameterSyntax } from './spec.js';
@@ -230,7 +230,7 @@ function toElement(definition: Definition, container: Placed | undefined, rows: 
     startLine: rows.of(definition.start) + 1,
     endLine: rows.last(definition.start, definition.end) + 1,
     signature,
-    description: spec.docAttribute ? docAbove(node, spec) : docInSource(source, definition.start, spec),
+    description: spec.docAttribute && attributeAbove(source, definition.start) ? docAbove(node, spec) : docInSource(source, definition.start, spec),
   }) as Placed['element'];
   if (!element.description && body && spec.docAttribute) element.description = docInside(body, spec);
   const callable = FUNCTION_LIKE.has(kind) || kind === 'delegate';

@@ -47,8 +47,13 @@ export const elixir: GenericLanguage = {
     },
   },
   ignoredCalls: /^(def[a-z]*|alias|import|require|use|quote|unquote|case|cond|if|unless|with|for|try|receive|raise|moduledoc|doc|spec|type|typep|opaque|callback|impl|behaviour)$/,
+  // Everything is a call in Elixir: relations come from the calls that are
+  // statements of a body, the stages of a pipe and one-line `do:` bodies,
+  // not from every nested argument.
   query: `${DEFINITIONS}
 
-(call target: [(identifier) (dot)] @reference.calls)
+(do_block (call target: [(identifier) (dot)] @reference.calls))
+(binary_operator operator: "|>" right: (call target: [(identifier) (dot)] @reference.calls))
+(keywords (pair value: (call target: [(identifier) (dot)] @reference.calls)))
 `,
 };
