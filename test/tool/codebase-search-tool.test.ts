@@ -95,7 +95,7 @@ describe('CodebaseSearchTool', () => {
     [{ query: 'x', k: 1_000_000 }, new RegExp(`k must be <= ${MAX_TOOL_K}`)],
     [{ query: 'x', k: 0 }, /k must be >= 1/],
     [{ query: 'x', language: 'cobol' }, /language must be one of typescript, tsx/],
-    [{ query: 'x', element_type: 'macro' }, /element_type must be one of class/],
+    [{ query: 'x', element_type: 'widget' }, /element_type must be one of class/],
     [{ query: 'x', limit: 5 }, /unknown argument "limit" \(allowed: query, k, path_prefix, language, element_type\)/],
     [{ query: 'x'.repeat(2_001) }, /query must NOT have more than 2000 characters/],
     [{ query: '   ' }, /the query is empty/],
