@@ -67,10 +67,10 @@ export const LANGUAGE_SPECS: Readonly<Record<Language, LanguageSpec>> = {
   text: { kind: 'text', extensions: [], aliases: ['txt'] },
 };
 
-/** Every language, as filters and the index name them. */
+/** Every language the index records, as filters name them. */
 export const LANGUAGES = Object.keys(LANGUAGE_SPECS) as readonly Language[];
 
-/** What people (and models) type for a language, besides its own name. */
+/** What people (and models) type for a language. */
 export const LANGUAGE_ALIASES: Readonly<Record<string, Language>> = Object.fromEntries(
   LANGUAGES.flatMap((language) => (LANGUAGE_SPECS[language].aliases ?? []).map((alias) => [alias, language] as const)),
 );

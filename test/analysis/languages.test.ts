@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Analyzer, analyzeText, detectLanguage, isSkipped, type AnalysisEvent, type CodeElement, type CodeFile, type Language } from '../../src/index.js';
+import { Analyzer, analyzeText, detectLanguage, isSkipped, OllamaEnricher, type AnalysisEvent, type CodeElement, type CodeFile, type Language } from '../../src/index.js';
+import { FakeOllama } from '../helpers/fake-ollama.js';
 import { overrideGrammarPackage } from '../../src/analysis/ast/parsers.js';
 import { CODE_ELEMENT_TYPES } from '../../src/analysis/element.js';
 import { canonicalLanguage, LANGUAGE_SPECS, LANGUAGES, shebangInterpreter } from '../../src/analysis/languages.js';
@@ -419,6 +420,42 @@ describe('language names', () => {
     for (const language of code) {
       const extension = LANGUAGE_SPECS[language].extensions[0]!;
       expect(analyzeText(`x${extension}`, '\n').source, language).toBe('ast');
+    }
+  });
+});
+
+describe('model enrichment', () => {
+  it('enriches a file of any language: the prompt names it, the answer (with the new kinds) matches the tree', async () => {
+    const text = fixture('either.rs');
+    const file = analyzeText('tokio-util/src/either.rs', text);
+    const prompts: string[] = [];
+    const answer = {
+      'file-path': file.path,
+      language: 'rust',
+      summary: 'MODEL: an Either future and stream.',
+      imports: [],
+      elements: file.elements.map((e) => ({
+        'property-type': e.type,
+        name: e.name,
+        'access-modifier': e.access,
+        'start-line': e.startLine,
+        'end-line': e.endLine,
+        signature: e.signature,
+        description: `MODEL: ${e.name}.`,
+      })),
+    };
+    const server = await FakeOllama.start({ chat: (request) => (prompts.push(request.messages[0]!.content), { content: JSON.stringify(answer) }) });
+    try {
+      const events: AnalysisEvent[] = [];
+      const enriched = await new OllamaEnricher({ host: server.url, model: 'test-model', timeoutMs: 5_000, onEvent: (e) => events.push(e) }).enrich(file, text);
+      expect(prompts[0]).toMatch(/^Language: rust$/m);
+      expect(events).toContainEqual(expect.objectContaining({ type: 'llm-enriched', matched: file.elements.length, dropped: 0 }));
+      expect(enriched.source).toBe('ast+llm');
+      expect(find(enriched, 'impl Future for Either').description).toBe('MODEL: impl Future for Either.');
+      // The author's doc comment wins over the model's paraphrase.
+      expect(find(enriched, 'delegate_call').description).toMatch(/^A small helper macro/);
+    } finally {
+      await server.close();
     }
   });
 });

@@ -81,6 +81,17 @@ export function docAbove(node: SyntaxNode, spec: GenericLanguage): string {
   return commentProse(run);
 }
 
+/**
+ * Whether the line above `start` may end a doc attribute (`@doc "…"`, a
+ * heredoc's closing `"""`, an `@spec` between): only then is the tree asked.
+ */
+export function attributeAbove(source: string, start: number): boolean {
+  const lineEnd = source.lastIndexOf('\n', start - 1);
+  if (lineEnd <= 0) return false;
+  const line = source.slice(source.lastIndexOf('\n', lineEnd - 1) + 1, lineEnd).trim();
+  return line.startsWith('@') || line.endsWith('"');
+}
+
 /** The doc a container keeps as the first statement of its body (Elixir's `@moduledoc`). */
 export function docInside(body: SyntaxNode | null | undefined, spec: GenericLanguage): string {
   const first = body?.firstNamedChild;

@@ -10,14 +10,12 @@
 import Parser from 'tree-sitter';
 import { fold, isCodeElementType, newElement } from '../../element.js';
 import type { AccessModifier, CodeElement, CodeElementType, DependencyType, Parameter } from '../../types.js';
-import { docAbove, docInside, docInSource } from './docs.js';
+import { attributeAbove, docAbove, docInside, docInSource } from './docs.js';
 import { type Extraction, addDependency, collapse, signatureText } from '../extraction.js';
 import type { GrammarLanguage, SyntaxNode } from '../parsers.js';
 import type { GenericLanguage, ParameterSyntax } from './spec.js';
 
 const MAX_CALLS = 40;
-/** Parameter-list members that are not parameters a caller passes. */
-const SKIPPED_PARAMETERS: ReadonlySet<string> = new Set(['attribute_item', 'self_parameter', 'attribute_list', 'annotation']);
 
 /** Kinds whose members are named after them, and whose functions are methods. */
 const CONTAINERS: ReadonlySet<CodeElementType> = new Set(['class', 'struct', 'interface', 'trait', 'enum', 'impl', 'module', 'namespace']);
@@ -100,6 +98,12 @@ export function extractGeneric(root: SyntaxNode, source: string, grammar: Gramma
       }
     }
     if (!definition || names.length === 0) continue;
+    if (parts.keyword) {
+      const accepted = spec.keywords && Object.hasOwn(spec.keywords, definition.kind) ? spec.keywords[definition.kind] : undefined;
+      const keyword = parts.keyword.text;
+      if (!accepted || !Object.hasOwn(accepted, keyword)) continue;
+      definition.kind = accepted[keyword]!;
+    }
     definition.name = names.map((node) => node.text.trim().replace(/^:/, '')).join('.'); // Ruby's `attr_reader :name`
     definition.nameNode = names[0];
     definition.receiver = parts.receiver?.text;
@@ -113,9 +117,9 @@ export function extractGeneric(root: SyntaxNode, source: string, grammar: Gramma
     const known = definitions.get(key);
     if (!known || known.pattern > definition.pattern) definitions.set(key, definition);
   }
-  const elements = nest([...definitions.values()].sort((a, b) => a.start - b.start || b.end - a.end), source, spec);
+  const elements = nest([...definitions.values()].sort((a, b) => a.start - b.start || b.end - a.end), new Rows(source), spec);
   for (const { element } of elements) out.add(element);
-  credit(elements, relations);
+  credit(elements, relations, spec);
 }
 
 /**
@@ -138,7 +142,8 @@ interface Placed {
 }
 
 /** Elements from definitions sorted by start: nested by byte range, named after their containers. */
-function nest(definitions: Definition[], source: string, spec: GenericLanguage): Placed[] {
+function nest(definitions: Definition[], rows: Rows, spec: GenericLanguage): Placed[] {
+  const { source } = rows;
   const placed: Placed[] = [];
   const open: Placed[] = [];
   let skipUntil = -1;
@@ -159,7 +164,7 @@ function nest(definitions: Definition[], source: string, spec: GenericLanguage):
       }
       container = open.findLast((entry) => encloses(entry) && !FUNCTION_LIKE.has(entry.element.type));
     }
-    const element = toElement(definition, container, source, spec);
+    const element = toElement(definition, container, rows, spec);
     const previous = placed.at(-1);
     if (spec.mergeClauses && previous && sameDefinition(previous.element, element)) {
       previous.element.endLine = Math.max(previous.element.endLine, element.endLine);
@@ -196,7 +201,8 @@ function scopeOf(element: CodeElement, definition: Definition): string {
   return join(element.parent, own);
 }
 
-function toElement(definition: Definition, container: Placed | undefined, source: string, spec: GenericLanguage): Placed['element'] {
+function toElement(definition: Definition, container: Placed | undefined, rows: Rows, spec: GenericLanguage): Placed['element'] {
+  const { source } = rows;
   const { node, inner } = definition;
   let kind = definition.kind;
   let parent = container && CONTAINERS.has(container.element.type) ? container.scope : '';
@@ -221,10 +227,10 @@ function toElement(definition: Definition, container: Placed | undefined, source
     name,
     parent,
     access: accessOf(definition, source, name, spec),
-    startLine: node.startPosition.row + 1,
-    endLine: lastRow(node, source) + 1,
+    startLine: rows.of(definition.start) + 1,
+    endLine: rows.last(definition.start, definition.end) + 1,
     signature,
-    description: spec.docAttribute ? docAbove(node, spec) : docInSource(source, definition.start, spec),
+    description: spec.docAttribute && attributeAbove(source, definition.start) ? docAbove(node, spec) : docInSource(source, definition.start, spec),
   }) as Placed['element'];
   if (!element.description && body && spec.docAttribute) element.description = docInside(body, spec);
   const callable = FUNCTION_LIKE.has(kind) || kind === 'delegate';
@@ -256,18 +262,40 @@ function signatureOf(source: string, start: number, body: SyntaxNode): string {
 }
 
 /**
- * The node's last row. Some grammars end a node after its line break (a
- * `#define`, a Rust `///`) or after the whitespace that follows it (Scala's
- * definitions end at the next line's indentation): the last row is that of
- * its last character that is not white space. Read from the source text,
- * which is cheaper than asking the tree.
+ * Rows of positions in the source, from its line starts: JavaScript work
+ * instead of a call into the tree for each start and end position.
  */
-function lastRow(node: SyntaxNode, source: string): number {
-  const start = node.startIndex;
-  let end = node.endIndex;
-  let row = node.endPosition.row;
-  while (end > start && isSpace(source.charCodeAt(end - 1))) if (source.charCodeAt(--end) === 10) row--;
-  return row;
+class Rows {
+  readonly #starts: number[] = [0];
+
+  constructor(readonly source: string) {
+    for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1)) this.#starts.push(i + 1);
+  }
+
+  /** The 0-based row of a character index. */
+  of(index: number): number {
+    const starts = this.#starts;
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (starts[middle]! <= index) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  }
+
+  /**
+   * The row of a span's last character that is not white space: some
+   * grammars end a node after its line break (a `#define`, a Rust `///`) or
+   * after the whitespace that follows it (Scala's definitions end at the
+   * next line's indentation).
+   */
+  last(start: number, end: number): number {
+    let last = end;
+    while (last > start && isSpace(this.source.charCodeAt(last - 1))) last--;
+    return this.of(Math.max(start, last - 1));
+  }
 }
 
 function isSpace(code: number): boolean {
@@ -312,16 +340,60 @@ function hasAccessKeyword(definition: Definition, source: string, spec: GenericL
   return accessKeyword(definition, source, spec) !== undefined;
 }
 
+/**
+ * Parameters from the text of their list, split at its top-level commas:
+ * one read of the text instead of a node (and its fields) per parameter.
+ * Swift keeps its parameters as children of the declaration: those are read
+ * one by one.
+ */
 function parametersOf(list: SyntaxNode, spec: GenericLanguage): Parameter[] {
+  const syntax = spec.parameterSyntax ?? 'name: type';
+  const texts = spec.parameterTypes
+    ? list.namedChildren.filter((child) => spec.parameterTypes!.includes(child.type)).map((child) => child.text)
+    : splitTopLevel(stripComments(list.text).replace(/^\s*[([{|]|[)\]}|]\s*$/g, ''));
   const parameters: Parameter[] = [];
-  const types = spec.parameterTypes;
-  for (const parameter of list.namedChildren) {
-    const type = parameter.type;
-    if (types ? !types.includes(type) : type.includes('comment') || SKIPPED_PARAMETERS.has(type)) continue;
-    const parsed = splitParameter(parameter.text, spec.parameterSyntax ?? 'name: type');
+  for (const text of texts) {
+    if (!text || SELF_PARAMETER.test(text)) continue;
+    const parsed = splitParameter(text, syntax);
     if (parsed) parameters.push({ name: collapse(parsed.name, 80), type: collapse(parsed.type, 200) });
   }
+  if (syntax === 'name type') {
+    // Go: `a, b int` types both.
+    for (let i = parameters.length - 2; i >= 0; i--) if (!parameters[i]!.type && parameters[i + 1]!.name) parameters[i]!.type = parameters[i + 1]!.type;
+  }
   return parameters;
+}
+
+/** Rust's and others' receivers, which callers do not pass. */
+const SELF_PARAMETER = /^(&\s*('\w+\s+)?)?(mut\s+)?(self|this)$/;
+
+function stripComments(text: string): string {
+  return text.includes('/') ? text.replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, '') : text;
+}
+
+/** `a: Map<K, V>, b: (x, y) -> z` → the two parameters: commas inside brackets, parentheses and strings do not split. */
+function splitTopLevel(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let quote = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quote) {
+      if (ch === '\\') i++;
+      else if (ch === quote) quote = '';
+    } else if (ch === '"' || ch === "'" || ch === '`') {
+      // A Rust lifetime (`'a`) is not a string.
+      if (!(ch === "'" && /\w/.test(text[i + 1] ?? '') && text[i + 2] !== "'")) quote = ch;
+    } else if (ch === '(' || ch === '[' || ch === '{' || ch === '<') depth++;
+    else if (ch === ')' || ch === ']' || ch === '}' || (ch === '>' && text[i - 1] !== '=' && text[i - 1] !== '-')) depth = Math.max(0, depth - 1);
+    else if (ch === ',' && depth === 0) {
+      parts.push(text.slice(from, i).trim());
+      from = i + 1;
+    }
+  }
+  parts.push(text.slice(from).trim());
+  return parts;
 }
 
 /**
@@ -353,7 +425,7 @@ function splitParameter(text: string, syntax: ParameterSyntax): Parameter | unde
 }
 
 /** Credits each relation to the innermost element around it; calls at most MAX_CALLS per element. */
-function credit(placed: Placed[], relations: Relation[]): void {
+function credit(placed: Placed[], relations: Relation[], spec: GenericLanguage): void {
   relations.sort((a, b) => a.start - b.start);
   const open: Placed[] = [];
   const calls = new Map<CodeElement, number>();
@@ -366,7 +438,7 @@ function credit(placed: Placed[], relations: Relation[]): void {
     if (!holder) continue;
     const element = holder.element;
     const target = targetName(relation.node.text);
-    if (!target || target === element.name) continue;
+    if (!target || target === element.name || (relation.type === 'calls' && spec.ignoredCalls?.test(target))) continue;
     if (relation.type === 'calls') {
       const count = calls.get(element) ?? 0;
       if (count >= MAX_CALLS) continue;

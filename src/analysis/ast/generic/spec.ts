@@ -15,9 +15,16 @@
  *  - `@reference.calls`, `@reference.inherits`, `@reference.implements`,
  *    `@reference.uses`: relations, credited to the innermost element that
  *    holds them;
- *  - `@import`: a module the file imports (quotes and brackets dropped).
+ *  - `@import`: a module the file imports (quotes and brackets dropped);
+ *  - `@keyword`: the word that makes a call a definition (Elixir's `def`,
+ *    `defmodule`), looked up in `keywords` for the element's kind.
+ *
+ * Predicates (`#match?`, `#eq?`) run in JavaScript for every candidate
+ * match: a pattern that names a keyword is better anchored where
+ * definitions can be (the file's top level, a class body) and checked
+ * through `keywords`.
  */
-import type { AccessModifier } from '../../types.js';
+import type { AccessModifier, CodeElementType } from '../../types.js';
 
 /** How a language writes comments: line markers, and block delimiters. Default: `//` and `/* … *\/`. */
 export interface CommentSyntax {
@@ -34,6 +41,14 @@ export interface GenericLanguage {
   defaultAccess: AccessModifier;
   /** Access of a type's members that declare none, when it differs (C#: private). */
   memberAccess?: AccessModifier;
+  /**
+   * For patterns that capture a `@keyword`: by the pattern's kind, the
+   * element kind of each keyword it accepts (`function: { def: 'function',
+   * defmacro: 'macro' }`); other words make no definition.
+   */
+  keywords?: Readonly<Record<string, Readonly<Record<string, CodeElementType>>>>;
+  /** Calls that are language constructs rather than relations (Elixir's `if`, `case`, `quote`). */
+  ignoredCalls?: RegExp;
   /** Words in a declaration's head (before its name) that set its access: `pub`, `private`, `defp`, `local`. */
   accessKeywords?: Readonly<Record<string, AccessModifier>>;
   /** Go: a capitalised name is exported (public), any other is package-private (internal). */

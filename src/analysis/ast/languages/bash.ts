@@ -9,6 +9,6 @@ export const bash: GenericLanguage = {
 (declaration_command "readonly" (variable_assignment name: (variable_name) @name)) @definition.constant
 
 (command name: (command_name) @reference.calls)
-(command name: (command_name) @_source (#match? @_source "^(source|\\\\.)$") argument: (_) @import)
+(program (command name: (command_name) @_source (#match? @_source "^(source|\\\\.)$") argument: (_) @import))
 `,
 };

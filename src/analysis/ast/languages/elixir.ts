@@ -1,14 +1,28 @@
 /** Elixir: modules, protocols, impls, functions and macros (public and private), from `def…` calls; `@doc` and `@moduledoc` as descriptions. */
 import type { GenericLanguage } from '../generic/spec.js';
 
-const DEF = '"^(def|defp|defdelegate|defguard|defguardp|defn|defnp)$"';
-const DEFMACRO = '"^(defmacro|defmacrop)$"';
-/** A definition's head: `name(args)`, or `name(args) when guard`. */
-const head = `[
+/** A definition's head: `name(args)`, or `name(args) when guard`, or a bare `name`. */
+const HEAD = `[
   (call target: (identifier) @name (arguments)? @parameters)
   (binary_operator left: (call target: (identifier) @name (arguments)? @parameters) operator: "when")
   (identifier) @name
 ]`;
+
+/**
+ * Definitions are calls at the top of the file or directly in a `do`
+ * block; which calls, their keyword says (checked in JavaScript, after
+ * matching, rather than by a predicate on every call).
+ */
+const DEFINITIONS = ['source', 'do_block']
+  .map(
+    (parent) => `
+(${parent} (call target: (identifier) @keyword (arguments . (alias) @name) (do_block)? @body) @definition.module)
+(${parent} (call target: (identifier) @keyword (arguments . (alias) @trait (keywords (pair value: (alias) @name))) (do_block)? @body) @definition.impl)
+(${parent} (call target: (identifier) @keyword (arguments . ${HEAD}) (do_block)? @body) @definition.function)
+(${parent} (call target: (identifier) @keyword (#match? @keyword "^(alias|import|require|use)$") (arguments . (alias) @import)))
+(${parent} (call target: (identifier) @keyword (#eq? @keyword "use") (arguments . (alias) @reference.uses)))`,
+  )
+  .join('\n');
 
 export const elixir: GenericLanguage = {
   comments: { line: ['#'] },
@@ -17,15 +31,29 @@ export const elixir: GenericLanguage = {
   docAttribute: /^@(module)?doc\b/,
   betweenDocAndDefinition: ['unary_operator'],
   implName: (type, protocol) => `impl ${protocol} for ${type}`,
-  query: `
-(call target: (identifier) @_def (#eq? @_def "defmodule") (arguments . (alias) @name) (do_block)? @body) @definition.module
-(call target: (identifier) @_def (#eq? @_def "defprotocol") (arguments . (alias) @name) (do_block)? @body) @definition.interface
-(call target: (identifier) @_def (#eq? @_def "defimpl") (arguments . (alias) @trait (keywords (pair value: (alias) @name))) (do_block)? @body) @definition.impl
-(call target: (identifier) @_def (#match? @_def ${DEF}) (arguments . ${head}) (do_block)? @body) @definition.function
-(call target: (identifier) @_def (#match? @_def ${DEFMACRO}) (arguments . ${head}) (do_block)? @body) @definition.macro
+  keywords: {
+    module: { defmodule: 'module', defprotocol: 'interface' },
+    impl: { defimpl: 'impl' },
+    function: {
+      def: 'function',
+      defp: 'function',
+      defdelegate: 'function',
+      defguard: 'function',
+      defguardp: 'function',
+      defn: 'function',
+      defnp: 'function',
+      defmacro: 'macro',
+      defmacrop: 'macro',
+    },
+  },
+  ignoredCalls: /^(def[a-z]*|alias|import|require|use|quote|unquote|case|cond|if|unless|with|for|try|receive|raise|moduledoc|doc|spec|type|typep|opaque|callback|impl|behaviour)$/,
+  // Everything is a call in Elixir: relations come from the calls that are
+  // statements of a body, the stages of a pipe and one-line `do:` bodies,
+  // not from every nested argument.
+  query: `${DEFINITIONS}
 
-(call target: [(identifier) (dot)] @reference.calls (#not-match? @reference.calls "^(def[a-z]*|alias|import|require|use|quote|unquote|case|cond|if|unless|with|for|try|receive|raise|moduledoc|doc|spec|type|typep|opaque|callback|impl|behaviour)$"))
-(call target: (identifier) @_use (#eq? @_use "use") (arguments . (alias) @reference.uses))
-(call target: (identifier) @_import (#match? @_import "^(alias|import|require|use)$") (arguments . (alias) @import))
+(do_block (call target: [(identifier) (dot)] @reference.calls))
+(binary_operator operator: "|>" right: (call target: [(identifier) (dot)] @reference.calls))
+(keywords (pair value: (call target: [(identifier) (dot)] @reference.calls)))
 `,
 };

@@ -9,12 +9,12 @@ export const php: GenericLanguage = {
   constructorNames: ['__construct'],
   query: `
 (namespace_definition name: (_) @name body: (_) @body) @definition.namespace
-(class_declaration name: (name) @name) @definition.class
-(interface_declaration name: (name) @name) @definition.interface
-(trait_declaration name: (name) @name) @definition.trait
-(enum_declaration name: (name) @name) @definition.enum
-(function_definition name: (name) @name) @definition.function
-(method_declaration name: (name) @name) @definition.method
+(class_declaration name: (name) @name body: (_) @body) @definition.class
+(interface_declaration name: (name) @name body: (_) @body) @definition.interface
+(trait_declaration name: (name) @name body: (_) @body) @definition.trait
+(enum_declaration name: (name) @name body: (_) @body) @definition.enum
+(function_definition name: (name) @name parameters: (_) @parameters return_type: (_)? @return body: (_) @body) @definition.function
+(method_declaration name: (name) @name parameters: (_) @parameters return_type: (_)? @return body: (_)? @body) @definition.method
 (property_declaration type: (_)? @return (property_element name: (variable_name (name) @name))) @definition.property
 (const_declaration (const_element (name) @name)) @definition.constant
 

@@ -6,6 +6,8 @@ export const ruby: GenericLanguage = {
   comments: { line: ['#'], block: [['=begin', '=end']] },
   defaultAccess: 'public',
   constructorNames: ['initialize'],
+  // Attributes are declared by calls in a class or module body.
+  keywords: { property: { attr_reader: 'property', attr_writer: 'property', attr_accessor: 'property' } },
   query: `
 (module name: [(constant) (scope_resolution)] @name) @definition.module
 (class name: [(constant) (scope_resolution)] @name) @definition.class
@@ -13,11 +15,13 @@ export const ruby: GenericLanguage = {
 (method name: (_) @name) @definition.method
 (singleton_method name: (_) @name) @definition.method
 (assignment left: (constant) @name) @definition.constant
-(call method: (identifier) @_attr (#match? @_attr "^attr_(reader|writer|accessor)$") arguments: (argument_list (simple_symbol) @name)) @definition.property
+([(class body: (body_statement (call method: (identifier) @keyword arguments: (argument_list (simple_symbol) @name)) @definition.property))
+  (module body: (body_statement (call method: (identifier) @keyword arguments: (argument_list (simple_symbol) @name)) @definition.property))])
 
 (call method: (identifier) @reference.calls)
 (superclass (_) @reference.inherits)
-(call method: (identifier) @_mixin (#match? @_mixin "^(include|extend|prepend)$") arguments: (argument_list [(constant) (scope_resolution)] @reference.implements))
-(call method: (identifier) @_require (#match? @_require "^require(_relative)?$") arguments: (argument_list (string (string_content) @import)))
+([(class body: (body_statement (call method: (identifier) @_mixin (#match? @_mixin "^(include|extend|prepend)$") arguments: (argument_list [(constant) (scope_resolution)] @reference.implements))))
+  (module body: (body_statement (call method: (identifier) @_mixin (#match? @_mixin "^(include|extend|prepend)$") arguments: (argument_list [(constant) (scope_resolution)] @reference.implements))))])
+(program (call method: (identifier) @_require (#match? @_require "^require(_relative)?$") arguments: (argument_list (string (string_content) @import))))
 `,
 };
