@@ -141,12 +141,11 @@ const theirs: [string, BenchmarkSummary][] = PUBLISHED_METHODS.flatMap(({ key, l
   const summary = publishedSummary(published, key, names);
   return summary ? [[label, summary] as [string, BenchmarkSummary]] : [];
 });
-const rowsOf = (list: [string, BenchmarkSummary][]) => list;
 const categories = [...new Set(ours.flatMap(([, s]) => Object.keys(s.byCategory)))].sort();
 const languages = [...new Set(runnable.map((repo) => repo.language))].sort();
 
 const overallHeader = ['method', 'NDCG@10', ...categories, 'repositories'];
-const overallRows = [...rowsOf(ours), ...rowsOf(theirs)].map(([label, s]) => [label, f(s.ndcg10), ...categories.map((c) => f(s.byCategory[c])), String(s.repos)]);
+const overallRows = [...ours, ...theirs].map(([label, s]) => [label, f(s.ndcg10), ...categories.map((c) => f(s.byCategory[c])), String(s.repos)]);
 const languageHeader = ['method', ...languages];
 const languageRows = [...ours, ...theirs].map(([label, s]) => [label, ...languages.map((language) => f(s.byLanguage[language]))]);
 const repoHeader = ['repository', 'language', 'queries', ...MODES.map((m) => `ocvector ${m}`), ...PUBLISHED_METHODS.slice(0, 3).map((m) => m.label)];

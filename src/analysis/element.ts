@@ -1,5 +1,5 @@
 /** What every analyser shares: a new element with empty details, and text folded for display. */
-import type { CodeElement, CodeElementType } from './types.js';
+import type { CodeElement, CodeElementType, TextElementType } from './types.js';
 
 export type ElementFields = Pick<CodeElement, 'type' | 'name' | 'parent' | 'access' | 'startLine' | 'endLine' | 'signature'> &
   Partial<CodeElement>;
@@ -38,6 +38,9 @@ const CODE_ELEMENT_KINDS: Readonly<Record<CodeElementType, true>> = {
 
 /** Every code element type, as result-schema.json's `property-type` lists them. */
 export const CODE_ELEMENT_TYPES = Object.keys(CODE_ELEMENT_KINDS) as readonly CodeElementType[];
+
+/** Pieces of files that name nothing: Markdown sections, config documents, text windows, chunks of code outside elements. */
+export const TEXT_ELEMENT_TYPES: readonly TextElementType[] = ['section', 'document', 'window', 'chunk'];
 
 export function isCodeElementType(type: string): type is CodeElementType {
   return Object.hasOwn(CODE_ELEMENT_KINDS, type);

@@ -6,6 +6,7 @@
  */
 import { relative, resolve, sep } from 'node:path';
 import { Command, Option } from 'commander';
+import { TEXT_ELEMENT_TYPES } from '../analysis/element.js';
 import { findIndex } from '../search/find-index.js';
 import { canonicalLanguage, ELEMENT_TYPES, LANGUAGES } from '../search/filters.js';
 import { MAX_K, Searcher, type SearchMode, type SearchResponse, type SearchResult } from '../search/searcher.js';
@@ -29,7 +30,7 @@ interface SearchCliOptions {
 
 const PROGRAM = 'oc-vector-search';
 
-const TEXT_ELEMENTS = new Set(['section', 'document', 'window', 'chunk']);
+const TEXT_ELEMENTS: ReadonlySet<string> = new Set(TEXT_ELEMENT_TYPES);
 
 export async function searchMain(argv: readonly string[]): Promise<number> {
   const program = configure(new Command(PROGRAM), 'Search the index of the code around you: hybrid semantic (vector) and lexical (BM25) search.')

@@ -101,3 +101,10 @@ export function isIgnored(layers: readonly IgnoreLayer[], path: string, isDirect
 export function toPosix(path: string): string {
   return path.split(/[\\/]/).join(posix.sep);
 }
+
+/** A file's name without directories and extensions (`src/lib/json.go` -> json; a dot file keeps its name). */
+export function fileStem(path: string): string {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  const dot = base.indexOf('.', 1);
+  return dot > 0 ? base.slice(0, dot) : base;
+}

@@ -5,7 +5,7 @@
  * nothing but ids).
  */
 
-import { CODE_ELEMENT_TYPES } from '../analysis/element.js';
+import { CODE_ELEMENT_TYPES, TEXT_ELEMENT_TYPES } from '../analysis/element.js';
 import { canonicalLanguage, LANGUAGE_ALIASES, LANGUAGES } from '../analysis/languages.js';
 import type { ElementType } from '../analysis/types.js';
 
@@ -13,7 +13,7 @@ import type { ElementType } from '../analysis/types.js';
 export { canonicalLanguage, LANGUAGE_ALIASES, LANGUAGES };
 
 /** Every element type the index records: code elements, then the pieces of other files. */
-export const ELEMENT_TYPES: readonly ElementType[] = [...CODE_ELEMENT_TYPES, 'section', 'document', 'window', 'chunk'];
+export const ELEMENT_TYPES: readonly ElementType[] = [...CODE_ELEMENT_TYPES, ...TEXT_ELEMENT_TYPES];
 
 export interface SearchFilters {
   /** A root-relative path prefix (`src/store`) or a glob (`src/**\/*.ts`, `*.py`). */

@@ -9,6 +9,7 @@
  * content merely mentions the words.
  */
 import { posix } from 'node:path';
+import { fileStem } from '../files/rules.js';
 import { splitIdentifier, stem } from '../vector/terms.js';
 import { isStopWord } from '../vector/vocabulary.js';
 
@@ -99,10 +100,8 @@ export function meaningfulWords(queryWords: readonly string[]): string[] {
 
 /** The sub-words of a file's stem (without extensions) and of its directory's name. */
 function pathParts(path: string): string[] {
-  const base = posix.basename(path);
-  const stemName = base.includes('.') ? base.slice(0, base.indexOf('.')) || base : base;
   const directory = posix.basename(posix.dirname(path));
-  const parts = splitIdentifier(stemName);
+  const parts = splitIdentifier(fileStem(path));
   if (directory && directory !== '.') parts.push(...splitIdentifier(directory));
   return parts;
 }

@@ -6,6 +6,7 @@
  * small pure function, kept because the benchmark says so (README,
  * Retrieval quality).
  */
+import { isCodeElementType } from '../analysis/element.js';
 import { EXACT_NAME_BOOST, fuseScores, nameMatch, PARTIAL_NAME_BOOST, PATH_BOOST, type FusionWeights, type NameMatch, type ScoredHit } from './fusion.js';
 import { pathWordShare, requestedRoles, rolePrior } from './path-priors.js';
 import type { ParsedQuery } from './query.js';
@@ -45,12 +46,17 @@ export interface RankedHit<Row extends CandidateRow> {
   signals: RankSignals;
 }
 
+/** What found a result, as the searcher reports it. */
 export interface RankSignals {
+  /** 1-based rank in the BM25 list. */
   lexical?: number;
+  /** 1-based rank in the k-NN list, and the cosine similarity. */
   vector?: number;
   similarity?: number;
   name?: NameMatch;
+  /** Found as a definition of the symbol the query names. */
   definition?: boolean;
+  /** In a file named after that symbol. */
   namedFile?: boolean;
   path?: boolean;
 }
@@ -67,8 +73,6 @@ const FRAGMENT_PRIOR = 0.8;
 export const FILE_COHERENCE = 0.7;
 /** Each further result of a file already listed counts this much less again. */
 export const FILE_SATURATION = 0.5;
-/** Element types that define a name (a symbol query's answer), against pieces of text. */
-const DEFINITION_TYPES_EXCLUDED: ReadonlySet<string> = new Set(['chunk', 'window', 'section', 'document']);
 
 export function rankCandidates<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence, rows: ReadonlyMap<number, Row>, options: RankingOptions): RankedHit<Row>[] {
   const scored = score(parsed, evidence, rows, options);
@@ -99,7 +103,7 @@ function score<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence
     let value = candidate.score;
     if (parsed.kind === 'prose' && FRAGMENT_TYPES.has(row.type)) value *= FRAGMENT_PRIOR;
     if (lexicalSignals) {
-      if (parsed.identifiers.length > 0 && !DEFINITION_TYPES_EXCLUDED.has(row.type)) {
+      if (parsed.identifiers.length > 0 && isCodeElementType(row.type)) {
         const match = nameMatch(row.name, parsed.identifiers);
         if (match) {
           signals.name = match;

@@ -11,16 +11,16 @@
  */
 import { join } from 'node:path';
 import { StoreError } from '../store/database.js';
-import { SearchReader, type ElementRecord } from '../store/search-reader.js';
+import { SearchReader, sumById, type ElementRecord } from '../store/search-reader.js';
 import { IndexStore, type EmbedderRecord } from '../store/store.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
 import { embedderFromId } from '../vector/choose.js';
 import type { Embedder } from '../vector/embedder.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
-import { DEFAULT_FUSION_WEIGHTS, type FusionWeights, type NameMatch, type ScoredHit } from './fusion.js';
+import { DEFAULT_FUSION_WEIGHTS, type FusionWeights, type ScoredHit } from './fusion.js';
 import { ftsExpression, parseQuery, symbolNames, type ParsedQuery, type QueryKind } from './query.js';
-import { rankCandidates, type Evidence, type RankedHit } from './ranking.js';
+import { rankCandidates, type Evidence, type RankedHit, type RankSignals } from './ranking.js';
 import { bestSnippetStart, cutLines, SourceCache, SourceReader, type SnippetOptions } from './source.js';
 import { terms } from '../vector/terms.js';
 import { isStopWord } from '../vector/vocabulary.js';
@@ -51,19 +51,7 @@ export interface SearchOptions extends SearchFilters {
   snippet?: boolean | SnippetOptions;
 }
 
-export interface SearchSignals {
-  /** 1-based rank in the BM25 list. */
-  lexical?: number;
-  /** 1-based rank in the k-NN list, and the cosine similarity. */
-  vector?: number;
-  similarity?: number;
-  name?: NameMatch;
-  /** Found as a definition of the symbol the query names. */
-  definition?: boolean;
-  /** In a file named after that symbol. */
-  namedFile?: boolean;
-  path?: boolean;
-}
+export type SearchSignals = RankSignals;
 
 export interface SearchResult {
   /** Relative to the root, with forward slashes. */
@@ -374,9 +362,7 @@ export class Searcher {
   #withWholeNames(hits: ScoredHit[], parsed: ParsedQuery, filters: CompiledFilters, limit: number): ScoredHit[] {
     const whole = ftsExpression(parsed.wholeTerms);
     if (!whole) return hits;
-    const scores = new Map(hits.map((hit) => [hit.id, hit.score]));
-    for (const hit of this.#reader.elementHits(whole, whole, filters, limit)) scores.set(hit.id, (scores.get(hit.id) ?? 0) + hit.score);
-    return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
+    return sumById([hits, this.#reader.elementHits(whole, whole, filters, limit)]);
   }
 
   /**

@@ -6,6 +6,8 @@
  * `e` (elements) and `f` (files) used below.
  */
 import type { Statement } from 'better-sqlite3';
+import { TEXT_ELEMENT_TYPES } from '../analysis/element.js';
+import { fileStem } from '../files/rules.js';
 import type { IndexStore } from './store.js';
 
 export interface FilterSql {
@@ -42,6 +44,8 @@ export interface ElementRecord {
 const ELEMENT_BM25 = 'bm25(elements_fts, 4.0, 2.0, 1.0, 0.5)';
 /** The weight of code_fts's BM25 beside elements_fts's (0.15 and 0.5 did less well on the benchmark and the evaluation sets). */
 const CODE_WEIGHT = 0.3;
+/** Pieces of text name nothing: they are never a symbol's definition. */
+const TEXT_TYPES_SQL = TEXT_ELEMENT_TYPES.map((type) => `'${type}'`).join(', ');
 
 export class SearchReader {
   readonly #db: IndexStore['db'];
@@ -75,12 +79,9 @@ export class SearchReader {
    * which may leave out terms too common in code to be worth reading).
    */
   elementHits(match: string | undefined, codeMatch: string | undefined, filters: FilterSql, limit: number): IdScore[] {
-    const scores = new Map<number, number>();
-    if (match) for (const { id, rank } of this.#bm25('elements_fts', ELEMENT_BM25, this.#sql.elements, match, filters, limit)) scores.set(id, -rank);
-    if (codeMatch && CODE_WEIGHT > 0) {
-      for (const { id, rank } of this.#bm25('code_fts', 'bm25(code_fts)', this.#sql.code, codeMatch, filters, limit)) scores.set(id, (scores.get(id) ?? 0) - CODE_WEIGHT * rank);
-    }
-    return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
+    const names = match ? this.#bm25('elements_fts', ELEMENT_BM25, this.#sql.elements, match, filters, limit).map(({ id, rank }) => ({ id, score: -rank })) : [];
+    const code = codeMatch ? this.#bm25('code_fts', 'bm25(code_fts)', this.#sql.code, codeMatch, filters, limit).map(({ id, rank }) => ({ id, score: -CODE_WEIGHT * rank })) : [];
+    return sumById([names, code]);
   }
 
   #bm25(table: string, rank: string, unfiltered: Statement<[string, number], { id: number; rank: number }>, match: string, filters: FilterSql, limit: number): { id: number; rank: number }[] {
@@ -112,7 +113,7 @@ export class SearchReader {
     return this.#db
       .prepare<unknown[], { id: number }>(
         `SELECT e.vector_id AS id FROM elements e JOIN files f ON f.id = e.file_id
-         WHERE e.short_name IN (${names.map(() => '?').join(', ')}) AND e.element_type NOT IN ('chunk', 'window', 'section', 'document') AND ${filters.sql}
+         WHERE e.short_name IN (${names.map(() => '?').join(', ')}) AND e.element_type NOT IN (${TEXT_TYPES_SQL}) AND ${filters.sql}
          LIMIT ?`,
       )
       .all(...names.map((name) => name.toLowerCase()), ...filters.params, limit)
@@ -128,13 +129,10 @@ export class SearchReader {
     const wanted = new Set(names.map(normalizeStem).filter((name) => name.length >= 3));
     if (wanted.size === 0) return [];
     const files = this.#sql.fileStems.all().filter((file) => wanted.has(normalizeStem(fileStem(file.path))));
-    return files.slice(0, 20).map((file) => ({
-      fileId: file.id,
-      ids: this.#db
-        .prepare<unknown[], { id: number }>(`SELECT e.vector_id AS id FROM elements e JOIN files f ON f.id = e.file_id WHERE e.file_id = ? AND ${filters.sql} ORDER BY e.start_line LIMIT ?`)
-        .all(file.id, ...filters.params, perFile)
-        .map((row) => row.id),
-    }));
+    const firstElements = this.#db.prepare<unknown[], { id: number }>(
+      `SELECT e.vector_id AS id FROM elements e JOIN files f ON f.id = e.file_id WHERE e.file_id = ? AND ${filters.sql} ORDER BY e.start_line LIMIT ?`,
+    );
+    return files.slice(0, 20).map((file) => ({ fileId: file.id, ids: firstElements.all(file.id, ...filters.params, perFile).map((row) => row.id) }));
   }
 
   /** The rows of these elements, by id (an id gone since is absent). */
@@ -158,11 +156,11 @@ export class SearchReader {
   }
 }
 
-/** A file's name without directories and extensions. */
-function fileStem(path: string): string {
-  const base = path.slice(path.lastIndexOf('/') + 1);
-  const dot = base.indexOf('.', 1);
-  return dot > 0 ? base.slice(0, dot) : base;
+/** Scores of several lists summed by id, best first. */
+export function sumById(lists: readonly (readonly IdScore[])[]): IdScore[] {
+  const scores = new Map<number, number>();
+  for (const list of lists) for (const { id, score } of list) scores.set(id, (scores.get(id) ?? 0) + score);
+  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
 }
 
 /** Case and separators folded: `query_manager`, `QueryManager` and `query-manager` meet. */

@@ -1,6 +1,8 @@
 /** The labelled search fixture (test/fixtures/search-repo), copied into a temporary repository. */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { Indexer, Searcher } from '../../src/index.js';
 import { tempRepo, type TempRepo } from './repo.js';
 
 export const SEARCH_FIXTURE = new URL('../fixtures/search-repo/', import.meta.url).pathname;
@@ -31,4 +33,23 @@ export function searchRepo(): TempRepo {
   const repo = tempRepo(searchFixtureFiles());
   repo.age();
   return repo;
+}
+
+/**
+ * The fixture indexed (built-in embedder, no model) before the suite's
+ * tests and a Searcher open on it; both are cleaned up after them.
+ */
+export function indexedSearchRepo(): { repo: TempRepo; searcher: () => Searcher } {
+  const repo = searchRepo();
+  let searcher: Searcher | undefined;
+  beforeAll(async () => {
+    const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
+    await indexer.run();
+    searcher = await Searcher.open({ indexDir: indexer.indexDir });
+  });
+  afterAll(() => {
+    searcher?.close();
+    repo.cleanup();
+  });
+  return { repo, searcher: () => searcher! };
 }
