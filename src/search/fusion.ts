@@ -84,15 +84,23 @@ export function relativeScores(list: readonly ScoredHit[]): number[] {
 
 export type NameMatch = 'exact' | 'partial';
 
-/** How an element's qualified name (`IndexStore.open`) matches an identifier the query spells. */
+/**
+ * How an element's qualified name (`IndexStore.open`) matches an identifier
+ * the query spells. Case is ignored, except that an identifier written with
+ * capitals names exactly that: `Serialize` is the trait, and a method
+ * `serialize` or a field `visitor` only resembles it (partial).
+ */
 export function nameMatch(name: string, identifiers: readonly string[]): NameMatch | undefined {
   const lower = name.toLowerCase();
   const last = lastSegment(lower);
   let best: NameMatch | undefined;
   for (const identifier of identifiers) {
-    const wanted = identifier.toLowerCase().replace(/::|#/g, '.');
-    if (lower === wanted || lower.endsWith(`.${wanted}`)) return 'exact';
-    if (last === lastSegment(wanted)) best = 'partial';
+    const written = identifier.replace(/::|#/g, '.');
+    const wanted = written.toLowerCase();
+    if (lower === wanted || lower.endsWith(`.${wanted}`)) {
+      if (written === wanted || name === written || name.endsWith(`.${written}`)) return 'exact';
+      best = 'partial';
+    } else if (last === lastSegment(wanted)) best = 'partial';
   }
   return best;
 }

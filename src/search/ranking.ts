@@ -65,6 +65,8 @@ export interface RankSignals {
 export const PATH_WORD_BOOST = 1.5;
 /** A file named after the symbol the query names: where most languages define their main type. */
 export const NAMED_FILE_BOOST = 1;
+/** Added to every element of a file that defines, by its exact name, a symbol a sentence names. */
+export const DEFINING_FILE_BOOST = 1;
 /** Members too small to stand for their container. */
 export const FRAGMENT_TYPES: ReadonlySet<string> = new Set(['field', 'property', 'constant']);
 /** Their score is scaled by this for prose queries: a short document wins on length alone. */
@@ -89,6 +91,7 @@ function score<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence
   const queryWords = parsed.text.split(/\s+/);
   const roles = requestedRoles(queryWords.flatMap((word) => word.split(/[^\p{L}\p{N}]+/u)));
   const pathShares = new Map<string, number>();
+  const definingFiles = parsed.kind === 'prose' && lexicalSignals ? filesDefining(parsed, evidence, rows) : new Set<number>();
 
   const out: RankedHit<Row>[] = [];
   for (const candidate of fused.values()) {
@@ -111,6 +114,7 @@ function score<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence
         }
       }
       if (evidence.definitions.has(row.id)) signals.definition = true;
+      if (definingFiles.has(row.fileId)) value += DEFINING_FILE_BOOST;
       if (evidence.namedFiles.has(row.fileId)) {
         signals.namedFile = true;
         value += NAMED_FILE_BOOST;
@@ -131,6 +135,23 @@ function score<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence
   out.sort(byScore);
   addFileCoherence(out, FILE_COHERENCE);
   return out.sort(byScore);
+}
+
+/**
+ * The files that define a symbol a sentence names by its exact name
+ * ("Ecto.Repo behaviour for database interactions" -> repo.ex). The whole
+ * file rises, not the definition: boosting the container put it above the
+ * member the sentence describes (typescript-lib evaluation set, element MRR
+ * 0.351 -> 0.235); boosting its file kept that order and gained on the
+ * benchmark.
+ */
+function filesDefining<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence, rows: ReadonlyMap<number, Row>): Set<number> {
+  const files = new Set<number>();
+  for (const id of evidence.definitions) {
+    const row = rows.get(id);
+    if (row && nameMatch(row.name, parsed.identifiers) === 'exact') files.add(row.fileId);
+  }
+  return files;
 }
 
 /**

@@ -46,6 +46,14 @@ describe('nameMatch', () => {
     expect(nameMatch('IndexStore::open'.replace('::', '.'), ['IndexStore::open'])).toBe('exact');
     expect(nameMatch('IndexStore.close', ['open'])).toBeUndefined();
   });
+
+  it('an identifier written with capitals names exactly that spelling: other cases only resemble it', () => {
+    expect(nameMatch('Visitor', ['Visitor'])).toBe('exact');
+    expect(nameMatch('SeedStructVariant.visitor', ['Visitor'])).toBe('partial');
+    expect(nameMatch('String.serialize', ['Serialize'])).toBe('partial');
+    // Written in lower case, any case matches.
+    expect(nameMatch('Serializer.Serialize', ['serialize'])).toBe('exact');
+  });
 });
 
 describe('filters', () => {

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { parseQuery } from '../../src/search/query.js';
+import { rankCandidates, type CandidateRow, type Evidence } from '../../src/search/ranking.js';
+
+/** Rows of a small Elixir-like project: a module and its functions, and a helper file. */
+const ROWS: CandidateRow[] = [
+  { id: 1, fileId: 10, path: 'lib/ecto/repo.ex', type: 'module', name: 'Ecto.Repo', startLine: 1, endLine: 900 },
+  { id: 2, fileId: 10, path: 'lib/ecto/repo.ex', type: 'function', name: 'Ecto.Repo.insert', startLine: 120, endLine: 140 },
+  { id: 3, fileId: 20, path: 'lib/ecto/repo/schema.ex', type: 'function', name: 'Ecto.Repo.Schema.update', startLine: 531, endLine: 536 },
+  { id: 4, fileId: 30, path: 'lib/ecto/multi.ex', type: 'function', name: 'Ecto.Multi.insert', startLine: 380, endLine: 385 },
+];
+const rows = new Map(ROWS.map((row) => [row.id, row]));
+const rank = (query: string, evidence: Partial<Evidence>) =>
+  rankCandidates(parseQuery(query), { lexical: [], vector: [], definitions: new Set(), namedFiles: new Set(), ...evidence }, rows, {
+    k: 10,
+    weights: { lexical: 1, vector: 1 },
+    lexicalSignals: true,
+  }).map((hit) => hit.row.id);
+
+describe('the ranking stack', () => {
+  it('a sentence naming a symbol exactly lifts the file that defines it, and keeps the order inside that file', () => {
+    const lexical = [
+      { id: 3, score: 20 },
+      { id: 2, score: 3 },
+      { id: 4, score: 2 },
+      { id: 1, score: 1 },
+    ];
+    // Without the definition (Ecto.Repo unknown), the lone better hit of another file leads.
+    expect(rank('Ecto.Repo behaviour for database interactions', { lexical })[0]).toBe(3);
+    const order = rank('Ecto.Repo behaviour for database interactions', { lexical, definitions: new Set([1]) });
+    expect(order[0]).toBe(2);
+    // The module does not jump above its own member: only its file rose.
+    expect(order.indexOf(2)).toBeLessThan(order.indexOf(1));
+  });
+
+  it('a name spelled differently in case only resembles the symbol: the definition itself is not lifted', () => {
+    const lexical = [
+      { id: 3, score: 10 },
+      { id: 1, score: 3 },
+    ];
+    // `ecto.repo` is not how the module is spelled; the element still matches, but only partially.
+    expect(rank('ecto.repo behaviour', { lexical, definitions: new Set([1]) })[0]).toBe(1);
+    expect(rank('ECTO.REPO behaviour', { lexical, definitions: new Set([1]) })[0]).toBe(3);
+  });
+});
