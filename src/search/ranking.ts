@@ -20,6 +20,7 @@ export interface CandidateRow {
   name: string;
   startLine: number;
   endLine: number;
+  language?: string | null;
 }
 
 export interface Evidence {
@@ -65,6 +66,12 @@ export interface RankSignals {
 export const PATH_WORD_BOOST = 1.5;
 /** A file named after the symbol the query names: where most languages define their main type. */
 export const NAMED_FILE_BOOST = 1;
+/**
+ * A C header declares what its .c file implements: a question in words is
+ * answered by the implementation. Not C++, whose headers hold templates,
+ * inline code and the documented API (abseil's answers are all headers).
+ */
+export const C_HEADER_PRIOR = 0.7;
 /** Added to every element of a file that defines, by its exact name, a symbol a sentence names. */
 export const DEFINING_FILE_BOOST = 1;
 /** Members too small to stand for their container. */
@@ -130,6 +137,7 @@ function score<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence
       }
     }
     value *= rolePrior(row.path, roles);
+    if (parsed.kind === 'prose' && isCHeader(row)) value *= C_HEADER_PRIOR;
     out.push({ row, score: value, signals });
   }
   out.sort(byScore);
@@ -222,6 +230,10 @@ export function withoutNested<Row extends CandidateRow>(ranked: readonly RankedH
     }
   }
   return kept;
+}
+
+function isCHeader(row: CandidateRow): boolean {
+  return row.language === 'c' && row.path.endsWith('.h');
 }
 
 function byScore<Row extends CandidateRow>(a: RankedHit<Row>, b: RankedHit<Row>): number {

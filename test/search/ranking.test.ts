@@ -43,3 +43,23 @@ describe('the ranking stack', () => {
     expect(rank('ECTO.REPO behaviour', { lexical, definitions: new Set([1]) })[0]).toBe(3);
   });
 });
+
+describe('C headers', () => {
+  const row = (id: number, path: string, language: string): CandidateRow => ({ id, fileId: id, path, type: 'function', name: `f${id}`, startLine: 1, endLine: 20, language });
+  const cRows = new Map([row(1, 'lib/cookie.h', 'c'), row(2, 'lib/cookie.c', 'c'), row(3, 'absl/strings/str_split.h', 'cpp'), row(4, 'absl/strings/str_split.cc', 'cpp')].map((r) => [r.id, r]));
+  const order = (query: string, lexical: Evidence['lexical']) =>
+    rankCandidates(parseQuery(query), { lexical, vector: [], definitions: new Set(), namedFiles: new Set() }, cRows, { k: 10, weights: { lexical: 1, vector: 1 }, lexicalSignals: true }).map(
+      (hit) => hit.row.id,
+    );
+
+  it('a question in words prefers the C implementation to the header that declares it, but not in C++', () => {
+    const close = (header: number, source: number) => [
+      { id: header, score: 10 },
+      { id: source, score: 8.5 },
+    ];
+    expect(order('how cookies are added', close(1, 2))).toEqual([2, 1]);
+    expect(order('how strings are split', close(3, 4))).toEqual([3, 4]);
+    // A name asks for the declaration as much as for the definition: the order is the evidence's.
+    expect(order('Curl_cookie_add', close(1, 2))).toEqual([1, 2]);
+  });
+});
