@@ -1,5 +1,6 @@
 #include "flat_search.h"
 
+#include <faiss/Index.h>
 #include <faiss/utils/distances.h>
 #include <omp.h>
 
@@ -14,8 +15,18 @@ namespace ocvector {
 // millisecond and the slicing overhead is not worth it.
 constexpr size_t kMinSlicedFloats = size_t(1) << 20;
 
+// FAISS 1.14.2 splits the database across threads itself when there are
+// fewer queries than threads, and that path assumes its own parallel region
+// gets every thread it asks for. Inside one of ours (nesting off) it gets
+// one, and each call then scans only the first 1/threads of its rows. From
+// that version on, FAISS's own split is used instead of ours.
+constexpr bool kFaissSplitsSingleQueries =
+    FAISS_VERSION_MAJOR > 1 ||
+    (FAISS_VERSION_MAJOR == 1 &&
+     (FAISS_VERSION_MINOR > 14 || (FAISS_VERSION_MINOR == 14 && FAISS_VERSION_PATCH >= 2)));
+
 bool PrefersSlicedFlatSearch(const faiss::IndexFlat& flat, idx_t queries, int threads) {
-  return threads > 1 && queries < threads &&
+  return !kFaissSplitsSingleQueries && threads > 1 && queries < threads &&
          static_cast<size_t>(flat.ntotal) * static_cast<size_t>(flat.d) >= kMinSlicedFloats;
 }
 
@@ -36,6 +47,9 @@ void SlicedFlatSearch(const faiss::IndexFlat& flat, idx_t queries, const float* 
 #pragma omp parallel for num_threads(slices) schedule(static, 1)
   for (int s = 0; s < slices; ++s) {
     try {
+      // One thread inside each slice, whatever FAISS does with the threads it
+      // thinks it has: a result must not depend on the FAISS version.
+      omp_set_num_threads(1);
       const idx_t begin = total * s / slices;
       const idx_t end = total * (s + 1) / slices;
       float* sd = sliceDistances.data() + perSlice * s;

@@ -56,6 +56,14 @@ describe('exact search (Flat) equals brute force', () => {
       setNumThreads(1);
       await expectExact(20_000, 64, 1, 10, metric);
     });
+
+    // FAISS 1.14.2 and later split a single query across threads themselves
+    // from ntotal / threads >= 10,000 (here 25,000 rows a slice on 2 threads):
+    // inside a slice that split must not scan only part of the rows.
+    it(`${metric}: one query over 50,000 vectors on 2 threads equals the exact answer`, async () => {
+      setNumThreads(2);
+      await expectExact(50_000, 32, 1, 10, metric);
+    });
   }
 
   it('returns the same neighbours for a batch as for its queries one by one', async () => {
