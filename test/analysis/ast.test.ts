@@ -211,6 +211,37 @@ describe('TSX and JavaScript', () => {
     expect(find(file, 'm', 'A').dependencies).toEqual([{ type: 'calls', target: 'fs.readFileSync' }]);
     expect(find(file, 'f').parameters.map((p) => p.name)).toEqual(['a', 'b', '...rest']);
   });
+
+  it('reads functions assigned to members, the way CommonJS modules define their API', () => {
+    const text = [
+      '/** Sends a response. */',
+      'res.send = function send(body) {',
+      '  return this.end(body);',
+      '};',
+      'Router.prototype.route = function (path) { return new Route(path); };',
+      'exports.parse = (text) => JSON.parse(text);',
+      'module.exports = function createApplication() {};',
+      'res.locals = {};',
+      'a[b] = function () {};',
+    ].join('\n');
+    const file = analyzeText('lib/response.js', text);
+    expect(find(file, 'send', 'res')).toMatchObject({ type: 'method', startLine: 2, endLine: 4, description: 'Sends a response.', signature: 'res.send = function send(body)' });
+    expect(find(file, 'route', 'Router')).toMatchObject({ type: 'method', startLine: 5, parameters: [{ name: 'path' }] });
+    expect(find(file, 'parse')).toMatchObject({ type: 'function', parent: '', startLine: 6 });
+    expect(find(file, 'createApplication')).toMatchObject({ type: 'function', startLine: 7 });
+    // Values that are not functions, and computed members, define nothing.
+    expect(file.elements).toHaveLength(4);
+  });
+
+  it("finds every `res.x = function` of express's response.js (node_modules)", () => {
+    const path = createRequire(import.meta.url).resolve('express/lib/response.js');
+    const text = readFileSync(path, 'utf8');
+    // `res.contentType =\nres.type = function contentType(type)`: both names.
+    const assigned = [...text.matchAll(/^res\.(\w+) =(?=\s*(?:function|res\.))/gm)].map((match) => match[1]);
+    const file = analyzeText('lib/response.js', text);
+    expect(assigned.length).toBeGreaterThan(15);
+    expect(file.elements.filter((element) => element.parent === 'res').map((element) => element.name)).toEqual(assigned);
+  });
 });
 
 export type { CodeElement };

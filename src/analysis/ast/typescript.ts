@@ -102,6 +102,9 @@ function visitStatement(outer: SyntaxNode, scope: Scope, out: Extraction): void 
     case 'variable_declaration':
       variableElements(outer, decl, parent, access, exported, out);
       return;
+    case 'assignment_expression':
+      assignedFunction(outer, decl, parent, out);
+      return;
     default:
       return;
   }
@@ -226,6 +229,41 @@ function variableElements(
     }
   }
 }
+
+/**
+ * A function assigned to a member, the way CommonJS and older JavaScript
+ * define their API: `res.send = function send(body) {…}`,
+ * `Router.prototype.route = function (path) {…}`, `exports.parse = (s) => …`.
+ * Named after the member (`res.send`, `Router.route`, `parse`), so that a
+ * query spelling it finds its definition.
+ */
+function assignedFunction(outer: SyntaxNode, assignment: SyntaxNode, parent: string, out: Extraction): void {
+  // `res.contentType = res.type = function contentType(type) {…}`: one function, each name an element.
+  const targets: SyntaxNode[] = [];
+  let value: SyntaxNode | null = assignment;
+  while (value?.type === 'assignment_expression') {
+    const left = value.childForFieldName('left');
+    if (left) targets.push(left);
+    value = value.childForFieldName('right');
+  }
+  if (!value || !FUNCTION_VALUES.has(value.type)) return;
+  for (const left of targets) assignedMember(outer, left, value, parent, out);
+}
+
+function assignedMember(outer: SyntaxNode, left: SyntaxNode, value: SyntaxNode, parent: string, out: Extraction): void {
+  if (left.type !== 'member_expression') return;
+  const path = left.text.replace(/\s+/g, '').split('.');
+  if (path.some((segment) => !/^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(segment))) return;
+  let member = path.pop()!;
+  // `module.exports = function createApplication() {…}` is named by the function itself.
+  if (member === 'exports' && path.join('.') === 'module') member = value.childForFieldName('name')?.text ?? member;
+  const owner = path.filter((segment, i) => segment !== 'prototype' && segment !== 'exports' && !(i === 0 && segment === 'module'));
+  const element = functionElement(outer, value, owner.length > 0 ? 'method' : 'function', member, owner.length > 0 ? join(parent, owner.join('.')) : parent, 'public');
+  element.signature = collapse(`${left.text} = ${signatureUntil(value, value.childForFieldName('body'))}`, 300);
+  out.add(element);
+}
+
+const FUNCTION_VALUES: ReadonlySet<string> = new Set(['function_expression', 'function', 'arrow_function', 'generator_function']);
 
 function functionElement(
   outer: SyntaxNode,
