@@ -270,6 +270,11 @@ describe('every language yields elements from a real file', () => {
     const elixir = analyzeText('queryable.ex', fixture('queryable.ex'));
     expect(find(elixir, 'Ecto.Queryable').description).toMatch(/^Converts a data structure into an `Ecto\.Query`/);
     expect(find(elixir, 'Ecto.Queryable.to_query').description).toBe('Converts the given `data` into an `Ecto.Query`.');
+    // Phoenix.Router's shape: the moduledoc comes after the nested modules it defines first.
+    const router = analyzeText('router.ex', fixture('router.ex'));
+    expect(find(router, 'Phoenix.Router').description).toBe('Defines a Phoenix router.');
+    expect(find(router, 'Phoenix.Router.NoRouteError').description).toBe('Raised when no route is found.');
+    expect(find(router, 'Phoenix.Router.scope').description).toBe('');
 
     const haskell = analyzeText('Key.hs', fixture('Key.hs'));
     expect(haskell.summary).toBe('Strong type for JSON keys.');

@@ -92,10 +92,17 @@ export function attributeAbove(source: string, start: number): boolean {
   return line.startsWith('@') || line.endsWith('"');
 }
 
-/** The doc a container keeps as the first statement of its body (Elixir's `@moduledoc`). */
+/**
+ * The doc a container keeps in its body (Elixir's `@moduledoc`): its first
+ * statement, or a statement of the language's container-doc form anywhere
+ * among them (Phoenix.Router defines its exceptions before its moduledoc).
+ */
 export function docInside(body: SyntaxNode | null | undefined, spec: GenericLanguage): string {
   const first = body?.firstNamedChild;
-  return first && spec.docAttribute?.test(first.text) ? attributeDoc(first.text) : '';
+  if (first && spec.docAttribute?.test(first.text)) return attributeDoc(first.text);
+  const containerDoc = spec.containerDocAttribute;
+  const doc = containerDoc && body?.namedChildren.find((child) => containerDoc.test(child.text));
+  return doc ? attributeDoc(doc.text) : '';
 }
 
 /** The file's opening comment (not a licence), when it is not the doc of the first declaration. */

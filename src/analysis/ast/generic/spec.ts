@@ -87,6 +87,8 @@ export interface GenericLanguage {
    * its text: docs are then read from the tree, not the source's comments.
    */
   docAttribute?: RegExp;
+  /** With docAttribute: the form that documents its container wherever it stands in the body (Elixir's `@moduledoc`). */
+  containerDocAttribute?: RegExp;
   /** With docAttribute: node types that may sit between the doc and its definition (Elixir's `@spec`). */
   betweenDocAndDefinition?: readonly string[];
   /**

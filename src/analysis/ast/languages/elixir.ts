@@ -29,6 +29,7 @@ export const elixir: GenericLanguage = {
   defaultAccess: 'public',
   accessKeywords: { defp: 'private', defmacrop: 'private', defguardp: 'private', defnp: 'private' },
   docAttribute: /^@(module)?doc\b/,
+  containerDocAttribute: /^@moduledoc\b/,
   betweenDocAndDefinition: ['unary_operator'],
   implName: (type, protocol) => `impl ${protocol} for ${type}`,
   keywords: {
