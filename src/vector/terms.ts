@@ -75,9 +75,18 @@ export function subwordText(text: string): string {
 export function lexicalText(text: string): string {
   const out: string[] = [];
   for (const word of words(text)) {
-    const parts = splitIdentifier(word);
-    if (parts.length > 1) out.push(parts.join(''), ...parts);
-    else if (parts.length === 1) out.push(parts[0]!);
+    let tokens = lexicalTokens.get(word);
+    if (tokens === undefined) {
+      const parts = splitIdentifier(word);
+      tokens = parts.length > 1 ? `${parts.join('')} ${parts.join(' ')}` : (parts[0] ?? '');
+      // Bounded: generated code can hold any number of distinct names; real vocabularies are far smaller.
+      if (lexicalTokens.size >= 100_000) lexicalTokens.clear();
+      lexicalTokens.set(word, tokens);
+    }
+    if (tokens) out.push(tokens);
   }
   return out.join(' ');
 }
+
+/** A word's tokens for the lexical index, by the word as written: code repeats its names. */
+const lexicalTokens = new Map<string, string>();
