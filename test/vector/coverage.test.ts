@@ -7,7 +7,7 @@ const cover = (path: string, text: string) => coverFile(analyzeText(path, text),
 
 describe('every line of a file is searchable', () => {
   it('gives code outside elements chunks of its own: imports, exports, assignments', () => {
-    // express's style: functions assigned to properties, which the syntax tree does not call declarations.
+    // express's style: module-level statements, and functions assigned to properties.
     const text = [
       "'use strict';",
       "var http = require('node:http');",
@@ -20,21 +20,24 @@ describe('every line of a file is searchable', () => {
       '  return res.end(body);',
       '}',
       '',
-      "res.set = function set(field, val) {",
+      'res.set = function set(field, val) {',
       "  this.setHeader('Access-Control-Allow-Origin', val);",
       '};',
+      '',
+      "http.globalAgent.keepAliveMsecs = 'KEEP_ALIVE';",
     ].join('\n');
     const covered = cover('lib/response.js', text);
     const chunks = covered.filter((c) => c.element.type === 'chunk');
     expect(chunks.map((c) => [c.element.startLine, c.element.endLine])).toEqual([
       [1, 5],
-      [12, 14],
+      [16, 16],
     ]);
-    expect(chunks[1]!.ownText).toContain('Access-Control-Allow-Origin');
+    expect(chunks[1]!.ownText).toContain('KEEP_ALIVE');
     expect(chunks.every((c) => c.element.name === 'response.js')).toBe(true);
-    // The function holds its own lines, and its doc comment makes no chunk.
+    // Each function holds its own lines, and a doc comment makes no chunk.
     const send = covered.find((c) => c.element.name === 'send')!;
     expect(send.ownText).toBe('export function send(body) {\n  return res.end(body);\n}');
+    expect(covered.find((c) => c.element.name === 'set')!.ownText).toContain('Access-Control-Allow-Origin');
     expect(chunks.some((c) => c.ownText.includes('Sends a response'))).toBe(false);
   });
 
