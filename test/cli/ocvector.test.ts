@@ -1,0 +1,44 @@
+/** `ocvector <command>`: the one command that runs each of the oc-vector-* programs. */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TempRepo } from '../helpers/repo.js';
+import { runNode, type Run } from '../helpers/run-node.js';
+import { searchRepo } from '../helpers/search-repo.js';
+
+const OCVECTOR = new URL('../../dist/cli/ocvector.js', import.meta.url).pathname;
+
+function ocvector(args: string[], cwd: string): Promise<Run> {
+  return runNode([OCVECTOR, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', OLLAMA_HOST: 'http://127.0.0.1:9' } });
+}
+
+describe('ocvector', () => {
+  let repo: TempRepo;
+
+  beforeAll(() => {
+    repo = searchRepo();
+  });
+  afterAll(() => repo.cleanup());
+
+  it('indexes, searches and reports status through its subcommands', async () => {
+    const indexed = await ocvector(['index', '--no-llm', '--embedder', 'builtin', '.'], repo.root);
+    expect(indexed.code, indexed.stderr).toBe(0);
+    expect(indexed.stdout).toMatch(/elements +\d+ in the index/);
+
+    const searched = await ocvector(['search', 'hash a password with a salt', '-k', '2', '--json'], join(repo.root, 'src'));
+    expect(searched.code, searched.stderr).toBe(0);
+    expect(JSON.parse(searched.stdout).results[0].name).toBe('hashPassword');
+
+    const status = await ocvector(['status'], repo.root);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/files/);
+  });
+
+  it('lists its commands, and names an unknown one with the choices', async () => {
+    const help = await ocvector([], repo.root);
+    expect(help.code).toBe(0);
+    for (const command of ['index', 'search', 'status', 'mcp', 'eval']) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    const unknown = await ocvector(['serach', 'x'], repo.root);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe('ocvector: unknown command "serach"; choose from index, search, status, mcp, eval (ocvector --help)\n');
+  });
+});
