@@ -4,7 +4,7 @@
  * summary (text or --json).
  */
 import type { IndexEvent, IndexSummary } from '../indexing/events.js';
-import { formatCount, formatDuration, ProgressBar, type Style } from './terminal.js';
+import { formatCount, formatDuration, plural, ProgressBar, type Style } from './terminal.js';
 
 /** Warnings printed as they happen; the rest are counted in the summary. */
 const WARNINGS_SHOWN = 10;
@@ -110,7 +110,7 @@ export function renderRunReport(report: RunReport, style: Style): string {
   if (report.excluded > 0) lines.push(`  excluded   ${formatCount(report.excluded)} by ignore rules, default excludes and secret patterns`);
   if (report.failed.length > 0) lines.push(`  ${style.warn('failed')}     ${report.failed.length} (retried next run): ${report.failed.slice(0, 3).map((x) => x.path).join(', ')}${report.failed.length > 3 ? ', …' : ''}`);
   lines.push(`  elements   ${formatCount(s.elements.total)} in the index: ${formatCount(s.elements.added)} new, ${formatCount(s.elements.removed)} removed, ${formatCount(s.elements.kept)} kept`);
-  lines.push(`  embedder   ${s.embedder}: ${formatCount(s.embeddings.computed)} embedded, ${formatCount(s.embeddings.cached)} from the cache, ${s.calls.embedding} requests`);
+  lines.push(`  embedder   ${s.embedder}: ${formatCount(s.embeddings.computed)} embedded, ${formatCount(s.embeddings.cached)} from the cache, ${plural(s.calls.embedding, 'request')}`);
   const fallbackTotal = Object.values(report.fallbacks).reduce((a, b) => a + b, 0);
   if (s.calls.model > 0 || fallbackTotal > 0) {
     const reasons = Object.entries(report.fallbacks).map(([reason, n]) => `${n} ${reason}`).join(', ');

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { evalMain } from './eval-command.js';
-import { exitWith } from './program.js';
+import { endQuietlyWhenOutputCloses, exitWith } from './program.js';
 
+endQuietlyWhenOutputCloses();
 exitWith(await evalMain(process.argv.slice(2)));

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { exitWith } from './program.js';
+import { endQuietlyWhenOutputCloses, exitWith } from './program.js';
 import { indexMain } from './index-command.js';
 
+endQuietlyWhenOutputCloses();
 exitWith(await indexMain(process.argv.slice(2)));

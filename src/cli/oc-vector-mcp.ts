@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { mcpMain } from './mcp-command.js';
-import { exitWith } from './program.js';
+import { endQuietlyWhenOutputCloses, exitWith } from './program.js';
 
+endQuietlyWhenOutputCloses();
 exitWith(await mcpMain(process.argv.slice(2)));

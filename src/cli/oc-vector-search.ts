@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { exitWith } from './program.js';
+import { endQuietlyWhenOutputCloses, exitWith } from './program.js';
 import { searchMain } from './search-command.js';
 
+endQuietlyWhenOutputCloses();
 exitWith(await searchMain(process.argv.slice(2)));

@@ -9,7 +9,7 @@ import { evalMain } from './eval-command.js';
 import { EXIT } from './exit.js';
 import { indexMain } from './index-command.js';
 import { mcpMain } from './mcp-command.js';
-import { exitWith, VERSION } from './program.js';
+import { endQuietlyWhenOutputCloses, exitWith, VERSION } from './program.js';
 import { searchMain } from './search-command.js';
 
 const SUBCOMMANDS: Readonly<Record<string, { summary: string; run: (argv: readonly string[]) => Promise<number> }>> = {
@@ -44,4 +44,5 @@ function usage(): string {
   return `Usage: ocvector <command> [options]\n\nLocal semantic code search.\n\nCommands:\n${lines.join('\n')}\n\nocvector <command> --help shows a command's options.\n`;
 }
 
+endQuietlyWhenOutputCloses();
 exitWith(await ocvectorMain(process.argv.slice(2)));

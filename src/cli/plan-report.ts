@@ -1,7 +1,7 @@
 /** Text for `oc-vector-index --status` and `--dry-run`. */
 import type { DryRunGroup, DryRunReport } from '../indexing/dry-run.js';
 import type { IndexStatus } from '../indexing/status.js';
-import { formatBytes, formatCount, formatDuration, type Style } from './terminal.js';
+import { formatBytes, formatCount, formatDuration, plural, type Style } from './terminal.js';
 
 /** Stale paths listed by name; past this many only counted. */
 const LISTED = 10;
@@ -42,7 +42,7 @@ export function renderDryRun(report: DryRunReport, style: Style): string {
   const lines = [`${style.bold('dry run')} ${report.root} ${style.dim(`(nothing written; index at ${report.indexDir})`)}`];
   lines.push(`  files      ${formatCount(f.scanned)} scanned: ${formatCount(f.toIndex)} to index, ${formatCount(f.unchanged)} unchanged, ${f.toRemove} to remove, ${f.skipped} to skip, ${formatCount(f.excluded)} excluded`);
   lines.push(`  elements   ${formatCount(report.elements)} in the files to index; ${formatCount(report.documentsToEmbed)} need a new vector`);
-  lines.push(`  embedder   ${report.embedder}: ${report.calls.embedding} requests`);
+  lines.push(`  embedder   ${report.embedder}: ${plural(report.calls.embedding, 'request')}`);
   lines.push(`  analysis   ${report.analysisModel ? `${report.analysisModel}: ${report.calls.model} model calls` : 'syntax tree only (no model calls)'}`);
   lines.push(...groupTable('language', report.byLanguage), ...groupTable('directory', report.byDirectory));
   const e = report.estimate;

@@ -69,3 +69,16 @@ export function exitWith(code: number): void {
   process.exitCode = code;
   setTimeout(() => process.exit(code), 1_000).unref();
 }
+
+/**
+ * A reader that stops early (`| head`) closes stdout: the command has
+ * nothing more to say to anyone, so it ends at once with code 0 instead of
+ * dying on the EPIPE of its next write with a stack trace.
+ */
+export function endQuietlyWhenOutputCloses(stream: NodeJS.EventEmitter = process.stdout, exit: (code: number) => void = process.exit): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') exit(0);
+    else throw error;
+  });
+}
+

@@ -46,6 +46,11 @@ export function formatCount(n: number): string {
   return n.toLocaleString('en-US');
 }
 
+/** `1 request`, `2 requests`, `1,024 requests`. */
+export function plural(n: number, word: string): string {
+  return `${formatCount(n)} ${n === 1 ? word : `${word}s`}`;
+}
+
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
@@ -78,7 +83,9 @@ export class ProgressBar {
     const rate = elapsed > 0 ? done / elapsed : 0;
     const eta = rate > 0 ? (total - done) / rate : 0;
     const percent = total > 0 ? Math.floor((done / total) * 100) : 100;
-    const stats = `${done}/${total} ${this.#label}  ${rate.toFixed(rate < 10 ? 1 : 0)}/s  ETA ${formatDuration(eta * 1000)}`;
+    // No rate or ETA before the first item is done: "0.0/s" says nothing.
+    const speed = done > 0 && elapsed > 0 ? `  ${rate.toFixed(rate < 10 ? 1 : 0)}/s  ETA ${formatDuration(eta * 1000)}` : '';
+    const stats = `${done}/${total} ${this.#label}${speed}`;
     if (this.#tty) {
       if (now - this.#lastDraw < 100 && done < total) return;
       this.#lastDraw = now;

@@ -84,7 +84,8 @@ export const FILE_COHERENCE = 0.7;
 export const FILE_SATURATION = 0.5;
 
 export function rankCandidates<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence, rows: ReadonlyMap<number, Row>, options: RankingOptions): RankedHit<Row>[] {
-  const scored = score(parsed, evidence, rows, options);
+  // A candidate nothing found (a vector at or below zero cosine, with no other evidence) is not a result: no padding to k.
+  const scored = score(parsed, evidence, rows, options).filter((hit) => hit.score > 0);
   // A path query names files: when some match, only they answer it.
   const confined = parsed.kind === 'path' && scored.some((hit) => hit.signals.path) ? scored.filter((hit) => hit.signals.path) : scored;
   return withoutNested(spreadOverFiles(confined), options.k);

@@ -1,4 +1,5 @@
 /** `ocvector <command>`: the one command that runs each of the oc-vector-* programs. */
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TempRepo } from '../helpers/repo.js';
@@ -13,14 +14,15 @@ function ocvector(args: string[], cwd: string): Promise<Run> {
 
 describe('ocvector', () => {
   let repo: TempRepo;
+  let indexed: Run;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     repo = searchRepo();
+    indexed = await ocvector(['index', '--no-llm', '--embedder', 'builtin', '.'], repo.root);
   });
   afterAll(() => repo.cleanup());
 
   it('indexes, searches and reports status through its subcommands', async () => {
-    const indexed = await ocvector(['index', '--no-llm', '--embedder', 'builtin', '.'], repo.root);
     expect(indexed.code, indexed.stderr).toBe(0);
     expect(indexed.stdout).toMatch(/elements +\d+ in the index/);
 
@@ -31,6 +33,17 @@ describe('ocvector', () => {
     const status = await ocvector(['status'], repo.root);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/files/);
+  });
+
+  it('ends quietly with code 0 when the reader closes its output early (| head)', async () => {
+    const child = spawn(process.execPath, [OCVECTOR, 'search', 'password', '-k', '20', '--json'], { cwd: repo.root, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Closed before the first write: every write the command makes fails with EPIPE.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).not.toMatch(/EPIPE|Error|at /);
+    expect(code).toBe(0);
   });
 
   it('lists its commands, and names an unknown one with the choices', async () => {

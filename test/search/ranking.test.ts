@@ -63,3 +63,22 @@ describe('C headers', () => {
     expect(order('Curl_cookie_add', close(1, 2))).toEqual([1, 2]);
   });
 });
+
+describe('what is not a result', () => {
+  it('a candidate with nothing for it (a vector at zero cosine or below) does not pad the list to k', () => {
+    const vector = [
+      { id: 1, score: 0.4 },
+      { id: 2, score: 0.1 },
+      { id: 3, score: 0 },
+      { id: 4, score: -0.2 },
+    ];
+    const ranked = rankCandidates(parseQuery('open the database'), { lexical: [], vector, definitions: new Set(), namedFiles: new Set() }, rows, {
+      k: 10,
+      weights: { lexical: 0, vector: 1 },
+      lexicalSignals: false,
+    });
+    expect(ranked.map((hit) => hit.row.id)).toEqual([1, 2]);
+    expect(ranked.every((hit) => hit.score > 0)).toBe(true);
+  });
+});
+
