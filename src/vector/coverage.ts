@@ -50,9 +50,12 @@ export function coverFile(file: CodeFile, lines: readonly string[], limits: Chun
     else if (at !== SKIPPED && text.trim() !== '') uncovered.push(line);
   }
   const covered = file.elements.map((element, i) => ({ element, ownText: own[i]!.join('\n') }));
+  const firstElement = Math.min(...file.elements.map((element) => element.startLine));
   for (const [start, end] of chunkRuns(uncovered, lines, limits)) {
     // Named after the file alone: a name with line numbers would change, and re-embed the chunk, whenever code above it moves.
     const element = newElement({ type: 'chunk', name: basename(file.path), parent: '', access: 'public', startLine: start, endLine: end, signature: '' });
+    // The file's own summary (a module docstring, Rust's `//!`, an opening comment) is read there: it describes the file.
+    if (covered.length === file.elements.length && start < firstElement) element.description = file.summary;
     covered.push({ element, ownText: slice(lines, start, end) });
   }
   return covered;

@@ -6,6 +6,17 @@ import { buildDocuments } from '../../src/vector/document.js';
 const cover = (path: string, text: string) => coverFile(analyzeText(path, text), text.split('\n'));
 
 describe('every line of a file is searchable', () => {
+  it("gives the file's summary (a module docstring, Rust's //! docs) to the chunk that holds it", () => {
+    const python = cover('blocking.py', ['"""Runs blocking code on a thread pool."""', 'import threading', '', 'def spawn(fn):', '    return threading.Thread(target=fn)'].join('\n'));
+    const pythonChunks = python.filter((c) => c.element.type === 'chunk');
+    expect(pythonChunks.map((c) => [c.element.startLine, c.element.description])).toEqual([[1, 'Runs blocking code on a thread pool.']]);
+    const rust = cover('blocking.rs', ['//! Runs blocking code on a thread pool.', '', 'use std::thread;', '', 'pub fn spawn() {}', '', 'const LIMIT: usize = 512;'].join('\n'));
+    const rustChunks = rust.filter((c) => c.element.type === 'chunk');
+    expect(rustChunks[0]!.element.description).toBe('Runs blocking code on a thread pool.');
+    // Only the chunk at the top: one further down describes nothing.
+    expect(rustChunks.slice(1).every((c) => c.element.description === '')).toBe(true);
+  });
+
   it('gives code outside elements chunks of its own: imports, exports, assignments', () => {
     // express's style: module-level statements, and functions assigned to properties.
     const text = [
