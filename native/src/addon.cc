@@ -36,6 +36,7 @@ Napi::Value BlasInfoJs(const Napi::CallbackInfo& info) {
   out.Set("vendor", blas.vendor);
   out.Set("config", blas.config);
   out.Set("threading", blas.threading);
+  out.Set("coreType", blas.coreType);
   out.Set("ompWaitPolicy", blas.ompWaitPolicy);
   return out;
 }

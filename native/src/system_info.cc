@@ -47,6 +47,13 @@ BlasInfo QueryBlas() {
   if (auto config = reinterpret_cast<ConfigFn>(dlsym(handle, "openblas_get_config"))) {
     info.vendor = "openblas";
     info.config = config();
+    // The kernel it picked for this CPU: an old OpenBLAS that does not know a
+    // recent CPU falls back to a generic one, several times slower
+    // (OPENBLAS_CORETYPE=SkylakeX, for example, overrides it).
+    if (auto core = reinterpret_cast<ConfigFn>(dlsym(handle, "openblas_get_corename"))) {
+      const char* name = core();
+      info.coreType = name != nullptr ? name : "";
+    }
     if (auto parallel = reinterpret_cast<ParallelFn>(dlsym(handle, "openblas_get_parallel"))) {
       switch (parallel()) {
         case 0: info.threading = "sequential"; break;

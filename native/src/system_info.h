@@ -12,6 +12,7 @@ struct BlasInfo {
   std::string vendor;    // "openblas", "mkl", "blis", "reference" or "unknown"
   std::string config;    // vendor's own build description, when it has one
   std::string threading; // "openmp", "pthreads", "sequential" or "unknown"
+  std::string coreType;  // the CPU kernel OpenBLAS chose ("Haswell", "SkylakeX", "Prescott"...), when it says
   std::string ompWaitPolicy;  // OMP_WAIT_POLICY as this process sees it
 };
 

@@ -60,6 +60,12 @@ export interface BlasInfo {
   /** The vendor's build description (OpenBLAS: version, threading, core). */
   config: string;
   threading: 'openmp' | 'pthreads' | 'sequential' | 'unknown';
+  /**
+   * The CPU kernel OpenBLAS chose (`Haswell`, `SkylakeX`, `Zen`; `Prescott`
+   * or another generic name when it does not know the CPU, several times
+   * slower: set OPENBLAS_CORETYPE). Empty for other vendors.
+   */
+  coreType: string;
   /** OMP_WAIT_POLICY as the process saw it when the addon loaded. */
   ompWaitPolicy: string;
 }

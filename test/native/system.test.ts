@@ -14,6 +14,17 @@ describe('the addon runs on the fast configuration without being told', () => {
     expect(blas.config).toMatch(/OpenBLAS/);
     expect(blas.library).toMatch(/libblas\.so/);
     expect(blas.ompWaitPolicy).toBe('PASSIVE');
+    // The kernel OpenBLAS chose for this CPU, named as OPENBLAS_CORETYPE names them.
+    expect(blas.coreType).toMatch(/^[A-Za-z][A-Za-z0-9_]+$/);
+  });
+
+  it('reports the kernel OPENBLAS_CORETYPE asks for', () => {
+    const addonUrl = new URL('../../build/Release/ocvector.node', import.meta.url).pathname;
+    const result = spawnSync(process.execPath, ['-e', `console.log(JSON.stringify(require(${JSON.stringify(addonUrl)}).blasInfo()))`], {
+      encoding: 'utf8',
+      env: { ...process.env, OPENBLAS_CORETYPE: 'Prescott' },
+    });
+    expect(JSON.parse(result.stdout).coreType.toLowerCase()).toBe('prescott');
   });
 
   it("keeps a user's own OMP_WAIT_POLICY", () => {
