@@ -26,7 +26,7 @@ import { gitChangesSince } from '../files/git.js';
 import { contentHash } from '../files/hash.js';
 import { isInside, scanPaths, scanRoot, type ExcludedFile, type ScannedFile } from '../files/scan.js';
 import { prepareDirectory, StoreError } from '../store/database.js';
-import { IndexStore, type EmbedderRecord, type FileRow } from '../store/store.js';
+import { IndexStore, UNTRUSTED_MTIME, type EmbedderRecord, type FileRow } from '../store/store.js';
 import { WriteLock } from '../store/lock.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
 import { BuiltinEmbedder } from '../vector/builtin-embedder.js';
@@ -35,7 +35,8 @@ import { buildDocuments, type ElementDocument } from '../vector/document.js';
 import type { Embedder } from '../vector/embedder.js';
 import { DryRunTally, estimateRun, type DryRunReport } from './dry-run.js';
 import { EmbeddingQueue } from './embedding-queue.js';
-import type { FileChange, IndexEvent, IndexSummary, LastRun } from './events.js';
+import type { LastRun } from '../store/meta.js';
+import type { FileChange, IndexEvent, IndexSummary } from './events.js';
 
 export interface IndexerOptions {
   /** A file or directory; the root (enclosing git work tree, else this directory) is found from it. */
@@ -154,7 +155,7 @@ export class Indexer {
       const generation = store.generation + 1;
       let wrote = false;
       const beginWrite = () => {
-        if (!wrote) store!.setMeta('generation', generation);
+        if (!wrote) store!.meta.generation = generation;
         wrote = true;
       };
 
@@ -225,13 +226,13 @@ export class Indexer {
         summary.index.written = true;
       }
       if (wrote) store.pruneEmbeddings();
-      summary.index.description = store.getMeta('index_description') ?? 'Flat';
+      summary.index.description = store.meta.indexDescription;
       summary.index.vectors = store.elementCount;
       summary.durationMs = performance.now() - started;
       if (stopped === undefined && !signal?.aborted) {
         // For `--status`: when the index was last brought up to date, and with which models.
         const lastRun: LastRun = { finishedAt: new Date().toISOString(), mode, durationMs: Math.round(summary.durationMs), analysisModel: enricher?.model ?? null, modelCalls: summary.calls.model };
-        store.setMeta('last_run', JSON.stringify(lastRun));
+        store.meta.lastRun = lastRun;
       }
 
       if (stopped !== undefined || signal?.aborted) {
@@ -410,7 +411,7 @@ export class Indexer {
     } catch (error) {
       return this.#failed(outcome, `cannot read the file: ${(error as Error).message}`);
     }
-    if (Date.now() - scanned.mtimeMs < RACY_WINDOW_MS) outcome.mtimeMs = -1; // re-hash next time
+    if (Date.now() - scanned.mtimeMs < RACY_WINDOW_MS) outcome.mtimeMs = UNTRUSTED_MTIME; // re-hash next time
     outcome.hash = contentHash(bytes);
     if (row && row.hash === outcome.hash && row.status !== 'failed') {
       outcome.change = 'unchanged';

@@ -175,7 +175,7 @@ export class Searcher {
       const record = store.embedder;
       if (!record) throw new StoreError(`the index at ${options.indexDir} is empty: run oc-vector-index first`, 'NOT_FOUND');
       const roots = store.roots();
-      const vectors = await snapshot(store, () => VectorIndex.open(store, record, options.vectorIndex, vectorEvents(options)));
+      const vectors = await store.readSnapshot(() => VectorIndex.open(store, record, options.vectorIndex, vectorEvents(options)));
       const searcher = new Searcher(options, store, vectors, record, roots);
       searcher.#embedder = options.embedder;
       return searcher;
@@ -213,7 +213,7 @@ export class Searcher {
     const parsed = parseQuery(text);
     const timings: SearchTimings = { embedMs: 0, vectorMs: 0, lexicalMs: 0, fusionMs: 0, snippetMs: 0, totalMs: 0 };
 
-    return snapshot(this.#store, async () => {
+    return this.#store.readSnapshot(async () => {
       await this.#catchUp();
       // The query is embedded and the FAISS search submitted to its worker threads
       // first, so that BM25 runs here meanwhile: the two halves overlap.
@@ -431,16 +431,6 @@ export class Searcher {
       if (state.problem) result.problem = state.problem;
       return result;
     });
-  }
-}
-
-/** Runs work inside one read transaction, so every read sees the same commit. */
-async function snapshot<T>(store: IndexStore, work: () => Promise<T>): Promise<T> {
-  store.db.exec('BEGIN');
-  try {
-    return await work();
-  } finally {
-    store.db.exec('COMMIT');
   }
 }
 
