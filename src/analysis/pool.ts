@@ -69,7 +69,14 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
-export class AnalysisPool {
+/** What the Indexer needs of the analysis: bytes in, a CodeFile (or why the file was skipped) out. */
+export interface FileAnalyzer {
+  /** Files it analyses at once: the Indexer keeps about four times as many in flight. */
+  readonly threads: number;
+  analyzeBytes(path: string, bytes: Uint8Array): Promise<AnalysisResult>;
+}
+
+export class AnalysisPool implements FileAnalyzer {
   readonly #workers: Worker[] = [];
   readonly #idle: Worker[] = [];
   readonly #queue: { request: PoolRequest; pending: Pending }[] = [];

@@ -5,8 +5,8 @@
  * Indexer decides what to do; an IndexRun writes it down, a batch of files
  * per transaction.
  */
-import type { OllamaEnricher } from '../analysis/llm/ollama-enricher.js';
-import type { AnalysisPool } from '../analysis/pool.js';
+import type { Enricher } from '../analysis/analyzer.js';
+import type { FileAnalyzer } from '../analysis/pool.js';
 import type { ScannedFile } from '../files/scan.js';
 import type { FileRow, IndexStore } from '../store/store.js';
 import type { ElementDocument } from '../vector/document.js';
@@ -39,9 +39,9 @@ export interface IndexRunParts {
   summary: IndexSummary;
   signal: AbortSignal | undefined;
   queue: EmbeddingQueue;
-  enricher: OllamaEnricher | undefined;
+  enricher: Enricher | undefined;
   /** Absent when no file needs analysing. */
-  pool: AnalysisPool | undefined;
+  analyzer: FileAnalyzer | undefined;
   emit: (event: IndexEvent) => void;
 }
 
@@ -55,8 +55,8 @@ export class IndexRun {
   readonly summary: IndexSummary;
   readonly signal: AbortSignal | undefined;
   readonly queue: EmbeddingQueue;
-  readonly enricher: OllamaEnricher | undefined;
-  readonly pool: AnalysisPool | undefined;
+  readonly enricher: Enricher | undefined;
+  readonly analyzer: FileAnalyzer | undefined;
   readonly #emit: (event: IndexEvent) => void;
   #batch: FileOutcome[] = [];
   #wrote = false;
@@ -71,7 +71,7 @@ export class IndexRun {
     this.signal = parts.signal;
     this.queue = parts.queue;
     this.enricher = parts.enricher;
-    this.pool = parts.pool;
+    this.analyzer = parts.analyzer;
     this.#emit = parts.emit;
   }
 

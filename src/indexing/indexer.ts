@@ -18,8 +18,9 @@ import { readFile, stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../analysis/content.js';
 import { llmEnabledByEnvironment } from '../analysis/create.js';
+import type { Enricher } from '../analysis/analyzer.js';
 import { OllamaEnricher, type OllamaEnricherOptions } from '../analysis/llm/ollama-enricher.js';
-import { AnalysisPool } from '../analysis/pool.js';
+import { AnalysisPool, type FileAnalyzer } from '../analysis/pool.js';
 import { isSkipped, type AnalysisResult, type CodeFile, type SkippedFile } from '../analysis/types.js';
 import { defaultIndexDir, findRoot } from '../files/root.js';
 import { gitChangesSince } from '../files/git.js';
@@ -29,7 +30,6 @@ import { prepareDirectory, StoreError } from '../store/database.js';
 import { IndexStore, UNTRUSTED_MTIME, type EmbedderRecord, type FileRow } from '../store/store.js';
 import { WriteLock } from '../store/lock.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
-import { BuiltinEmbedder } from '../vector/builtin-embedder.js';
 import { chooseEmbedder, isOutdatedBuiltin, type EmbedderChoice } from '../vector/choose.js';
 import { buildDocuments } from '../vector/document.js';
 import type { Embedder } from '../vector/embedder.js';
@@ -50,6 +50,16 @@ export interface IndexerOptions {
   embedder?: EmbedderChoice;
   /** LLM analysis: false (syntax tree only), true, or Ollama options. Default on unless OCVECTOR_LLM=off. */
   llm?: boolean | OllamaEnricherOptions;
+  /**
+   * The enricher to use instead of the Ollama one `llm` describes (then
+   * `llm` is not read). It keeps its own cache of answers.
+   */
+  enricher?: Enricher;
+  /**
+   * Analyses files instead of the indexer's own pool of worker threads
+   * (then `threads` and `limits` are not read). The caller closes it.
+   */
+  analyzer?: FileAnalyzer;
   /** Forget every file and element first (keeps the caches): needed to change embedder. */
   rebuild?: boolean;
   /** Only files git reports changed since this revision (plus untracked ones). */
@@ -83,8 +93,8 @@ interface DryRunContext {
   store: IndexStore | undefined;
   known: Map<string, FileRow>;
   embedderId: string;
-  enricher: OllamaEnricher | undefined;
-  pool: AnalysisPool;
+  enricher: Enricher | undefined;
+  analyzer: FileAnalyzer;
   tally: DryRunTally;
 }
 
@@ -149,8 +159,9 @@ export class Indexer {
         lookup: (hash) => opened.getEmbedding(embedder.id, hash),
       });
       const enricher = this.#enricherFor(opened, signal);
-      pool = candidates.length > 0 ? this.#newPool() : undefined;
-      const run = new IndexRun({ store: opened, embedder, rootId, known, summary, signal, queue, enricher, pool, emit: this.#emit });
+      pool = this.#options.analyzer || candidates.length === 0 ? undefined : this.#newPool();
+      const analyzer = this.#options.analyzer ?? pool;
+      const run = new IndexRun({ store: opened, embedder, rootId, known, summary, signal, queue, enricher, analyzer, emit: this.#emit });
 
       const stopped = await this.#indexFiles(run, candidates);
       if (stopped === undefined && !signal?.aborted) run.removeDeleted(plan.deleted);
@@ -195,7 +206,7 @@ export class Indexer {
    */
   async #indexFiles(run: IndexRun, candidates: readonly ScannedFile[]): Promise<unknown> {
     let done = 0;
-    const width = filesInFlight(run.pool, !(run.embedder instanceof BuiltinEmbedder));
+    const width = filesInFlight(run.analyzer, !run.embedder.inProcess);
     const stopped = await eachConcurrently(
       candidates,
       width,
@@ -251,11 +262,12 @@ export class Indexer {
       const enricher = this.#enricherFor(store, signal);
       const tally = new DryRunTally();
       const analysisStarted = performance.now();
-      pool = candidates.length > 0 ? this.#newPool() : undefined;
-      const context = { store, known, embedderId: embedder.id, enricher, pool: pool!, tally };
-      const stopped = await eachConcurrently(candidates, filesInFlight(pool, false), (scanned) => this.#tallyFile(scanned, context), signal);
+      pool = this.#options.analyzer || candidates.length === 0 ? undefined : this.#newPool();
+      const analyzer = this.#options.analyzer ?? pool;
+      const context = { store, known, embedderId: embedder.id, enricher, analyzer: analyzer!, tally };
+      const stopped = await eachConcurrently(candidates, filesInFlight(analyzer, false), (scanned) => this.#tallyFile(scanned, context), signal);
       if (stopped !== undefined) throw stopped;
-      const builtin = embedder instanceof BuiltinEmbedder;
+      const builtin = embedder.inProcess === true;
       const { estimate, embeddingCalls } = estimateRun(tally, performance.now() - analysisStarted, { builtin, ...this.#embeddingBatching(embedder) });
       return {
         root: this.root,
@@ -285,7 +297,7 @@ export class Indexer {
   }
 
   /** A dry run's look at one file: read, hashed and parsed, never embedded or sent to a model. */
-  async #tallyFile(scanned: ScannedFile, { store, known, embedderId, enricher, pool, tally }: DryRunContext): Promise<void> {
+  async #tallyFile(scanned: ScannedFile, { store, known, embedderId, enricher, analyzer, tally }: DryRunContext): Promise<void> {
     if (scanned.size > this.#limits.maxBytes) {
       tally.skipped++;
       return;
@@ -302,7 +314,7 @@ export class Indexer {
       tally.sameContent++;
       return;
     }
-    const result = await pool.analyzeBytes(scanned.path, bytes).catch(() => undefined);
+    const result = await analyzer.analyzeBytes(scanned.path, bytes).catch(() => undefined);
     if (!result || isSkipped(result)) {
       tally.skipped++;
       return;
@@ -321,11 +333,15 @@ export class Indexer {
 
   /** Documents per embedding request (the built-in embedder has no round trip to amortise), and requests in flight. */
   #embeddingBatching(embedder: Embedder): { batchSize: number; concurrency: number } {
-    return { batchSize: this.#options.embeddingBatchSize ?? (embedder instanceof BuiltinEmbedder ? 256 : 32), concurrency: this.#options.embeddingConcurrency ?? 2 };
+    return { batchSize: this.#options.embeddingBatchSize ?? (embedder.inProcess ? 256 : 32), concurrency: this.#options.embeddingConcurrency ?? 2 };
   }
 
-  /** The LLM enricher when analysis by a model is on; its answers are cached in the store when there is one. */
-  #enricherFor(store: IndexStore | undefined, signal: AbortSignal | undefined): OllamaEnricher | undefined {
+  /**
+   * The enricher given, or an Ollama one when analysis by a model is on: its
+   * answers are cached in the store when there is one.
+   */
+  #enricherFor(store: IndexStore | undefined, signal: AbortSignal | undefined): Enricher | undefined {
+    if (this.#options.enricher) return this.#options.enricher;
     const llm = this.#options.llm ?? llmEnabledByEnvironment();
     if (llm === false) return undefined;
     return new OllamaEnricher({
@@ -385,7 +401,7 @@ export class Indexer {
     }
     let result: AnalysisResult;
     try {
-      result = await run.pool!.analyzeBytes(scanned.path, bytes);
+      result = await run.analyzer!.analyzeBytes(scanned.path, bytes);
     } catch (error) {
       return this.#failed(outcome, `analysis failed: ${(error as Error).message}`);
     }
@@ -449,8 +465,8 @@ function toRootRelative(root: string, path: string): string {
  * vectors come from a model server, enough that analysis runs ahead while
  * earlier files wait for theirs.
  */
-function filesInFlight(pool: AnalysisPool | undefined, waitsForServer: boolean): number {
-  const analysing = Math.max(4, (pool?.threads ?? 1) * 4);
+function filesInFlight(analyzer: FileAnalyzer | undefined, waitsForServer: boolean): number {
+  const analysing = Math.max(4, (analyzer?.threads ?? 1) * 4);
   return waitsForServer ? Math.max(analysing, 64) : analysing;
 }
 

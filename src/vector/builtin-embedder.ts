@@ -56,6 +56,7 @@ export interface BuiltinEmbedderOptions {
 export class BuiltinEmbedder implements Embedder {
   readonly id: string;
   readonly dimension: number;
+  readonly inProcess = true;
   #calls = 0;
   /** feature -> bucket index and sign, packed as (bucket + 1) * sign. */
   readonly #buckets = new Map<string, number>();

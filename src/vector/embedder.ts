@@ -16,6 +16,11 @@ export interface Embedder {
   /** Embedding requests made so far (cache hits make none). */
   readonly calls: number;
   /**
+   * True when vectors are computed in this process (no server round trip):
+   * the Indexer then sends larger batches and keeps fewer files in flight.
+   */
+  readonly inProcess?: boolean;
+  /**
    * Checks the embedder can work and learns its dimension. Idempotent. An
    * index that recorded this embedder passes its dimension, so a re-run
    * makes no request just to learn it.
