@@ -14,5 +14,5 @@ export { PROMPT_VERSION, RESULT_SCHEMA } from './llm/resources.js';
 export { DEFAULT_ANALYSIS_MODEL, DEFAULT_OLLAMA_HOST, resolveOllamaHost } from './llm/config.js';
 export { AnalysisPool } from './pool.js';
 export type { AnalysisPoolOptions } from './pool.js';
-export { createAnalyzer, llmEnabledByEnvironment } from './create.js';
+export { createAnalyzer } from './create.js';
 export type { CreateAnalyzerOptions } from './create.js';

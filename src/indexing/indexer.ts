@@ -17,7 +17,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../analysis/content.js';
-import { llmEnabledByEnvironment } from '../analysis/create.js';
 import type { Enricher } from '../analysis/analyzer.js';
 import { OllamaEnricher, type OllamaEnricherOptions } from '../analysis/llm/ollama-enricher.js';
 import { AnalysisPool, type FileAnalyzer } from '../analysis/pool.js';
@@ -33,11 +32,13 @@ import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../
 import { chooseEmbedder, isOutdatedBuiltin, type EmbedderChoice } from '../vector/choose.js';
 import { buildDocuments } from '../vector/document.js';
 import type { Embedder } from '../vector/embedder.js';
+import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import { DryRunTally, estimateRun, type DryRunReport } from './dry-run.js';
 import { EmbeddingQueue } from './embedding-queue.js';
 import { eachConcurrently, IndexRun, type FileOutcome } from './index-run.js';
 import type { LastRun } from '../store/meta.js';
 import type { IndexEvent, IndexSummary } from './events.js';
+import { OcvectorError } from '../errors.js';
 
 export interface IndexerOptions {
   /** A file or directory; the root (enclosing git work tree, else this directory) is found from it. */
@@ -48,8 +49,14 @@ export interface IndexerOptions {
   indexDir?: string;
   /** Default: the index's own embedder; for a new index Ollama when it answers, else the built-in one. */
   embedder?: EmbedderChoice;
-  /** LLM analysis: false (syntax tree only), true, or Ollama options. Default on unless OCVECTOR_LLM=off. */
+  /** LLM analysis: false (syntax tree only), true, or Ollama options. Default true. */
   llm?: boolean | OllamaEnricherOptions;
+  /**
+   * What to ask of Ollama when an embedder is made from a name ('auto',
+   * 'ollama', the index's recorded one): host, model, timeouts. Its host is
+   * also the analysis model's, unless `llm` names one.
+   */
+  ollama?: OllamaEmbedderOptions;
   /**
    * The enricher to use instead of the Ollama one `llm` describes (then
    * `llm` is not read). It keeps its own cache of answers.
@@ -85,6 +92,19 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
+/** What an Indexer does when its options leave something out. */
+export const INDEXER_DEFAULTS = {
+  llm: true,
+  /** Fail at once when another indexer holds the index. */
+  lockWaitMs: 0,
+  /** Documents per embedding request to a server: enough to amortise its round trip. */
+  embeddingBatchSize: 32,
+  /** Documents per call to an in-process embedder, which has no round trip. */
+  inProcessEmbeddingBatchSize: 256,
+  /** Embedding requests in flight. */
+  embeddingConcurrency: 2,
+} as const;
+
 /** A file modified this close to being read may change again within the same mtime tick. */
 const RACY_WINDOW_MS = 1_000;
 
@@ -108,7 +128,7 @@ export class Indexer {
   constructor(options: IndexerOptions) {
     this.#options = options;
     this.root = options.root ? resolve(options.root) : findRoot(options.path);
-    if (!isInside(this.root, options.path)) throw new Error(`${resolve(options.path)} is outside the root ${this.root}`);
+    if (!isInside(this.root, options.path)) throw new OcvectorError(`${resolve(options.path)} is outside the root ${this.root}`, 'OUTSIDE_ROOT');
     this.indexDir = resolve(options.indexDir ?? defaultIndexDir(this.root));
     this.#limits = { ...DEFAULT_CONTENT_LIMITS, ...options.limits };
     this.#emit = options.onEvent ?? (() => {});
@@ -136,7 +156,7 @@ export class Indexer {
     const signal = anySignal(this.#options.signal, options.signal);
     signal?.throwIfAborted();
     prepareDirectory(this.indexDir);
-    const lock = await WriteLock.acquire(this.indexDir, { waitMs: this.#options.lockWaitMs ?? 0, ...(signal ? { signal } : {}) });
+    const lock = await WriteLock.acquire(this.indexDir, { waitMs: this.#options.lockWaitMs ?? INDEXER_DEFAULTS.lockWaitMs, ...(signal ? { signal } : {}) });
     let store: IndexStore | undefined;
     let pool: AnalysisPool | undefined;
     try {
@@ -190,7 +210,7 @@ export class Indexer {
   /** The run's embedder, initialised, with the index reset for it or checked against it. */
   async #prepareEmbedder(store: IndexStore, options: RunOptions, signal: AbortSignal | undefined): Promise<{ embedder: Embedder; mode: LastRun['mode'] }> {
     const recorded = store.embedder;
-    const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id);
+    const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id, this.#options.ollama);
     const rebuild = startsAfresh(options, recorded, embedder);
     await embedder.init({ ...(signal ? { signal } : {}), ...(recorded?.id === embedder.id && !rebuild ? { dimension: recorded.dimension } : {}) });
     const record: EmbedderRecord = { id: embedder.id, dimension: embedder.dimension };
@@ -252,7 +272,7 @@ export class Indexer {
     let pool: AnalysisPool | undefined;
     try {
       const recorded = run.rebuild ? undefined : store?.embedder;
-      const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id);
+      const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id, this.#options.ollama);
       const rebuild = startsAfresh(run, recorded, embedder);
       // Looked up, not recorded: a dry run writes nothing (the store is open read-only).
       const rootId = store && !rebuild ? [...store.roots()].find(([, path]) => path === this.root)?.[0] : undefined;
@@ -333,7 +353,11 @@ export class Indexer {
 
   /** Documents per embedding request (the built-in embedder has no round trip to amortise), and requests in flight. */
   #embeddingBatching(embedder: Embedder): { batchSize: number; concurrency: number } {
-    return { batchSize: this.#options.embeddingBatchSize ?? (embedder.inProcess ? 256 : 32), concurrency: this.#options.embeddingConcurrency ?? 2 };
+    const d = INDEXER_DEFAULTS;
+    return {
+      batchSize: this.#options.embeddingBatchSize ?? (embedder.inProcess ? d.inProcessEmbeddingBatchSize : d.embeddingBatchSize),
+      concurrency: this.#options.embeddingConcurrency ?? d.embeddingConcurrency,
+    };
   }
 
   /**
@@ -342,9 +366,11 @@ export class Indexer {
    */
   #enricherFor(store: IndexStore | undefined, signal: AbortSignal | undefined): Enricher | undefined {
     if (this.#options.enricher) return this.#options.enricher;
-    const llm = this.#options.llm ?? llmEnabledByEnvironment();
+    const llm = this.#options.llm ?? INDEXER_DEFAULTS.llm;
     if (llm === false) return undefined;
+    const host = this.#options.ollama?.host;
     return new OllamaEnricher({
+      ...(host ? { host } : {}),
       ...(llm === true ? {} : llm),
       ...(store ? { cache: store.analysisCache() } : {}),
       ...(signal ? { signal } : {}),

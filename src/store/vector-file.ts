@@ -53,8 +53,11 @@ function nlistOf(description: string): number | undefined {
   return nlist === undefined ? undefined : Number(nlist);
 }
 
+/** What a VectorIndex does when its options leave something out. */
+export const VECTOR_INDEX_DEFAULTS: Required<VectorIndexOptions> = { approximateThreshold: 100_000, checkpointRatio: 0.05 };
+
 function withDefaults(options: VectorIndexOptions): Required<VectorIndexOptions> {
-  return { approximateThreshold: options.approximateThreshold ?? 100_000, checkpointRatio: options.checkpointRatio ?? 0.05 };
+  return { ...VECTOR_INDEX_DEFAULTS, ...options };
 }
 
 export class VectorIndex {
