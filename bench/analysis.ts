@@ -14,7 +14,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AnalysisPool, analyzeText, detectLanguage, isSkipped } from '../src/index.js';
+import { AnalysisPool, analyzeText, detectLanguage, isSkipped } from '../src/internal.js';
 import { parse } from '../src/analysis/ast/parsers.js';
 import { describeMachine } from './lib/machine.js';
 import { writeFigures } from './lib/out.js';

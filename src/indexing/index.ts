@@ -1,9 +1,8 @@
-export { Indexer } from './indexer.js';
+export { Indexer, INDEXER_DEFAULTS } from './indexer.js';
 export type { IndexerOptions, RunOptions } from './indexer.js';
 export type { IndexEvent, IndexSummary, FileChange } from './events.js';
 export { watchIndex } from './watch.js';
 export type { IndexWatcher, WatchOptions } from './watch.js';
-export type { LastRun } from './events.js';
 export { indexStatus } from './status.js';
 export type { IndexStatus, StatusOptions } from './status.js';
 export { DRY_RUN_ASSUMPTIONS } from './dry-run.js';

@@ -1,4 +1,4 @@
-export { Searcher, SearchError, MAX_K, MAX_QUERY_LENGTH } from './searcher.js';
+export { Searcher, SearchError, MAX_K, MAX_QUERY_LENGTH, SEARCH_DEFAULTS } from './searcher.js';
 export type { SearchEvent, SearcherOptions, SearchMode, SearchOptions, SearchResponse, SearchResult, SearchSignals, SearchTimings } from './searcher.js';
 export { parseQuery, matchExpression, searchTerms, ftsExpression, isIdentifierLike, isPathLike } from './query.js';
 export type { ParsedQuery, QueryKind } from './query.js';

@@ -12,9 +12,9 @@
 import { join } from 'node:path';
 import { CircuitBreaker } from '../analysis/llm/circuit-breaker.js';
 import { OcvectorError } from '../errors.js';
-import { StoreError } from '../store/database.js';
 import { SearchReader, sumById, type ElementRecord } from '../store/search-reader.js';
-import { IndexStore, type EmbedderRecord } from '../store/store.js';
+import { openIndex } from '../store/open-index.js';
+import type { EmbedderRecord, IndexStore } from '../store/store.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
 import { embedderFromId } from '../vector/choose.js';
 import { EmbedderError, type Embedder } from '../vector/embedder.js';
@@ -170,19 +170,10 @@ export class Searcher {
 
   /** Opens the index read-only; throws StoreError NOT_FOUND when there is none (or it is empty). */
   static async open(options: SearcherOptions): Promise<Searcher> {
-    const store = IndexStore.open(options.indexDir, { readonly: true });
-    try {
-      const record = store.embedder;
-      if (!record) throw new StoreError(`the index at ${options.indexDir} is empty: run oc-vector-index first`, 'NOT_FOUND');
-      const roots = store.roots();
-      const vectors = await store.readSnapshot(() => VectorIndex.open(store, record, options.vectorIndex, vectorEvents(options)));
-      const searcher = new Searcher(options, store, vectors, record, roots);
-      searcher.#embedder = options.embedder;
-      return searcher;
-    } catch (error) {
-      store.close();
-      throw error;
-    }
+    const opened = await openIndex(options.indexDir, { ...options.vectorIndex, onEvent: vectorEvents(options) });
+    const searcher = new Searcher(options, opened.store, opened.vectors, opened.embedder, opened.store.roots());
+    searcher.#embedder = options.embedder;
+    return searcher;
   }
 
   get embedderId(): string {

@@ -57,7 +57,8 @@ function nlistOf(description: string): number | undefined {
 export const VECTOR_INDEX_DEFAULTS: Required<VectorIndexOptions> = { approximateThreshold: 100_000, checkpointRatio: 0.05 };
 
 function withDefaults(options: VectorIndexOptions): Required<VectorIndexOptions> {
-  return { ...VECTOR_INDEX_DEFAULTS, ...options };
+  const d = VECTOR_INDEX_DEFAULTS;
+  return { approximateThreshold: options.approximateThreshold ?? d.approximateThreshold, checkpointRatio: options.checkpointRatio ?? d.checkpointRatio };
 }
 
 export class VectorIndex {

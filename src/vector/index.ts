@@ -6,7 +6,7 @@ export { EmbedderError, normalizeRows } from './embedder.js';
 export type { Embedder, EmbedderErrorCode, EmbedderInitOptions, QueryEmbeddingOptions } from './embedder.js';
 export { BuiltinEmbedder, BUILTIN_EMBEDDER_VERSION, BUILTIN_DEFAULT_DIMENSION } from './builtin-embedder.js';
 export type { BuiltinEmbedderOptions } from './builtin-embedder.js';
-export { OllamaEmbedder, DEFAULT_EMBEDDING_MODEL } from './ollama-embedder.js';
+export { OllamaEmbedder, DEFAULT_EMBEDDING_MODEL, OLLAMA_EMBEDDER_DEFAULTS } from './ollama-embedder.js';
 export type { OllamaEmbedderOptions } from './ollama-embedder.js';
 export { splitIdentifier, stem, subwordText, terms, words } from './terms.js';
 export { chooseEmbedder, embedderFromId, ollamaHasModel } from './choose.js';

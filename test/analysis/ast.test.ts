@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { analyzeText, type CodeElement, type CodeFile } from '../../src/index.js';
+import { analyzeText, type CodeElement, type CodeFile } from '../../src/internal.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/analysis/${name}`, import.meta.url), 'utf8');
 const find = (file: CodeFile, name: string, parent = '') => {

@@ -10,7 +10,7 @@ import {
   type AnalysisEvent,
   type CodeFile,
   type OllamaEnricherOptions,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { FakeOllama, type Reply } from '../helpers/fake-ollama.js';
 
 const text = readFileSync(new URL('../fixtures/analysis/faiss-index.ts.txt', import.meta.url), 'utf8');
@@ -217,7 +217,7 @@ describe('configuration', () => {
 describe('the on/off switch', () => {
   it('llm: false (the CLIs: --no-llm, OCVECTOR_LLM=off) makes no model calls at all', async () => {
     server = await FakeOllama.start({ chat: () => ({ content: goodAnswer() }) });
-    const { createAnalyzer } = await import('../../src/index.js');
+    const { createAnalyzer } = await import('../../src/internal.js');
     const off = createAnalyzer({ llm: false });
     expect(off.enricher).toBeUndefined();
     expect(await off.analyzer.analyzeBytes(path, Buffer.from(text))).toEqual(astOnly);
