@@ -75,7 +75,10 @@ function topLevelKeys(language: Language, text: string): PropertyInfo[] {
     let inTable = false;
     for (const line of text.split('\n')) {
       const table = /^\[+([^\]]+)\]+/.exec(line);
-      if (table) (inTable = true), keys.push(table[1]!.trim());
+      if (table) {
+        inTable = true;
+        keys.push(table[1]!.trim());
+      }
       else if (!inTable) keys.push(...(/^([A-Za-z0-9_.-]+)\s*=/.exec(line)?.slice(1) ?? []));
     }
   } else {

@@ -2,7 +2,7 @@
  * Where an index lives: the root of the code it covers (the enclosing git
  * work tree, else the directory given) and its database directory.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, statSync, type Stats } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { OcvectorError } from '../errors.js';
 
@@ -17,7 +17,7 @@ export const INDEX_DIR_NAME = '.ocvector';
  */
 export function findRoot(path: string): string {
   const absolute = resolve(path);
-  let info;
+  let info: Stats;
   try {
     info = statSync(absolute);
   } catch {

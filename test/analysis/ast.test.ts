@@ -77,7 +77,7 @@ describe('TypeScript: a file of this project (frozen copy of src/native/faiss-in
 
   it('reads a method: signature, parameters, return type, JSDoc description, calls', () => {
     const search = find(file, 'search', 'FaissIndex');
-    const start = lineOf(text, /^  async search\(/);
+    const start = lineOf(text, /^ {2}async search\(/);
     expect(search).toMatchObject({
       type: 'method',
       access: 'public',
@@ -180,8 +180,8 @@ describe('Python: gyp MSVSUserFile.py', () => {
       parameters: [{ name: 'user_file_path', type: '' }, { name: 'version', type: '' }, { name: 'name', type: '' }],
     });
     const debug = find(file, 'AddDebugSettings', 'Writer');
-    expect(debug.startLine).toBe(lineOf(text, /^    def AddDebugSettings/));
-    expect(debug.endLine).toBe(lineOf(text, /^    def WriteIfChanged/) - 2);
+    expect(debug.startLine).toBe(lineOf(text, /^ {4}def AddDebugSettings/));
+    expect(debug.endLine).toBe(lineOf(text, /^ {4}def WriteIfChanged/) - 2);
     expectWellFormed(file, text.split('\n').length);
   });
 });
@@ -213,7 +213,6 @@ describe('TSX and JavaScript', () => {
   });
 });
 
-export type { CodeElement };
 
 describe('splitDeclaration (parameters and property signatures read from their text)', () => {
   it.each([

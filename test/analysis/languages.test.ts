@@ -444,7 +444,12 @@ describe('model enrichment', () => {
         description: `MODEL: ${e.name}.`,
       })),
     };
-    const server = await FakeOllama.start({ chat: (request) => (prompts.push(request.messages[0]!.content), { content: JSON.stringify(answer) }) });
+    const server = await FakeOllama.start({
+      chat: (request) => {
+        prompts.push(request.messages[0]!.content);
+        return { content: JSON.stringify(answer) };
+      },
+    });
     try {
       const events: AnalysisEvent[] = [];
       const enriched = await new OllamaEnricher({ host: server.url, model: 'test-model', timeoutMs: 5_000, onEvent: (e) => events.push(e) }).enrich(file, text);

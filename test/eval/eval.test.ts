@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluate, Indexer, loadEvalSet, parseEvalSet, scoreRanks, Searcher, type EvalReport } from '../../src/internal.js';
 import { CORPORA, prepareCorpus, SETS_DIR } from '../../eval/lib/corpora.js';
-import { type TempRepo } from '../helpers/repo.js';
+import type { TempRepo } from '../helpers/repo.js';
 import { runNode } from '../helpers/run-node.js';
 import { LABELS, searchRepo } from '../helpers/search-repo.js';
 
