@@ -38,7 +38,8 @@ const ordinary = [
   ...listTs(join(root, 'src'), () => false),
 ];
 
-interface Figures {
+/** One corpus's analysis figures (also read by bench/suite.ts). */
+export interface Figures {
   corpus: string;
   files: number;
   bytes: number;

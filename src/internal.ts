@@ -4,7 +4,6 @@
  * `ocvector`): names here may change or go in any release.
  */
 export * from './index.js';
-export * from './native/index.js';
 export * from './analysis/index.js';
 export * from './files/index.js';
 export * from './vector/index.js';
