@@ -14,7 +14,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AnalysisPool, analyzeText, detectLanguage, isSkipped } from '../src/index.js';
+import { AnalysisPool, analyzeText, detectLanguage, isSkipped } from '../src/internal.js';
 import { parse } from '../src/analysis/ast/parsers.js';
 import { describeMachine } from './lib/machine.js';
 import { writeFigures } from './lib/out.js';
@@ -38,7 +38,8 @@ const ordinary = [
   ...listTs(join(root, 'src'), () => false),
 ];
 
-interface Figures {
+/** One corpus's analysis figures (also read by bench/suite.ts). */
+export interface Figures {
   corpus: string;
   files: number;
   bytes: number;

@@ -20,7 +20,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { analyzeText, BuiltinEmbedder, buildDocuments, FaissIndex, IndexStore, Indexer, nprobeFor, planIndex, scanRoot, type ElementDocument, type IndexSummary } from '../src/index.js';
+import { analyzeText, BuiltinEmbedder, buildDocuments, FaissIndex, IndexStore, Indexer, nprobeFor, planIndex, scanRoot, type ElementDocument, type IndexSummary } from '../src/internal.js';
 import { FakeOllama } from '../test/helpers/fake-ollama.js';
 import { clusteredVectors } from '../test/helpers/vectors.js';
 import { describeMachine } from './lib/machine.js';

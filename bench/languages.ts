@@ -22,7 +22,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { AnalysisPool, analyzeText, detectLanguage, isCodeLanguage, isSkipped, screenContent, type Language } from '../src/index.js';
+import { AnalysisPool, analyzeText, detectLanguage, isCodeLanguage, isSkipped, screenContent, type Language } from '../src/internal.js';
 import { grammarOf, loadedGrammars, parse } from '../src/analysis/ast/parsers.js';
 import { LANGUAGES } from '../src/analysis/languages.js';
 import { loadBenchmarkRepos } from '../src/eval/benchmark.js';

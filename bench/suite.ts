@@ -17,6 +17,7 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { Figures as AnalysisCorpusFigures } from './analysis.js';
 import { OUT_DIR, readFigures, type Recorded } from './lib/out.js';
 import { markdownTable, replaceReadmeSection } from './lib/readme.js';
 import { mib, ms, printTable } from './lib/stats.js';
@@ -94,7 +95,7 @@ interface NativeFigures {
 }
 interface AnalysisFigures {
   peakRss: number;
-  figures: { corpus: string; files: number; bytes: number; elements: number; parseMs: number; analysisMs: number; poolMs: number; threads: number }[];
+  figures: AnalysisCorpusFigures[];
 }
 interface IndexingFigures {
   full: { corpus: string; peakRss: number; summary: { files: { scanned: number }; elements: { total: number }; durationMs: number } }[];

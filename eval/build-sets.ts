@@ -12,7 +12,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { analyzeText, qualifiedName, type EvalQuery } from '../src/index.js';
+import { analyzeText, qualifiedName, type EvalQuery } from '../src/internal.js';
 import { CORPORA, corpusFiles, rootPath, SETS_DIR, type Corpus } from './lib/corpora.js';
 
 const SIZES: Record<string, number> = { ocvector: 120, 'typescript-lib': 200 };

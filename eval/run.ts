@@ -13,7 +13,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { evaluate, Indexer, loadEvalSet, Searcher, type EvalReport, type FusionWeights, type QueryKind, type RetrievalScores } from '../src/index.js';
+import { evaluate, Indexer, loadEvalSet, Searcher, type EvalReport, type FusionWeights, type QueryKind, type RetrievalScores } from '../src/internal.js';
 import { describeMachine } from '../bench/lib/machine.js';
 import { markdownTable, replaceReadmeSection } from '../bench/lib/readme.js';
 import { printTable } from '../bench/lib/stats.js';

@@ -17,7 +17,7 @@ const { values, positionals } = parseArgs({
 });
 const question = positionals.join(' ') || 'Where is the vector index written to disk, and how is it kept safe from crashes?';
 const model = values.model;
-const host = resolveOllamaHost();
+const host = resolveOllamaHost(process.env.OLLAMA_HOST);
 
 /** Tool rounds before the model must answer with what it has. */
 const MAX_TOOL_ROUNDS = 4;
@@ -34,7 +34,7 @@ if (!(await ollamaHasModel(host, model))) {
 }
 
 const ollama = new Ollama({ host });
-const tool = new CodebaseSearchTool({ cwd: values.dir });
+const tool = new CodebaseSearchTool({ cwd: values.dir, searcherOptions: { ollama: { host } } });
 const tools = [toOllamaTool(tool)];
 const messages: Message[] = [
   { role: 'system', content: SYSTEM },

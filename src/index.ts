@@ -1,12 +1,81 @@
 /**
- * ocvector: local semantic code search. The public API, layer by layer.
+ * ocvector: local semantic code search. The public API: what an
+ * application needs to index a repository, search it, hand the search to
+ * an agent, and use the FAISS binding on its own; the errors it may catch;
+ * the types of all of these. test/public-api.test.ts pins the list.
+ *
+ * Everything else (the store, the analysis internals, query parsing,
+ * ranking, the evaluation harness) is reachable from `ocvector/internal`
+ * for tests, benchmarks and tools of this repository, with no promise of
+ * stability. The MCP server is `ocvector/mcp`.
  */
-export * from './native/index.js';
-export * from './analysis/index.js';
-export * from './files/index.js';
-export * from './vector/index.js';
-export * from './store/index.js';
-export * from './indexing/index.js';
-export * from './search/index.js';
-export * from './tool/index.js';
-export * from './eval/index.js';
+
+// Errors: one base class, a subclass per layer; branch on `code`.
+export { OcvectorError } from './errors.js';
+export { StoreError } from './store/database.js';
+export type { StoreErrorCode } from './store/database.js';
+export { SearchError } from './search/searcher.js';
+export { EmbedderError } from './vector/embedder.js';
+export type { EmbedderErrorCode } from './vector/embedder.js';
+export { FaissError } from './native/errors.js';
+export type { FaissErrorCode } from './native/errors.js';
+export { PathOutsideRootError } from './tool/paths.js';
+
+// Indexing.
+export { Indexer, INDEXER_DEFAULTS } from './indexing/indexer.js';
+export type { IndexerOptions, RunOptions } from './indexing/indexer.js';
+export type { FileChange, IndexEvent, IndexSummary, LastRun } from './indexing/events.js';
+export { watchIndex } from './indexing/watch.js';
+export type { IndexWatcher, WatchOptions } from './indexing/watch.js';
+export { indexStatus } from './indexing/status.js';
+export type { IndexStatus, StatusOptions } from './indexing/status.js';
+export type { DryRunGroup, DryRunReport } from './indexing/dry-run.js';
+export type { VectorIndexEvent, VectorIndexOptions } from './store/vector-file.js';
+
+// Analysis: the analyzer on its own, and what the Indexer accepts in place of its own parts.
+export { Analyzer } from './analysis/analyzer.js';
+export type { AnalyzerOptions, Enricher } from './analysis/analyzer.js';
+export { createAnalyzer } from './analysis/create.js';
+export type { CreateAnalyzerOptions } from './analysis/create.js';
+export { OllamaEnricher } from './analysis/llm/ollama-enricher.js';
+export type { OllamaEnricherOptions } from './analysis/llm/ollama-enricher.js';
+export type { FileAnalyzer } from './analysis/pool.js';
+export type { AnalysisEvent, LlmFallbackReason } from './analysis/events.js';
+export { isSkipped } from './analysis/types.js';
+export type { AnalysisResult, CodeElement, CodeFile, ElementType, Language, SkippedFile } from './analysis/types.js';
+export { resolveOllamaHost } from './analysis/llm/config.js';
+
+// Embedders.
+export type { Embedder, EmbedderInitOptions, QueryEmbeddingOptions } from './vector/embedder.js';
+export { BuiltinEmbedder } from './vector/builtin-embedder.js';
+export type { BuiltinEmbedderOptions } from './vector/builtin-embedder.js';
+export { OllamaEmbedder } from './vector/ollama-embedder.js';
+export type { OllamaEmbedderOptions } from './vector/ollama-embedder.js';
+export { ollamaHasModel } from './vector/choose.js';
+export type { EmbedderChoice } from './vector/choose.js';
+
+// Search.
+export { Searcher, SEARCH_DEFAULTS } from './search/searcher.js';
+export type { SearchEvent, SearcherOptions, SearchMode, SearchOptions, SearchResponse, SearchResult, SearchSignals, SearchTimings } from './search/searcher.js';
+export type { SearchFilters } from './search/filters.js';
+export type { FusionWeights } from './search/fusion.js';
+export type { QueryKind } from './search/query.js';
+export type { SnippetOptions } from './search/source.js';
+export { findIndex } from './search/find-index.js';
+export type { FoundIndex } from './search/find-index.js';
+
+// The agent tool and its adapters.
+export { CodebaseSearchTool } from './tool/codebase-search-tool.js';
+export type { AgentTool, CodebaseSearchToolOptions, PermissionCallback, PermissionDecision, PermissionRequest } from './tool/codebase-search-tool.js';
+export type { CodebaseSearchArgs, CodebaseSearchHit, CodebaseSearchOutput, JsonSchema } from './tool/schema.js';
+export type { ToolBudget } from './tool/budget.js';
+export { anthropicToolResult, dispatchToolCall, ollamaToolMessage, openAIToolMessage, toAnthropicTool, toOllamaTool, toOpenAITool } from './tool/adapters.js';
+export type { AnthropicToolDefinition, FunctionToolDefinition, ToolCallRequest, ToolCallResult } from './tool/adapters.js';
+
+// The FAISS binding.
+export { FaissIndex } from './native/faiss-index.js';
+export type { CreateIndexOptions, KnnResult, LoadIndexOptions, SearchParams } from './native/faiss-index.js';
+export { blasInfo, faissVersion, getNumThreads, gpuInfo, setNumThreads } from './native/system.js';
+export { setNativeAddonPath } from './native/addon.js';
+export type { BlasInfo, Device, GpuInfo, IndexKind, Metric } from './native/addon.js';
+export type { IdsInput } from './native/validate.js';

@@ -6,7 +6,7 @@
 import { cpSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { analyzeText, Indexer, IndexStore } from '../../src/index.js';
+import { analyzeText, Indexer, IndexStore } from '../../src/internal.js';
 import { ms } from './stats.js';
 
 const LIB = fileURLToPath(new URL('../../node_modules/typescript/lib', import.meta.url));
@@ -44,15 +44,13 @@ export async function buildCorpus(dir: string, copies: { files: string[]; count:
 export function pickQueries(indexDir: string, count: number): string[] {
   const store = IndexStore.open(indexDir, { readonly: true });
   try {
-    const described = store.db
-      .prepare<[], { description: string }>("SELECT description FROM elements WHERE length(description) > 30 ORDER BY vector_id")
-      .all()
+    const elements = store.elementSummaries();
+    const described = elements
+      .filter((row) => row.description.length > 30)
       .map((row) => row.description.split(/[.\n]/)[0]!.split(/\s+/).slice(0, 8).join(' '))
       .filter((text) => text.split(' ').length >= 4);
-    const names = store.db
-      .prepare<[], { name: string }>("SELECT element_name AS name FROM elements WHERE element_type IN ('function', 'method', 'class', 'interface') ORDER BY vector_id")
-      .all()
-      .map((row) => row.name);
+    const named = new Set(['function', 'method', 'class', 'interface']);
+    const names = elements.filter((row) => named.has(row.type)).map((row) => row.name);
     const every = <T>(items: T[], n: number) => Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]!);
     const nNames = Math.round(count * 0.25);
     const nFragments = Math.round(count * 0.15);

@@ -8,8 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { analyzeText, qualifiedName } from '../../src/index.js';
-import type { EvalQuery, ExpectedElement } from '../../src/index.js';
+import { analyzeText, qualifiedName } from '../../src/internal.js';
+import type { EvalQuery, ExpectedElement } from '../../src/internal.js';
 
 /** The repository. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -13,9 +13,19 @@ import { analysisKind, detectLanguage } from './languages.js';
 import { configDocument, markdownSections, textWindows } from './text.js';
 import type { AnalysisResult, CodeFile, SkippedFile } from './types.js';
 
-/** Adds model-derived meaning to an AST analysis; never changes which elements exist. */
+/**
+ * Adds model-derived meaning to an AST analysis; never changes which
+ * elements exist. OllamaEnricher is the one that ships; tests and other
+ * model servers supply their own.
+ */
 export interface Enricher {
+  /** The model that answers, as reported in summaries and `--status`. */
+  readonly model: string;
+  /** Model calls made so far (answers from a cache make none). */
+  readonly calls: number;
   enrich(file: CodeFile, text: string): Promise<CodeFile>;
+  /** The model calls `enrich` would make for this file now (none when its answers are cached): for dry runs. */
+  plannedCalls(file: CodeFile, text: string): Promise<number>;
 }
 
 export interface AnalyzerOptions {

@@ -1,22 +1,18 @@
 /**
  * The Analyzer a user gets from configuration: tree-sitter always, the Ollama
- * model when LLM analysis is on. Off by `llm: false` or OCVECTOR_LLM=off (the
- * CLIs' --no-llm); nothing is sent anywhere then.
+ * model when LLM analysis is on. Off by `llm: false` (the CLIs' --no-llm and
+ * OCVECTOR_LLM=off); nothing is sent anywhere then.
  */
 import { Analyzer, type AnalyzerOptions } from './analyzer.js';
 import { OllamaEnricher, type OllamaEnricherOptions } from './llm/ollama-enricher.js';
 
 export interface CreateAnalyzerOptions extends Omit<AnalyzerOptions, 'enricher'> {
-  /** false: AST only. true or options: enrich with an Ollama model. Default: on unless OCVECTOR_LLM=off. */
+  /** false: AST only. true or options: enrich with an Ollama model. Default true. */
   llm?: boolean | OllamaEnricherOptions;
 }
 
-export function llmEnabledByEnvironment(): boolean {
-  return !/^(0|off|false|no)$/i.test(process.env.OCVECTOR_LLM ?? '');
-}
-
 export function createAnalyzer(options: CreateAnalyzerOptions = {}): { analyzer: Analyzer; enricher: OllamaEnricher | undefined } {
-  const { llm = llmEnabledByEnvironment(), ...rest } = options;
+  const { llm = true, ...rest } = options;
   const enricher = llm === false ? undefined : new OllamaEnricher({ ...(llm === true ? {} : llm), ...(rest.onEvent ? { onEvent: rest.onEvent } : {}) });
   return { analyzer: new Analyzer({ ...rest, ...(enricher ? { enricher } : {}) }), enricher };
 }

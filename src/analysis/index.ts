@@ -1,18 +1,13 @@
-export { Analyzer, analyzeText } from './analyzer.js';
-export type { AnalyzerOptions, Enricher } from './analyzer.js';
-export type { AnalysisEvent, LlmFallbackReason } from './events.js';
+/** The analysis layer's internal exports (its public ones are in src/index.ts). */
+export { analyzeText } from './analyzer.js';
 export { detectLanguage, isCodeLanguage } from './languages.js';
 export { DEFAULT_CONTENT_LIMITS, screenContent } from './content.js';
 export type { ContentLimits } from './content.js';
-export { isSkipped } from './types.js';
 export type * from './types.js';
-export { OllamaEnricher } from './llm/ollama-enricher.js';
-export type { OllamaEnricherOptions } from './llm/ollama-enricher.js';
 export { MemoryAnalysisCache, analysisCacheKey } from './llm/cache.js';
 export type { AnalysisCache } from './llm/cache.js';
 export { PROMPT_VERSION, RESULT_SCHEMA } from './llm/resources.js';
-export { DEFAULT_ANALYSIS_MODEL, DEFAULT_OLLAMA_HOST, resolveOllamaHost } from './llm/config.js';
+export { DEFAULT_ANALYSIS_MODEL, DEFAULT_OLLAMA_HOST, OLLAMA_ENRICHER_DEFAULTS } from './llm/config.js';
 export { AnalysisPool } from './pool.js';
 export type { AnalysisPoolOptions } from './pool.js';
-export { createAnalyzer, llmEnabledByEnvironment } from './create.js';
-export type { CreateAnalyzerOptions } from './create.js';
+export { CircuitBreaker } from './llm/circuit-breaker.js';

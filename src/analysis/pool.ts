@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 import type { ContentLimits } from './content.js';
 import type { AnalysisEvent } from './events.js';
 import type { AnalysisResult } from './types.js';
+import { OcvectorError } from '../errors.js';
 
 /** Asks a worker to finish what it is doing and exit. */
 export interface PoolShutdown {
@@ -45,7 +46,7 @@ function workerFile(): URL {
   if (existsSync(fileURLToPath(sibling))) return sibling;
   const compiled = new URL('../../dist/analysis/worker.js', import.meta.url);
   if (existsSync(fileURLToPath(compiled))) return compiled;
-  throw new Error('the analysis worker is not built: run `npm run build:ts`');
+  throw new OcvectorError('the analysis worker is not built: run `npm run build:ts`', 'WORKER_NOT_BUILT');
 }
 
 /** How long a worker gets to finish its file and exit before it is terminated. */
@@ -69,7 +70,14 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
-export class AnalysisPool {
+/** What the Indexer needs of the analysis: bytes in, a CodeFile (or why the file was skipped) out. */
+export interface FileAnalyzer {
+  /** Files it analyses at once: the Indexer keeps about four times as many in flight. */
+  readonly threads: number;
+  analyzeBytes(path: string, bytes: Uint8Array): Promise<AnalysisResult>;
+}
+
+export class AnalysisPool implements FileAnalyzer {
   readonly #workers: Worker[] = [];
   readonly #idle: Worker[] = [];
   readonly #queue: { request: PoolRequest; pending: Pending }[] = [];

@@ -11,8 +11,9 @@ const WINDOW_CHARS = 1_000;
 const WINDOW_OVERLAP = 200;
 const DESCRIPTION_CHARS = 300;
 
-function element(type: ElementType, name: string, parent: string, startLine: number, endLine: number, signature: string, description: string): CodeElement {
-  return newElement({ type, name, parent, access: 'public', startLine, endLine, signature, description });
+/** A piece of a text file: public, with no parameters, types or relations. */
+function element(fields: { type: ElementType; name: string; parent: string; startLine: number; endLine: number; signature: string; description: string }): CodeElement {
+  return newElement({ ...fields, access: 'public' });
 }
 
 function clip(text: string): string {
@@ -31,7 +32,17 @@ export function markdownSections(path: string, text: string): CodeElement[] {
     if (!current) return;
     const body = lines.slice(current.start, end).join('\n');
     const firstParagraph = body.split(/\n\s*\n/).find((p) => p.trim() !== '' && !/^#{1,6}\s/.test(p.trim())) ?? '';
-    sections.push(element('section', current.title, current.parent, current.start + 1, Math.max(current.start + 1, trimEnd(lines, end)), `${'#'.repeat(current.level)} ${current.title}`, clip(firstParagraph)));
+    sections.push(
+      element({
+        type: 'section',
+        name: current.title,
+        parent: current.parent,
+        startLine: current.start + 1,
+        endLine: Math.max(current.start + 1, trimEnd(lines, end)),
+        signature: `${'#'.repeat(current.level)} ${current.title}`,
+        description: clip(firstParagraph),
+      }),
+    );
   };
 
   lines.forEach((line, index) => {
@@ -49,14 +60,14 @@ export function markdownSections(path: string, text: string): CodeElement[] {
 
   const preamble = lines.slice(0, preambleEnd).join('\n');
   if (preamble.trim() !== '') {
-    sections.unshift(element('section', basename(path), '', 1, trimEnd(lines, preambleEnd), basename(path), clip(preamble)));
+    sections.unshift(element({ type: 'section', name: basename(path), parent: '', startLine: 1, endLine: trimEnd(lines, preambleEnd), signature: basename(path), description: clip(preamble) }));
   }
   return sections;
 }
 
 export function configDocument(path: string, language: Language, text: string): CodeElement {
   const lines = text.split('\n');
-  const document = element('document', basename(path), '', 1, trimEnd(lines, lines.length), `${language} ${basename(path)}`, '');
+  const document = element({ type: 'document', name: basename(path), parent: '', startLine: 1, endLine: trimEnd(lines, lines.length), signature: `${language} ${basename(path)}`, description: '' });
   document.properties = topLevelKeys(language, text);
   return document;
 }
@@ -75,7 +86,10 @@ function topLevelKeys(language: Language, text: string): PropertyInfo[] {
     let inTable = false;
     for (const line of text.split('\n')) {
       const table = /^\[+([^\]]+)\]+/.exec(line);
-      if (table) (inTable = true), keys.push(table[1]!.trim());
+      if (table) {
+        inTable = true;
+        keys.push(table[1]!.trim());
+      }
       else if (!inTable) keys.push(...(/^([A-Za-z0-9_.-]+)\s*=/.exec(line)?.slice(1) ?? []));
     }
   } else {
@@ -94,7 +108,7 @@ export function textWindows(path: string, text: string): CodeElement[] {
     while (end < lines.length && (chars < WINDOW_CHARS || end === start)) chars += lines[end++]!.length + 1;
     const body = lines.slice(start, end).join('\n');
     if (body.trim() !== '') {
-      windows.push(element('window', `${basename(path)}:${start + 1}-${end}`, '', start + 1, end, '', clip(body)));
+      windows.push(element({ type: 'window', name: `${basename(path)}:${start + 1}-${end}`, parent: '', startLine: start + 1, endLine: end, signature: '', description: clip(body) }));
     }
     if (end >= lines.length) break;
     // Step back over about WINDOW_OVERLAP characters of whole lines.

@@ -1,8 +1,8 @@
 /** Whether a command that indexes (oc-vector-index, the MCP server's reindex) asks a model for descriptions. */
-import { llmEnabledByEnvironment } from '../analysis/create.js';
 import { DEFAULT_ANALYSIS_MODEL, resolveOllamaHost } from '../analysis/llm/config.js';
 import type { OllamaEnricherOptions } from '../analysis/llm/ollama-enricher.js';
 import { ollamaHasModel } from '../vector/choose.js';
+import type { Environment } from './environment.js';
 import { UsageError } from './exit.js';
 
 export interface AnalysisFlags {
@@ -17,16 +17,21 @@ export interface AnalysisFlags {
  * lists the analysis model, else off with a note, so that a machine
  * without a model server is not made to try and fail for every file.
  */
-export async function analysisChoice(flags: AnalysisFlags, onNote: (note: string) => void): Promise<boolean | OllamaEnricherOptions | undefined> {
+export async function analysisChoice(
+  flags: AnalysisFlags,
+  host: string | undefined,
+  env: Environment,
+  onNote: (note: string) => void,
+): Promise<boolean | OllamaEnricherOptions | undefined> {
   if (!flags.llm) {
     if (flags.model) throw new UsageError('--model names an analysis model: it cannot go with --no-llm');
     return false;
   }
   if (flags.model) return { model: flags.model };
-  if (!llmEnabledByEnvironment()) return false;
-  const model = process.env.OCVECTOR_ANALYSIS_MODEL ?? DEFAULT_ANALYSIS_MODEL;
-  const host = resolveOllamaHost();
-  if (await ollamaHasModel(host, model)) return undefined;
-  onNote(`no analysis model ${model} at ${host}: syntax-tree analysis only (--model names one; --no-llm skips this check)`);
+  if (!env.llm) return false;
+  const model = env.analysisModel ?? DEFAULT_ANALYSIS_MODEL;
+  const url = resolveOllamaHost(host);
+  if (await ollamaHasModel(url, model)) return env.analysisModel ? { model } : undefined;
+  onNote(`no analysis model ${model} at ${url}: syntax-tree analysis only (--model names one; --no-llm skips this check)`);
   return false;
 }

@@ -14,6 +14,7 @@ import { StoreError } from '../store/database.js';
 import { EXIT } from './exit.js';
 import { configure, parseList, runCommand } from './program.js';
 import { colorEnabled, makeStyle, ProgressBar, type Style } from './terminal.js';
+import { ollamaOptions } from './environment.js';
 
 interface EvalCliOptions {
   db?: string;
@@ -39,13 +40,12 @@ export async function evalMain(argv: readonly string[]): Promise<number> {
 
 async function runEval(files: string[], options: EvalCliOptions): Promise<number> {
   const modes = parseList(options.mode, '--mode', EVAL_MODES) as SearchMode[];
-  if (options.ollamaHost) process.env.OLLAMA_HOST = options.ollamaHost;
   // Every set is read and checked before the index is opened: a typo fails at once.
   const sets = files.map((file) => ({ file: resolve(file), queries: loadEvalSet(resolve(file)) }));
 
   const found = options.db ? { indexDir: resolve(options.db) } : findIndex(process.cwd());
   if (!found) throw new StoreError(`no index at or above ${process.cwd()}: run oc-vector-index first`, 'NOT_FOUND');
-  const searcher = await Searcher.open({ indexDir: found.indexDir });
+  const searcher = await Searcher.open({ indexDir: found.indexDir, ollama: ollamaOptions(options.ollamaHost) });
   const reports: (EvalReport & { set: string })[] = [];
   try {
     for (const { file, queries } of sets) {

@@ -3,6 +3,8 @@
  * on stderr (or a JSON error object on stdout with --json) and a code.
  */
 import { CommanderError } from 'commander';
+import { OcvectorError } from '../errors.js';
+import { readEnvironment } from './environment.js';
 import { StoreError } from '../store/database.js';
 import { SearchError } from '../search/searcher.js';
 import { EmbedderError } from '../vector/embedder.js';
@@ -19,8 +21,12 @@ export const EXIT = {
 } as const;
 
 /** A usage error found after commander's own parsing (a bad -k, an unknown language). */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
+export class UsageError extends OcvectorError<'USAGE'> {
+  override name = 'UsageError';
+
+  constructor(message: string) {
+    super(message, 'USAGE');
+  }
 }
 
 /** Help or the version was printed: nothing failed. */
@@ -38,7 +44,7 @@ export function exitCodeFor(error: unknown): number {
 }
 
 export function isAbort(error: unknown): boolean {
-  return (error as { name?: string })?.name === 'AbortError' || (error instanceof EmbedderError && error.code === 'aborted');
+  return (error as { name?: string })?.name === 'AbortError' || (error instanceof EmbedderError && error.code === 'ABORTED');
 }
 
 /** A one-line description for stderr: our errors' messages are written to be read as they are. */
@@ -56,6 +62,6 @@ export function reportError(program: string, error: unknown, json: boolean): num
     process.stdout.write(`${JSON.stringify({ error: { kind, message } })}\n`);
   }
   process.stderr.write(`${program}: ${message}\n`);
-  if (process.env.OCVECTOR_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  if (readEnvironment().debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   return code;
 }

@@ -20,6 +20,7 @@ import { IndexReporter, mergeSummaries, renderRunReport } from './index-report.j
 import { renderDryRun, renderStatus } from './plan-report.js';
 import { colorEnabled, formatDuration, makeStyle } from './terminal.js';
 import { configure, parseInteger, runCommand } from './program.js';
+import { ollamaOptions, readEnvironment } from './environment.js';
 
 interface IndexCliOptions {
   db?: string;
@@ -69,8 +70,9 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
   if (exclusive.length > 1) throw new UsageError(`${exclusive.join(' and ')} cannot be used together`);
   if (options.watch && options.json) throw new UsageError('--watch and --json cannot be used together');
   const threads = options.threads === undefined ? undefined : parseInteger(options.threads, '--threads', 1, 256);
+  const env = readEnvironment();
   // One host for everything that talks to Ollama: analysis, embeddings, the model probe.
-  if (options.ollamaHost) process.env.OLLAMA_HOST = options.ollamaHost;
+  const ollama = ollamaOptions(options.ollamaHost, env);
 
   if (options.status) {
     const found = options.db ? { indexDir: resolve(options.db) } : findIndex(paths[0] ?? '.');
@@ -89,14 +91,15 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const llm = await analysisChoice(options, (note) => {
+    const llm = await analysisChoice(options, ollama.host, env, (note) => {
       if (!options.quiet && !options.json) process.stderr.write(`note: ${note}\n`);
     });
     const common: Omit<IndexerOptions, 'path'> = {
       root,
       indexDir: options.db ? resolve(options.db) : defaultIndexDir(root),
-      ...defined('embedder', embedderChoice(options)),
+      ...defined('embedder', embedderChoice(options) ?? env.embedder),
       ...defined('llm', llm),
+      ollama,
       ...(threads ? { threads } : {}),
       ...(options.since ? { since: options.since } : {}),
       ...(options.rebuild ? { rebuild: true } : {}),

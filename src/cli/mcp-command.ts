@@ -10,7 +10,9 @@ import { defaultIndexDir, findRoot } from '../files/root.js';
 import { createCodebaseMcpServer } from '../mcp/server.js';
 import { findIndex } from '../search/find-index.js';
 import { DEFAULT_TOOL_BUDGET } from '../tool/budget.js';
+import type { IndexerOptions } from '../indexing/indexer.js';
 import { analysisChoice } from './analysis-choice.js';
+import { ollamaOptions, readEnvironment } from './environment.js';
 import { EXIT } from './exit.js';
 import { configure, parseInteger, runCommand, VERSION } from './program.js';
 
@@ -47,16 +49,17 @@ async function serve(rootArgument: string | undefined, options: McpCliOptions): 
   // Only the protocol may reach stdout: anything a dependency prints goes to stderr.
   console.log = console.info = console.debug = (...parts: unknown[]) => console.error(...parts);
   const maxOutputChars = parseInteger(options.maxOutput, '--max-output', 1_000, 10_000_000);
-  if (options.ollamaHost) process.env.OLLAMA_HOST = options.ollamaHost;
+  const env = readEnvironment();
+  const ollama = ollamaOptions(options.ollamaHost, env);
 
   const root = rootArgument ? findRoot(resolve(rootArgument)) : (findIndex(process.cwd())?.root ?? findRoot(process.cwd()));
   const indexDir = options.db ? resolve(options.db) : defaultIndexDir(root);
-  const llm = await analysisChoice(options, (note) => log(note));
+  const llm = await analysisChoice(options, ollama.host, env, (note) => log(note));
   const server = createCodebaseMcpServer({
     root,
     indexDir,
-    indexer: { ...(llm === undefined ? {} : { llm }), ...(options.embedder ? { embedder: options.embedder === 'ollama' ? {} : options.embedder } : {}) },
-    search: { budget: { maxOutputChars } },
+    indexer: { ...(llm === undefined ? {} : { llm }), ...embedderOption(options.embedder ?? env.embedder), ollama },
+    search: { budget: { maxOutputChars }, searcherOptions: { ollama } },
     version: VERSION,
     onLog: log,
   });
@@ -73,4 +76,9 @@ async function serve(rootArgument: string | undefined, options: McpCliOptions): 
   await closed;
   await server.close();
   return EXIT.OK;
+}
+
+/** The embedder named by --embedder or OCVECTOR_EMBEDDER, for when reindex creates the index. */
+function embedderOption(kind: McpCliOptions['embedder']): Pick<IndexerOptions, 'embedder'> {
+  return kind ? { embedder: kind === 'ollama' ? {} : kind } : {};
 }

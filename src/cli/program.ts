@@ -1,6 +1,8 @@
 /** What the CLIs share: commander set up to report usage errors our way, and option parsing. */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { setNativeAddonPath } from '../native/addon.js';
+import { readEnvironment } from './environment.js';
 import { HelpShown, reportError, UsageError } from './exit.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -32,6 +34,7 @@ export async function runCommand<Options>(program: Command, argv: readonly strin
   const hasJson = program.options.some((option) => option.long === '--json');
   // Before parsing succeeds, a usage error still honours --json if it was typed.
   let json = hasJson && argv.includes('--json');
+  setNativeAddonPath(readEnvironment().nativePath);
   try {
     await program.parseAsync(argv, { from: 'user' });
     const options = program.opts<Options & { json?: boolean }>();

@@ -14,6 +14,7 @@ import { StoreError } from '../store/database.js';
 import { EXIT } from './exit.js';
 import { configure, parseInteger, parseList, runCommand } from './program.js';
 import { colorEnabled, formatDuration, makeStyle, type Style } from './terminal.js';
+import { ollamaOptions } from './environment.js';
 
 interface SearchCliOptions {
   limit: string;
@@ -54,11 +55,10 @@ async function runSearch(query: string, options: SearchCliOptions): Promise<numb
   const snippetLines = parseInteger(options.snippetLines, '--snippet-lines', 1, 1_000);
   const language = options.lang ? parseList(options.lang, '--lang', LANGUAGES, canonicalLanguage) : undefined;
   const type = options.type ? parseList(options.type, '--type', ELEMENT_TYPES) : undefined;
-  if (options.ollamaHost) process.env.OLLAMA_HOST = options.ollamaHost;
 
   const found = options.db ? { indexDir: resolve(options.db) } : findIndex(process.cwd());
   if (!found) throw new StoreError(`no index at or above ${process.cwd()}: run oc-vector-index first (e.g. oc-vector-index .)`, 'NOT_FOUND');
-  const searcher = await Searcher.open({ indexDir: found.indexDir });
+  const searcher = await Searcher.open({ indexDir: found.indexDir, ollama: ollamaOptions(options.ollamaHost) });
   let response: SearchResponse;
   try {
     response = await searcher.search(query, {

@@ -14,6 +14,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { OcvectorError } from '../errors.js';
 
 export const BENCHMARK_DEPTH = 10;
 
@@ -45,8 +46,12 @@ export interface BenchmarkHit {
   endLine: number;
 }
 
-export class BenchmarkDataError extends Error {
-  override readonly name = 'BenchmarkDataError';
+export class BenchmarkDataError extends OcvectorError<'BAD_BENCHMARK_DATA'> {
+  override name = 'BenchmarkDataError';
+
+  constructor(message: string) {
+    super(message, 'BAD_BENCHMARK_DATA');
+  }
 }
 
 /** repos.json: every repository with its pinned revision and benchmark root. */

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
+import { OcvectorError } from '../errors.js';
 
 export interface ExpectedElement {
   /** Root-relative, forward slashes. */
@@ -26,8 +27,12 @@ export interface EvalQuery {
   expected_elements?: ExpectedElement[];
 }
 
-export class EvalSetError extends Error {
-  override readonly name = 'EvalSetError';
+export class EvalSetError extends OcvectorError<'BAD_EVAL_SET'> {
+  override name = 'EvalSetError';
+
+  constructor(message: string) {
+    super(message, 'BAD_EVAL_SET');
+  }
 }
 
 const QUERY_SCHEMA = {

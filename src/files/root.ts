@@ -2,8 +2,9 @@
  * Where an index lives: the root of the code it covers (the enclosing git
  * work tree, else the directory given) and its database directory.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, statSync, type Stats } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { OcvectorError } from '../errors.js';
 
 /** The directory, under the root, that holds the database and the FAISS file. */
 export const INDEX_DIR_NAME = '.ocvector';
@@ -16,11 +17,11 @@ export const INDEX_DIR_NAME = '.ocvector';
  */
 export function findRoot(path: string): string {
   const absolute = resolve(path);
-  let info;
+  let info: Stats;
   try {
     info = statSync(absolute);
   } catch {
-    throw new Error(`cannot index ${path}: no such file or directory`);
+    throw new OcvectorError(`cannot index ${path}: no such file or directory`, 'PATH_NOT_FOUND');
   }
   const start = info.isDirectory() ? absolute : dirname(absolute);
   for (let dir = start; ; dir = dirname(dir)) {

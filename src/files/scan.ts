@@ -8,6 +8,7 @@ import type { Dirent } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { defaultExcludeReason, isIgnored, readIgnoreLayer, toPosix, type ExcludeReason, type IgnoreLayer } from './rules.js';
+import { OcvectorError } from '../errors.js';
 
 export interface ScannedFile {
   /** Root-relative, '/'-separated. */
@@ -95,7 +96,7 @@ export async function scanPaths(
   };
   for (const given of new Set(paths.map((p) => resolve(absoluteRoot, p)))) {
     const path = toPosix(relative(absoluteRoot, given));
-    if (path === '' || path.startsWith('..')) throw new Error(`${given} is outside the root ${absoluteRoot}`);
+    if (path === '' || path.startsWith('..')) throw new OcvectorError(`${given} is outside the root ${absoluteRoot}`, 'OUTSIDE_ROOT');
     const parts = path.split('/');
     const layers: IgnoreLayer[] = [];
     let excluded: ExcludeReason | undefined;

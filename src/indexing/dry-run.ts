@@ -46,6 +46,8 @@ export class DryRunTally {
   documentsToEmbed = 0;
   modelCalls = 0;
   skipped = 0;
+  /** Files read and found equal to what is indexed. */
+  sameContent = 0;
   readonly byLanguage: Record<string, DryRunGroup> = {};
   readonly byDirectory: Record<string, DryRunGroup> = {};
 

@@ -48,12 +48,5 @@ export interface IndexSummary {
   durationMs: number;
 }
 
-/** What the last complete run recorded in the index (meta `last_run`). */
-export interface LastRun {
-  finishedAt: string;
-  mode: 'full' | 'paths' | 'since' | 'rebuild';
-  durationMs: number;
-  /** The analysis model asked for, or null when LLM analysis was off. */
-  analysisModel: string | null;
-  modelCalls: number;
-}
+/** What the last complete run recorded in the index (kept by the store's metadata). */
+export type { LastRun } from '../store/meta.js';

@@ -1,10 +1,4 @@
-export { Indexer } from './indexer.js';
-export type { IndexerOptions, RunOptions } from './indexer.js';
-export type { IndexEvent, IndexSummary, FileChange } from './events.js';
-export { watchIndex } from './watch.js';
-export type { IndexWatcher, WatchOptions } from './watch.js';
-export type { LastRun } from './events.js';
-export { indexStatus } from './status.js';
-export type { IndexStatus, StatusOptions } from './status.js';
+/** The indexing layer's internal exports (its public ones are in src/index.ts). */
 export { DRY_RUN_ASSUMPTIONS } from './dry-run.js';
-export type { DryRunReport, DryRunGroup } from './dry-run.js';
+export { eachConcurrently, IndexRun } from './index-run.js';
+export type { FileOutcome, IndexRunParts } from './index-run.js';

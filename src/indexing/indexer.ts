@@ -17,25 +17,28 @@
 import { readFile, stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../analysis/content.js';
-import { llmEnabledByEnvironment } from '../analysis/create.js';
+import type { Enricher } from '../analysis/analyzer.js';
 import { OllamaEnricher, type OllamaEnricherOptions } from '../analysis/llm/ollama-enricher.js';
-import { AnalysisPool } from '../analysis/pool.js';
+import { AnalysisPool, type FileAnalyzer } from '../analysis/pool.js';
 import { isSkipped, type AnalysisResult, type CodeFile, type SkippedFile } from '../analysis/types.js';
 import { defaultIndexDir, findRoot } from '../files/root.js';
 import { gitChangesSince } from '../files/git.js';
 import { contentHash } from '../files/hash.js';
 import { isInside, scanPaths, scanRoot, type ExcludedFile, type ScannedFile } from '../files/scan.js';
 import { prepareDirectory, StoreError } from '../store/database.js';
-import { IndexStore, type EmbedderRecord, type FileRow } from '../store/store.js';
+import { IndexStore, UNTRUSTED_MTIME, type EmbedderRecord, type FileRow } from '../store/store.js';
 import { WriteLock } from '../store/lock.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
-import { BuiltinEmbedder } from '../vector/builtin-embedder.js';
 import { chooseEmbedder, isOutdatedBuiltin, type EmbedderChoice } from '../vector/choose.js';
-import { buildDocuments, type ElementDocument } from '../vector/document.js';
+import { buildDocuments } from '../vector/document.js';
 import type { Embedder } from '../vector/embedder.js';
+import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import { DryRunTally, estimateRun, type DryRunReport } from './dry-run.js';
 import { EmbeddingQueue } from './embedding-queue.js';
-import type { FileChange, IndexEvent, IndexSummary, LastRun } from './events.js';
+import { eachConcurrently, IndexRun, type FileOutcome } from './index-run.js';
+import type { LastRun } from '../store/meta.js';
+import type { IndexEvent, IndexSummary } from './events.js';
+import { OcvectorError } from '../errors.js';
 
 export interface IndexerOptions {
   /** A file or directory; the root (enclosing git work tree, else this directory) is found from it. */
@@ -46,8 +49,24 @@ export interface IndexerOptions {
   indexDir?: string;
   /** Default: the index's own embedder; for a new index Ollama when it answers, else the built-in one. */
   embedder?: EmbedderChoice;
-  /** LLM analysis: false (syntax tree only), true, or Ollama options. Default on unless OCVECTOR_LLM=off. */
+  /** LLM analysis: false (syntax tree only), true, or Ollama options. Default true. */
   llm?: boolean | OllamaEnricherOptions;
+  /**
+   * What to ask of Ollama when an embedder is made from a name ('auto',
+   * 'ollama', the index's recorded one): host, model, timeouts. Its host is
+   * also the analysis model's, unless `llm` names one.
+   */
+  ollama?: OllamaEmbedderOptions;
+  /**
+   * The enricher to use instead of the Ollama one `llm` describes (then
+   * `llm` is not read). It keeps its own cache of answers.
+   */
+  enricher?: Enricher;
+  /**
+   * Analyses files instead of the indexer's own pool of worker threads
+   * (then `threads` and `limits` are not read). The caller closes it.
+   */
+  analyzer?: FileAnalyzer;
   /** Forget every file and element first (keeps the caches): needed to change embedder. */
   rebuild?: boolean;
   /** Only files git reports changed since this revision (plus untracked ones). */
@@ -73,21 +92,30 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
-/** Files written per transaction. */
-const FILES_PER_COMMIT = 64;
+/** What an Indexer does when its options leave something out. */
+export const INDEXER_DEFAULTS = {
+  llm: true,
+  /** Fail at once when another indexer holds the index. */
+  lockWaitMs: 0,
+  /** Documents per embedding request to a server: enough to amortise its round trip. */
+  embeddingBatchSize: 32,
+  /** Documents per call to an in-process embedder, which has no round trip. */
+  inProcessEmbeddingBatchSize: 256,
+  /** Embedding requests in flight. */
+  embeddingConcurrency: 2,
+} as const;
+
 /** A file modified this close to being read may change again within the same mtime tick. */
 const RACY_WINDOW_MS = 1_000;
 
-interface FileOutcome {
-  scanned: ScannedFile;
-  row: FileRow | undefined;
-  change: FileChange | 'unchanged' | 'skipped' | 'failed';
-  hash: string | null;
-  language: string | null;
-  error: string | null;
-  documents: ElementDocument[];
-  vectors: Map<string, Float32Array>;
-  mtimeMs: number;
+/** What a dry run reads from and adds to, per file. */
+interface DryRunContext {
+  store: IndexStore | undefined;
+  known: Map<string, FileRow>;
+  embedderId: string;
+  enricher: Enricher | undefined;
+  analyzer: FileAnalyzer;
+  tally: DryRunTally;
 }
 
 export class Indexer {
@@ -100,7 +128,7 @@ export class Indexer {
   constructor(options: IndexerOptions) {
     this.#options = options;
     this.root = options.root ? resolve(options.root) : findRoot(options.path);
-    if (!isInside(this.root, options.path)) throw new Error(`${resolve(options.path)} is outside the root ${this.root}`);
+    if (!isInside(this.root, options.path)) throw new OcvectorError(`${resolve(options.path)} is outside the root ${this.root}`, 'OUTSIDE_ROOT');
     this.indexDir = resolve(options.indexDir ?? defaultIndexDir(this.root));
     this.#limits = { ...DEFAULT_CONTENT_LIMITS, ...options.limits };
     this.#emit = options.onEvent ?? (() => {});
@@ -123,122 +151,53 @@ export class Indexer {
     return { ...runOptions, ...(singleFile ? { paths: [given] } : {}), ...(since !== undefined ? { since } : {}), ...(rebuild !== undefined ? { rebuild } : {}) };
   }
 
-  async #run(run: RunOptions): Promise<IndexSummary> {
+  async #run(options: RunOptions): Promise<IndexSummary> {
     const started = performance.now();
-    const signal = anySignal(this.#options.signal, run.signal);
+    const signal = anySignal(this.#options.signal, options.signal);
     signal?.throwIfAborted();
     prepareDirectory(this.indexDir);
-    const lock = await WriteLock.acquire(this.indexDir, { waitMs: this.#options.lockWaitMs ?? 0, ...(signal ? { signal } : {}) });
+    const lock = await WriteLock.acquire(this.indexDir, { waitMs: this.#options.lockWaitMs ?? INDEXER_DEFAULTS.lockWaitMs, ...(signal ? { signal } : {}) });
     let store: IndexStore | undefined;
     let pool: AnalysisPool | undefined;
     try {
-      store = IndexStore.open(this.indexDir);
-      const recorded = store.embedder;
-      const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id);
-      const rebuild = startsAfresh(run, recorded, embedder);
-      await embedder.init({ ...(signal ? { signal } : {}), ...(recorded?.id === embedder.id && !rebuild ? { dimension: recorded.dimension } : {}) });
-      const record: EmbedderRecord = { id: embedder.id, dimension: embedder.dimension };
-      if (rebuild) store.reset(record);
-      else store.claimEmbedder(record);
-      const mode = rebuild ? 'rebuild' : run.paths ? 'paths' : run.since ? 'since' : 'full';
+      const opened = (store = IndexStore.open(this.indexDir));
+      const { embedder, mode } = await this.#prepareEmbedder(opened, options, signal);
       this.#emit({ type: 'run-start', root: this.root, indexDir: this.indexDir, embedder: embedder.id, mode });
 
-      const rootId = store.rootId(this.root);
-      const known = store.files(rootId);
-      const plan = await this.#plan(run, known, signal);
+      const rootId = opened.rootId(this.root);
+      const known = opened.files(rootId);
+      const plan = await this.#plan(options, known, signal);
       const summary = newSummary(this.root, this.indexDir, embedder.id, plan.scanned.length);
       const candidates = plan.scanned.filter((file) => !unchangedByStat(known.get(file.path), file));
       summary.files.unchanged += plan.scanned.length - candidates.length;
       this.#emit({ type: 'scan-done', files: plan.scanned.length, candidates: candidates.length, deleted: plan.deleted.length, excluded: plan.excluded });
 
-      const generation = store.generation + 1;
-      let wrote = false;
-      const beginWrite = () => {
-        if (!wrote) store!.setMeta('generation', generation);
-        wrote = true;
-      };
-
       const embedCallsBefore = embedder.calls;
       const queue = new EmbeddingQueue(embedder, {
         ...this.#embeddingBatching(embedder),
         ...(signal ? { signal } : {}),
-        lookup: (hash) => store!.getEmbedding(embedder.id, hash),
+        lookup: (hash) => opened.getEmbedding(embedder.id, hash),
       });
-      const enricher = this.#enricherFor(store, signal);
-      pool = candidates.length > 0 ? this.#newPool() : undefined;
+      const enricher = this.#enricherFor(opened, signal);
+      pool = this.#options.analyzer || candidates.length === 0 ? undefined : this.#newPool();
+      const analyzer = this.#options.analyzer ?? pool;
+      const run = new IndexRun({ store: opened, embedder, rootId, known, summary, signal, queue, enricher, analyzer, emit: this.#emit });
 
-      // Files are written in batches, one transaction each.
-      let batch: FileOutcome[] = [];
-      const commit = () => {
-        const outcomes = batch;
-        batch = [];
-        this.#commit(store!, rootId, generation, embedder, outcomes, summary, beginWrite);
-      };
-
-      let done = 0;
-      let stopped: unknown;
-      const next = { index: 0 };
-      const worker = async () => {
-        while (next.index < candidates.length && stopped === undefined) {
-          if (signal?.aborted) {
-            stopped ??= signal.reason;
-            return;
-          }
-          const scanned = candidates[next.index++]!;
-          try {
-            const row = known.get(scanned.path);
-            // Documents the file already has keep their vectors: only new ones need one.
-            const live = () => new Set(row ? store!.elementsOfFile(row.id).map((element) => element.documentHash) : []);
-            const outcome = await this.#processFile(scanned, row, pool!, enricher, queue, live);
-            batch.push(outcome);
-            if (batch.length >= FILES_PER_COMMIT) commit();
-          } catch (error) {
-            stopped ??= error;
-            return;
-          }
-          this.#emit({ type: 'progress', done: ++done, total: candidates.length });
-        }
-      };
-      // Files in flight: enough to keep the analysis threads busy, and, with a
-      // model server, enough that analysis runs ahead while earlier files wait for their vectors.
-      const analysing = Math.max(4, (pool?.threads ?? 1) * 4);
-      const width = embedder instanceof BuiltinEmbedder ? analysing : Math.max(analysing, 64);
-      await Promise.all(Array.from({ length: Math.min(width, candidates.length) }, worker));
-      commit();
-
-      if (stopped === undefined && !signal?.aborted) {
-        this.#removeDeleted(store, rootId, plan.deleted, generation, summary, beginWrite, known);
-      }
+      const stopped = await this.#indexFiles(run, candidates);
+      if (stopped === undefined && !signal?.aborted) run.removeDeleted(plan.deleted);
       queue.close();
       summary.embeddings = { computed: queue.computed, cached: queue.cached };
       summary.calls = { embedding: embedder.calls - embedCallsBefore, model: enricher?.calls ?? 0 };
-      summary.generation = store.generation;
-      summary.elements.total = store.elementCount;
-
-      // The FAISS file: loaded, brought level and rewritten only when a checkpoint is due.
-      const vectorOptions = this.#options.vectorIndex ?? {};
-      if (VectorIndex.checkpointDue(store, vectorOptions)) {
-        const onVectorEvent = (event: VectorIndexEvent) => this.#emit({ type: 'vector-index', event });
-        const opened = await VectorIndex.open(store, record, vectorOptions, onVectorEvent);
-        const written = await opened.checkpoint(store, record, onVectorEvent);
-        written.close();
-        summary.index.written = true;
-      }
-      if (wrote) store.pruneEmbeddings();
-      summary.index.description = store.getMeta('index_description') ?? 'Flat';
-      summary.index.vectors = store.elementCount;
+      await this.#finish(run);
       summary.durationMs = performance.now() - started;
-      if (stopped === undefined && !signal?.aborted) {
-        // For `--status`: when the index was last brought up to date, and with which models.
-        const lastRun: LastRun = { finishedAt: new Date().toISOString(), mode, durationMs: Math.round(summary.durationMs), analysisModel: enricher?.model ?? null, modelCalls: summary.calls.model };
-        store.setMeta('last_run', JSON.stringify(lastRun));
-      }
 
       if (stopped !== undefined || signal?.aborted) {
         const reason = stopped ?? signal?.reason;
         if (signal?.aborted) this.#emit({ type: 'run-aborted', reason: String((reason as Error)?.message ?? reason) });
         throw reason;
       }
+      // For `--status`: when the index was last brought up to date, and with which models.
+      opened.meta.lastRun = { finishedAt: new Date().toISOString(), mode, durationMs: Math.round(summary.durationMs), analysisModel: enricher?.model ?? null, modelCalls: summary.calls.model };
       this.#emit({ type: 'run-done', summary });
       return summary;
     } finally {
@@ -246,6 +205,58 @@ export class Indexer {
       store?.close();
       lock.release();
     }
+  }
+
+  /** The run's embedder, initialised, with the index reset for it or checked against it. */
+  async #prepareEmbedder(store: IndexStore, options: RunOptions, signal: AbortSignal | undefined): Promise<{ embedder: Embedder; mode: LastRun['mode'] }> {
+    const recorded = store.embedder;
+    const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id, this.#options.ollama);
+    const rebuild = startsAfresh(options, recorded, embedder);
+    await embedder.init({ ...(signal ? { signal } : {}), ...(recorded?.id === embedder.id && !rebuild ? { dimension: recorded.dimension } : {}) });
+    const record: EmbedderRecord = { id: embedder.id, dimension: embedder.dimension };
+    if (rebuild) store.reset(record);
+    else store.claimEmbedder(record);
+    return { embedder, mode: rebuild ? 'rebuild' : options.paths ? 'paths' : options.since ? 'since' : 'full' };
+  }
+
+  /**
+   * Reads, analyses and embeds the files, several at a time, and commits
+   * them in batches (those done so far also when the run stops). Returns why
+   * it stopped early, if it did.
+   */
+  async #indexFiles(run: IndexRun, candidates: readonly ScannedFile[]): Promise<unknown> {
+    let done = 0;
+    const width = filesInFlight(run.analyzer, !run.embedder.inProcess);
+    const stopped = await eachConcurrently(
+      candidates,
+      width,
+      async (scanned) => {
+        run.add(await this.#processFile(run, scanned));
+        this.#emit({ type: 'progress', done: ++done, total: candidates.length });
+      },
+      run.signal,
+    );
+    run.flush();
+    return stopped;
+  }
+
+  /** The summary's totals, and the FAISS file: loaded, brought level and rewritten only when a checkpoint is due. */
+  async #finish(run: IndexRun): Promise<void> {
+    const { store, summary, embedder } = run;
+    summary.generation = store.generation;
+    summary.elements.total = store.elementCount;
+    const vectorOptions = this.#options.vectorIndex ?? {};
+    if (VectorIndex.checkpointDue(store, vectorOptions)) {
+      const record: EmbedderRecord = { id: embedder.id, dimension: embedder.dimension };
+      const onVectorEvent = (event: VectorIndexEvent) => this.#emit({ type: 'vector-index', event });
+      const opened = await VectorIndex.open(store, record, vectorOptions, onVectorEvent);
+      const written = await opened.checkpoint(store, record, onVectorEvent);
+      written.close();
+      summary.index.written = true;
+    }
+    if (run.wrote) store.pruneEmbeddings();
+    summary.index.description = store.meta.indexDescription;
+    summary.index.vectors = store.elementCount;
   }
 
   /**
@@ -257,16 +268,11 @@ export class Indexer {
     const started = performance.now();
     const run = await this.#resolveRun(runOptions);
     const signal = anySignal(this.#options.signal, run.signal);
-    let store: IndexStore | undefined;
-    try {
-      store = IndexStore.open(this.indexDir, { readonly: true });
-    } catch (error) {
-      if (!(error instanceof StoreError && error.code === 'NOT_FOUND')) throw error;
-    }
+    const store = openIfPresent(this.indexDir);
     let pool: AnalysisPool | undefined;
     try {
       const recorded = run.rebuild ? undefined : store?.embedder;
-      const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id);
+      const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id, this.#options.ollama);
       const rebuild = startsAfresh(run, recorded, embedder);
       // Looked up, not recorded: a dry run writes nothing (the store is open read-only).
       const rootId = store && !rebuild ? [...store.roots()].find(([, path]) => path === this.root)?.[0] : undefined;
@@ -275,45 +281,13 @@ export class Indexer {
       const candidates = plan.scanned.filter((file) => !unchangedByStat(known.get(file.path), file));
       const enricher = this.#enricherFor(store, signal);
       const tally = new DryRunTally();
-      let sameContent = 0;
       const analysisStarted = performance.now();
-      pool = candidates.length > 0 ? this.#newPool() : undefined;
-      const next = { index: 0 };
-      const worker = async () => {
-        while (next.index < candidates.length) {
-          signal?.throwIfAborted();
-          const scanned = candidates[next.index++]!;
-          if (scanned.size > this.#limits.maxBytes) {
-            tally.skipped++;
-            continue;
-          }
-          let bytes: Buffer;
-          try {
-            bytes = await readFile(scanned.absolutePath);
-          } catch {
-            tally.skipped++;
-            continue;
-          }
-          const row = known.get(scanned.path);
-          if (row && row.status !== 'failed' && row.hash === contentHash(bytes)) {
-            sameContent++;
-            continue;
-          }
-          const result = await pool!.analyzeBytes(scanned.path, bytes).catch(() => undefined);
-          if (!result || isSkipped(result)) {
-            tally.skipped++;
-            continue;
-          }
-          const text = bytes.toString('utf8');
-          const live = new Set(row && store ? store.elementsOfFile(row.id).map((element) => element.documentHash) : []);
-          const documents = buildDocuments(result, text.split('\n'));
-          const toEmbed = new Set(documents.filter((d) => !live.has(d.hash) && !store?.getEmbedding(embedder.id, d.hash)).map((d) => d.hash)).size;
-          const modelCalls = enricher && result.source === 'ast' ? await enricher.plannedCalls(result, text) : 0;
-          tally.add(result, documents.length, toEmbed, modelCalls);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(Math.max(4, (pool?.threads ?? 1) * 4), candidates.length) }, worker));
-      const builtin = embedder instanceof BuiltinEmbedder;
+      pool = this.#options.analyzer || candidates.length === 0 ? undefined : this.#newPool();
+      const analyzer = this.#options.analyzer ?? pool;
+      const context = { store, known, embedderId: embedder.id, enricher, analyzer: analyzer!, tally };
+      const stopped = await eachConcurrently(candidates, filesInFlight(analyzer, false), (scanned) => this.#tallyFile(scanned, context), signal);
+      if (stopped !== undefined) throw stopped;
+      const builtin = embedder.inProcess === true;
       const { estimate, embeddingCalls } = estimateRun(tally, performance.now() - analysisStarted, { builtin, ...this.#embeddingBatching(embedder) });
       return {
         root: this.root,
@@ -322,8 +296,8 @@ export class Indexer {
         analysisModel: enricher?.model ?? null,
         files: {
           scanned: plan.scanned.length,
-          unchanged: plan.scanned.length - candidates.length + sameContent,
-          toIndex: candidates.length - sameContent - tally.skipped,
+          unchanged: plan.scanned.length - candidates.length + tally.sameContent,
+          toIndex: candidates.length - tally.sameContent - tally.skipped,
           toRemove: plan.deleted.length,
           excluded: plan.excluded,
           skipped: tally.skipped,
@@ -342,20 +316,61 @@ export class Indexer {
     }
   }
 
+  /** A dry run's look at one file: read, hashed and parsed, never embedded or sent to a model. */
+  async #tallyFile(scanned: ScannedFile, { store, known, embedderId, enricher, analyzer, tally }: DryRunContext): Promise<void> {
+    if (scanned.size > this.#limits.maxBytes) {
+      tally.skipped++;
+      return;
+    }
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(scanned.absolutePath);
+    } catch {
+      tally.skipped++;
+      return;
+    }
+    const row = known.get(scanned.path);
+    if (row && row.status !== 'failed' && row.hash === contentHash(bytes)) {
+      tally.sameContent++;
+      return;
+    }
+    const result = await analyzer.analyzeBytes(scanned.path, bytes).catch(() => undefined);
+    if (!result || isSkipped(result)) {
+      tally.skipped++;
+      return;
+    }
+    const text = bytes.toString('utf8');
+    const live = new Set(row && store ? store.elementsOfFile(row.id).map((element) => element.documentHash) : []);
+    const documents = buildDocuments(result, text.split('\n'));
+    const toEmbed = new Set(documents.filter((d) => !live.has(d.hash) && !store?.getEmbedding(embedderId, d.hash)).map((d) => d.hash)).size;
+    const modelCalls = enricher && result.source === 'ast' ? await enricher.plannedCalls(result, text) : 0;
+    tally.add(result, documents.length, toEmbed, modelCalls);
+  }
+
   #newPool(): AnalysisPool {
     return new AnalysisPool({ ...(this.#options.threads ? { threads: this.#options.threads } : {}), limits: this.#limits, onEvent: (event) => this.#emit({ type: 'analysis', event }) });
   }
 
   /** Documents per embedding request (the built-in embedder has no round trip to amortise), and requests in flight. */
   #embeddingBatching(embedder: Embedder): { batchSize: number; concurrency: number } {
-    return { batchSize: this.#options.embeddingBatchSize ?? (embedder instanceof BuiltinEmbedder ? 256 : 32), concurrency: this.#options.embeddingConcurrency ?? 2 };
+    const d = INDEXER_DEFAULTS;
+    return {
+      batchSize: this.#options.embeddingBatchSize ?? (embedder.inProcess ? d.inProcessEmbeddingBatchSize : d.embeddingBatchSize),
+      concurrency: this.#options.embeddingConcurrency ?? d.embeddingConcurrency,
+    };
   }
 
-  /** The LLM enricher when analysis by a model is on; its answers are cached in the store when there is one. */
-  #enricherFor(store: IndexStore | undefined, signal: AbortSignal | undefined): OllamaEnricher | undefined {
-    const llm = this.#options.llm ?? llmEnabledByEnvironment();
+  /**
+   * The enricher given, or an Ollama one when analysis by a model is on: its
+   * answers are cached in the store when there is one.
+   */
+  #enricherFor(store: IndexStore | undefined, signal: AbortSignal | undefined): Enricher | undefined {
+    if (this.#options.enricher) return this.#options.enricher;
+    const llm = this.#options.llm ?? INDEXER_DEFAULTS.llm;
     if (llm === false) return undefined;
+    const host = this.#options.ollama?.host;
     return new OllamaEnricher({
+      ...(host ? { host } : {}),
       ...(llm === true ? {} : llm),
       ...(store ? { cache: store.analysisCache() } : {}),
       ...(signal ? { signal } : {}),
@@ -392,14 +407,8 @@ export class Indexer {
     return { scanned, deleted: [...known.keys()].filter((path) => inScope(path) && !seen.has(path)), excluded };
   }
 
-  async #processFile(
-    scanned: ScannedFile,
-    row: FileRow | undefined,
-    pool: AnalysisPool,
-    enricher: OllamaEnricher | undefined,
-    queue: EmbeddingQueue,
-    liveHashes: () => Set<string>,
-  ): Promise<FileOutcome> {
+  async #processFile(run: IndexRun, scanned: ScannedFile): Promise<FileOutcome> {
+    const row = run.known.get(scanned.path);
     const outcome: FileOutcome = { scanned, row, change: row ? 'changed' : 'added', hash: null, language: null, error: null, documents: [], vectors: new Map(), mtimeMs: scanned.mtimeMs };
     if (scanned.size > this.#limits.maxBytes) {
       return this.#skipped(outcome, { path: scanned.path, skipped: 'too-large', detail: `${scanned.size} bytes, over the limit of ${this.#limits.maxBytes}` });
@@ -410,7 +419,7 @@ export class Indexer {
     } catch (error) {
       return this.#failed(outcome, `cannot read the file: ${(error as Error).message}`);
     }
-    if (Date.now() - scanned.mtimeMs < RACY_WINDOW_MS) outcome.mtimeMs = -1; // re-hash next time
+    if (Date.now() - scanned.mtimeMs < RACY_WINDOW_MS) outcome.mtimeMs = UNTRUSTED_MTIME; // re-hash next time
     outcome.hash = contentHash(bytes);
     if (row && row.hash === outcome.hash && row.status !== 'failed') {
       outcome.change = 'unchanged';
@@ -418,18 +427,19 @@ export class Indexer {
     }
     let result: AnalysisResult;
     try {
-      result = await pool.analyzeBytes(scanned.path, bytes);
+      result = await run.analyzer!.analyzeBytes(scanned.path, bytes);
     } catch (error) {
       return this.#failed(outcome, `analysis failed: ${(error as Error).message}`);
     }
     if (isSkipped(result)) return this.#skipped(outcome, result);
     const text = bytes.toString('utf8');
     let file: CodeFile = result;
-    if (enricher && file.source === 'ast') file = await enricher.enrich(file, text);
+    if (run.enricher && file.source === 'ast') file = await run.enricher.enrich(file, text);
     outcome.language = file.language;
     outcome.documents = buildDocuments(file, text.split('\n'));
-    const live = liveHashes();
-    outcome.vectors = await queue.vectorsFor(outcome.documents.filter((document) => !live.has(document.hash)));
+    // Documents the file already has keep their vectors: only new ones need one.
+    const live = run.liveHashes(row);
+    outcome.vectors = await run.queue.vectorsFor(outcome.documents.filter((document) => !live.has(document.hash)));
     return outcome;
   }
 
@@ -445,72 +455,6 @@ export class Indexer {
     outcome.error = error;
     this.#emit({ type: 'file-failed', path: outcome.scanned.path, error });
     return outcome;
-  }
-
-  #commit(
-    store: IndexStore,
-    rootId: number,
-    generation: number,
-    embedder: Embedder,
-    outcomes: FileOutcome[],
-    summary: IndexSummary,
-    beginWrite: () => void,
-  ): void {
-    if (outcomes.length === 0) return;
-    const events: IndexEvent[] = [];
-    store.transaction(() => {
-      for (const outcome of outcomes) {
-        const { scanned, row } = outcome;
-        if (outcome.change === 'unchanged') {
-          store.touchFile(row!.id, scanned.size, outcome.mtimeMs);
-          summary.files.unchanged++;
-          events.push({ type: 'file-unchanged', path: scanned.path });
-          continue;
-        }
-        beginWrite();
-        const status = outcome.change === 'skipped' ? 'skipped' : outcome.change === 'failed' ? 'failed' : 'indexed';
-        // A failed file keeps no hash, so the next run tries it again.
-        const update = { path: scanned.path, language: outcome.language, size: scanned.size, mtimeMs: outcome.mtimeMs, hash: status === 'failed' ? null : outcome.hash, status, error: outcome.error } as const;
-        const written = store.writeFile(rootId, update, outcome.documents, generation);
-        for (const { document } of written.added) {
-          // Absent only for a hash the file already had (a second copy of a document): its vector is stored.
-          const vector = outcome.vectors.get(document.hash);
-          if (vector) store.putEmbedding(embedder.id, document.hash, vector);
-        }
-        summary.elements.added += written.added.length;
-        summary.elements.removed += written.removed.length;
-        summary.elements.kept += written.kept;
-        if (status === 'skipped') summary.files.skipped++;
-        else if (status === 'failed') summary.files.failed++;
-        else {
-          summary.files[outcome.change as FileChange]++;
-          events.push({ type: 'file-indexed', path: scanned.path, change: outcome.change as FileChange, elements: outcome.documents.length, added: written.added.length, removed: written.removed.length, kept: written.kept, embedded: written.added.length });
-        }
-      }
-    });
-    for (const event of events) this.#emit(event);
-  }
-
-  /** Removes vanished files in one transaction (their vectors leave FAISS at the next checkpoint or open). */
-  #removeDeleted(store: IndexStore, rootId: number, deleted: string[], generation: number, summary: IndexSummary, beginWrite: () => void, known: Map<string, FileRow>): void {
-    if (deleted.length === 0) return;
-    const addedHashes = new Set<string>();
-    for (const row of store.files(rootId).values()) if (row.hash && !known.has(row.path)) addedHashes.add(row.hash);
-    store.transaction(() => {
-      beginWrite();
-      for (const path of deleted) {
-        const row = known.get(path);
-        if (!row) continue;
-        const removed = store.deleteFile(row.id, generation);
-        // The same content under a new path: a rename, already indexed under its new name.
-        if (row.hash && addedHashes.has(row.hash)) {
-          summary.files.added--;
-          summary.files.renamed++;
-        } else summary.files.deleted++;
-        summary.elements.removed += removed.length;
-        this.#emit({ type: 'file-removed', path, removed: removed.length });
-      }
-    });
   }
 }
 
@@ -540,6 +484,26 @@ async function isFile(path: string): Promise<boolean> {
 
 function toRootRelative(root: string, path: string): string {
   return relative(root, resolve(root, path)).split('\\').join('/');
+}
+
+/**
+ * Files in flight: enough to keep the analysis threads busy, and, when
+ * vectors come from a model server, enough that analysis runs ahead while
+ * earlier files wait for theirs.
+ */
+function filesInFlight(analyzer: FileAnalyzer | undefined, waitsForServer: boolean): number {
+  const analysing = Math.max(4, (analyzer?.threads ?? 1) * 4);
+  return waitsForServer ? Math.max(analysing, 64) : analysing;
+}
+
+/** The index for a dry run to compare with, when there is one. */
+function openIfPresent(indexDir: string): IndexStore | undefined {
+  try {
+    return IndexStore.open(indexDir, { readonly: true });
+  } catch (error) {
+    if (!(error instanceof StoreError && error.code === 'NOT_FOUND')) throw error;
+    return undefined;
+  }
 }
 
 function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {

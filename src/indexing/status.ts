@@ -10,7 +10,7 @@ import { scanRoot } from '../files/scan.js';
 import { DATABASE_FILE } from '../store/database.js';
 import { IndexStore } from '../store/store.js';
 import { listVectorFiles } from '../store/vector-file.js';
-import type { LastRun } from './events.js';
+import type { LastRun } from '../store/meta.js';
 
 export interface IndexStatus {
   root: string;
@@ -38,13 +38,8 @@ export interface StatusOptions {
 export async function indexStatus(indexDir: string, options: StatusOptions = {}): Promise<IndexStatus> {
   const store = IndexStore.open(indexDir, { readonly: true });
   try {
-    const db = store.db;
     const root = store.roots().values().next().value ?? indexDir;
-    const files = db
-      .prepare<[], { path: string; language: string | null; size: number; mtimeMs: number; status: 'indexed' | 'skipped' | 'failed'; error: string | null; elements: number }>(
-        'SELECT path, language, size, mtime_ms AS mtimeMs, status, error, element_count AS elements FROM files ORDER BY path',
-      )
-      .all();
+    const files = store.fileSummaries();
     const counts = { indexed: 0, skipped: 0, failed: 0 };
     const languages: IndexStatus['languages'] = {};
     const problems: IndexStatus['problems'] = [];
@@ -75,17 +70,16 @@ export async function indexStatus(indexDir: string, options: StatusOptions = {})
       }
     }
     const vectorFile = listVectorFiles(indexDir).at(-1);
-    const lastRun = store.getMeta('last_run');
     return {
       root,
       indexDir,
       embedder: store.embedder ?? null,
-      lastRun: lastRun ? (JSON.parse(lastRun) as LastRun) : null,
+      lastRun: store.meta.lastRun,
       generation: store.generation,
       files: counts,
       elements: store.elementCount,
       languages,
-      vectorIndex: { description: store.getMeta('index_description') ?? 'Flat', file: vectorFile?.path ?? null, fileGeneration: vectorFile?.generation ?? null },
+      vectorIndex: { description: store.meta.indexDescription, file: vectorFile?.path ?? null, fileGeneration: vectorFile?.generation ?? null },
       stale,
       problems,
       sizeBytes: { database: sizeOf(join(indexDir, DATABASE_FILE)) + sizeOf(join(indexDir, `${DATABASE_FILE}-wal`)), vectors: vectorFile ? sizeOf(vectorFile.path) : 0 },

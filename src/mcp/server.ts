@@ -26,7 +26,7 @@ export interface CodebaseMcpServerOptions {
   /** Default `<root>/.ocvector`. */
   indexDir?: string;
   /** How reindex indexes: the analysis model, the embedder for a new index, threads. */
-  indexer?: Pick<IndexerOptions, 'llm' | 'embedder' | 'threads' | 'limits'>;
+  indexer?: Pick<IndexerOptions, 'llm' | 'embedder' | 'ollama' | 'threads' | 'limits'>;
   /** Size budget and permission callback of codebase_search. */
   search?: Pick<CodebaseSearchToolOptions, 'budget' | 'permission' | 'searcherOptions'>;
   version?: string;
@@ -62,13 +62,59 @@ const validateReindex = new Ajv({ allErrors: true }).compile<{ path?: string }>(
 const PROGRESS_INTERVAL_MS = 250;
 
 export function createCodebaseMcpServer(options: CodebaseMcpServerOptions): CodebaseMcpServer {
-  const root = options.root;
+  const { root } = options;
   const indexDir = options.indexDir ?? join(root, '.ocvector');
-  const log = options.onLog ?? (() => {});
-  const search = new CodebaseSearchTool({ ...options.search, indexDir });
-  let reindexing: Promise<unknown> = Promise.resolve();
+  const context: ServerContext = {
+    root,
+    indexDir,
+    log: options.onLog ?? (() => {}),
+    search: new CodebaseSearchTool({ ...options.search, indexDir }),
+    indexer: options.indexer ?? {},
+    reindexing: Promise.resolve(),
+  };
+  const tools = toolDefinitions(context.search);
+  const handlers: Record<string, ToolHandler> = { [context.search.name]: searchCall, index_status: statusCall, reindex: reindexCall };
 
-  const tools: Tool[] = [
+  const mcp = new McpServer({ name: 'ocvector', version: options.version ?? '0.0.0' }, { capabilities: { tools: {} } });
+  // A line that is not JSON-RPC is dropped by the transport; say so, and serve on.
+  mcp.server.onerror = (error) => context.log(`protocol error: ${error.message}`);
+  mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name, arguments: args = {} } = request.params;
+    const handler = handlers[name];
+    if (!handler) throw protocolError(ErrorCode.InvalidParams, `unknown tool "${name}"; available: ${tools.map((tool) => tool.name).join(', ')}`);
+    const started = performance.now();
+    return handler(context, args, extra, () => `${Math.round(performance.now() - started)} ms`);
+  });
+
+  return {
+    mcp,
+    tools,
+    async close() {
+      await context.reindexing;
+      await context.search.close();
+      await mcp.close();
+    },
+  };
+}
+
+/** What the tool handlers share: where the index is, how to log, the open search tool, the reindex queue. */
+interface ServerContext {
+  readonly root: string;
+  readonly indexDir: string;
+  readonly log: (line: string) => void;
+  readonly search: CodebaseSearchTool;
+  readonly indexer: NonNullable<CodebaseMcpServerOptions['indexer']>;
+  /** The reindex under way: one at a time, a second call waits for the first, then finds little to do. */
+  reindexing: Promise<unknown>;
+}
+
+type RequestExtra = Parameters<Parameters<McpServer['server']['setRequestHandler']>[1]>[1];
+
+type ToolHandler = (context: ServerContext, args: Record<string, unknown>, extra: RequestExtra, took: () => string) => Promise<CallToolResult>;
+
+function toolDefinitions(search: CodebaseSearchTool): Tool[] {
+  return [
     {
       name: search.name,
       title: 'Search the codebase',
@@ -94,67 +140,46 @@ export function createCodebaseMcpServer(options: CodebaseMcpServerOptions): Code
       annotations: { title: 'Update the index', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
   ];
-
-  const mcp = new McpServer({ name: 'ocvector', version: options.version ?? '0.0.0' }, { capabilities: { tools: {} } });
-  // A line that is not JSON-RPC is dropped by the transport; say so, and serve on.
-  mcp.server.onerror = (error) => log(`protocol error: ${error.message}`);
-  mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-  mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name, arguments: args = {} } = request.params;
-    const started = performance.now();
-    const took = () => `${Math.round(performance.now() - started)} ms`;
-    switch (name) {
-      case search.name: {
-        const output = await search.execute(args);
-        log(`${name} ${JSON.stringify(args.query ?? '')}: ${output.error ? `error: ${output.error}` : `${output.results.length} results`} (${took()})`);
-        return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: { ...output }, isError: output.error !== undefined };
-      }
-      case 'index_status': {
-        if (Object.keys(args).length > 0) return toolError(`index_status takes no arguments (got ${Object.keys(args).join(', ')})`);
-        if (!existsSync(join(indexDir, DATABASE_FILE))) return toolError(`there is no index at ${indexDir} yet: call reindex to build it`);
-        const status = await indexStatus(indexDir);
-        log(`${name} (${took()})`);
-        return { content: [{ type: 'text', text: JSON.stringify(status) }], structuredContent: { ...status } };
-      }
-      case 'reindex': {
-        if (!validateReindex(args)) return toolError(`invalid arguments: ${validateReindex.errors?.map((e) => `${e.instancePath.slice(1) || 'arguments'} ${e.message}`).join('; ')}`);
-        let target = root;
-        try {
-          if (args.path !== undefined) target = join(root, confineToRoot(root, args.path));
-        } catch (error) {
-          if (error instanceof PathOutsideRootError) return toolError(`path refused: ${error.message}`);
-          throw error;
-        }
-        if (!existsSync(target)) return toolError(`${args.path}: no such file or directory in ${root}`);
-        const progress = progressReporter(extra._meta?.progressToken, (notification) => extra.sendNotification(notification));
-        // One reindex at a time: a second call waits for the first, then finds little to do.
-        const run = reindexing.then(() => new Indexer({ ...options.indexer, root, path: target, indexDir, signal: extra.signal, onEvent: progress }).run());
-        reindexing = run.catch(() => {});
-        try {
-          const summary = await run;
-          const f = summary.files;
-          log(`${name}: ${f.added} added, ${f.changed} changed, ${f.deleted} deleted, ${f.unchanged} unchanged (${took()})`);
-          return { content: [{ type: 'text', text: JSON.stringify(summary) }], structuredContent: { ...summary } };
-        } catch (error) {
-          log(`${name} failed: ${(error as Error).message}`);
-          return toolError(`reindex failed: ${(error as Error).message}`);
-        }
-      }
-      default:
-        throw protocolError(ErrorCode.InvalidParams, `unknown tool "${name}"; available: ${tools.map((tool) => tool.name).join(', ')}`);
-    }
-  });
-
-  return {
-    mcp,
-    tools,
-    async close() {
-      await reindexing;
-      await search.close();
-      await mcp.close();
-    },
-  };
 }
+
+const searchCall: ToolHandler = async ({ search, log }, args, _extra, took) => {
+  const output = await search.execute(args);
+  log(`${search.name} ${JSON.stringify(args.query ?? '')}: ${output.error ? `error: ${output.error}` : `${output.results.length} results`} (${took()})`);
+  return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: { ...output }, isError: output.error !== undefined };
+};
+
+const statusCall: ToolHandler = async ({ indexDir, log }, args, _extra, took) => {
+  if (Object.keys(args).length > 0) return toolError(`index_status takes no arguments (got ${Object.keys(args).join(', ')})`);
+  if (!existsSync(join(indexDir, DATABASE_FILE))) return toolError(`there is no index at ${indexDir} yet: call reindex to build it`);
+  const status = await indexStatus(indexDir);
+  log(`index_status (${took()})`);
+  return { content: [{ type: 'text', text: JSON.stringify(status) }], structuredContent: { ...status } };
+};
+
+const reindexCall: ToolHandler = async (context, args, extra, took) => {
+  const { root, indexDir, log } = context;
+  if (!validateReindex(args)) return toolError(`invalid arguments: ${validateReindex.errors?.map((e) => `${e.instancePath.slice(1) || 'arguments'} ${e.message}`).join('; ')}`);
+  let target = root;
+  try {
+    if (args.path !== undefined) target = join(root, confineToRoot(root, args.path));
+  } catch (error) {
+    if (error instanceof PathOutsideRootError) return toolError(`path refused: ${error.message}`);
+    throw error;
+  }
+  if (!existsSync(target)) return toolError(`${args.path}: no such file or directory in ${root}`);
+  const progress = progressReporter(extra._meta?.progressToken, (notification) => extra.sendNotification(notification));
+  const run = context.reindexing.then(() => new Indexer({ ...context.indexer, root, path: target, indexDir, signal: extra.signal, onEvent: progress }).run());
+  context.reindexing = run.catch(() => {});
+  try {
+    const summary = await run;
+    const f = summary.files;
+    log(`reindex: ${f.added} added, ${f.changed} changed, ${f.deleted} deleted, ${f.unchanged} unchanged (${took()})`);
+    return { content: [{ type: 'text', text: JSON.stringify(summary) }], structuredContent: { ...summary } };
+  } catch (error) {
+    log(`reindex failed: ${(error as Error).message}`);
+    return toolError(`reindex failed: ${(error as Error).message}`);
+  }
+};
 
 /** A JSON-RPC error with a plain message (McpError would prefix its code, and the client prefixes it again). */
 function protocolError(code: ErrorCode, message: string): Error {

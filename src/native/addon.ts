@@ -86,11 +86,21 @@ export interface NativeAddon {
 
 const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
 
+let configuredPath: string | undefined;
+
+/**
+ * An ocvector.node to try before the built ones (the CLIs pass
+ * OCVECTOR_NATIVE_PATH). Takes effect at the first load: call it before
+ * any index is made.
+ */
+export function setNativeAddonPath(path: string | undefined): void {
+  configuredPath = path;
+}
+
 /** Where the addon may be, first match wins. */
-export function addonCandidates(): string[] {
-  const fromEnv = process.env.OCVECTOR_NATIVE_PATH;
+export function addonCandidates(path: string | undefined = configuredPath): string[] {
   return [
-    ...(fromEnv ? [fromEnv] : []),
+    ...(path ? [path] : []),
     `${packageRoot}build/Release/ocvector.node`,
     `${packageRoot}build/Debug/ocvector.node`,
   ];
@@ -102,7 +112,9 @@ export function addonCandidates(): string[] {
  * that made a batched search 10x slower (25 ms instead of 2.3 ms per query at
  * 100,000 x 768). libgomp reads the policy once, when it is loaded, so it is
  * set before the addon (which links libgomp) is loaded. A value the user set
- * is kept.
+ * is kept. The one environment variable the library touches: it configures
+ * the OpenMP runtime of this process, not ocvector, and must be in place
+ * before any caller (a CLI or an application) loads FAISS.
  */
 function preferPassiveOpenMpThreads(): void {
   process.env.OMP_WAIT_POLICY ??= 'PASSIVE';
@@ -117,7 +129,7 @@ function explainLoadFailure(tried: string[], cause: unknown): FaissError {
     'Possible solutions:',
     '  - in an ocvector checkout: bash scripts/setup.sh (installs FAISS and OpenBLAS, builds everything);',
     '  - install the system libraries: sudo apt-get install -y libfaiss-dev libopenblas-openmp-dev, then npm rebuild ocvector;',
-    '  - point OCVECTOR_NATIVE_PATH at an ocvector.node built for this machine.',
+    '  - point OCVECTOR_NATIVE_PATH (the CLIs) or setNativeAddonPath() (the library) at an ocvector.node built for this machine.',
   ];
   return new FaissError(lines.join('\n'), 'ADDON_LOAD_FAILED', { cause });
 }

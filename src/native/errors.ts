@@ -1,3 +1,5 @@
+import { OcvectorError } from '../errors.js';
+
 /**
  * Codes carried by every {@link FaissError}. The native addon produces all but
  * `ADDON_LOAD_FAILED`, which the loader raises when the addon cannot be loaded.
@@ -21,14 +23,8 @@ export type FaissErrorCode =
  * worker thread and from argument checks in JavaScript look the same; branch
  * on `code`, not on the message.
  */
-export class FaissError extends Error {
-  readonly code: FaissErrorCode;
-
-  constructor(message: string, code: FaissErrorCode, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'FaissError';
-    this.code = code;
-  }
+export class FaissError extends OcvectorError<FaissErrorCode> {
+  override name = 'FaissError';
 }
 
 export function invalidArgument(message: string): FaissError {

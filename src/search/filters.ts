@@ -8,6 +8,7 @@
 import { CODE_ELEMENT_TYPES, TEXT_ELEMENT_TYPES } from '../analysis/element.js';
 import { canonicalLanguage, LANGUAGE_ALIASES, LANGUAGES } from '../analysis/languages.js';
 import type { ElementType } from '../analysis/types.js';
+import { filterSql, type ConditionSql, type FilterConditions } from '../store/filter-sql.js';
 
 /** Every language the index records, and what people (and models) type for them: see analysis/languages.ts. */
 export { canonicalLanguage, LANGUAGE_ALIASES, LANGUAGES };
@@ -24,17 +25,14 @@ export interface SearchFilters {
   type?: string | readonly string[];
 }
 
-export interface CompiledFilters {
-  /** An SQL condition over `f` (files) and `e` (elements), and its parameters. */
-  sql: string;
-  params: (string | number)[];
+/** Filters ready for both sides: the store's SQL condition, and a predicate on rows. */
+export interface CompiledFilters extends ConditionSql {
   matches(row: { path: string; language: string | null; type: string }): boolean;
   active: boolean;
 }
 
 export function compileFilters(filters: SearchFilters): CompiledFilters {
-  const conditions: string[] = [];
-  const params: (string | number)[] = [];
+  const conditions: FilterConditions = {};
   const checks: ((row: { path: string; language: string | null; type: string }) => boolean)[] = [];
 
   const path = normalizePathFilter(filters.path);
@@ -43,35 +41,28 @@ export function compileFilters(filters: SearchFilters): CompiledFilters {
       const regex = globToRegExp(path);
       // The literal part before the first wildcard narrows the SQL side.
       const literal = path.slice(0, path.search(/[*?[]/));
-      if (literal) {
-        conditions.push('substr(f.path, 1, ?) = ?');
-        params.push(literal.length, literal);
-      }
+      if (literal) conditions.pathStartsWith = literal;
       checks.push((row) => regex.test(row.path));
     } else {
-      conditions.push('(f.path = ? OR substr(f.path, 1, ?) = ?)');
-      const prefix = path.endsWith('/') ? path : `${path}/`;
-      params.push(path, prefix.length, prefix);
+      conditions.under = path;
+      const prefix = `${path}/`;
       checks.push((row) => row.path === path || row.path.startsWith(prefix));
     }
   }
   const languages = list(filters.language);
   if (languages) {
-    conditions.push(`f.language IN (${languages.map(() => '?').join(', ')})`);
-    params.push(...languages);
+    conditions.languages = languages;
     const set = new Set(languages);
     checks.push((row) => row.language !== null && set.has(row.language));
   }
   const types = list(filters.type);
   if (types) {
-    conditions.push(`e.element_type IN (${types.map(() => '?').join(', ')})`);
-    params.push(...types);
+    conditions.types = types;
     const set = new Set(types);
     checks.push((row) => set.has(row.type));
   }
   return {
-    sql: conditions.length > 0 ? conditions.join(' AND ') : '1',
-    params,
+    ...filterSql(conditions),
     matches: (row) => checks.every((check) => check(row)),
     active: checks.length > 0,
   };

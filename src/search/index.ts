@@ -1,12 +1,8 @@
-export { Searcher, SearchError, MAX_K, MAX_QUERY_LENGTH } from './searcher.js';
-export type { SearchEvent, SearcherOptions, SearchMode, SearchOptions, SearchResponse, SearchResult, SearchSignals, SearchTimings } from './searcher.js';
+/** The search layer's internal exports (its public ones are in src/index.ts). */
+export { MAX_K, MAX_QUERY_LENGTH } from './searcher.js';
 export { parseQuery, matchExpression, searchTerms, ftsExpression, isIdentifierLike, isPathLike } from './query.js';
-export type { ParsedQuery, QueryKind } from './query.js';
+export type { ParsedQuery } from './query.js';
 export { compileFilters, globToRegExp, canonicalLanguage, LANGUAGES, ELEMENT_TYPES, LANGUAGE_ALIASES } from './filters.js';
-export type { SearchFilters } from './filters.js';
 export { DEFAULT_FUSION_WEIGHTS, fuseScores, nameMatch, relativeScores, type ScoredHit } from './fusion.js';
-export type { FusionWeights, NameMatch } from './fusion.js';
+export type { NameMatch } from './fusion.js';
 export { cutLines, DEFAULT_SNIPPET_OPTIONS } from './source.js';
-export type { SnippetOptions } from './source.js';
-export { findIndex } from './find-index.js';
-export type { FoundIndex } from './find-index.js';

@@ -10,12 +10,14 @@
  * time.
  */
 import { join } from 'node:path';
-import { StoreError } from '../store/database.js';
+import { CircuitBreaker } from '../analysis/llm/circuit-breaker.js';
+import { OcvectorError } from '../errors.js';
 import { SearchReader, sumById, type ElementRecord } from '../store/search-reader.js';
-import { IndexStore, type EmbedderRecord } from '../store/store.js';
+import { openIndex } from '../store/open-index.js';
+import type { EmbedderRecord, IndexStore } from '../store/store.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
 import { embedderFromId } from '../vector/choose.js';
-import type { Embedder } from '../vector/embedder.js';
+import { EmbedderError, type Embedder } from '../vector/embedder.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
 import { DEFAULT_FUSION_WEIGHTS, type FusionWeights, type ScoredHit } from './fusion.js';
@@ -99,15 +101,12 @@ export interface SearchResponse {
   timings: SearchTimings;
 }
 
-export class SearchError extends Error {
-  override readonly name = 'SearchError';
-  constructor(
-    message: string,
-    readonly code: 'BAD_QUERY' | 'BAD_OPTION' | 'CLOSED',
-  ) {
-    super(message);
-  }
+export class SearchError extends OcvectorError<'BAD_QUERY' | 'BAD_OPTION' | 'CLOSED'> {
+  override name = 'SearchError';
 }
+
+/** What a search does when its options leave something out. */
+export const SEARCH_DEFAULTS = { k: 10, mode: 'hybrid', snippet: true } as const satisfies SearchOptions;
 
 export const MAX_K = 100;
 /** Definitions of a named symbol taken at most. */
@@ -142,7 +141,8 @@ export class Searcher {
   #vectors: VectorIndex;
   #record: EmbedderRecord;
   #embedder: Embedder | undefined;
-  #embedderDownUntil = 0;
+  /** One failure sends searches to lexical for EMBEDDER_RETRY_MS; then the embedder is tried again. */
+  #embedderBreaker = new CircuitBreaker(1, EMBEDDER_RETRY_MS);
   #embedderProblem: string | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   readonly #sources = new SourceCache();
@@ -170,19 +170,10 @@ export class Searcher {
 
   /** Opens the index read-only; throws StoreError NOT_FOUND when there is none (or it is empty). */
   static async open(options: SearcherOptions): Promise<Searcher> {
-    const store = IndexStore.open(options.indexDir, { readonly: true });
-    try {
-      const record = store.embedder;
-      if (!record) throw new StoreError(`the index at ${options.indexDir} is empty: run oc-vector-index first`, 'NOT_FOUND');
-      const roots = store.roots();
-      const vectors = await snapshot(store, () => VectorIndex.open(store, record, options.vectorIndex, vectorEvents(options)));
-      const searcher = new Searcher(options, store, vectors, record, roots);
-      searcher.#embedder = options.embedder;
-      return searcher;
-    } catch (error) {
-      store.close();
-      throw error;
-    }
+    const opened = await openIndex(options.indexDir, { ...options.vectorIndex, onEvent: vectorEvents(options) });
+    const searcher = new Searcher(options, opened.store, opened.vectors, opened.embedder, opened.store.roots());
+    searcher.#embedder = options.embedder;
+    return searcher;
   }
 
   get embedderId(): string {
@@ -213,7 +204,7 @@ export class Searcher {
     const parsed = parseQuery(text);
     const timings: SearchTimings = { embedMs: 0, vectorMs: 0, lexicalMs: 0, fusionMs: 0, snippetMs: 0, totalMs: 0 };
 
-    return snapshot(this.#store, async () => {
+    return this.#store.readSnapshot(async () => {
       await this.#catchUp();
       // The query is embedded and the FAISS search submitted to its worker threads
       // first, so that BM25 runs here meanwhile: the two halves overlap.
@@ -263,7 +254,7 @@ export class Searcher {
       this.#vectors = fresh;
       this.#record = record;
       this.#embedder = undefined;
-      this.#embedderDownUntil = 0;
+      this.#embedderBreaker = new CircuitBreaker(1, EMBEDDER_RETRY_MS);
       return;
     }
     this.#vectors = await this.#vectors.refresh(this.#store, record, onEvent);
@@ -277,7 +268,7 @@ export class Searcher {
     const ntotal = this.#vectors.ntotal;
     if (ntotal === 0) return { hits: Promise.resolve([]) };
     const unavailable = () => `the embedder ${this.#record.id} is unavailable (${this.#embedderProblem}); answered by lexical search`;
-    if (Date.now() < this.#embedderDownUntil) return unavailable();
+    if (this.#embedderBreaker.isOpen) return unavailable();
     const embedStarted = performance.now();
     let query: Float32Array;
     try {
@@ -285,9 +276,10 @@ export class Searcher {
       query = await embedder.embedQuery(parsed.semanticText, { termWeight: (term) => this.#termWeight(term) });
     } catch (error) {
       this.#embedderProblem = (error as Error).message;
-      this.#embedderDownUntil = Date.now() + EMBEDDER_RETRY_MS;
+      this.#embedderBreaker.failed();
       return unavailable();
     }
+    this.#embedderBreaker.succeeded();
     timings.embedMs = performance.now() - embedStarted;
 
     const searchStarted = performance.now();
@@ -327,7 +319,7 @@ export class Searcher {
   async #queryEmbedder(): Promise<Embedder> {
     if (this.#embedder) return this.#embedder;
     const embedder = embedderFromId(this.#record.id, this.#options.ollama);
-    if (!embedder) throw new Error(`this version of ocvector cannot embed queries for ${this.#record.id}: run oc-vector-index to re-embed the index`);
+    if (!embedder) throw new EmbedderError(`this version of ocvector cannot embed queries for ${this.#record.id}: run oc-vector-index to re-embed the index`, 'UNKNOWN_EMBEDDER');
     await embedder.init({ dimension: this.#record.dimension });
     this.#embedder = embedder;
     return embedder;
@@ -402,7 +394,7 @@ export class Searcher {
   #present(ranked: RankedHit<ElementRecord>[], snippet: SearchOptions['snippet'], parsed: ParsedQuery): SearchResult[] {
     const readers = new Map<number, SourceReader>();
     const queryTerms = new Set(terms(parsed.text).filter((term) => !isStopWord(term)));
-    const wantText = snippet !== false;
+    const wantText = (snippet ?? SEARCH_DEFAULTS.snippet) !== false;
     const limits = typeof snippet === 'object' ? snippet : {};
     return ranked.map(({ row, score, signals }) => {
       const root = this.#roots.get(row.rootId) ?? this.root;
@@ -434,16 +426,6 @@ export class Searcher {
   }
 }
 
-/** Runs work inside one read transaction, so every read sees the same commit. */
-async function snapshot<T>(store: IndexStore, work: () => Promise<T>): Promise<T> {
-  store.db.exec('BEGIN');
-  try {
-    return await work();
-  } finally {
-    store.db.exec('COMMIT');
-  }
-}
-
 function vectorEvents(options: SearcherOptions): (event: VectorIndexEvent) => void {
   return (event) => options.onEvent?.({ type: 'vector-index', event });
 }
@@ -459,13 +441,13 @@ function validateQuery(query: unknown): string {
 }
 
 function validateK(k: unknown): number {
-  if (k === undefined) return 10;
+  if (k === undefined) return SEARCH_DEFAULTS.k;
   if (typeof k !== 'number' || !Number.isInteger(k) || k < 1 || k > MAX_K) throw new SearchError(`k must be an integer from 1 to ${MAX_K}, not ${String(k)}`, 'BAD_OPTION');
   return k;
 }
 
 function validateMode(mode: unknown): SearchMode {
-  if (mode === undefined) return 'hybrid';
+  if (mode === undefined) return SEARCH_DEFAULTS.mode;
   if (mode === 'hybrid' || mode === 'lexical' || mode === 'vector') return mode;
   throw new SearchError(`mode must be hybrid, lexical or vector, not ${String(mode)}`, 'BAD_OPTION');
 }

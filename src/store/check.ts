@@ -15,11 +15,11 @@ export interface ConsistencyReport {
 }
 
 export async function checkConsistency(store: IndexStore, vectorIndex: VectorIndex): Promise<ConsistencyReport> {
-  const ids = store.db.prepare<[], { id: number }>('SELECT vector_id AS id FROM elements ORDER BY vector_id').all();
+  const ids = store.vectorIds();
   const missing: number[] = [];
   if (vectorIndex.index.hasIds) {
     // An id map answers by id: each row is looked up.
-    for (const { id } of ids) {
+    for (const id of ids) {
       try {
         await vectorIndex.index.reconstruct(id);
       } catch {

@@ -6,18 +6,15 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { OcvectorError } from '../errors.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 
 export const DATABASE_FILE = 'index.db';
 
-export class StoreError extends Error {
-  override readonly name = 'StoreError';
-  constructor(
-    message: string,
-    readonly code: 'CORRUPT' | 'NEWER_SCHEMA' | 'NOT_FOUND' | 'EMBEDDER_MISMATCH' | 'LOCKED' | 'IO',
-  ) {
-    super(message);
-  }
+export type StoreErrorCode = 'CORRUPT' | 'NEWER_SCHEMA' | 'OLDER_SCHEMA' | 'NOT_FOUND' | 'EMBEDDER_MISMATCH' | 'LOCKED' | 'IO';
+
+export class StoreError extends OcvectorError<StoreErrorCode> {
+  override name = 'StoreError';
 }
 
 export interface OpenDatabaseOptions {
@@ -89,7 +86,7 @@ function migrate(db: Database.Database, readonly: boolean): void {
     throw new StoreError(`the index was written by a newer ocvector (schema ${current}, this one knows ${SCHEMA_VERSION}); upgrade ocvector or rebuild the index`, 'NEWER_SCHEMA');
   }
   if (current === SCHEMA_VERSION) return;
-  if (readonly) throw new StoreError(`the index has schema ${current} and needs migrating to ${SCHEMA_VERSION}: run oc-vector-index once`, 'NEWER_SCHEMA');
+  if (readonly) throw new StoreError(`the index has schema ${current} and needs migrating to ${SCHEMA_VERSION}: run oc-vector-index once`, 'OLDER_SCHEMA');
   db.transaction(() => {
     for (let version = current; version < SCHEMA_VERSION; version++) db.exec(MIGRATIONS[version]!);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);

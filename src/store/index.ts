@@ -1,10 +1,11 @@
-export { IndexStore } from './store.js';
-export type { ElementRow, EmbedderRecord, FileRow, FileStatus, FileUpdate } from './store.js';
-export { openDatabase, StoreError, DATABASE_FILE } from './database.js';
+/** The store's internal exports (its public ones are in src/index.ts). */
+export { IndexStore, UNTRUSTED_MTIME } from './store.js';
+export type { ElementRow, ElementSummary, EmbedderRecord, FileRow, FileStatus, FileSummary, FileUpdate } from './store.js';
+export { DEFAULT_INDEX_DESCRIPTION, IndexMeta } from './meta.js';
+export { openDatabase, DATABASE_FILE } from './database.js';
 export { SCHEMA_VERSION } from './schema.js';
 export { WriteLock, LOCK_FILE } from './lock.js';
-export { VectorIndex, planIndex, nprobeFor, listVectorFiles } from './vector-file.js';
-export type { VectorIndexEvent, VectorIndexOptions } from './vector-file.js';
+export { VectorIndex, planIndex, nprobeFor, listVectorFiles, VECTOR_INDEX_DEFAULTS } from './vector-file.js';
 export { checkConsistency } from './check.js';
 export type { ConsistencyReport } from './check.js';
 export { openIndex } from './open-index.js';

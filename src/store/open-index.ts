@@ -18,15 +18,8 @@ export async function openIndex(indexDir: string, options: VectorIndexOptions & 
   try {
     const embedder = store.embedder;
     if (!embedder) throw new StoreError(`the index at ${indexDir} is empty: run oc-vector-index first`, 'NOT_FOUND');
-    // One read transaction: generation, rows and vectors all come from the same commit,
-    // however the indexer writes meanwhile.
-    store.db.exec('BEGIN');
-    let vectors: VectorIndex;
-    try {
-      vectors = await VectorIndex.open(store, embedder, options, options.onEvent);
-    } finally {
-      store.db.exec('COMMIT');
-    }
+    // One read transaction: generation, rows and vectors all come from the same commit.
+    const vectors = await store.readSnapshot(() => VectorIndex.open(store, embedder, options, options.onEvent));
     return {
       store,
       vectors,

@@ -8,7 +8,8 @@
 import type { Statement } from 'better-sqlite3';
 import { TEXT_ELEMENT_TYPES } from '../analysis/element.js';
 import { fileStem } from '../files/rules.js';
-import type { IndexStore } from './store.js';
+import type Database from 'better-sqlite3';
+import { databaseOf, type IndexStore } from './store.js';
 
 export interface FilterSql {
   /** A condition over `e` and `f`, and its parameters. */
@@ -48,11 +49,11 @@ const CODE_WEIGHT = 0.3;
 const TEXT_TYPES_SQL = TEXT_ELEMENT_TYPES.map((type) => `'${type}'`).join(', ');
 
 export class SearchReader {
-  readonly #db: IndexStore['db'];
+  readonly #db: Database.Database;
   readonly #sql;
 
   constructor(store: IndexStore) {
-    const db = (this.#db = store.db);
+    const db = (this.#db = databaseOf(store));
     createVocabularyView(db);
     this.#sql = {
       documentFrequency: db.prepare<[string], { doc: number }>('SELECT doc FROM temp.elements_vocab WHERE term = ?'),
@@ -173,7 +174,7 @@ function normalizeStem(name: string): string {
  * `query_only` refuses even temp tables, so it is lifted for this one
  * statement; the index file is never written.
  */
-function createVocabularyView(db: IndexStore['db']): void {
+function createVocabularyView(db: Database.Database): void {
   const queryOnly = db.pragma('query_only', { simple: true }) === 1;
   if (queryOnly) db.pragma('query_only = OFF');
   try {

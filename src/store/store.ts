@@ -11,6 +11,16 @@ import type { ElementDocument } from '../vector/document.js';
 import { qualifiedName } from '../vector/document.js';
 import { lexicalText } from '../vector/terms.js';
 import { openDatabase, StoreError, type OpenDatabaseOptions } from './database.js';
+import { IndexMeta, type EmbedderRecord } from './meta.js';
+
+export type { EmbedderRecord } from './meta.js';
+
+/**
+ * The mtime recorded for a file whose content is not to be trusted by its
+ * stat alone (changed too close to being read, or its elements forgotten):
+ * no file on disk has it, so the next run reads and hashes the file again.
+ */
+export const UNTRUSTED_MTIME = -1;
 
 export type FileStatus = 'indexed' | 'skipped' | 'failed';
 
@@ -34,11 +44,6 @@ export interface ElementRow {
   documentHash: string;
 }
 
-export interface EmbedderRecord {
-  id: string;
-  dimension: number;
-}
-
 /** A file's new state, written with its elements in one transaction. */
 export interface FileUpdate {
   path: string;
@@ -50,20 +55,49 @@ export interface FileUpdate {
   error: string | null;
 }
 
+/** A file as listed by `--status`: its recorded state and element count. */
+export interface FileSummary {
+  path: string;
+  language: string | null;
+  size: number;
+  mtimeMs: number;
+  status: FileStatus;
+  error: string | null;
+  elements: number;
+}
+
+/** An element's name, type and description, for picking queries from an index. */
+export interface ElementSummary {
+  type: string;
+  name: string;
+  description: string;
+}
+
+let databaseOfStore: (store: IndexStore) => Database.Database;
+
+/**
+ * The connection behind a store, for the other modules of src/store (which
+ * own the SQL) and white-box tests. Nothing else writes SQL.
+ */
+export function databaseOf(store: IndexStore): Database.Database {
+  return databaseOfStore(store);
+}
+
 export class IndexStore {
-  readonly db: Database.Database;
+  readonly #db: Database.Database;
   readonly directory: string;
+  /** The metadata: generation, embedder, index type, last run. */
+  readonly meta: IndexMeta;
   /** Opened for reading only: nothing is written, not even repairs. */
   readonly readonly: boolean;
   readonly #s;
 
   private constructor(directory: string, db: Database.Database, readonly: boolean) {
     this.directory = directory;
-    this.db = db;
+    this.#db = db;
     this.readonly = readonly;
+    this.meta = new IndexMeta(db);
     this.#s = {
-      getMeta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
-      setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
       rootByPath: db.prepare<[string], { id: number }>('SELECT id FROM roots WHERE path = ?'),
       roots: db.prepare<[], { id: number; path: string }>('SELECT id, path FROM roots ORDER BY id'),
       addRoot: db.prepare('INSERT INTO roots (path, created_at) VALUES (?, ?)'),
@@ -106,36 +140,45 @@ export class IndexStore {
     };
   }
 
+  static {
+    databaseOfStore = (store) => store.#db;
+  }
+
   static open(directory: string, options: OpenDatabaseOptions = {}): IndexStore {
     return new IndexStore(directory, openDatabase(directory, options), options.readonly ?? false);
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    if (this.#db.open) this.#db.close();
   }
 
+  /** Runs work in one write transaction (taken at once: IMMEDIATE). */
   transaction<T>(work: () => T): T {
-    return this.db.transaction(work).immediate();
+    return this.#db.transaction(work).immediate();
+  }
+
+  /**
+   * Runs work, which may wait, inside one read transaction: every read it
+   * makes sees the same commit, however an indexer writes meanwhile.
+   */
+  async readSnapshot<T>(work: () => Promise<T>): Promise<T> {
+    this.#db.exec('BEGIN');
+    try {
+      return await work();
+    } finally {
+      this.#db.exec('COMMIT');
+    }
   }
 
   // -- metadata ------------------------------------------------------------
 
-  getMeta(key: string): string | undefined {
-    return this.#s.getMeta.get(key)?.value;
-  }
-
-  setMeta(key: string, value: string | number): void {
-    this.#s.setMeta.run(key, String(value));
-  }
-
   /** Bumped once per run that changes something; stamps rows and the FAISS file. */
   get generation(): number {
-    return Number(this.getMeta('generation') ?? 0);
+    return this.meta.generation;
   }
 
   get embedder(): EmbedderRecord | undefined {
-    const id = this.getMeta('embedder');
-    return id === undefined ? undefined : { id, dimension: Number(this.getMeta('dimension')) };
+    return this.meta.embedder;
   }
 
   /**
@@ -146,8 +189,7 @@ export class IndexStore {
     const recorded = this.embedder;
     if (!recorded) {
       this.transaction(() => {
-        this.setMeta('embedder', embedder.id);
-        this.setMeta('dimension', embedder.dimension);
+        this.meta.embedder = embedder;
       });
       return;
     }
@@ -163,11 +205,10 @@ export class IndexStore {
   /** Forgets every file and element (a rebuild); the caches are kept. */
   reset(embedder: EmbedderRecord): void {
     this.transaction(() => {
-      this.db.exec(`DELETE FROM elements; DELETE FROM files; DELETE FROM removed_vectors; DELETE FROM elements_fts; DELETE FROM code_fts;`);
-      this.setMeta('embedder', embedder.id);
-      this.setMeta('dimension', embedder.dimension);
-      this.setMeta('generation', this.generation + 1);
-      this.setMeta('rebuilt_at_generation', this.generation);
+      this.#db.exec(`DELETE FROM elements; DELETE FROM files; DELETE FROM removed_vectors; DELETE FROM elements_fts; DELETE FROM code_fts;`);
+      this.meta.embedder = embedder;
+      this.meta.generation = this.generation + 1;
+      this.meta.rebuiltAtGeneration = this.generation;
     });
   }
 
@@ -264,9 +305,9 @@ export class IndexStore {
    * for re-analysis, so that the next run indexes them again.
    */
   forgetElements(vectorIds: readonly number[]): void {
-    const markFile = this.db.prepare('UPDATE files SET hash = NULL, mtime_ms = -1 WHERE id = (SELECT file_id FROM elements WHERE vector_id = ?)');
+    const markFile = this.#db.prepare('UPDATE files SET hash = NULL, mtime_ms = ? WHERE id = (SELECT file_id FROM elements WHERE vector_id = ?)');
     for (const id of vectorIds) {
-      markFile.run(id);
+      markFile.run(UNTRUSTED_MTIME, id);
       this.#s.deleteElement.run(id);
       this.#s.deleteFts.run(id);
       this.#s.deleteCodeFts.run(id);
@@ -279,6 +320,26 @@ export class IndexStore {
 
   get elementCount(): number {
     return this.#s.elementCount.get()!.n;
+  }
+
+  /** Every file of every root, by path. */
+  fileSummaries(): FileSummary[] {
+    return this.#db
+      .prepare<[], FileSummary>('SELECT path, language, size, mtime_ms AS mtimeMs, status, error, element_count AS elements FROM files ORDER BY path')
+      .all();
+  }
+
+  /** The ids of every element (one vector each), ascending. */
+  vectorIds(): number[] {
+    return this.#db
+      .prepare<[], { id: number }>('SELECT vector_id AS id FROM elements ORDER BY vector_id')
+      .all()
+      .map((row) => row.id);
+  }
+
+  /** Every element's type, name and description, in vector id order. */
+  elementSummaries(): ElementSummary[] {
+    return this.#db.prepare<[], ElementSummary>('SELECT element_type AS type, element_name AS name, description FROM elements ORDER BY vector_id').all();
   }
 
   // -- vectors -------------------------------------------------------------
@@ -299,7 +360,7 @@ export class IndexStore {
    * database was edited by hand.
    */
   vectors(embedder: EmbedderRecord, afterGeneration = -1): { ids: BigInt64Array; vectors: Float32Array; missing: number[] } {
-    const rows = this.db
+    const rows = this.#db
       .prepare<[string, number], { id: number; vector: Buffer | null }>(
         `SELECT e.vector_id AS id, v.vector AS vector FROM elements e
          LEFT JOIN embeddings v ON v.embedder = ? AND v.document_hash = e.document_hash
@@ -324,20 +385,20 @@ export class IndexStore {
 
   /** Vector ids removed after a generation (replayed onto an older FAISS file). */
   removedAfter(generation: number): BigInt64Array {
-    const rows = this.db.prepare<[number], { id: number }>('SELECT vector_id AS id FROM removed_vectors WHERE generation > ?').all(generation);
+    const rows = this.#db.prepare<[number], { id: number }>('SELECT vector_id AS id FROM removed_vectors WHERE generation > ?').all(generation);
     return BigInt64Array.from(rows, (row) => BigInt(row.id));
   }
 
   /** Vectors added or removed after a generation: what replaying onto an older FAISS file costs. */
   changesAfter(generation: number): number {
-    const added = this.db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM elements WHERE generation > ?').get(generation)!.n;
-    const removed = this.db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM removed_vectors WHERE generation > ?').get(generation)!.n;
+    const added = this.#db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM elements WHERE generation > ?').get(generation)!.n;
+    const removed = this.#db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM removed_vectors WHERE generation > ?').get(generation)!.n;
     return added + removed;
   }
 
   /** Tombstones at or before a generation are in the FAISS file already. */
   pruneRemoved(generation: number): void {
-    this.db.prepare('DELETE FROM removed_vectors WHERE generation <= ?').run(generation);
+    this.#db.prepare('DELETE FROM removed_vectors WHERE generation <= ?').run(generation);
   }
 
   /**
@@ -346,10 +407,10 @@ export class IndexStore {
    * does not grow without bound.
    */
   pruneEmbeddings(): number {
-    const live = this.db.prepare<[], { n: number }>('SELECT count(DISTINCT document_hash) AS n FROM elements').get()!.n;
-    const total = this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM embeddings').get()!.n;
+    const live = this.#db.prepare<[], { n: number }>('SELECT count(DISTINCT document_hash) AS n FROM elements').get()!.n;
+    const total = this.#db.prepare<[], { n: number }>('SELECT count(*) AS n FROM embeddings').get()!.n;
     if (total <= 2 * live + 1000) return 0;
-    return this.db
+    return this.#db
       .prepare('DELETE FROM embeddings WHERE document_hash NOT IN (SELECT document_hash FROM elements)')
       .run().changes;
   }

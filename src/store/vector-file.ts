@@ -53,8 +53,12 @@ function nlistOf(description: string): number | undefined {
   return nlist === undefined ? undefined : Number(nlist);
 }
 
+/** What a VectorIndex does when its options leave something out. */
+export const VECTOR_INDEX_DEFAULTS: Required<VectorIndexOptions> = { approximateThreshold: 100_000, checkpointRatio: 0.05 };
+
 function withDefaults(options: VectorIndexOptions): Required<VectorIndexOptions> {
-  return { approximateThreshold: options.approximateThreshold ?? 100_000, checkpointRatio: options.checkpointRatio ?? 0.05 };
+  const d = VECTOR_INDEX_DEFAULTS;
+  return { approximateThreshold: options.approximateThreshold ?? d.approximateThreshold, checkpointRatio: options.checkpointRatio ?? d.checkpointRatio };
 }
 
 export class VectorIndex {
@@ -114,7 +118,7 @@ export class VectorIndex {
     const generation = store.generation;
     if (generation === this.generation) return this;
     const newest = usableFile(store);
-    const rebuiltAt = Number(store.getMeta('rebuilt_at_generation') ?? -1);
+    const rebuiltAt = store.meta.rebuiltAtGeneration;
     if (generation < this.generation || rebuiltAt > this.generation || (newest && newest.generation > this.generation)) {
       const fresh = await VectorIndex.open(store, embedder, this.options, onEvent);
       this.close();
@@ -156,7 +160,7 @@ export class VectorIndex {
     const newest = usableFile(store);
     if (!newest) return 'no index file for this index yet';
     const count = store.elementCount;
-    const description = store.getMeta('index_description') ?? 'Flat';
+    const description = store.meta.indexDescription;
     if (typeChanged(description, planIndex(count, threshold).description, count, threshold)) return `${count} vectors call for another index type`;
     const pending = store.changesAfter(newest.generation);
     if (pending > Math.max(1_000, ratio * count)) return `${pending} changes since the file was written`;
@@ -184,7 +188,7 @@ export class VectorIndex {
     // Only now are the tombstones up to this generation in a durable file.
     store.transaction(() => {
       store.pruneRemoved(generation);
-      store.setMeta('index_description', current.index.description);
+      store.meta.indexDescription = current.index.description;
     });
     onEvent({ type: 'index-written', generation, vectors: current.ntotal, path });
     return current;
@@ -206,7 +210,7 @@ function typeChanged(current: string, planned: string, count: number, threshold:
  * of its generation, and not from before a reset.
  */
 function usableFile(store: IndexStore): { generation: number; path: string } | undefined {
-  const rebuiltAt = Number(store.getMeta('rebuilt_at_generation') ?? -1);
+  const rebuiltAt = store.meta.rebuiltAtGeneration;
   const newest = listVectorFiles(store.directory).filter((file) => file.generation <= store.generation).at(-1);
   return newest && newest.generation >= rebuiltAt ? newest : undefined;
 }

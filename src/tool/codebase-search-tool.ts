@@ -133,11 +133,11 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
     if (!this.#searcher) {
       const opening = (async () => {
         const indexDir = this.#options.indexDir ?? findIndex(this.#options.cwd ?? process.cwd())?.indexDir;
-        if (!indexDir) throw new Error(`no index at or above ${this.#options.cwd ?? process.cwd()}: ${BUILD_ONE}`);
+        if (!indexDir) throw new StoreError(`no index at or above ${this.#options.cwd ?? process.cwd()}: ${BUILD_ONE}`, 'NOT_FOUND');
         try {
           return await Searcher.open({ ...this.#options.searcherOptions, indexDir });
         } catch (error) {
-          if (error instanceof StoreError && error.code === 'NOT_FOUND') throw new Error(`no index at ${indexDir} yet: ${BUILD_ONE}`);
+          if (error instanceof StoreError && error.code === 'NOT_FOUND') throw new StoreError(`no index at ${indexDir} yet: ${BUILD_ONE}`, 'NOT_FOUND');
           throw error;
         }
       })();

@@ -1,5 +1,4 @@
-export { CodebaseSearchTool } from './codebase-search-tool.js';
-export type { AgentTool, CodebaseSearchToolOptions, PermissionCallback, PermissionDecision, PermissionRequest } from './codebase-search-tool.js';
+/** The tool layer's internal exports (its public ones are in src/index.ts). */
 export {
   CODEBASE_SEARCH_NAME,
   CODEBASE_SEARCH_DESCRIPTION,
@@ -8,18 +7,6 @@ export {
   DEFAULT_TOOL_K,
   MAX_TOOL_K,
 } from './schema.js';
-export type { CodebaseSearchArgs, CodebaseSearchHit, CodebaseSearchOutput, JsonSchema } from './schema.js';
 export { DEFAULT_TOOL_BUDGET } from './budget.js';
-export type { ToolBudget } from './budget.js';
 export { redactSecrets, isSecretPath, REDACTED } from './secrets.js';
-export { confineToRoot, PathOutsideRootError } from './paths.js';
-export {
-  toOllamaTool,
-  toOpenAITool,
-  toAnthropicTool,
-  dispatchToolCall,
-  ollamaToolMessage,
-  openAIToolMessage,
-  anthropicToolResult,
-} from './adapters.js';
-export type { FunctionToolDefinition, AnthropicToolDefinition, ToolCallRequest, ToolCallResult } from './adapters.js';
+export { confineToRoot } from './paths.js';

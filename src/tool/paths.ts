@@ -6,10 +6,15 @@
  */
 import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
+import { OcvectorError } from '../errors.js';
 import { isInside } from '../files/scan.js';
 
-export class PathOutsideRootError extends Error {
-  override readonly name = 'PathOutsideRootError';
+export class PathOutsideRootError extends OcvectorError<'OUTSIDE_ROOT'> {
+  override name = 'PathOutsideRootError';
+
+  constructor(message: string) {
+    super(message, 'OUTSIDE_ROOT');
+  }
 }
 
 /**

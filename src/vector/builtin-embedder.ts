@@ -56,6 +56,7 @@ export interface BuiltinEmbedderOptions {
 export class BuiltinEmbedder implements Embedder {
   readonly id: string;
   readonly dimension: number;
+  readonly inProcess = true;
   #calls = 0;
   /**
    * Each feature once, with its bucket: a document's features are then

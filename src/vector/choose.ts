@@ -23,16 +23,20 @@ export function embedderFromId(id: string, ollama: OllamaEmbedderOptions = {}): 
   return undefined;
 }
 
-export async function chooseEmbedder(choice: EmbedderChoice | undefined, recordedId: string | undefined): Promise<Embedder> {
-  const asked = choice ?? environmentChoice();
-  if (typeof asked === 'object' && 'embedDocuments' in asked) return asked;
-  if (asked === 'builtin') return new BuiltinEmbedder();
-  if (asked === 'ollama') return new OllamaEmbedder();
-  if (typeof asked === 'object') return new OllamaEmbedder(asked);
+/**
+ * The embedder for a run. `ollama` holds what to ask of Ollama (host,
+ * model, timeouts) whenever an Ollama embedder is made: asked for, made
+ * from the recorded id (which names its model), or chosen by 'auto'.
+ */
+export async function chooseEmbedder(choice: EmbedderChoice = 'auto', recordedId: string | undefined, ollama: OllamaEmbedderOptions = {}): Promise<Embedder> {
+  if (typeof choice === 'object' && 'embedDocuments' in choice) return choice;
+  if (choice === 'builtin') return new BuiltinEmbedder();
+  if (choice === 'ollama') return new OllamaEmbedder(ollama);
+  if (typeof choice === 'object') return new OllamaEmbedder({ ...ollama, ...choice });
   // A recorded id this version cannot make (an older built-in embedder) gets the current one.
-  if (recordedId) return embedderFromId(recordedId) ?? new BuiltinEmbedder();
-  const model = process.env.OCVECTOR_EMBEDDING_MODEL ?? DEFAULT_EMBEDDING_MODEL;
-  return (await ollamaHasModel(resolveOllamaHost(), model)) ? new OllamaEmbedder({ model }) : new BuiltinEmbedder();
+  if (recordedId) return embedderFromId(recordedId, ollama) ?? new BuiltinEmbedder();
+  const model = ollama.model ?? DEFAULT_EMBEDDING_MODEL;
+  return (await ollamaHasModel(resolveOllamaHost(ollama.host), model)) ? new OllamaEmbedder({ ...ollama, model }) : new BuiltinEmbedder();
 }
 
 function parseBuiltinId(id: string): { version: number; dimension: number } | undefined {
@@ -47,11 +51,6 @@ function parseBuiltinId(id: string): { version: number; dimension: number } | un
 export function isOutdatedBuiltin(recordedId: string, embedder: Embedder): boolean {
   const recorded = parseBuiltinId(recordedId);
   return recorded !== undefined && embedder instanceof BuiltinEmbedder && recorded.version < BUILTIN_EMBEDDER_VERSION;
-}
-
-function environmentChoice(): 'builtin' | 'ollama' | 'auto' {
-  const value = (process.env.OCVECTOR_EMBEDDER ?? 'auto').toLowerCase();
-  return value === 'builtin' || value === 'ollama' ? value : 'auto';
 }
 
 /** True when a server answers at `host` within a second and lists the model. */

@@ -4,6 +4,7 @@
  * calls because good embedders treat them differently (query prefixes,
  * term weights from the corpus).
  */
+import { OcvectorError } from '../errors.js';
 
 export interface Embedder {
   /**
@@ -15,6 +16,11 @@ export interface Embedder {
   readonly dimension: number;
   /** Embedding requests made so far (cache hits make none). */
   readonly calls: number;
+  /**
+   * True when vectors are computed in this process (no server round trip):
+   * the Indexer then sends larger batches and keeps fewer files in flight.
+   */
+  readonly inProcess?: boolean;
   /**
    * Checks the embedder can work and learns its dimension. Idempotent. An
    * index that recorded this embedder passes its dimension, so a re-run
@@ -42,22 +48,18 @@ export interface QueryEmbeddingOptions {
 }
 
 export type EmbedderErrorCode =
-  | 'unreachable'
-  | 'timeout'
-  | 'server-error'
-  | 'model-missing'
-  | 'invalid-response'
-  | 'circuit-open'
-  | 'aborted';
+  | 'UNREACHABLE'
+  | 'TIMEOUT'
+  | 'SERVER_ERROR'
+  | 'MODEL_MISSING'
+  | 'INVALID_RESPONSE'
+  | 'CIRCUIT_OPEN'
+  | 'ABORTED'
+  | 'NOT_INITIALIZED'
+  | 'UNKNOWN_EMBEDDER';
 
-export class EmbedderError extends Error {
-  override readonly name = 'EmbedderError';
-  constructor(
-    message: string,
-    readonly code: EmbedderErrorCode,
-  ) {
-    super(message);
-  }
+export class EmbedderError extends OcvectorError<EmbedderErrorCode> {
+  override name = 'EmbedderError';
 }
 
 /** Scales each row of a row-major matrix to unit length (zero rows stay zero). */

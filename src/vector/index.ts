@@ -1,13 +1,10 @@
+/** The vector layer's internal exports (its public ones are in src/index.ts). */
 export { buildDocument, buildDocuments, documentHash, qualifiedName } from './document.js';
 export type { ElementDocument } from './document.js';
 export { cutSnippet, DEFAULT_SNIPPET_LIMITS } from './snippet.js';
 export type { SnippetLimits } from './snippet.js';
-export { EmbedderError, normalizeRows } from './embedder.js';
-export type { Embedder, EmbedderErrorCode, EmbedderInitOptions, QueryEmbeddingOptions } from './embedder.js';
-export { BuiltinEmbedder, BUILTIN_EMBEDDER_VERSION, BUILTIN_DEFAULT_DIMENSION } from './builtin-embedder.js';
-export type { BuiltinEmbedderOptions } from './builtin-embedder.js';
-export { OllamaEmbedder, DEFAULT_EMBEDDING_MODEL } from './ollama-embedder.js';
-export type { OllamaEmbedderOptions } from './ollama-embedder.js';
+export { normalizeRows } from './embedder.js';
+export { BUILTIN_EMBEDDER_VERSION, BUILTIN_DEFAULT_DIMENSION } from './builtin-embedder.js';
+export { DEFAULT_EMBEDDING_MODEL, OLLAMA_EMBEDDER_DEFAULTS } from './ollama-embedder.js';
 export { splitIdentifier, stem, subwordText, terms, words } from './terms.js';
-export { chooseEmbedder, embedderFromId, ollamaHasModel } from './choose.js';
-export type { EmbedderChoice } from './choose.js';
+export { chooseEmbedder, embedderFromId } from './choose.js';

@@ -12,12 +12,21 @@ import { describeOllamaFailure, ollamaClient } from '../analysis/llm/client.js';
 import { resolveOllamaHost } from '../analysis/llm/config.js';
 import { EmbedderError, normalizeRows, type Embedder, type EmbedderInitOptions, type QueryEmbeddingOptions } from './embedder.js';
 
-export const DEFAULT_EMBEDDING_MODEL = 'nomic-embed-text';
+/** What an OllamaEmbedder does when its options leave something out. */
+export const OLLAMA_EMBEDDER_DEFAULTS = {
+  model: 'nomic-embed-text',
+  batchSize: 32,
+  timeoutMs: 120_000,
+  contextTokens: 2_048,
+  failureThreshold: 3,
+} as const;
+
+export const DEFAULT_EMBEDDING_MODEL = OLLAMA_EMBEDDER_DEFAULTS.model;
 
 export interface OllamaEmbedderOptions {
-  /** Default: OLLAMA_HOST, else http://127.0.0.1:11434. */
+  /** Default http://127.0.0.1:11434. */
   host?: string;
-  /** Default: OCVECTOR_EMBEDDING_MODEL, else nomic-embed-text. */
+  /** Default nomic-embed-text. */
   model?: string;
   /** Documents per request. Default 32. */
   batchSize?: number;
@@ -49,13 +58,14 @@ export class OllamaEmbedder implements Embedder {
   #calls = 0;
 
   constructor(options: OllamaEmbedderOptions = {}) {
-    this.model = options.model ?? process.env.OCVECTOR_EMBEDDING_MODEL ?? DEFAULT_EMBEDDING_MODEL;
-    this.batchSize = options.batchSize ?? 32;
+    const defaults = OLLAMA_EMBEDDER_DEFAULTS;
+    this.model = options.model ?? defaults.model;
+    this.batchSize = options.batchSize ?? defaults.batchSize;
     if (!Number.isInteger(this.batchSize) || this.batchSize < 1) throw new RangeError(`batchSize must be a positive integer, not ${options.batchSize}`);
-    this.#contextTokens = options.contextTokens ?? 2_048;
+    this.#contextTokens = options.contextTokens ?? defaults.contextTokens;
     this.#maxChars = this.#contextTokens * CHARS_PER_TOKEN;
-    this.#breaker = new CircuitBreaker(options.failureThreshold ?? 3);
-    this.#timeoutMs = options.timeoutMs ?? 120_000;
+    this.#breaker = new CircuitBreaker(options.failureThreshold ?? defaults.failureThreshold);
+    this.#timeoutMs = options.timeoutMs ?? defaults.timeoutMs;
     const nomic = /nomic-embed/.test(this.model);
     this.#documentPrefix = options.documentPrefix ?? (nomic ? 'search_document: ' : '');
     this.#queryPrefix = options.queryPrefix ?? (nomic ? 'search_query: ' : '');
@@ -67,7 +77,7 @@ export class OllamaEmbedder implements Embedder {
   }
 
   get dimension(): number {
-    if (this.#dimension === 0) throw new Error('call init() first: the dimension comes from the model');
+    if (this.#dimension === 0) throw new EmbedderError('call init() first: the dimension comes from the model', 'NOT_INITIALIZED');
     return this.#dimension;
   }
 
@@ -111,7 +121,7 @@ export class OllamaEmbedder implements Embedder {
     let last: EmbedderError | undefined;
     for (let attempt = 0; attempt < 2; attempt++) {
       if (this.#breaker.isOpen) {
-        throw new EmbedderError(`no more embedding calls to ${this.model} after ${this.#breaker.failures} failures in a row (last: ${last?.message ?? 'see above'})`, 'circuit-open');
+        throw new EmbedderError(`no more embedding calls to ${this.model} after ${this.#breaker.failures} failures in a row (last: ${last?.message ?? 'see above'})`, 'CIRCUIT_OPEN');
       }
       try {
         this.#calls++;
@@ -121,7 +131,7 @@ export class OllamaEmbedder implements Embedder {
         return vectors;
       } catch (error) {
         last = classify(error, signal, this.model);
-        if (last.code === 'aborted' || last.code === 'model-missing') throw last;
+        if (last.code === 'ABORTED' || last.code === 'MODEL_MISSING') throw last;
         this.#breaker.failed();
       }
     }
@@ -130,13 +140,13 @@ export class OllamaEmbedder implements Embedder {
 
   #check(embeddings: unknown, expected: number): number[][] {
     if (!Array.isArray(embeddings) || embeddings.length !== expected) {
-      throw new EmbedderError(`the model answered ${Array.isArray(embeddings) ? embeddings.length : 'no'} embeddings for ${expected} inputs`, 'invalid-response');
+      throw new EmbedderError(`the model answered ${Array.isArray(embeddings) ? embeddings.length : 'no'} embeddings for ${expected} inputs`, 'INVALID_RESPONSE');
     }
     for (const vector of embeddings as unknown[]) {
       if (!Array.isArray(vector) || vector.length === 0 || (this.#dimension > 0 && vector.length !== this.#dimension)) {
-        throw new EmbedderError(`the model answered a vector of ${Array.isArray(vector) ? vector.length : 'no'} dimensions, expected ${this.#dimension || 'some'}`, 'invalid-response');
+        throw new EmbedderError(`the model answered a vector of ${Array.isArray(vector) ? vector.length : 'no'} dimensions, expected ${this.#dimension || 'some'}`, 'INVALID_RESPONSE');
       }
-      if (!vector.every((x) => typeof x === 'number' && Number.isFinite(x))) throw new EmbedderError('the model answered a vector with non-numbers', 'invalid-response');
+      if (!vector.every((x) => typeof x === 'number' && Number.isFinite(x))) throw new EmbedderError('the model answered a vector with non-numbers', 'INVALID_RESPONSE');
     }
     return embeddings as number[][];
   }
@@ -147,15 +157,15 @@ function classify(error: unknown, signal: AbortSignal | undefined, model: string
   const failure = describeOllamaFailure(error, signal);
   switch (failure.kind) {
     case 'aborted':
-      return new EmbedderError(failure.message, 'aborted');
+      return new EmbedderError(failure.message, 'ABORTED');
     case 'timeout':
-      return new EmbedderError(`the embedding model ${model} did not answer in time`, 'timeout');
+      return new EmbedderError(`the embedding model ${model} did not answer in time`, 'TIMEOUT');
     case 'http':
       if (failure.status === 404 || /not found|pull/i.test(failure.message)) {
-        return new EmbedderError(`the Ollama server has no model ${model}: run \`ollama pull ${model}\`, or use the built-in embedder`, 'model-missing');
+        return new EmbedderError(`the Ollama server has no model ${model}: run \`ollama pull ${model}\`, or use the built-in embedder`, 'MODEL_MISSING');
       }
-      return new EmbedderError(`the embedding request failed: HTTP ${failure.status ?? '?'}: ${failure.message}`.trim(), 'server-error');
+      return new EmbedderError(`the embedding request failed: HTTP ${failure.status ?? '?'}: ${failure.message}`.trim(), 'SERVER_ERROR');
     case 'unreachable':
-      return new EmbedderError(`cannot reach the Ollama server for embeddings: ${failure.message}`, 'unreachable');
+      return new EmbedderError(`cannot reach the Ollama server for embeddings: ${failure.message}`, 'UNREACHABLE');
   }
 }

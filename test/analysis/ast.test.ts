@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { analyzeText, type CodeElement, type CodeFile } from '../../src/index.js';
+import { analyzeText, type CodeElement, type CodeFile } from '../../src/internal.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/analysis/${name}`, import.meta.url), 'utf8');
 const find = (file: CodeFile, name: string, parent = '') => {
@@ -77,7 +77,7 @@ describe('TypeScript: a file of this project (frozen copy of src/native/faiss-in
 
   it('reads a method: signature, parameters, return type, JSDoc description, calls', () => {
     const search = find(file, 'search', 'FaissIndex');
-    const start = lineOf(text, /^  async search\(/);
+    const start = lineOf(text, /^ {2}async search\(/);
     expect(search).toMatchObject({
       type: 'method',
       access: 'public',
@@ -180,8 +180,8 @@ describe('Python: gyp MSVSUserFile.py', () => {
       parameters: [{ name: 'user_file_path', type: '' }, { name: 'version', type: '' }, { name: 'name', type: '' }],
     });
     const debug = find(file, 'AddDebugSettings', 'Writer');
-    expect(debug.startLine).toBe(lineOf(text, /^    def AddDebugSettings/));
-    expect(debug.endLine).toBe(lineOf(text, /^    def WriteIfChanged/) - 2);
+    expect(debug.startLine).toBe(lineOf(text, /^ {4}def AddDebugSettings/));
+    expect(debug.endLine).toBe(lineOf(text, /^ {4}def WriteIfChanged/) - 2);
     expectWellFormed(file, text.split('\n').length);
   });
 });
@@ -244,7 +244,6 @@ describe('TSX and JavaScript', () => {
   });
 });
 
-export type { CodeElement };
 
 describe('splitDeclaration (parameters and property signatures read from their text)', () => {
   it.each([

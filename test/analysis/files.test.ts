@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync, mkdirSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Analyzer, analyzeText, isSkipped, type AnalysisEvent, type AnalysisResult, type CodeFile } from '../../src/index.js';
+import { Analyzer, analyzeText, isSkipped, type AnalysisEvent, type AnalysisResult, type CodeFile } from '../../src/internal.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ocvector-analysis-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeText } from '../../src/index.js';
+import { analyzeText } from '../../src/internal.js';
 import { loadedGrammars } from '../../src/analysis/ast/parsers.js';
 
 // A file of its own: vitest gives each test file fresh modules, so nothing

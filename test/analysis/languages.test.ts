@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Analyzer, analyzeText, detectLanguage, isSkipped, OllamaEnricher, type AnalysisEvent, type CodeElement, type CodeFile, type Language } from '../../src/index.js';
+import { Analyzer, analyzeText, detectLanguage, isSkipped, OllamaEnricher, type AnalysisEvent, type CodeElement, type CodeFile, type Language } from '../../src/internal.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
 import { overrideGrammarPackage } from '../../src/analysis/ast/parsers.js';
 import { CODE_ELEMENT_TYPES } from '../../src/analysis/element.js';
@@ -449,7 +449,12 @@ describe('model enrichment', () => {
         description: `MODEL: ${e.name}.`,
       })),
     };
-    const server = await FakeOllama.start({ chat: (request) => (prompts.push(request.messages[0]!.content), { content: JSON.stringify(answer) }) });
+    const server = await FakeOllama.start({
+      chat: (request) => {
+        prompts.push(request.messages[0]!.content);
+        return { content: JSON.stringify(answer) };
+      },
+    });
     try {
       const events: AnalysisEvent[] = [];
       const enriched = await new OllamaEnricher({ host: server.url, model: 'test-model', timeoutMs: 5_000, onEvent: (e) => events.push(e) }).enrich(file, text);

@@ -10,7 +10,7 @@ import {
   type AnalysisEvent,
   type CodeFile,
   type OllamaEnricherOptions,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { FakeOllama, type Reply } from '../helpers/fake-ollama.js';
 
 const text = readFileSync(new URL('../fixtures/analysis/faiss-index.ts.txt', import.meta.url), 'utf8');
@@ -215,20 +215,12 @@ describe('configuration', () => {
 });
 
 describe('the on/off switch', () => {
-  it('llm: false (or OCVECTOR_LLM=off) makes no model calls at all', async () => {
+  it('llm: false (the CLIs: --no-llm, OCVECTOR_LLM=off) makes no model calls at all', async () => {
     server = await FakeOllama.start({ chat: () => ({ content: goodAnswer() }) });
-    const { createAnalyzer } = await import('../../src/index.js');
+    const { createAnalyzer } = await import('../../src/internal.js');
     const off = createAnalyzer({ llm: false });
     expect(off.enricher).toBeUndefined();
     expect(await off.analyzer.analyzeBytes(path, Buffer.from(text))).toEqual(astOnly);
-    const saved = process.env.OCVECTOR_LLM;
-    process.env.OCVECTOR_LLM = 'off';
-    try {
-      expect(createAnalyzer().enricher).toBeUndefined();
-    } finally {
-      if (saved === undefined) delete process.env.OCVECTOR_LLM;
-      else process.env.OCVECTOR_LLM = saved;
-    }
     const on = createAnalyzer({ llm: { host: server.url } });
     expect(await on.analyzer.analyzeBytes(path, Buffer.from(text))).toMatchObject({ source: 'ast+llm' });
     expect(server.chats).toHaveLength(1);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { Analyzer, AnalysisPool, type AnalysisEvent } from '../../src/index.js';
+import { Analyzer, AnalysisPool, type AnalysisEvent } from '../../src/internal.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const sources = (readdirSync(join(root, 'src'), { recursive: true }) as string[])

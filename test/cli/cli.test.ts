@@ -26,6 +26,7 @@ function cli(command: 'index' | 'search', args: string[], options: { cwd: string
   });
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape that starts a colour is what is looked for
 const ANSI = /\u001b\[/;
 const codeFiles = Object.keys(searchFixtureFiles()).filter((path) => !path.endsWith('.md'));
 

@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evaluate, Indexer, loadEvalSet, parseEvalSet, scoreRanks, Searcher, type EvalReport } from '../../src/index.js';
+import { evaluate, Indexer, loadEvalSet, parseEvalSet, scoreRanks, Searcher, type EvalReport } from '../../src/internal.js';
 import { CORPORA, prepareCorpus, SETS_DIR } from '../../eval/lib/corpora.js';
-import { type TempRepo } from '../helpers/repo.js';
+import type { TempRepo } from '../helpers/repo.js';
 import { runNode } from '../helpers/run-node.js';
 import { LABELS, searchRepo } from '../helpers/search-repo.js';
 

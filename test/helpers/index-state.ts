@@ -1,6 +1,7 @@
 /** Reads an index back the way a searcher would, for assertions. */
 import { checkConsistency, type ConsistencyReport } from '../../src/store/check.js';
 import { openIndex } from '../../src/store/open-index.js';
+import { databaseOf } from '../../src/store/store.js';
 
 export interface ElementState {
   vectorId: number;
@@ -14,13 +15,13 @@ export interface ElementState {
 export async function readIndex(indexDir: string): Promise<{ elements: ElementState[]; files: { path: string; status: string; error: string | null }[]; consistency: ConsistencyReport; description: string }> {
   const opened = await openIndex(indexDir);
   try {
-    const elements = opened.store.db
+    const elements = databaseOf(opened.store)
       .prepare(
         `SELECT e.vector_id AS vectorId, f.path AS path, e.element_type AS type, e.element_name AS name, e.start_line AS startLine, e.end_line AS endLine
          FROM elements e JOIN files f ON f.id = e.file_id ORDER BY f.path, e.start_line, e.element_name`,
       )
       .all() as ElementState[];
-    const files = opened.store.db.prepare('SELECT path, status, error FROM files ORDER BY path').all() as { path: string; status: string; error: string | null }[];
+    const files = databaseOf(opened.store).prepare('SELECT path, status, error FROM files ORDER BY path').all() as { path: string; status: string; error: string | null }[];
     return { elements, files, consistency: await checkConsistency(opened.store, opened.vectors), description: opened.vectors.index.description };
   } finally {
     opened.close();

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/indexing/indexer.js';
 import { watchIndex } from '../../src/indexing/watch.js';
 import { openIndex } from '../../src/store/open-index.js';
+import { databaseOf } from '../../src/store/store.js';
 import { planIndex } from '../../src/store/vector-file.js';
 import { BuiltinEmbedder } from '../../src/vector/builtin-embedder.js';
 import { EmbedderError } from '../../src/vector/embedder.js';
@@ -43,7 +44,7 @@ describe('index type and deletions', () => {
     try {
       expect(opened.vectors.index.description).toMatch(/^IVF/);
       expect(opened.vectors.ntotal).toBe(300);
-      const live = new Set((opened.store.db.prepare('SELECT vector_id AS id FROM elements').all() as { id: number }[]).map((r) => BigInt(r.id)));
+      const live = new Set((databaseOf(opened.store).prepare('SELECT vector_id AS id FROM elements').all() as { id: number }[]).map((r) => BigInt(r.id)));
       const embedder = new BuiltinEmbedder();
       for (const query of ['value 3', 'Holder 10 amount', 'computes value 42']) {
         const q = await embedder.embedQuery(query);

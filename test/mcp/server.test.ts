@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer, type CodebaseSearchOutput } from '../../src/index.js';
-import { type TempRepo } from '../helpers/repo.js';
+import type { TempRepo } from '../helpers/repo.js';
 import { searchRepo } from '../helpers/search-repo.js';
 
 const SERVER = new URL('../../dist/cli/oc-vector-mcp.js', import.meta.url).pathname;
@@ -119,9 +119,9 @@ describe('oc-vector-mcp on raw stdio', () => {
       expect(noIndex.isError).toBe(true);
       expect(noIndex.structuredContent.error).toMatch(/^no index at .*: build one with oc-vector-index \(or the reindex tool\)/);
       send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'reindex', arguments: {} } });
-      expect(((await waitFor(4))?.result as { structuredContent: { files: { added: number } } }).structuredContent.files.added).toBeGreaterThan(5);
+      expect(((await waitFor(4))!.result as { structuredContent: { files: { added: number } } }).structuredContent.files.added).toBeGreaterThan(5);
       send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'codebase_search', arguments: { query: 'retry' } } });
-      expect(((await waitFor(5))?.result as { structuredContent: CodebaseSearchOutput }).structuredContent.results.length).toBeGreaterThan(0);
+      expect(((await waitFor(5))!.result as { structuredContent: CodebaseSearchOutput }).structuredContent.results.length).toBeGreaterThan(0);
 
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       child.stdin.end();

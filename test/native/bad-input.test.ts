@@ -182,15 +182,9 @@ describe('loading failures explain how to fix them', () => {
     }
   });
 
-  it('OCVECTOR_NATIVE_PATH comes first among the candidates', () => {
-    const saved = process.env.OCVECTOR_NATIVE_PATH;
-    process.env.OCVECTOR_NATIVE_PATH = '/custom/ocvector.node';
-    try {
-      expect(addonCandidates()[0]).toBe('/custom/ocvector.node');
-      expect(addonCandidates()[1]).toMatch(/build\/Release\/ocvector\.node$/);
-    } finally {
-      if (saved === undefined) delete process.env.OCVECTOR_NATIVE_PATH;
-      else process.env.OCVECTOR_NATIVE_PATH = saved;
-    }
+  it('a configured addon path (the CLIs: OCVECTOR_NATIVE_PATH) comes first among the candidates', () => {
+    expect(addonCandidates('/custom/ocvector.node')[0]).toBe('/custom/ocvector.node');
+    expect(addonCandidates('/custom/ocvector.node')[1]).toMatch(/build\/Release\/ocvector\.node$/);
+    expect(addonCandidates()[0]).toMatch(/build\/Release\/ocvector\.node$/);
   });
 });

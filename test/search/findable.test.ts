@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Indexer, Searcher, stem, words } from '../../src/index.js';
+import { Indexer, Searcher, stem, words } from '../../src/internal.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const SOURCE = join(ROOT, 'src');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileFilters, cutLines, globToRegExp, matchExpression, nameMatch, parseQuery } from '../../src/index.js';
+import { compileFilters, cutLines, globToRegExp, matchExpression, nameMatch, parseQuery } from '../../src/internal.js';
 
 describe('parseQuery', () => {
   it.each([

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { analyzeText } from '../../src/analysis/analyzer.js';
 import { StoreError } from '../../src/store/database.js';
 import { SCHEMA_VERSION } from '../../src/store/schema.js';
-import { IndexStore } from '../../src/store/store.js';
+import { databaseOf, IndexStore } from '../../src/store/store.js';
 import { buildDocuments } from '../../src/vector/document.js';
 import { SAMPLE_FILES } from '../helpers/repo.js';
 
@@ -19,9 +19,9 @@ describe('IndexStore', () => {
     const store = IndexStore.open(join(fresh(), '.ocvector'));
     try {
       expect(statSync(join(dir, '.ocvector', 'index.db')).mode & 0o777).toBe(0o600);
-      expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(store.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-      expect(store.db.prepare('SELECT max(version) AS v FROM schema_version').get()).toEqual({ v: SCHEMA_VERSION });
+      expect(databaseOf(store).pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(databaseOf(store).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      expect(databaseOf(store).prepare('SELECT max(version) AS v FROM schema_version').get()).toEqual({ v: SCHEMA_VERSION });
     } finally {
       store.close();
     }
@@ -44,7 +44,7 @@ describe('IndexStore', () => {
       const rootId = store.rootId('/repo');
       store.transaction(() => store.writeFile(rootId, { path: 'src/users.ts', language: 'typescript', size: text.length, mtimeMs: 1, hash: 'h', status: 'indexed', error: null }, documents, 1));
       const match = (query: string) =>
-        (store.db.prepare('SELECT e.element_name AS name FROM elements_fts JOIN elements e ON e.vector_id = elements_fts.rowid WHERE elements_fts MATCH ? ORDER BY bm25(elements_fts)').all(query) as { name: string }[]).map((r) => r.name);
+        (databaseOf(store).prepare('SELECT e.element_name AS name FROM elements_fts JOIN elements e ON e.vector_id = elements_fts.rowid WHERE elements_fts MATCH ? ORDER BY bm25(elements_fts)').all(query) as { name: string }[]).map((r) => r.name);
       expect(match('name:user')).toEqual(expect.arrayContaining(['UserRepository.getUserById', 'UserRepository.saveUser']));
       expect(match('name:getuserbyid')).toEqual(['UserRepository.getUserById']);
       expect(match('description:deletes')).toEqual(['UserRepository.removeUser']); // porter stemming
@@ -60,7 +60,7 @@ describe('IndexStore', () => {
       const cache = store.analysisCache();
       cache.set('k', [{ 'file-path': 'a', language: 'typescript', summary: 's', imports: [], elements: [] }]);
       expect(cache.get('k')).toHaveLength(1);
-      store.db.prepare("UPDATE analysis_cache SET answers = '{not json'").run();
+      databaseOf(store).prepare("UPDATE analysis_cache SET answers = '{not json'").run();
       expect(cache.get('k')).toBeUndefined();
     } finally {
       store.close();

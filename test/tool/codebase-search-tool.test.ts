@@ -25,7 +25,7 @@ import {
   toOpenAITool,
   type CodebaseSearchOutput,
   type PermissionRequest,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';
 import { searchFixtureFiles } from '../helpers/search-repo.js';
 

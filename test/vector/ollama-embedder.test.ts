@@ -35,7 +35,7 @@ describe('OllamaEmbedder', () => {
     const embedder = await embedderWith(good);
     await embedder.init({ dimension: 5 });
     expect(fake!.embeds).toHaveLength(0);
-    await expect(embedder.embedDocuments(['x'])).rejects.toMatchObject({ code: 'invalid-response', message: /3 dimensions, expected 5/ });
+    await expect(embedder.embedDocuments(['x'])).rejects.toMatchObject({ code: 'INVALID_RESPONSE', message: /3 dimensions, expected 5/ });
   });
 
   it('cuts inputs longer than the context, and asks the server to truncate too', async () => {
@@ -56,12 +56,12 @@ describe('OllamaEmbedder', () => {
   });
 
   const failures: [string, (request: { input: string | string[] }) => Reply, RegExp, string][] = [
-    ['a server error', () => ({ status: 500, body: { error: 'boom' } }), /HTTP 500/, 'server-error'],
-    ['a missing model', () => ({ status: 404, body: { error: 'model "fake-embed" not found, try pulling it first' } }), /ollama pull fake-embed/, 'model-missing'],
-    ['too few vectors', () => ({ body: { embeddings: [] } }), /answered 0 embeddings for 1 inputs/, 'invalid-response'],
-    ['no embeddings at all', () => ({ body: { nonsense: true } }), /answered no embeddings/, 'invalid-response'],
-    ['non-numbers', (r) => ({ body: { embeddings: inputs(r).map(() => [1, 'two', 3]) } }), /non-numbers/, 'invalid-response'],
-    ['a hang-up', () => ({ hangUp: true }), /cannot reach the Ollama server/, 'unreachable'],
+    ['a server error', () => ({ status: 500, body: { error: 'boom' } }), /HTTP 500/, 'SERVER_ERROR'],
+    ['a missing model', () => ({ status: 404, body: { error: 'model "fake-embed" not found, try pulling it first' } }), /ollama pull fake-embed/, 'MODEL_MISSING'],
+    ['too few vectors', () => ({ body: { embeddings: [] } }), /answered 0 embeddings for 1 inputs/, 'INVALID_RESPONSE'],
+    ['no embeddings at all', () => ({ body: { nonsense: true } }), /answered no embeddings/, 'INVALID_RESPONSE'],
+    ['non-numbers', (r) => ({ body: { embeddings: inputs(r).map(() => [1, 'two', 3]) } }), /non-numbers/, 'INVALID_RESPONSE'],
+    ['a hang-up', () => ({ hangUp: true }), /cannot reach the Ollama server/, 'UNREACHABLE'],
   ];
 
   it.each(failures)('turns %s into an EmbedderError', async (_, reply, message, code) => {
@@ -74,19 +74,19 @@ describe('OllamaEmbedder', () => {
   it('gives up on a slow server at the deadline, and on a dead one at once', async () => {
     const slow = await embedderWith(() => ({ delayMs: 2_000, body: { embeddings: [[1]] } }), { timeoutMs: 100 });
     const started = Date.now();
-    await expect(slow.embedDocuments(['x'])).rejects.toMatchObject({ code: 'timeout' });
+    await expect(slow.embedDocuments(['x'])).rejects.toMatchObject({ code: 'TIMEOUT' });
     expect(Date.now() - started).toBeLessThan(1_500);
     const dead = new OllamaEmbedder({ host: await FakeOllama.refusingUrl(), model: 'm' });
-    await expect(dead.init()).rejects.toMatchObject({ code: 'unreachable', message: /ECONNREFUSED/ });
+    await expect(dead.init()).rejects.toMatchObject({ code: 'UNREACHABLE', message: /ECONNREFUSED/ });
   });
 
   it('stops calling after repeated failures (circuit breaker)', async () => {
     const embedder = await embedderWith(() => ({ status: 500, body: { error: 'down' } }), { failureThreshold: 3 });
     await embedder.init({ dimension: 3 });
-    await expect(embedder.embedDocuments(['a'])).rejects.toMatchObject({ code: 'server-error' });
-    await expect(embedder.embedDocuments(['b'])).rejects.toMatchObject({ code: 'circuit-open' });
+    await expect(embedder.embedDocuments(['a'])).rejects.toMatchObject({ code: 'SERVER_ERROR' });
+    await expect(embedder.embedDocuments(['b'])).rejects.toMatchObject({ code: 'CIRCUIT_OPEN' });
     const calls = fake!.embeds.length;
-    await expect(embedder.embedQuery('c')).rejects.toMatchObject({ code: 'circuit-open' });
+    await expect(embedder.embedQuery('c')).rejects.toMatchObject({ code: 'CIRCUIT_OPEN' });
     expect(fake!.embeds.length).toBe(calls);
   });
 
@@ -95,6 +95,6 @@ describe('OllamaEmbedder', () => {
     await embedder.init({ dimension: 1 });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    await expect(embedder.embedDocuments(['x'], controller.signal)).rejects.toMatchObject({ code: 'aborted' });
+    await expect(embedder.embedDocuments(['x'], controller.signal)).rejects.toMatchObject({ code: 'ABORTED' });
   });
 });

@@ -11,7 +11,7 @@ const MAX_DESCRIPTION = 600;
  */
 export function commentAbove(node: SyntaxNode): string {
   const comment = node.previousNamedSibling;
-  if (!comment || comment.type !== 'comment') return '';
+  if (comment?.type !== 'comment') return '';
   if (comment.endPosition.row < node.startPosition.row - 1) return '';
   const text = comment.text;
   if (text.startsWith('/**')) return cleanBlock(text);

@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import Parser from 'tree-sitter';
+import { OcvectorError } from '../../errors.js';
 import type { Language } from '../types.js';
 
 export type SyntaxNode = Parser.SyntaxNode;
@@ -72,7 +73,7 @@ export function loadedGrammars(): Language[] {
 
 function loadGrammar(language: Language): Parser.Language {
   const source = GRAMMARS[language];
-  if (!source) throw new Error(`no tree-sitter grammar for ${language}`);
+  if (!source) throw new OcvectorError(`no tree-sitter grammar for ${language}`, 'GRAMMAR_UNAVAILABLE');
   let module: unknown;
   if (source.nativeOnly) {
     const root = dirname(require.resolve(`${source.package}/package.json`));
@@ -82,7 +83,7 @@ function loadGrammar(language: Language): Parser.Language {
     module = require(source.package);
   }
   const grammar = (source.export ? (module as Record<string, unknown>)[source.export] : module) as Parser.Language | undefined;
-  if (!grammar) throw new Error(`${source.package} has no grammar${source.export ? ` named ${source.export}` : ''}`);
+  if (!grammar) throw new OcvectorError(`${source.package} has no grammar${source.export ? ` named ${source.export}` : ''}`, 'GRAMMAR_UNAVAILABLE');
   return grammar;
 }
 
@@ -112,13 +113,14 @@ export function grammarOf(language: Language): Parser.Language {
   return entry.grammar;
 }
 
-export class GrammarUnavailable extends Error {
+export class GrammarUnavailable extends OcvectorError<'GRAMMAR_UNAVAILABLE'> {
+  override name = 'GrammarUnavailable';
+
   constructor(
     readonly language: Language,
     readonly reason: string,
   ) {
-    super(`the ${language} grammar could not be loaded (${reason})`);
-    this.name = 'GrammarUnavailable';
+    super(`the ${language} grammar could not be loaded (${reason})`, 'GRAMMAR_UNAVAILABLE');
   }
 }
 

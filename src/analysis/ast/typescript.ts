@@ -50,7 +50,7 @@ function visitStatement(outer: SyntaxNode, scope: Scope, out: Extraction): void 
   }
   if (!decl) return;
   const { parent } = scope;
-  const access: AccessModifier = exported ? 'public' : scope.access;
+  const site: Site = { outer, decl, parent, access: exported ? 'public' : scope.access };
 
   switch (decl.type) {
     case 'ERROR':
@@ -64,16 +64,16 @@ function visitStatement(outer: SyntaxNode, scope: Scope, out: Extraction): void 
     case 'class_declaration':
     case 'abstract_class_declaration':
     case 'class':
-      classElement(outer, decl, parent, access, out);
+      classElement(site, out);
       return;
     case 'interface_declaration':
-      interfaceElement(outer, decl, parent, access, out);
+      interfaceElement(site, out);
       return;
     case 'enum_declaration':
-      out.add(draft(outer, decl, 'enum', name(decl), parent, access, signatureUntil(outer, decl.childForFieldName('body'))));
+      out.add(draft(site, 'enum', name(decl), signatureUntil(outer, decl.childForFieldName('body'))));
       return;
     case 'type_alias_declaration': {
-      const element = draft(outer, decl, 'type-alias', name(decl), parent, access, collapse(outer.text, 300));
+      const element = draft(site, 'type-alias', name(decl), collapse(outer.text, 300));
       typeReferences(decl.childForFieldName('value')?.text ?? '', element);
       out.add(element);
       return;
@@ -81,7 +81,7 @@ function visitStatement(outer: SyntaxNode, scope: Scope, out: Extraction): void 
     case 'internal_module':
     case 'module': {
       const moduleName = name(decl).replace(/^['"]|['"]$/g, '');
-      out.add(draft(outer, decl, 'namespace', moduleName, parent, access, signatureUntil(outer, decl.childForFieldName('body'))));
+      out.add(draft(site, 'namespace', moduleName, signatureUntil(outer, decl.childForFieldName('body'))));
       const body = decl.childForFieldName('body');
       // Namespace members are reachable through the namespace: public.
       if (body) walkStatements(body.namedChildren, { parent: join(parent, moduleName), access: 'public' }, out);
@@ -90,7 +90,7 @@ function visitStatement(outer: SyntaxNode, scope: Scope, out: Extraction): void 
     case 'function_declaration':
     case 'generator_function_declaration':
     case 'function_signature': {
-      out.add(functionElement(outer, decl, 'function', name(decl), parent, access));
+      out.add(functionElement(site, 'function', name(decl)));
       // After a syntax error (an unclosed parenthesis or brace), tree-sitter
       // can fold the declarations that follow into this function's body:
       // they are still found, at this level.
@@ -100,20 +100,21 @@ function visitStatement(outer: SyntaxNode, scope: Scope, out: Extraction): void 
     }
     case 'lexical_declaration':
     case 'variable_declaration':
-      variableElements(outer, decl, parent, access, exported, out);
+      variableElements(site, exported, out);
       return;
     case 'assignment_expression':
-      assignedFunction(outer, decl, parent, out);
+      assignedFunction(site, out);
       return;
     default:
       return;
   }
 }
 
-function classElement(outer: SyntaxNode, decl: SyntaxNode, parent: string, access: AccessModifier, out: Extraction): void {
+function classElement(site: Site, out: Extraction): void {
+  const { outer, decl, parent } = site;
   const className = name(decl) || 'default';
   const body = decl.childForFieldName('body');
-  const element = draft(outer, decl, 'class', className, parent, access, signatureUntil(outer, body));
+  const element = draft(site, 'class', className, signatureUntil(outer, body));
   for (const heritage of decl.namedChildren) {
     if (heritage.type !== 'class_heritage') continue;
     for (const clause of heritage.namedChildren) {
@@ -147,7 +148,7 @@ function classMember(member: SyntaxNode, scope: string): CodeElement | undefined
       const memberName = name(member);
       const accessors = accessorsOf(member);
       const type: CodeElementType = memberName === 'constructor' ? 'constructor' : accessors.length > 0 ? 'property' : 'method';
-      const element = functionElement(member, member, type, memberName, scope, memberAccess(member));
+      const element = functionElement(memberSite(member, scope), type, memberName);
       if (type === 'property' && accessors[0] === 'set') element.returnType = element.parameters[0]?.type ?? '';
       return element;
     }
@@ -155,7 +156,7 @@ function classMember(member: SyntaxNode, scope: string): CodeElement | undefined
     case 'field_definition': {
       const field = member.childForFieldName('name') ?? member.childForFieldName('property');
       if (!field) return undefined;
-      const element = draft(member, member, 'field', field.text, scope, memberAccess(member), collapse(member.text.replace(/\s*=[\s\S]*$/, ''), 200));
+      const element = draft(memberSite(member, scope), 'field', field.text, collapse(member.text.replace(/\s*=[\s\S]*$/, ''), 200));
       element.returnType = typeText(member.childForFieldName('type'));
       const value = member.childForFieldName('value');
       if (value?.type === 'arrow_function' || value?.type === 'function_expression') {
@@ -172,10 +173,11 @@ function classMember(member: SyntaxNode, scope: string): CodeElement | undefined
   }
 }
 
-function interfaceElement(outer: SyntaxNode, decl: SyntaxNode, parent: string, access: AccessModifier, out: Extraction): void {
+function interfaceElement(site: Site, out: Extraction): void {
+  const { outer, decl, parent } = site;
   const interfaceName = name(decl);
   const body = decl.childForFieldName('body');
-  const element = draft(outer, decl, 'interface', interfaceName, parent, access, signatureUntil(outer, body));
+  const element = draft(site, 'interface', interfaceName, signatureUntil(outer, body));
   for (const clause of decl.namedChildren) {
     if (clause.type !== 'extends_type_clause') continue;
     for (const target of clause.namedChildren) addDependency(element, 'inherits', baseName(target.text));
@@ -190,20 +192,14 @@ function interfaceElement(outer: SyntaxNode, decl: SyntaxNode, parent: string, a
       const { name: propertyName, type, readonly } = splitDeclaration(member.text);
       element.properties.push({ name: propertyName, type, accessors: readonly ? ['get'] : ['get', 'set'] });
     } else if (member.type === 'method_signature') {
-      out.add(functionElement(member, member, 'method', name(member), scope, 'public'));
+      out.add(functionElement(memberSite(member, scope, 'public'), 'method', name(member)));
     }
   }
 }
 
 /** Functions held in variables (`const f = () => …`), and module constants. */
-function variableElements(
-  outer: SyntaxNode,
-  decl: SyntaxNode,
-  parent: string,
-  access: AccessModifier,
-  exported: boolean,
-  out: Extraction,
-): void {
+function variableElements(site: Site, exported: boolean, out: Extraction): void {
+  const { outer, decl, parent, access } = site;
   const isConst = decl.firstChild?.type === 'const';
   for (const declarator of decl.namedChildren) {
     if (declarator.type !== 'variable_declarator') continue;
@@ -213,7 +209,7 @@ function variableElements(
     const single = decl.namedChildCount === 1;
     const position = single ? outer : declarator;
     if (value && (value.type === 'arrow_function' || value.type === 'function_expression' || value.type === 'function')) {
-      const element = functionElement(position, value, 'function', nameNode.text, parent, access);
+      const element = functionElement({ outer: position, decl: value, parent, access }, 'function', nameNode.text);
       const head = single ? signatureUntil(outer, value) : nameNode.text;
       element.signature = collapse(`${head} = ${signatureUntil(value, value.childForFieldName('body'))}`, 300);
       out.add(element);
@@ -223,7 +219,7 @@ function variableElements(
     } else if (isConst && (exported || /^[A-Z][A-Z0-9_]*$/.test(nameNode.text))) {
       // Exported or SCREAMING_CASE constants are part of a module's surface;
       // other module-level consts are implementation detail.
-      const element = draft(position, declarator, 'constant', nameNode.text, parent, access, collapse((single ? outer : declarator).text, 200));
+      const element = draft({ outer: position, decl: declarator, parent, access }, 'constant', nameNode.text, collapse((single ? outer : declarator).text, 200));
       element.returnType = typeText(declarator.childForFieldName('type'));
       out.add(element);
     }
@@ -237,44 +233,41 @@ function variableElements(
  * Named after the member (`res.send`, `Router.route`, `parse`), so that a
  * query spelling it finds its definition.
  */
-function assignedFunction(outer: SyntaxNode, assignment: SyntaxNode, parent: string, out: Extraction): void {
+function assignedFunction({ outer, decl, parent }: Site, out: Extraction): void {
   // `res.contentType = res.type = function contentType(type) {…}`: one function, each name an element.
   const targets: SyntaxNode[] = [];
-  let value: SyntaxNode | null = assignment;
+  let value: SyntaxNode | null = decl;
   while (value?.type === 'assignment_expression') {
     const left = value.childForFieldName('left');
     if (left) targets.push(left);
     value = value.childForFieldName('right');
   }
   if (!value || !FUNCTION_VALUES.has(value.type)) return;
-  for (const left of targets) assignedMember(outer, left, value, parent, out);
+  for (const left of targets) assignedMember(left, { outer, decl: value, parent, access: 'public' }, out);
 }
 
-function assignedMember(outer: SyntaxNode, left: SyntaxNode, value: SyntaxNode, parent: string, out: Extraction): void {
+/** `site.decl` is the function assigned to `left`. */
+function assignedMember(left: SyntaxNode, site: Site, out: Extraction): void {
   if (left.type !== 'member_expression') return;
   const path = left.text.replace(/\s+/g, '').split('.');
   if (path.some((segment) => !/^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(segment))) return;
+  const value = site.decl;
   let member = path.pop()!;
   // `module.exports = function createApplication() {…}` is named by the function itself.
   if (member === 'exports' && path.join('.') === 'module') member = value.childForFieldName('name')?.text ?? member;
   const owner = path.filter((segment, i) => segment !== 'prototype' && segment !== 'exports' && !(i === 0 && segment === 'module'));
-  const element = functionElement(outer, value, owner.length > 0 ? 'method' : 'function', member, owner.length > 0 ? join(parent, owner.join('.')) : parent, 'public');
+  const parent = owner.length > 0 ? join(site.parent, owner.join('.')) : site.parent;
+  const element = functionElement({ ...site, parent }, owner.length > 0 ? 'method' : 'function', member);
   element.signature = collapse(`${left.text} = ${signatureUntil(value, value.childForFieldName('body'))}`, 300);
   out.add(element);
 }
 
 const FUNCTION_VALUES: ReadonlySet<string> = new Set(['function_expression', 'function', 'arrow_function', 'generator_function']);
 
-function functionElement(
-  outer: SyntaxNode,
-  decl: SyntaxNode,
-  type: CodeElementType,
-  elementName: string,
-  parent: string,
-  access: AccessModifier,
-): CodeElement {
+function functionElement(site: Site, type: CodeElementType, elementName: string): CodeElement {
+  const { outer, decl } = site;
   const body = decl.childForFieldName('body');
-  const element = draft(outer, decl, type, elementName, parent, access, signatureUntil(outer, body));
+  const element = draft(site, type, elementName, signatureUntil(outer, body));
   element.parameters = parametersOf(decl.childForFieldName('parameters') ?? decl.childForFieldName('parameter'));
   element.returnType = typeText(decl.childForFieldName('return_type'));
   for (const parameter of element.parameters) typeReferences(parameter.type, element);
@@ -283,15 +276,24 @@ function functionElement(
   return element;
 }
 
-function draft(
-  outer: SyntaxNode,
-  decl: SyntaxNode,
-  type: CodeElementType,
-  elementName: string,
-  parent: string,
-  access: AccessModifier,
-  signature: string,
-): CodeElement {
+/**
+ * Where a declaration stands: `outer` carries position and comment (an
+ * export or declare wrapper), `decl` is the declaration; its container and
+ * its access.
+ */
+interface Site {
+  outer: SyntaxNode;
+  decl: SyntaxNode;
+  parent: string;
+  access: AccessModifier;
+}
+
+/** A class or interface member: its own node is both outer and declaration. */
+function memberSite(member: SyntaxNode, scope: string, access: AccessModifier = memberAccess(member)): Site {
+  return { outer: member, decl: member, parent: scope, access };
+}
+
+function draft({ outer, decl, parent, access }: Site, type: CodeElementType, elementName: string, signature: string): CodeElement {
   return newElement({
     type,
     name: elementName,

@@ -1,16 +1,22 @@
 /**
- * Stops calling a failing model server for the rest of a run: after
- * `threshold` failures in a row every call is refused at once, so one dead
- * server costs a few timeouts, not one per file.
+ * Stops calling a failing server: after `threshold` failures in a row every
+ * call is refused at once, so one dead server costs a few timeouts, not one
+ * per file. With `retryAfterMs` the circuit lets one call through again
+ * once that long has passed (a long-lived searcher tries its embedder
+ * again); without it, it stays open for the rest of a run.
  */
 export class CircuitBreaker {
   #failures = 0;
-  #open = false;
+  #openedAt: number | undefined;
 
-  constructor(private readonly threshold = 3) {}
+  constructor(
+    private readonly threshold = 3,
+    private readonly retryAfterMs = Number.POSITIVE_INFINITY,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   get isOpen(): boolean {
-    return this.#open;
+    return this.#openedAt !== undefined && this.now() - this.#openedAt < this.retryAfterMs;
   }
 
   get failures(): number {
@@ -19,13 +25,14 @@ export class CircuitBreaker {
 
   succeeded(): void {
     this.#failures = 0;
+    this.#openedAt = undefined;
   }
 
-  /** Records a failure; true when this one opened the circuit. */
+  /** Records a failure; true when this one opened the circuit (again, after a retry). */
   failed(): boolean {
     this.#failures++;
-    if (this.#open || this.#failures < this.threshold) return false;
-    this.#open = true;
+    if (this.isOpen || this.#failures < this.threshold) return false;
+    this.#openedAt = this.now();
     return true;
   }
 }

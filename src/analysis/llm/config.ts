@@ -1,10 +1,19 @@
-/** Ollama settings, following the ollama CLI's own conventions (OLLAMA_HOST). */
+/** Ollama settings, following the ollama CLI's own conventions for a host (the CLIs read OLLAMA_HOST). */
 
 export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
-export const DEFAULT_ANALYSIS_MODEL = 'qwen2.5-coder';
 
-/** `OLLAMA_HOST` may be `host`, `host:port` or a URL: make it a URL. */
-export function resolveOllamaHost(host = process.env.OLLAMA_HOST): string {
+/** What an OllamaEnricher does when its options leave something out. */
+export const OLLAMA_ENRICHER_DEFAULTS = {
+  model: 'qwen2.5-coder',
+  timeoutMs: 120_000,
+  contextTokens: 8_192,
+  failureThreshold: 3,
+} as const;
+
+export const DEFAULT_ANALYSIS_MODEL = OLLAMA_ENRICHER_DEFAULTS.model;
+
+/** A host may be `host`, `host:port` or a URL (as `OLLAMA_HOST`): make it a URL; none is the default. */
+export function resolveOllamaHost(host?: string): string {
   const value = host?.trim();
   if (!value) return DEFAULT_OLLAMA_HOST;
   // As in Ollama itself: without a scheme the default port is 11434; with

@@ -13,13 +13,13 @@ import type { CodeFile } from '../types.js';
 import { analysisCacheKey, MemoryAnalysisCache, type AnalysisCache } from './cache.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import { describeOllamaFailure, ollamaClient } from './client.js';
-import { DEFAULT_ANALYSIS_MODEL, resolveOllamaHost } from './config.js';
+import { OLLAMA_ENRICHER_DEFAULTS, resolveOllamaHost } from './config.js';
 import { planParts } from './parts.js';
 import { reconcile } from './reconcile.js';
 import { buildPrompt, checkAnswer, PROMPT_VERSION, RESULT_SCHEMA, type ModelAnswer } from './resources.js';
 
 export interface OllamaEnricherOptions {
-  /** Default: OLLAMA_HOST, else http://127.0.0.1:11434. */
+  /** Default http://127.0.0.1:11434. */
   host?: string;
   /** Default: qwen2.5-coder. */
   model?: string;
@@ -57,16 +57,17 @@ export class OllamaEnricher implements Enricher {
   calls = 0;
 
   constructor(options: OllamaEnricherOptions = {}) {
-    this.model = options.model ?? process.env.OCVECTOR_ANALYSIS_MODEL ?? DEFAULT_ANALYSIS_MODEL;
-    this.#contextTokens = options.contextTokens ?? 8_192;
+    const defaults = OLLAMA_ENRICHER_DEFAULTS;
+    this.model = options.model ?? defaults.model;
+    this.#contextTokens = options.contextTokens ?? defaults.contextTokens;
     const fixedTokens = Math.ceil(buildPrompt('', '', [], undefined).length / 3.5);
     this.#codeBudgetTokens = Math.max(512, Math.floor((this.#contextTokens - fixedTokens) * 0.5));
     this.#cache = options.cache ?? new MemoryAnalysisCache();
-    this.#breaker = new CircuitBreaker(options.failureThreshold ?? 3);
+    this.#breaker = new CircuitBreaker(options.failureThreshold ?? defaults.failureThreshold);
     this.#signal = options.signal;
     this.#emit = options.onEvent ?? (() => {});
     // A deadline per request; the run's own signal aborts everything.
-    this.#client = ollamaClient(resolveOllamaHost(options.host), options.timeoutMs ?? 120_000, options.signal);
+    this.#client = ollamaClient(resolveOllamaHost(options.host), options.timeoutMs ?? defaults.timeoutMs, options.signal);
   }
 
   async enrich(file: CodeFile, text: string): Promise<CodeFile> {

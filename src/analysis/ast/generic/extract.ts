@@ -14,6 +14,7 @@ import { attributeAbove, docAbove, docInside, docInSource } from './docs.js';
 import { type Extraction, addDependency, collapse, signatureText } from '../extraction.js';
 import type { GrammarLanguage, SyntaxNode } from '../parsers.js';
 import type { GenericLanguage, ParameterSyntax } from './spec.js';
+import { OcvectorError } from '../../../errors.js';
 
 const MAX_CALLS = 40;
 
@@ -68,7 +69,7 @@ function compile(grammar: GrammarLanguage, spec: GenericLanguage): Compiled {
   if (!entry) {
     entry = { query: new Parser.Query(grammar, spec.query), spec };
     for (const [, kind] of spec.query.matchAll(/@definition\.([\w-]+)/g)) {
-      if (!isCodeElementType(kind!)) throw new Error(`query captures an unknown element kind: @definition.${kind}`);
+      if (!isCodeElementType(kind!)) throw new OcvectorError(`query captures an unknown element kind: @definition.${kind}`, 'BAD_GRAMMAR_QUERY');
     }
     compiled.set(spec, entry);
   }

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Formats the code in place: Biome for TypeScript and scripts (biome.json),
+# clang-format for native/ (native/.clang-format) when it is installed
+# (Debian: apt-get install clang-format).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+node_modules/.bin/biome format --write .
+if command -v clang-format >/dev/null 2>&1; then
+  clang-format -i native/src/*.cc native/src/*.h
+else
+  echo "format: clang-format is not installed: native/ left as it is" >&2
+fi

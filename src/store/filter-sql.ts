@@ -1,0 +1,50 @@
+/**
+ * Search filters as SQL over the aliases `e` (elements) and `f` (files) of
+ * the reads in search-reader.ts: the search layer says what to keep, the
+ * store says how its tables are asked for it.
+ */
+
+/** What a search keeps, in the store's terms. Every part present must hold. */
+export interface FilterConditions {
+  /** Files under this directory, or the file of this path. */
+  under?: string;
+  /** Files whose path starts with this text (a glob's literal head). */
+  pathStartsWith?: string;
+  /** Files of these languages. */
+  languages?: readonly string[];
+  /** Elements of these types. */
+  types?: readonly string[];
+}
+
+/** A condition over `e` and `f`, and its parameters. */
+export interface ConditionSql {
+  sql: string;
+  params: (string | number)[];
+}
+
+export function filterSql(conditions: FilterConditions): ConditionSql {
+  const sql: string[] = [];
+  const params: (string | number)[] = [];
+  if (conditions.pathStartsWith !== undefined) {
+    sql.push('substr(f.path, 1, ?) = ?');
+    params.push(conditions.pathStartsWith.length, conditions.pathStartsWith);
+  }
+  if (conditions.under !== undefined) {
+    const prefix = `${conditions.under}/`;
+    sql.push('(f.path = ? OR substr(f.path, 1, ?) = ?)');
+    params.push(conditions.under, prefix.length, prefix);
+  }
+  if (conditions.languages) {
+    sql.push(`f.language IN (${placeholders(conditions.languages)})`);
+    params.push(...conditions.languages);
+  }
+  if (conditions.types) {
+    sql.push(`e.element_type IN (${placeholders(conditions.types)})`);
+    params.push(...conditions.types);
+  }
+  return { sql: sql.length > 0 ? sql.join(' AND ') : '1', params };
+}
+
+function placeholders(values: readonly unknown[]): string {
+  return values.map(() => '?').join(', ');
+}

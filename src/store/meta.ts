@@ -1,0 +1,92 @@
+/**
+ * The index's metadata (the `meta` table), one typed property per key: the
+ * keys, their types and their defaults are written down here and nowhere
+ * else. Values are stored as text.
+ */
+import type Database from 'better-sqlite3';
+
+/** The FAISS index type of an index that has not written one yet. */
+export const DEFAULT_INDEX_DESCRIPTION = 'Flat';
+
+export interface EmbedderRecord {
+  id: string;
+  dimension: number;
+}
+
+/** What the last complete run recorded in the index. */
+export interface LastRun {
+  finishedAt: string;
+  mode: 'full' | 'paths' | 'since' | 'rebuild';
+  durationMs: number;
+  /** The analysis model asked for, or null when LLM analysis was off. */
+  analysisModel: string | null;
+  modelCalls: number;
+}
+
+type MetaKey = 'generation' | 'embedder' | 'dimension' | 'rebuilt_at_generation' | 'index_description' | 'last_run';
+
+export class IndexMeta {
+  readonly #get: Database.Statement<[MetaKey], { value: string }>;
+  readonly #set: Database.Statement<[MetaKey, string]>;
+
+  constructor(db: Database.Database) {
+    this.#get = db.prepare('SELECT value FROM meta WHERE key = ?');
+    this.#set = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+  }
+
+  /** Bumped once per run that changes something; stamps rows and the FAISS file. */
+  get generation(): number {
+    return Number(this.#read('generation') ?? 0);
+  }
+
+  set generation(value: number) {
+    this.#write('generation', value);
+  }
+
+  /** The embedder the vectors were made with; undefined for a new index. */
+  get embedder(): EmbedderRecord | undefined {
+    const id = this.#read('embedder');
+    return id === undefined ? undefined : { id, dimension: Number(this.#read('dimension')) };
+  }
+
+  set embedder(record: EmbedderRecord) {
+    this.#write('embedder', record.id);
+    this.#write('dimension', record.dimension);
+  }
+
+  /** The generation of the last reset (-1: never): FAISS files older than it describe nothing. */
+  get rebuiltAtGeneration(): number {
+    return Number(this.#read('rebuilt_at_generation') ?? -1);
+  }
+
+  set rebuiltAtGeneration(value: number) {
+    this.#write('rebuilt_at_generation', value);
+  }
+
+  /** The FAISS index type of the last file written. */
+  get indexDescription(): string {
+    return this.#read('index_description') ?? DEFAULT_INDEX_DESCRIPTION;
+  }
+
+  set indexDescription(value: string) {
+    this.#write('index_description', value);
+  }
+
+  /** For `--status`: when the index was last brought up to date, and with which models. */
+  get lastRun(): LastRun | null {
+    const value = this.#read('last_run');
+    return value === undefined ? null : (JSON.parse(value) as LastRun);
+  }
+
+  set lastRun(value: LastRun) {
+    this.#write('last_run', JSON.stringify(value));
+  }
+
+  #read(key: MetaKey): string | undefined {
+    return this.#get.get(key)?.value;
+  }
+
+  #write(key: MetaKey, value: string | number): void {
+    this.#set.run(key, String(value));
+  }
+}

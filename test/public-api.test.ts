@@ -1,0 +1,76 @@
+/**
+ * The public API of `ocvector`, pinned: a name added here is a promise to
+ * its users, a name removed breaks them. Everything else lives behind
+ * `ocvector/internal`, which promises nothing.
+ */
+import { describe, expect, it } from 'vitest';
+
+const PUBLIC_RUNTIME_NAMES = [
+  // errors
+  'OcvectorError',
+  'StoreError',
+  'SearchError',
+  'EmbedderError',
+  'FaissError',
+  'PathOutsideRootError',
+  // indexing
+  'Indexer',
+  'INDEXER_DEFAULTS',
+  'watchIndex',
+  'indexStatus',
+  // analysis
+  'Analyzer',
+  'createAnalyzer',
+  'OllamaEnricher',
+  'isSkipped',
+  'resolveOllamaHost',
+  // embedders
+  'BuiltinEmbedder',
+  'OllamaEmbedder',
+  'ollamaHasModel',
+  // search
+  'Searcher',
+  'SEARCH_DEFAULTS',
+  'findIndex',
+  // the agent tool
+  'CodebaseSearchTool',
+  'toOllamaTool',
+  'toOpenAITool',
+  'toAnthropicTool',
+  'dispatchToolCall',
+  'ollamaToolMessage',
+  'openAIToolMessage',
+  'anthropicToolResult',
+  // the FAISS binding
+  'FaissIndex',
+  'blasInfo',
+  'faissVersion',
+  'getNumThreads',
+  'gpuInfo',
+  'setNumThreads',
+  'setNativeAddonPath',
+];
+
+describe('the public API', () => {
+  it('exports exactly the pinned runtime names', async () => {
+    const api = await import('../src/index.js');
+    expect(Object.keys(api).sort()).toEqual([...PUBLIC_RUNTIME_NAMES].sort());
+  });
+
+  it('keeps every public name in ocvector/internal too, beside the layers', async () => {
+    const api = await import('../src/index.js');
+    const internal = await import('../src/internal.js');
+    for (const name of Object.keys(api)) expect(internal).toHaveProperty(name);
+    expect(Object.keys(internal).length).toBeGreaterThan(Object.keys(api).length);
+  });
+
+  it('gives every error class one base and a code', async () => {
+    const { OcvectorError, StoreError, SearchError, EmbedderError, FaissError, PathOutsideRootError } = await import('../src/index.js');
+    const errors = [new StoreError('s', 'NOT_FOUND'), new SearchError('q', 'BAD_QUERY'), new EmbedderError('e', 'TIMEOUT'), new FaissError('f', 'IO'), new PathOutsideRootError('p')];
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(OcvectorError);
+      expect(error.code).toMatch(/^[A-Z][A-Z_]*$/);
+      expect(error.name).toBe(error.constructor.name);
+    }
+  });
+});
