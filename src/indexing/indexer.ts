@@ -138,8 +138,11 @@ export class Indexer {
       const rebuild = startsAfresh(run, recorded, embedder);
       await embedder.init({ ...(signal ? { signal } : {}), ...(recorded?.id === embedder.id && !rebuild ? { dimension: recorded.dimension } : {}) });
       const record: EmbedderRecord = { id: embedder.id, dimension: embedder.dimension };
-      if (rebuild) store.reset(record);
-      else store.claimEmbedder(record);
+      if (rebuild) {
+        // One transaction until the run completes: readers keep the old index meanwhile, and a failed rebuild leaves it as it was.
+        store.beginSpan();
+        store.reset(record);
+      } else store.claimEmbedder(record);
       const mode = rebuild ? 'rebuild' : run.paths ? 'paths' : run.since ? 'since' : 'full';
       this.#emit({ type: 'run-start', root: this.root, indexDir: this.indexDir, embedder: embedder.id, mode });
 
@@ -239,10 +242,15 @@ export class Indexer {
         if (signal?.aborted) this.#emit({ type: 'run-aborted', reason: String((reason as Error)?.message ?? reason) });
         throw reason;
       }
+      if (store.inTransaction) {
+        store.commitSpan();
+        VectorIndex.removeUnusedFiles(store);
+      }
       this.#emit({ type: 'run-done', summary });
       return summary;
     } finally {
       await pool?.close();
+      store?.rollbackSpan();
       store?.close();
       lock.release();
     }

@@ -118,6 +118,28 @@ export class IndexStore {
     return this.db.transaction(work).immediate();
   }
 
+  /**
+   * Opens a transaction that spans many calls (and awaits), until
+   * {@link commitSpan} or {@link rollbackSpan}; transactions inside it
+   * become savepoints. A rebuild runs in one, so that readers keep seeing
+   * the previous index until the new one is complete.
+   */
+  beginSpan(): void {
+    this.db.exec('BEGIN IMMEDIATE');
+  }
+
+  commitSpan(): void {
+    if (this.db.inTransaction) this.db.exec('COMMIT');
+  }
+
+  rollbackSpan(): void {
+    if (this.db.inTransaction) this.db.exec('ROLLBACK');
+  }
+
+  get inTransaction(): boolean {
+    return this.db.inTransaction;
+  }
+
   // -- metadata ------------------------------------------------------------
 
   getMeta(key: string): string | undefined {

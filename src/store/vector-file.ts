@@ -200,9 +200,16 @@ export class VectorIndex {
       store.setMeta('index_description', current.index.description);
       store.setMeta(FILE_META, `${name} ${identity}`);
     });
-    for (const file of listVectorFiles(store.directory)) if (file.path !== path) removeQuietly(file.path);
+    // Inside a rebuild's transaction, readers still use the old file until the commit: it is removed after it.
+    if (!store.inTransaction) VectorIndex.removeUnusedFiles(store);
     onEvent({ type: 'index-written', generation, vectors: current.ntotal, path });
     return current;
+  }
+
+  /** Removes the index files other than the one the database records (older checkpoints, files of other databases). */
+  static removeUnusedFiles(store: IndexStore): void {
+    const current = usableFile(store)?.path;
+    for (const file of listVectorFiles(store.directory)) if (file.path !== current) removeQuietly(file.path);
   }
 
   close(): void {
