@@ -10,7 +10,7 @@
  * time.
  */
 import { join } from 'node:path';
-import { StoreError } from '../store/database.js';
+import { damaged, isCorruption, StoreError } from '../store/database.js';
 import { SearchReader, sumById, type ElementRecord } from '../store/search-reader.js';
 import { IndexStore, type EmbedderRecord } from '../store/store.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
@@ -439,6 +439,9 @@ async function snapshot<T>(store: IndexStore, work: () => Promise<T>): Promise<T
   store.db.exec('BEGIN');
   try {
     return await work();
+  } catch (error) {
+    // A damaged page is found by the query that reads it: say what it means and what to do.
+    throw isCorruption(error) ? damaged(store.directory, (error as Error).message) : error;
   } finally {
     store.db.exec('COMMIT');
   }
