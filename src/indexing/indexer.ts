@@ -24,6 +24,7 @@ import { isSkipped, type AnalysisResult, type CodeFile, type SkippedFile } from 
 import { defaultIndexDir, findRoot } from '../files/root.js';
 import { gitChangesSince } from '../files/git.js';
 import { contentHash } from '../files/hash.js';
+import { redactSecrets } from '../files/redact.js';
 import { isInside, scanPaths, scanRoot, type ExcludedFile, type ScannedFile } from '../files/scan.js';
 import { prepareDirectory, StoreError } from '../store/database.js';
 import { IndexStore, type EmbedderRecord, type FileRow } from '../store/store.js';
@@ -431,7 +432,8 @@ export class Indexer {
       return this.#failed(outcome, `analysis failed: ${(error as Error).message}`);
     }
     if (isSkipped(result)) return this.#skipped(outcome, result);
-    const text = bytes.toString('utf8');
+    // As analysis saw it: credentials redacted, line breaks kept.
+    const text = redactSecrets(bytes.toString('utf8'));
     let file: CodeFile = result;
     if (enricher && file.source === 'ast') file = await enricher.enrich(file, text);
     outcome.language = file.language;
