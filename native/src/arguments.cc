@@ -64,6 +64,11 @@ bool BooleanArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
   return info[i].As<Napi::Boolean>().Value();
 }
 
+bool OptionalBooleanArg(const Napi::CallbackInfo& info, size_t i, const char* name, bool absent) {
+  if (info[i].IsUndefined() || info[i].IsNull()) return absent;
+  return BooleanArg(info, i, name);
+}
+
 int64_t RowsOf(Napi::Env env, const Napi::Float32Array& array, int d, const char* name) {
   const size_t length = array.ElementLength();
   if (length == 0 || length % static_cast<size_t>(d) != 0) {

@@ -20,6 +20,8 @@ int64_t OptionalIntegerArg(const Napi::CallbackInfo& info, size_t i, const char*
                            int64_t min, int64_t max, int64_t absent);
 std::string StringArg(const Napi::CallbackInfo& info, size_t i, const char* name);
 bool BooleanArg(const Napi::CallbackInfo& info, size_t i, const char* name);
+// An optional boolean: undefined (or null) gives `absent`.
+bool OptionalBooleanArg(const Napi::CallbackInfo& info, size_t i, const char* name, bool absent);
 
 // Rows of `d` floats: checks that the length is a positive multiple of d.
 // Returns the number of rows.

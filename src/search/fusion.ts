@@ -78,7 +78,6 @@ export function fuseScores(lexical: readonly ScoredHit[], vector: readonly Score
  */
 export function relativeScores(list: readonly ScoredHit[]): number[] {
   const best = list[0]?.score ?? 0;
-  if (process.env.FUSE === 'minmax' && list.length > 1) { const worst = list[list.length - 1]!.score; const span = best - worst || 1e-9; return list.map(({ score }) => (score - worst) / span); }
   if (best > 0) return list.map(({ score }) => Math.max(0, score / best));
   return list.map((_, i) => 1 - i / list.length);
 }

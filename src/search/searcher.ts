@@ -292,7 +292,7 @@ export class Searcher {
 
     const searchStarted = performance.now();
     // Filters apply after FAISS, which knows ids only: fetch deeper when they may thin the list.
-    const wanted = Math.min(ntotal, filters.active || parsed.kind === 'path' ? Math.max(400, k * 40) : Number(process.env.VPOOL ?? 100));
+    const wanted = Math.min(ntotal, filters.active || parsed.kind === 'path' ? Math.max(400, k * 40) : Math.max(100, k * 10));
     const nprobe = this.#vectors.nprobe;
     const search = this.#vectors.index.search(query, wanted, nprobe ? { nprobe } : {});
     const hits = search.then(({ labels, distances }) => {
@@ -339,7 +339,7 @@ export class Searcher {
    * definitions of a symbol the query names and the files named after it.
    */
   #lexicalSearch(parsed: ParsedQuery, k: number, filters: CompiledFilters): LexicalEvidence {
-    const limit = Number(process.env.LPOOL ?? 100);
+    const limit = Math.max(100, k * 10);
     if (parsed.kind === 'path') {
       // In file order, not by relevance: a score that only keeps that order.
       const elements = this.#reader.pathElements(parsed.paths, filters, limit).map((id, i) => ({ id, score: 1 / (i + 1) }));
