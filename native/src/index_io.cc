@@ -182,8 +182,14 @@ std::string TempPathFor(const std::string& path) {
 
 void WriteIndexFile(const faiss::Index& index, const std::string& path) {
   const std::string temp = TempPathFor(path);
-  UniqueFile file(std::fopen(temp.c_str(), "wb"));
-  if (!file) throw NativeError(ErrorCode::Io, SystemError("cannot write " + path + ": cannot create", temp));
+  // Private (0600) whatever the umask: the index describes the code it was built from.
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  UniqueFile file(fd < 0 ? nullptr : ::fdopen(fd, "wb"));
+  if (!file) {
+    const std::string message = SystemError("cannot write " + path + ": cannot create", temp);
+    if (fd >= 0) ::close(fd);
+    throw NativeError(ErrorCode::Io, message);
+  }
   try {
     uint8_t header[kHeaderSize] = {};
     if (std::fwrite(header, 1, kHeaderSize, file.get()) != kHeaderSize) {

@@ -27,7 +27,7 @@ namespace ocvector {
 
 // Writes to `path` through a temporary file in the same directory, fsyncs it,
 // renames it over `path`, and fsyncs the directory: a crash leaves either the
-// old file or the new one, never a torn one.
+// old file or the new one, never a torn one. The file is private (0600).
 void WriteIndexFile(const faiss::Index& index, const std::string& path);
 
 std::unique_ptr<faiss::Index> ReadIndexFile(const std::string& path, bool allowPlain);

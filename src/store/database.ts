@@ -107,9 +107,11 @@ function openForReading(path: string): Database.Database {
   return db;
 }
 
-/** Creates the index directory (0700) with a .gitignore that keeps it out of commits. */
+/** Creates the index directory, or makes an existing one private (0700), with a .gitignore that keeps it out of commits. */
 export function prepareDirectory(directory: string): void {
   mkdirSync(directory, { recursive: true, mode: 0o700 });
+  // An existing directory (--db) is made private too: mkdir's mode applies only to one it creates.
+  if ((statSync(directory).mode & 0o077) !== 0) chmodSync(directory, 0o700);
   const gitignore = join(directory, '.gitignore');
   if (!existsSync(gitignore)) writeFileSync(gitignore, '# ocvector index: local, never committed\n*\n', { mode: 0o600 });
 }

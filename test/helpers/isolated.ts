@@ -5,6 +5,9 @@
  * `ADDON` (the raw addon's path) and `DIST` (the built library's entry).
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -23,12 +26,17 @@ export interface Isolated {
 
 export function runIsolated(code: string, options: { timeout?: number; cwd?: string } = {}): Promise<Isolated> {
   const prelude = `const ADDON = ${JSON.stringify(ADDON)}; const DIST = ${JSON.stringify(DIST)};\n`;
+  // A file, not --input-type with -e: worker threads inherit the options and would refuse them.
+  const dir = mkdtempSync(join(tmpdir(), 'ocvector-isolated-'));
+  const script = join(dir, 'child.mjs');
+  writeFileSync(script, prelude + code);
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--expose-gc', '--input-type=module', '-e', prelude + code],
+      ['--expose-gc', script],
       { cwd: options.cwd ?? ROOT, timeout: options.timeout ?? 30_000, killSignal: 'SIGKILL', maxBuffer: 16 << 20 },
       (error, stdout, stderr) => {
+        rmSync(dir, { recursive: true, force: true });
         const failure = error as (Error & { code?: number | string; signal?: NodeJS.Signals | null; killed?: boolean }) | null;
         resolve({
           code: failure ? (typeof failure.code === 'number' ? failure.code : null) : 0,
