@@ -4,10 +4,11 @@
  * stdout carries the result (a summary, or JSON with --json); progress and
  * warnings go to stderr.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, statSync, type Stats } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { Command, Option } from 'commander';
 import { defaultIndexDir, findRoot, INDEX_DIR_NAME } from '../files/root.js';
+import { describeFsError, describeSpecial } from '../files/scan.js';
 import { Indexer, type IndexerOptions } from '../indexing/indexer.js';
 import { indexStatus } from '../indexing/status.js';
 import { watchIndex } from '../indexing/watch.js';
@@ -81,7 +82,7 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
   }
 
   const targets = (paths.length > 0 ? paths : ['.']).map((path) => resolve(path));
-  for (const target of targets) if (!existsSync(target)) throw new UsageError(`${target}: no such file or directory`);
+  for (const target of targets) await checkTarget(target);
   const root = rootOf(targets);
 
   const controller = new AbortController();
@@ -184,4 +185,23 @@ function embedderChoice(options: IndexCliOptions): EmbedderChoice | undefined {
 /** `{ key: value }`, or nothing when the value is undefined (exact optional properties). */
 function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+/**
+ * A path given on the command line is a directory or a regular file; a
+ * symbolic link, a FIFO or a device is refused with what it is (links are not
+ * followed), and a path that cannot be looked at with its real reason (ELOOP,
+ * EACCES are not "no such file").
+ */
+async function checkTarget(target: string): Promise<void> {
+  let info: Stats;
+  try {
+    info = lstatSync(target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(code === 'ENOENT' ? `${target}: no such file or directory` : `${target}: ${describeFsError(error)}`);
+  }
+  if (info.isFile() || info.isDirectory()) return;
+  const { detail } = await describeSpecial(target, info.isSymbolicLink());
+  throw new UsageError(`${target} is ${detail}; give a directory or a regular file`);
 }

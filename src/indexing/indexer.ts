@@ -25,7 +25,7 @@ import { defaultIndexDir, findRoot } from '../files/root.js';
 import { gitChangesSince } from '../files/git.js';
 import { contentHash } from '../files/hash.js';
 import { redactSecrets } from '../files/redact.js';
-import { isInside, scanPaths, scanRoot, type ExcludedFile, type ScannedFile } from '../files/scan.js';
+import { isInside, scanPaths, scanRoot, type ExcludedFile, type ScannedFile, type SkippedEntry } from '../files/scan.js';
 import { prepareDirectory, StoreError } from '../store/database.js';
 import { IndexStore, type EmbedderRecord, type FileRow } from '../store/store.js';
 import { WriteLock } from '../store/lock.js';
@@ -151,6 +151,7 @@ export class Indexer {
       const known = store.files(rootId);
       const plan = await this.#plan(run, known, signal);
       const summary = newSummary(this.root, this.indexDir, embedder.id, plan.scanned.length);
+      summary.files.skipped += plan.skipped;
       const candidates = plan.scanned.filter((file) => !unchangedByStat(known.get(file.path), file));
       summary.files.unchanged += plan.scanned.length - candidates.length;
       this.#emit({ type: 'scan-done', files: plan.scanned.length, candidates: candidates.length, deleted: plan.deleted.length, excluded: plan.excluded });
@@ -335,7 +336,7 @@ export class Indexer {
           toIndex: candidates.length - sameContent - tally.skipped,
           toRemove: plan.deleted.length,
           excluded: plan.excluded,
-          skipped: tally.skipped,
+          skipped: tally.skipped + plan.skipped,
         },
         elements: tally.elements,
         documentsToEmbed: tally.documentsToEmbed,
@@ -372,13 +373,19 @@ export class Indexer {
     });
   }
 
-  async #plan(run: RunOptions, known: Map<string, FileRow>, signal: AbortSignal | undefined): Promise<{ scanned: ScannedFile[]; deleted: string[]; excluded: number }> {
+  async #plan(run: RunOptions, known: Map<string, FileRow>, signal: AbortSignal | undefined): Promise<{ scanned: ScannedFile[]; deleted: string[]; excluded: number; skipped: number }> {
     let excluded = 0;
+    let skipped = 0;
     const onExcluded = (file: ExcludedFile) => {
       excluded++;
       this.#emit({ type: 'excluded', path: file.path, reason: file.reason });
     };
-    const scanOptions = { ...(signal ? { signal } : {}), onExcluded };
+    // Links, FIFOs, unreadable directories, names that are not UTF-8: skipped, with the real reason.
+    const onSkipped = (entry: SkippedEntry) => {
+      skipped++;
+      this.#emit({ type: 'file-skipped', path: entry.path, reason: entry.reason, detail: entry.detail });
+    };
+    const scanOptions = { ...(signal ? { signal } : {}), onExcluded, onSkipped };
     if (run.paths || run.since) {
       const paths = [...(run.paths ?? [])];
       let deleted: string[] = [];
@@ -391,14 +398,14 @@ export class Indexer {
       // Indexed paths that are not there to index any more: missing, deleted, or now excluded (newly ignored, a secret).
       const present = new Set(files.map((file) => file.path));
       const asked = new Set([...paths.map((path) => toRootRelative(this.root, path)), ...deleted]);
-      return { scanned: files, deleted: [...asked].filter((path) => known.has(path) && !present.has(path)), excluded };
+      return { scanned: files, deleted: [...asked].filter((path) => known.has(path) && !present.has(path)), excluded, skipped };
     }
     // A subdirectory of the root: scanned with the root's ignore rules, and only it.
     const scope = toRootRelative(this.root, this.#options.path);
     const inScope = (path: string) => scope === '' || path === scope || path.startsWith(`${scope}/`);
     const scanned = (await scanRoot(this.root, scanOptions)).filter((file) => inScope(file.path));
     const seen = new Set(scanned.map((file) => file.path));
-    return { scanned, deleted: [...known.keys()].filter((path) => inScope(path) && !seen.has(path)), excluded };
+    return { scanned, deleted: [...known.keys()].filter((path) => inScope(path) && !seen.has(path)), excluded, skipped };
   }
 
   async #processFile(
