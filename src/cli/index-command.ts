@@ -35,6 +35,8 @@ interface IndexCliOptions {
   status?: boolean;
   watch?: boolean;
   threads?: string;
+  wait?: string;
+  timeout?: string;
   json?: boolean;
   quiet?: boolean;
   progress: boolean;
@@ -57,6 +59,8 @@ export async function indexMain(argv: readonly string[]): Promise<number> {
     .option('--status', 'what is indexed, when, with which models, and which files are stale')
     .option('--watch', 'after indexing, keep the index up to date as files change (Ctrl-C stops)')
     .option('--threads <n>', 'analysis threads (default: the number of cores)')
+    .option('--wait <seconds>', 'wait this long for another indexer of the same index to finish (default: fail at once)')
+    .option('--timeout <seconds>', 'deadline of each request to Ollama, analysis and embeddings, reading the answer included', '120')
     .option('--json', 'machine-readable output on stdout')
     .option('-q, --quiet', 'no progress and no warnings on stderr')
     .option('--no-progress', 'no progress bar');
@@ -70,6 +74,8 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
   if (exclusive.length > 1) throw new UsageError(`${exclusive.join(' and ')} cannot be used together`);
   if (options.watch && options.json) throw new UsageError('--watch and --json cannot be used together');
   const threads = options.threads === undefined ? undefined : parseInteger(options.threads, '--threads', 1, 256);
+  const waitSeconds = options.wait === undefined ? undefined : parseInteger(options.wait, '--wait', 0, 86_400);
+  const timeoutSeconds = parseInteger(options.timeout ?? '120', '--timeout', 1, 86_400);
   // One host for everything that talks to Ollama: analysis, embeddings, the model probe.
   if (options.ollamaHost) process.env.OLLAMA_HOST = options.ollamaHost;
 
@@ -101,6 +107,8 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
       ...(threads ? { threads } : {}),
       ...(options.since ? { since: options.since } : {}),
       ...(options.rebuild ? { rebuild: true } : {}),
+      ...(waitSeconds !== undefined ? { lockWaitMs: waitSeconds * 1_000 } : {}),
+      ollamaTimeoutMs: timeoutSeconds * 1_000,
       signal: controller.signal,
     };
     // One run per directory (each scoped to it), one for the files given, all into the same index.

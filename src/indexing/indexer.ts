@@ -62,6 +62,8 @@ export interface IndexerOptions {
   embeddingConcurrency?: number;
   /** Wait this long for another indexer of the same index. Default 0: fail at once. */
   lockWaitMs?: number;
+  /** The deadline of each request to Ollama (analysis and embeddings), reading the answer included. Default 120 s. */
+  ollamaTimeoutMs?: number;
   signal?: AbortSignal;
   onEvent?: (event: IndexEvent) => void;
 }
@@ -135,7 +137,7 @@ export class Indexer {
     try {
       store = IndexStore.open(this.indexDir);
       const recorded = store.embedder;
-      const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id);
+      const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id, this.#ollamaOptions());
       const rebuild = startsAfresh(run, recorded, embedder);
       await embedder.init({ ...(signal ? { signal } : {}), ...(recorded?.id === embedder.id && !rebuild ? { dimension: recorded.dimension } : {}) });
       const record: EmbedderRecord = { id: embedder.id, dimension: embedder.dimension };
@@ -276,7 +278,7 @@ export class Indexer {
     let pool: AnalysisPool | undefined;
     try {
       const recorded = run.rebuild ? undefined : store?.embedder;
-      const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id);
+      const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id, this.#ollamaOptions());
       const rebuild = startsAfresh(run, recorded, embedder);
       // Looked up, not recorded: a dry run writes nothing (the store is open read-only).
       const rootId = store && !rebuild ? [...store.roots()].find(([, path]) => path === this.root)?.[0] : undefined;
@@ -362,10 +364,15 @@ export class Indexer {
   }
 
   /** The LLM enricher when analysis by a model is on; its answers are cached in the store when there is one. */
+  #ollamaOptions(): { timeoutMs?: number } {
+    return this.#options.ollamaTimeoutMs === undefined ? {} : { timeoutMs: this.#options.ollamaTimeoutMs };
+  }
+
   #enricherFor(store: IndexStore | undefined, signal: AbortSignal | undefined): OllamaEnricher | undefined {
     const llm = this.#options.llm ?? llmEnabledByEnvironment();
     if (llm === false) return undefined;
     return new OllamaEnricher({
+      ...this.#ollamaOptions(),
       ...(llm === true ? {} : llm),
       ...(store ? { cache: store.analysisCache() } : {}),
       ...(signal ? { signal } : {}),

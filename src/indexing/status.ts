@@ -4,8 +4,9 @@
  * deciding whether to re-index. Read-only; compares sizes and mtimes (no
  * file is read), and scans the root for files not indexed yet.
  */
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { contentHash } from '../files/hash.js';
 import { scanRoot } from '../files/scan.js';
 import { DATABASE_FILE } from '../store/database.js';
 import { IndexStore } from '../store/store.js';
@@ -41,8 +42,8 @@ export async function indexStatus(indexDir: string, options: StatusOptions = {})
     const db = store.db;
     const root = store.roots().values().next().value ?? indexDir;
     const files = db
-      .prepare<[], { path: string; language: string | null; size: number; mtimeMs: number; status: 'indexed' | 'skipped' | 'failed'; error: string | null; elements: number }>(
-        'SELECT path, language, size, mtime_ms AS mtimeMs, status, error, element_count AS elements FROM files ORDER BY path',
+      .prepare<[], { path: string; language: string | null; size: number; mtimeMs: number; hash: string | null; status: 'indexed' | 'skipped' | 'failed'; error: string | null; elements: number }>(
+        'SELECT path, language, size, mtime_ms AS mtimeMs, hash, status, error, element_count AS elements FROM files ORDER BY path',
       )
       .all();
     const counts = { indexed: 0, skipped: 0, failed: 0 };
@@ -61,8 +62,11 @@ export async function indexStatus(indexDir: string, options: StatusOptions = {})
     if (options.checkFiles !== false) {
       for (const file of files) {
         try {
-          const info = statSync(join(root, file.path));
-          if (info.size !== file.size || info.mtimeMs !== file.mtimeMs) stale.modified.push(file.path);
+          const path = join(root, file.path);
+          const info = statSync(path);
+          // An mtime of -1: the file changed too close to its indexing to trust the time; its content decides.
+          const changed = info.size !== file.size || (file.mtimeMs === -1 ? contentHash(readFileSync(path)) !== file.hash : info.mtimeMs !== file.mtimeMs);
+          if (changed) stale.modified.push(file.path);
         } catch {
           stale.deleted.push(file.path);
         }

@@ -23,16 +23,17 @@ export function embedderFromId(id: string, ollama: OllamaEmbedderOptions = {}): 
   return undefined;
 }
 
-export async function chooseEmbedder(choice: EmbedderChoice | undefined, recordedId: string | undefined): Promise<Embedder> {
+/** `ollama`: options for whichever Ollama embedder is made (a timeout), under those the choice names. */
+export async function chooseEmbedder(choice: EmbedderChoice | undefined, recordedId: string | undefined, ollama: OllamaEmbedderOptions = {}): Promise<Embedder> {
   const asked = choice ?? environmentChoice();
   if (typeof asked === 'object' && 'embedDocuments' in asked) return asked;
   if (asked === 'builtin') return new BuiltinEmbedder();
-  if (asked === 'ollama') return new OllamaEmbedder();
-  if (typeof asked === 'object') return new OllamaEmbedder(asked);
+  if (asked === 'ollama') return new OllamaEmbedder(ollama);
+  if (typeof asked === 'object') return new OllamaEmbedder({ ...ollama, ...asked });
   // A recorded id this version cannot make (an older built-in embedder) gets the current one.
-  if (recordedId) return embedderFromId(recordedId) ?? new BuiltinEmbedder();
+  if (recordedId) return embedderFromId(recordedId, ollama) ?? new BuiltinEmbedder();
   const model = process.env.OCVECTOR_EMBEDDING_MODEL ?? DEFAULT_EMBEDDING_MODEL;
-  return (await ollamaHasModel(resolveOllamaHost(), model)) ? new OllamaEmbedder({ model }) : new BuiltinEmbedder();
+  return (await ollamaHasModel(resolveOllamaHost(), model)) ? new OllamaEmbedder({ ...ollama, model }) : new BuiltinEmbedder();
 }
 
 function parseBuiltinId(id: string): { version: number; dimension: number } | undefined {

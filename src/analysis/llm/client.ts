@@ -35,28 +35,74 @@ export function ollamaClient(host: string, options: OllamaClientOptions): Ollama
   return new Ollama({
     host,
     fetch: async (input, init) => {
-      const signals = [AbortSignal.timeout(options.timeoutMs), ...(init?.signal ? [init.signal] : []), ...(options.signal ? [options.signal] : [])];
-      const response = await fetch(input, { ...init, signal: AbortSignal.any(signals) });
-      return capped(response, limit);
+      const deadline = new Deadline(options.timeoutMs, [init?.signal, options.signal]);
+      try {
+        const response = await fetch(input, { ...init, signal: deadline.signal });
+        return capped(response, limit, () => deadline.clear());
+      } catch (error) {
+        deadline.clear();
+        throw error;
+      }
     },
   });
 }
 
-/** The same response, whose body fails with ResponseTooLargeError past `limit` bytes. */
-function capped(response: Response, limit: number): Response {
+/**
+ * One request's end: a timer of its own and the callers' signals, joined in
+ * one controller that the timer holds (AbortSignal.timeout joined with
+ * AbortSignal.any could be collected while a body was still being read, and
+ * then never fired). Cleared when the answer has been read.
+ */
+class Deadline {
+  readonly #controller = new AbortController();
+  readonly #timer: NodeJS.Timeout;
+  readonly #unlink: (() => void)[] = [];
+
+  constructor(timeoutMs: number, signals: (AbortSignal | null | undefined)[]) {
+    const controller = this.#controller;
+    this.#timer = setTimeout(() => controller.abort(new DOMException(`no complete answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+    this.#timer.unref();
+    controller.signal.addEventListener('abort', () => this.clear(), { once: true });
+    for (const signal of signals) {
+      if (!signal) continue;
+      if (signal.aborted) controller.abort(signal.reason);
+      const onAbort = () => controller.abort(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#unlink.push(() => signal.removeEventListener('abort', onAbort));
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+    for (const unlink of this.#unlink.splice(0)) unlink();
+  }
+}
+
+/** The same response, whose body fails with ResponseTooLargeError past `limit` bytes; `done` runs when the body ends, however. */
+function capped(response: Response, limit: number, done: () => void): Response {
   const announced = Number(response.headers.get('content-length') ?? Number.NaN);
   if (announced > limit) {
     void response.body?.cancel();
     throw new ResponseTooLargeError(limit);
   }
-  if (!response.body) return response;
+  if (!response.body) {
+    done();
+    return response;
+  }
   let seen = 0;
   const counter = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
       seen += chunk.byteLength;
-      if (seen > limit) controller.error(new ResponseTooLargeError(limit));
-      else controller.enqueue(chunk);
+      if (seen > limit) {
+        done();
+        controller.error(new ResponseTooLargeError(limit));
+      } else controller.enqueue(chunk);
     },
+    flush: done,
   });
   return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });
 }
