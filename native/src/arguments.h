@@ -12,7 +12,7 @@ namespace ocvector {
 
 Napi::Float32Array Float32ArrayArg(const Napi::CallbackInfo& info, size_t i, const char* name);
 Napi::BigInt64Array BigInt64ArrayArg(const Napi::CallbackInfo& info, size_t i, const char* name);
-Napi::Buffer<uint8_t> BufferArg(const Napi::CallbackInfo& info, size_t i, const char* name);
+Napi::Uint8Array BufferArg(const Napi::CallbackInfo& info, size_t i, const char* name);
 int64_t IntegerArg(const Napi::CallbackInfo& info, size_t i, const char* name, int64_t min,
                    int64_t max);
 // An optional integer: undefined (or null) gives `absent`.

@@ -129,8 +129,8 @@ class ReadWorker : public MakeIndexWorker {
 
 class FromBufferWorker : public MakeIndexWorker {
  public:
-  FromBufferWorker(Napi::Env env, Napi::Buffer<uint8_t> buffer, Device device, bool allowPlain)
-      : MakeIndexWorker(env), bytes_(CopyOf(buffer.Data(), buffer.Length())), device_(device), allowPlain_(allowPlain) {}
+  FromBufferWorker(Napi::Env env, Napi::Uint8Array buffer, Device device, bool allowPlain)
+      : MakeIndexWorker(env), bytes_(CopyOf(buffer.Data(), buffer.ElementLength())), device_(device), allowPlain_(allowPlain) {}
 
  private:
   void Run() override {
@@ -524,7 +524,7 @@ Napi::Value NativeIndex::Read(const Napi::CallbackInfo& info) {
 
 Napi::Value NativeIndex::FromBuffer(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Napi::Buffer<uint8_t> buffer = BufferArg(info, 0, "buffer");
+  Napi::Uint8Array buffer = BufferArg(info, 0, "buffer");
   Device device = ParseDevice(env, StringArg(info, 1, "device"));
   bool allowPlain = OptionalBooleanArg(info, 2, "plainFaiss", false);
   return (new FromBufferWorker(env, buffer, device, allowPlain))->Start();
