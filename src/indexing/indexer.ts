@@ -14,7 +14,7 @@
  * committing the files already done), because vectors of another embedder
  * cannot stand in for its own.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../analysis/content.js';
 import { llmEnabledByEnvironment } from '../analysis/create.js';
@@ -24,6 +24,7 @@ import { isSkipped, type AnalysisResult, type CodeFile, type SkippedFile } from 
 import { defaultIndexDir, findRoot } from '../files/root.js';
 import { gitChangesSince } from '../files/git.js';
 import { contentHash } from '../files/hash.js';
+import { readRegularFile } from '../files/read.js';
 import { redactSecrets } from '../files/redact.js';
 import { isInside, scanPaths, scanRoot, type ExcludedFile, type ScannedFile, type SkippedEntry } from '../files/scan.js';
 import { prepareDirectory, StoreError } from '../store/database.js';
@@ -301,7 +302,7 @@ export class Indexer {
           }
           let bytes: Buffer;
           try {
-            bytes = await readFile(scanned.absolutePath);
+            bytes = await readRegularFile(scanned.absolutePath);
           } catch {
             tally.skipped++;
             continue;
@@ -429,7 +430,7 @@ export class Indexer {
     }
     let bytes: Buffer;
     try {
-      bytes = await readFile(scanned.absolutePath);
+      bytes = await readRegularFile(scanned.absolutePath);
     } catch (error) {
       return this.#failed(outcome, `cannot read the file: ${(error as Error).message}`);
     }

@@ -65,6 +65,27 @@ describe('every entry gets an outcome', () => {
     );
   });
 
+  it('a file replaced by a FIFO between the scan and the read fails with a reason; the run does not hang', async () => {
+    const repo = (owned.repo = tempRepo({ 'src/ok.ts': 'export const ok = 1;\n', 'src/swapped.ts': 'export const swapped = 2;\n' }));
+    const swapped = join(repo.root, 'src/swapped.ts');
+    const run = await runIsolated(`
+      import { execFileSync } from 'node:child_process';
+      import { rmSync } from 'node:fs';
+      const { Indexer } = await import(DIST);
+      const failed = [];
+      const summary = await new Indexer({
+        path: ${JSON.stringify(repo.root)}, embedder: 'builtin', llm: false, threads: 1,
+        onEvent: (event) => {
+          if (event.type === 'scan-done') { rmSync(${JSON.stringify(swapped)}); execFileSync('mkfifo', [${JSON.stringify(swapped)}]); }
+          if (event.type === 'file-failed') failed.push(event);
+        },
+      }).run();
+      console.log(JSON.stringify({ added: summary.files.added, failed }));`, { timeout: 20_000 });
+    const { added, failed } = settled(run) as { added: number; failed: { path: string; error: string }[] };
+    expect(added).toBe(1);
+    expect(failed).toEqual([{ type: 'file-failed', path: 'src/swapped.ts', error: expect.stringContaining('is no longer a regular file') }]);
+  });
+
   it('an unreadable directory is skipped with EACCES, not passed over', async () => {
     const repo = (owned.repo = tempRepo({ 'ok.ts': 'export const ok = 1;\n', 'locked/secret.ts': 'export const s = 1;\n' }));
     mkdirSync(join(repo.root, 'open'));
