@@ -133,6 +133,16 @@ async function sendForever(response: ServerResponse, chunk: string, intervalMs?:
   while (!response.destroyed) {
     const drained = response.write(data);
     if (intervalMs) await new Promise((resolve) => setTimeout(resolve, intervalMs));
-    else if (!drained) await new Promise((resolve) => response.once('drain', resolve).once('close', resolve));
+    else if (!drained) await drainOrClose(response);
   }
+}
+
+function drainOrClose(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done).off('close', done);
+      resolve();
+    };
+    response.on('drain', done).on('close', done);
+  });
 }
