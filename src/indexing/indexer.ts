@@ -139,7 +139,8 @@ export class Indexer {
       store = IndexStore.open(this.indexDir);
       const recorded = store.embedder;
       const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id, this.#ollamaOptions());
-      const rebuild = startsAfresh(run, recorded, embedder);
+      // A database copied or moved here from another root answers about files elsewhere: this one starts afresh.
+      const rebuild = startsAfresh(run, recorded, embedder) || store.builtForElsewhere !== undefined;
       await embedder.init({ ...(signal ? { signal } : {}), ...(recorded?.id === embedder.id && !rebuild ? { dimension: recorded.dimension } : {}) });
       const record: EmbedderRecord = { id: embedder.id, dimension: embedder.dimension };
       if (rebuild) {

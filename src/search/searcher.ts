@@ -10,7 +10,7 @@
  * time.
  */
 import { join } from 'node:path';
-import { damaged, isCorruption, StoreError } from '../store/database.js';
+import { builtElsewhere, damaged, isCorruption, StoreError } from '../store/database.js';
 import { SearchReader, sumById, type ElementRecord } from '../store/search-reader.js';
 import { IndexStore, type EmbedderRecord } from '../store/store.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
@@ -174,6 +174,8 @@ export class Searcher {
     try {
       const record = store.embedder;
       if (!record) throw new StoreError(`the index at ${options.indexDir} is empty: run oc-vector-index first`, 'NOT_FOUND');
+      const elsewhere = store.builtForElsewhere;
+      if (elsewhere) throw builtElsewhere(options.indexDir, elsewhere);
       const roots = store.roots();
       const vectors = await snapshot(store, () => VectorIndex.open(store, record, options.vectorIndex, vectorEvents(options)));
       const searcher = new Searcher(options, store, vectors, record, roots);

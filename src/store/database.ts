@@ -4,7 +4,7 @@
  * brings the schema up to date.
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 
@@ -14,7 +14,7 @@ export class StoreError extends Error {
   override readonly name = 'StoreError';
   constructor(
     message: string,
-    readonly code: 'CORRUPT' | 'NEWER_SCHEMA' | 'NOT_FOUND' | 'EMBEDDER_MISMATCH' | 'LOCKED' | 'IO',
+    readonly code: 'CORRUPT' | 'NEWER_SCHEMA' | 'NOT_FOUND' | 'EMBEDDER_MISMATCH' | 'LOCKED' | 'IO' | 'MOVED',
   ) {
     super(message);
   }
@@ -80,6 +80,14 @@ export function isCorruption(error: unknown): boolean {
 /** The error for a damaged index database, saying what to do. */
 export function damaged(directory: string, detail: string): StoreError {
   return new StoreError(`the index database ${join(directory, DATABASE_FILE)} is damaged (${detail}); delete ${directory} and index again`, 'CORRUPT');
+}
+
+/** The error for an index that was built for another root (copied or moved into this one). */
+export function builtElsewhere(directory: string, root: string): StoreError {
+  return new StoreError(
+    `the index at ${directory} was built for ${root}, not for ${dirname(resolve(directory))}: it was copied or moved here; run oc-vector-index there to index this directory afresh`,
+    'MOVED',
+  );
 }
 
 function checkStructure(db: Database.Database): void {

@@ -4,9 +4,12 @@
  * analysis caches, tombstones of removed vectors, FTS5, and metadata.
  * All calls are synchronous (better-sqlite3): each is a short query.
  */
+import { realpathSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { AnalysisCache } from '../analysis/llm/cache.js';
 import type { ModelAnswer } from '../analysis/llm/resources.js';
+import { INDEX_DIR_NAME } from '../files/root.js';
 import type { ElementDocument } from '../vector/document.js';
 import { qualifiedName } from '../vector/document.js';
 import { lexicalText } from '../vector/terms.js';
@@ -182,10 +185,10 @@ export class IndexStore {
     }
   }
 
-  /** Forgets every file and element (a rebuild); the caches are kept. */
+  /** Forgets every root, file and element (a rebuild); the caches are kept. */
   reset(embedder: EmbedderRecord): void {
     this.transaction(() => {
-      this.db.exec(`DELETE FROM elements; DELETE FROM files; DELETE FROM removed_vectors; DELETE FROM elements_fts; DELETE FROM code_fts;`);
+      this.db.exec(`DELETE FROM elements; DELETE FROM files; DELETE FROM roots; DELETE FROM removed_vectors; DELETE FROM elements_fts; DELETE FROM code_fts;`);
       this.setMeta('embedder', embedder.id);
       this.setMeta('dimension', embedder.dimension);
       this.setMeta('generation', this.generation + 1);
@@ -194,6 +197,27 @@ export class IndexStore {
   }
 
   // -- files ---------------------------------------------------------------
+
+  /**
+   * The root this database was built for, when it sits in the default place
+   * of another directory (`<dir>/.ocvector`) and does not cover that
+   * directory: it was copied or moved there, and its answers would be
+   * about files elsewhere.
+   */
+  get builtForElsewhere(): string | undefined {
+    if (basename(this.directory) !== INDEX_DIR_NAME) return undefined;
+    const roots = [...this.roots().values()];
+    // Compared as real paths: the same directory reached through a symbolic link is the same root.
+    const real = (path: string) => {
+      try {
+        return realpathSync(path);
+      } catch {
+        return resolve(path);
+      }
+    };
+    const here = real(dirname(resolve(this.directory)));
+    return roots.length > 0 && !roots.some((root) => real(root) === here) ? roots[0] : undefined;
+  }
 
   /** The roots this index covers, id -> absolute path, oldest first. */
   roots(): Map<number, string> {

@@ -85,6 +85,7 @@ const cases: [string, Indexing, () => void][] = [
   ['the database with a zeroed page', 'refuses', () => zeroPage(dbFile(), Math.floor(statSync(dbFile()).size / PAGE / 2))],
   ['the database deleted', 'recovers', () => rmSync(dbFile())],
   ['the database replaced by a FIFO', 'refuses', () => replaceByFifo(dbFile())],
+  ['the database replaced by another index’s', 'recovers', () => copyFileSync(join(other.root, '.ocvector', 'index.db'), dbFile())],
   ['the vectors file truncated', 'recovers', () => truncateSync(vectorsFile(), 100)],
   ['the vectors file with a flipped byte', 'recovers', () => flipByte(vectorsFile(), statSync(vectorsFile()).size - 7)],
   ['the vectors file with a zeroed page', 'recovers', () => zeroPage(vectorsFile(), 1)],
