@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EmbedderError } from '../../src/vector/embedder.js';
+import { ollamaHasModel } from '../../src/vector/choose.js';
 import { OllamaEmbedder } from '../../src/vector/ollama-embedder.js';
 import { FakeOllama, type Reply } from '../helpers/fake-ollama.js';
 
@@ -95,6 +96,14 @@ describe('OllamaEmbedder', () => {
     const started = Date.now();
     await expect(embedder.embedDocuments(['x'])).rejects.toMatchObject({ code: 'timeout' });
     expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('asks the server for its models through the same capped client', async () => {
+    fake = await FakeOllama.start({ models: ['nomic-embed-text:latest', 'qwen2.5-coder:7b'] });
+    expect(await ollamaHasModel(fake.url, 'nomic-embed-text')).toBe(true);
+    expect(await ollamaHasModel(fake.url, 'qwen2.5-coder:7b')).toBe(true);
+    expect(await ollamaHasModel(fake.url, 'llama3')).toBe(false);
+    expect(await ollamaHasModel(await FakeOllama.refusingUrl(), 'nomic-embed-text')).toBe(false);
   });
 
   it('stops calling after repeated failures (circuit breaker)', async () => {
