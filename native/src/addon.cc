@@ -14,10 +14,26 @@ namespace {
 
 // The facade registers its FaissError class once, so that native errors are
 // instances of it (better-sqlite3's pattern).
+// The class is tried once here: a function that cannot be called with `new`
+// (an arrow function, a method) or that does not make an Error would
+// otherwise fail later, while a worker's Promise is being rejected.
 Napi::Value SetErrorClass(const Napi::CallbackInfo& info) {
-  if (!info[0].IsFunction()) ThrowJs(info.Env(), ErrorCode::InvalidArgument, "errorClass must be a function");
-  GetInstanceData(info.Env())->errorClass = Napi::Persistent(info[0].As<Napi::Function>());
-  return info.Env().Undefined();
+  Napi::Env env = info.Env();
+  const std::string expectation =
+      "errorClass must be a constructor of Error objects, called as new errorClass(message, code)";
+  if (!info[0].IsFunction()) ThrowJs(env, ErrorCode::InvalidArgument, expectation);
+  Napi::Function errorClass = info[0].As<Napi::Function>();
+  Napi::Value probe;
+  try {
+    probe = errorClass.New({Napi::String::New(env, "probe"), Napi::String::New(env, "INTERNAL")});
+  } catch (const Napi::Error& e) {
+    ThrowJs(env, ErrorCode::InvalidArgument, expectation + " (" + e.Message() + ")");
+  }
+  if (!probe.IsObject() || !probe.As<Napi::Object>().InstanceOf(env.Global().Get("Error").As<Napi::Function>())) {
+    ThrowJs(env, ErrorCode::InvalidArgument, expectation + " (it made something that is not an Error)");
+  }
+  GetInstanceData(env)->errorClass = Napi::Persistent(errorClass);
+  return env.Undefined();
 }
 
 Napi::Value GpuInfoJs(const Napi::CallbackInfo& info) {

@@ -29,10 +29,14 @@ Napi::BigInt64Array BigInt64ArrayArg(const Napi::CallbackInfo& info, size_t i, c
   return value.As<Napi::BigInt64Array>();
 }
 
-Napi::Buffer<uint8_t> BufferArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
+// A Buffer or another Uint8Array. napi_is_buffer also accepts a DataView,
+// whose bytes napi_get_buffer_info then refuses: the type is checked instead.
+Napi::Uint8Array BufferArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
   Napi::Value value = info[i];
-  if (!value.IsBuffer()) ThrowJs(info.Env(), ErrorCode::InvalidArgument, Describe(name, "a Buffer"));
-  return value.As<Napi::Buffer<uint8_t>>();
+  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
+    ThrowJs(info.Env(), ErrorCode::InvalidArgument, Describe(name, "a Buffer"));
+  }
+  return value.As<Napi::Uint8Array>();
 }
 
 int64_t IntegerArg(const Napi::CallbackInfo& info, size_t i, const char* name, int64_t min,
@@ -62,6 +66,11 @@ std::string StringArg(const Napi::CallbackInfo& info, size_t i, const char* name
 bool BooleanArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
   if (!info[i].IsBoolean()) ThrowJs(info.Env(), ErrorCode::InvalidArgument, Describe(name, "a boolean"));
   return info[i].As<Napi::Boolean>().Value();
+}
+
+bool OptionalBooleanArg(const Napi::CallbackInfo& info, size_t i, const char* name, bool absent) {
+  if (info[i].IsUndefined() || info[i].IsNull()) return absent;
+  return BooleanArg(info, i, name);
 }
 
 int64_t RowsOf(Napi::Env env, const Napi::Float32Array& array, int d, const char* name) {

@@ -12,7 +12,7 @@ namespace ocvector {
 
 Napi::Float32Array Float32ArrayArg(const Napi::CallbackInfo& info, size_t i, const char* name);
 Napi::BigInt64Array BigInt64ArrayArg(const Napi::CallbackInfo& info, size_t i, const char* name);
-Napi::Buffer<uint8_t> BufferArg(const Napi::CallbackInfo& info, size_t i, const char* name);
+Napi::Uint8Array BufferArg(const Napi::CallbackInfo& info, size_t i, const char* name);
 int64_t IntegerArg(const Napi::CallbackInfo& info, size_t i, const char* name, int64_t min,
                    int64_t max);
 // An optional integer: undefined (or null) gives `absent`.
@@ -20,6 +20,8 @@ int64_t OptionalIntegerArg(const Napi::CallbackInfo& info, size_t i, const char*
                            int64_t min, int64_t max, int64_t absent);
 std::string StringArg(const Napi::CallbackInfo& info, size_t i, const char* name);
 bool BooleanArg(const Napi::CallbackInfo& info, size_t i, const char* name);
+// An optional boolean: undefined (or null) gives `absent`.
+bool OptionalBooleanArg(const Napi::CallbackInfo& info, size_t i, const char* name, bool absent);
 
 // Rows of `d` floats: checks that the length is a positive multiple of d.
 // Returns the number of rows.

@@ -66,7 +66,12 @@ Napi::Value MakeJsError(Napi::Env env, ErrorCode code, const std::string& messag
   Napi::String jsCode = Napi::String::New(env, ErrorCodeName(code));
   InstanceData* data = GetInstanceData(env);
   if (data != nullptr && !data->errorClass.IsEmpty()) {
-    return data->errorClass.New({jsMessage, jsCode});
+    // The class was tried when it was registered, but a constructor may still
+    // throw; the plain Error below then carries the message and code.
+    try {
+      return data->errorClass.New({jsMessage, jsCode});
+    } catch (const Napi::Error&) {
+    }
   }
   Napi::Error error = Napi::Error::New(env, message);
   error.Set("code", jsCode);

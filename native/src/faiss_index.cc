@@ -30,6 +30,9 @@ constexpr napi_type_tag kHolderTag = {0x6f6376656374a11dULL, 0x9e5b2c3d4f607182U
 
 constexpr int64_t kMaxDimension = 1 << 16;
 constexpr int64_t kMaxK = int64_t(1) << 20;
+// Results one search call may return (nq·k); 12 bytes each. The outputs are
+// allocated on the JS thread, where a failed allocation aborts the process.
+constexpr int64_t kMaxResults = int64_t(1) << 26;
 
 Device ParseDevice(Napi::Env env, const std::string& name) {
   if (name == "cpu") return Device::Cpu;
@@ -38,18 +41,13 @@ Device ParseDevice(Napi::Env env, const std::string& name) {
   ThrowJs(env, ErrorCode::InvalidArgument, "device must be 'cpu', 'gpu' or 'auto', not '" + name + "'");
 }
 
-// Keeps JS values (input arrays, output arrays) alive while a worker uses
-// their memory. References are made and released on the JS thread: the
-// worker is constructed and destroyed there.
-class KeepAlive {
- public:
-  void Hold(Napi::Value value) {
-    refs_.push_back(Napi::Persistent(value.As<Napi::Object>()));
-  }
-
- private:
-  std::vector<Napi::ObjectReference> refs_;
-};
+// A worker's own copy of an input array. Holding a reference to the JS array
+// does not keep its memory: the caller may transfer (detach) its ArrayBuffer
+// while the call is pending, which frees or moves the backing store.
+template <typename T>
+std::vector<T> CopyOf(const T* data, size_t count) {
+  return std::vector<T>(data, data + count);
+}
 
 class HolderWorker : public PromiseWorker {
  public:
@@ -58,7 +56,6 @@ class HolderWorker : public PromiseWorker {
 
  protected:
   std::shared_ptr<IndexHolder> holder_;
-  KeepAlive keepAlive_;
 };
 
 // Produces a new NativeIndex when it settles (create, read, fromBuffer).
@@ -116,36 +113,35 @@ class CreateWorker : public MakeIndexWorker {
 
 class ReadWorker : public MakeIndexWorker {
  public:
-  ReadWorker(Napi::Env env, std::string path, Device device)
-      : MakeIndexWorker(env), path_(std::move(path)), device_(device) {}
+  ReadWorker(Napi::Env env, std::string path, Device device, bool allowPlain)
+      : MakeIndexWorker(env), path_(std::move(path)), device_(device), allowPlain_(allowPlain) {}
 
  private:
   void Run() override {
-    std::unique_ptr<faiss::Index> index = ReadIndexFile(path_);
+    std::unique_ptr<faiss::Index> index = ReadIndexFile(path_, allowPlain_);
     std::string description = DescribeIndex(*index);
     Adopt(std::move(index), device_, description);
   }
   std::string path_;
   Device device_;
+  bool allowPlain_;
 };
 
 class FromBufferWorker : public MakeIndexWorker {
  public:
-  FromBufferWorker(Napi::Env env, Napi::Buffer<uint8_t> buffer, Device device)
-      : MakeIndexWorker(env), data_(buffer.Data()), size_(buffer.Length()), device_(device) {
-    keepAlive_.Hold(buffer);
-  }
+  FromBufferWorker(Napi::Env env, Napi::Uint8Array buffer, Device device, bool allowPlain)
+      : MakeIndexWorker(env), bytes_(CopyOf(buffer.Data(), buffer.ElementLength())), device_(device), allowPlain_(allowPlain) {}
 
  private:
   void Run() override {
-    std::unique_ptr<faiss::Index> index = DeserializeIndex(data_, size_);
+    std::unique_ptr<faiss::Index> index = DeserializeIndex(bytes_.data(), bytes_.size(), allowPlain_);
+    std::vector<uint8_t>().swap(bytes_);
     std::string description = DescribeIndex(*index);
     Adopt(std::move(index), device_, description);
   }
-  const uint8_t* data_;
-  size_t size_;
+  std::vector<uint8_t> bytes_;
   Device device_;
-  KeepAlive keepAlive_;
+  bool allowPlain_;
 };
 
 void RequireTrained(const IndexHolder& holder, const char* action) {
@@ -159,29 +155,29 @@ void RequireTrained(const IndexHolder& holder, const char* action) {
 class TrainWorker : public HolderWorker {
  public:
   TrainWorker(Napi::Env env, std::shared_ptr<IndexHolder> holder, Napi::Float32Array vectors, int64_t rows)
-      : HolderWorker(env, std::move(holder)), data_(vectors.Data()), rows_(rows) {
-    keepAlive_.Hold(vectors);
-  }
+      : HolderWorker(env, std::move(holder)), data_(CopyOf(vectors.Data(), vectors.ElementLength())), rows_(rows) {}
 
  private:
   void Run() override {
-    CheckFinite(data_, rows_, holder_->dimension, "vectors");
+    CheckFinite(data_.data(), rows_, holder_->dimension, "vectors");
     std::unique_lock<std::shared_mutex> lock(holder_->mutex);
-    holder_->index->train(rows_, data_);
+    holder_->index->train(rows_, data_.data());
     holder_->RefreshCounters();
   }
-  const float* data_;
+  std::vector<float> data_;
   int64_t rows_;
 };
 
 class AddWorker : public HolderWorker {
  public:
   AddWorker(Napi::Env env, std::shared_ptr<IndexHolder> holder, Napi::Float32Array vectors,
-            int64_t rows, const int64_t* ids, Napi::Value idsValue)
-      : HolderWorker(env, std::move(holder)), data_(vectors.Data()), rows_(rows), ids_(ids) {
-    keepAlive_.Hold(vectors);
-    if (ids_ != nullptr) keepAlive_.Hold(idsValue);
-  }
+            int64_t rows, const int64_t* ids)
+      : HolderWorker(env, std::move(holder)),
+        vectors_(CopyOf(vectors.Data(), vectors.ElementLength())),
+        rows_(rows),
+        idCopy_(ids != nullptr ? CopyOf(ids, static_cast<size_t>(rows)) : std::vector<int64_t>()),
+        data_(vectors_.data()),
+        ids_(ids != nullptr ? idCopy_.data() : nullptr) {}
 
  private:
   void Run() override {
@@ -231,8 +227,10 @@ class AddWorker : public HolderWorker {
     }
   }
 
-  const float* data_;
+  std::vector<float> vectors_;
   int64_t rows_;
+  std::vector<int64_t> idCopy_;
+  const float* data_;
   const int64_t* ids_;
 };
 
@@ -246,11 +244,11 @@ class SearchWorker : public HolderWorker {
   SearchWorker(Napi::Env env, std::shared_ptr<IndexHolder> holder, Napi::Float32Array queries,
                int64_t rows, int64_t k, SearchOptions options)
       : HolderWorker(env, std::move(holder)),
-        queries_(queries.Data()),
+        queryCopy_(CopyOf(queries.Data(), queries.ElementLength())),
+        queries_(queryCopy_.data()),
         rows_(rows),
         k_(k),
         options_(options) {
-    keepAlive_.Hold(queries);
     // The outputs are allocated here, on the JS thread, and filled in place by
     // the worker: no copy when the Promise settles. A napi_value does not
     // outlive this call's handle scope, so they are held by reference.
@@ -313,9 +311,10 @@ class SearchWorker : public HolderWorker {
     }
     if (holder_->idMap != nullptr) {
       const std::vector<idx_t>& idMap = holder_->idMap->id_map;
+      const idx_t entries = static_cast<idx_t>(idMap.size());
       const size_t count = static_cast<size_t>(rows_) * static_cast<size_t>(k_);
       for (size_t i = 0; i < count; ++i) {
-        if (labels[i] >= 0) labels[i] = idMap[labels[i]];
+        if (labels[i] >= 0) labels[i] = labels[i] < entries ? idMap[labels[i]] : -1;
       }
     }
   }
@@ -332,6 +331,7 @@ class SearchWorker : public HolderWorker {
     return result;
   }
 
+  std::vector<float> queryCopy_;
   const float* queries_;
   int64_t rows_;
   int64_t k_;
@@ -345,9 +345,8 @@ class SearchWorker : public HolderWorker {
 class RemoveWorker : public HolderWorker {
  public:
   RemoveWorker(Napi::Env env, std::shared_ptr<IndexHolder> holder, Napi::BigInt64Array ids)
-      : HolderWorker(env, std::move(holder)), ids_(ids.Data()), count_(ids.ElementLength()) {
-    keepAlive_.Hold(ids);
-  }
+      : HolderWorker(env, std::move(holder)), idCopy_(CopyOf(ids.Data(), ids.ElementLength())),
+        ids_(idCopy_.data()), count_(idCopy_.size()) {}
 
  private:
   void Run() override {
@@ -364,6 +363,7 @@ class RemoveWorker : public HolderWorker {
 
   Napi::Value Result(Napi::Env env) override { return Napi::Number::New(env, static_cast<double>(removed_)); }
 
+  std::vector<int64_t> idCopy_;
   const int64_t* ids_;
   size_t count_;
   size_t removed_ = 0;
@@ -518,14 +518,16 @@ Napi::Value NativeIndex::Read(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::string path = StringArg(info, 0, "path");
   Device device = ParseDevice(env, StringArg(info, 1, "device"));
-  return (new ReadWorker(env, path, device))->Start();
+  bool allowPlain = OptionalBooleanArg(info, 2, "plainFaiss", false);
+  return (new ReadWorker(env, path, device, allowPlain))->Start();
 }
 
 Napi::Value NativeIndex::FromBuffer(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Napi::Buffer<uint8_t> buffer = BufferArg(info, 0, "buffer");
+  Napi::Uint8Array buffer = BufferArg(info, 0, "buffer");
   Device device = ParseDevice(env, StringArg(info, 1, "device"));
-  return (new FromBufferWorker(env, buffer, device))->Start();
+  bool allowPlain = OptionalBooleanArg(info, 2, "plainFaiss", false);
+  return (new FromBufferWorker(env, buffer, device, allowPlain))->Start();
 }
 
 Napi::Value NativeIndex::Train(const Napi::CallbackInfo& info) {
@@ -541,7 +543,7 @@ Napi::Value NativeIndex::Add(const Napi::CallbackInfo& info) {
   auto holder = Open(env);
   Napi::Float32Array vectors = Float32ArrayArg(info, 0, "vectors");
   int64_t rows = RowsOf(env, vectors, holder->dimension, "vectors");
-  return (new AddWorker(env, holder, vectors, rows, nullptr, env.Undefined()))->Start();
+  return (new AddWorker(env, holder, vectors, rows, nullptr))->Start();
 }
 
 Napi::Value NativeIndex::AddWithIds(const Napi::CallbackInfo& info) {
@@ -555,7 +557,7 @@ Napi::Value NativeIndex::AddWithIds(const Napi::CallbackInfo& info) {
             "ids has " + std::to_string(ids.ElementLength()) + " entries for " + std::to_string(rows) +
                 " vectors");
   }
-  return (new AddWorker(env, holder, vectors, rows, ids.Data(), ids))->Start();
+  return (new AddWorker(env, holder, vectors, rows, ids.Data()))->Start();
 }
 
 Napi::Value NativeIndex::Search(const Napi::CallbackInfo& info) {
@@ -574,6 +576,22 @@ Napi::Value NativeIndex::Search(const Napi::CallbackInfo& info) {
   if (options.nprobe > 0 && holder->kind != IndexKind::Ivf) {
     ThrowJs(env, ErrorCode::InvalidArgument,
             "nprobe applies to IVF indexes; this index is " + holder->description);
+  }
+  // Checked here, before the outputs are allocated: the worker checks k
+  // again under the lock, as an add or removal may run in between.
+  const int64_t total = holder->ntotal.load();
+  if (total == 0) ThrowJs(env, ErrorCode::InvalidArgument, "cannot search: the index is empty");
+  if (k > total) {
+    ThrowJs(env, ErrorCode::InvalidArgument,
+            "k is " + std::to_string(k) + " but the index holds only " + std::to_string(total) +
+                " vectors; pass k <= ntotal");
+  }
+  if (rows > kMaxResults / k) {
+    ThrowJs(env, ErrorCode::InvalidArgument,
+            "nq·k is " + std::to_string(rows) + " queries × k " + std::to_string(k) +
+                ", more than the " + std::to_string(kMaxResults) +
+                " results one search may return; search in batches of at most " +
+                std::to_string(kMaxResults / k) + " queries");
   }
   return (new SearchWorker(env, holder, queries, rows, k, options))->Start();
 }

@@ -1,5 +1,6 @@
 #include "index_io.h"
 
+#include <faiss/IndexIDMap.h>
 #include <faiss/impl/io.h>
 #include <faiss/index_io.h>
 #include <fcntl.h>
@@ -103,6 +104,28 @@ struct SpanReader : faiss::IOReader {
   size_t pos = 0;
 };
 
+// An id map whose table does not match the index under it would turn search
+// results into reads past the end of the table: refused at load.
+void CheckIdMap(const faiss::Index& index, const std::string& what) {
+  const auto* idMap = dynamic_cast<const faiss::IndexIDMap*>(&index);
+  if (idMap == nullptr) return;
+  const size_t entries = idMap->id_map.size();
+  if (idMap->index == nullptr || static_cast<int64_t>(entries) != idMap->index->ntotal ||
+      idMap->ntotal != idMap->index->ntotal) {
+    throw NativeError(ErrorCode::Corrupt,
+                      what + " is damaged: its id map has " + std::to_string(entries) +
+                          " entries for " + std::to_string(idMap->index ? idMap->index->ntotal : 0) +
+                          " vectors");
+  }
+  const auto* idMap2 = dynamic_cast<const faiss::IndexIDMap2*>(&index);
+  if (idMap2 != nullptr && idMap2->rev_map.size() != entries) {
+    throw NativeError(ErrorCode::Corrupt, what + " is damaged: its id map holds duplicate ids");
+  }
+  for (int64_t id : idMap->id_map) {
+    if (id < 0) throw NativeError(ErrorCode::Corrupt, what + " is damaged: its id map holds a negative id");
+  }
+}
+
 std::unique_ptr<faiss::Index> ParsePayload(faiss::IOReader& reader, const std::string& what) {
   std::unique_ptr<faiss::Index> index;
   try {
@@ -112,7 +135,26 @@ std::unique_ptr<faiss::Index> ParsePayload(faiss::IOReader& reader, const std::s
     throw NativeError(ErrorCode::Corrupt, what + " is not a valid index (" + e.what() + ")");
   }
   if (!index) throw NativeError(ErrorCode::Corrupt, what + " holds no index");
+  CheckIdMap(*index, what);
   return index;
+}
+
+// Bytes without the container's header and checksum reach FAISS's parser,
+// which trusts its input: only when the caller asked for a plain FAISS file.
+void RequirePlainAllowed(bool allowPlain, const std::string& what) {
+  if (allowPlain) return;
+  throw NativeError(ErrorCode::Corrupt,
+                    what + " has no ocvector header (OCVECIDX), so its checksum cannot be verified; "
+                           "pass plainFaiss: true to read a plain FAISS file you trust");
+}
+
+const char* FileKind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "a special file";
 }
 
 struct FileCloser {
@@ -140,8 +182,14 @@ std::string TempPathFor(const std::string& path) {
 
 void WriteIndexFile(const faiss::Index& index, const std::string& path) {
   const std::string temp = TempPathFor(path);
-  UniqueFile file(std::fopen(temp.c_str(), "wb"));
-  if (!file) throw NativeError(ErrorCode::Io, SystemError("cannot write " + path + ": cannot create", temp));
+  // Private (0600) whatever the umask: the index describes the code it was built from.
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  UniqueFile file(fd < 0 ? nullptr : ::fdopen(fd, "wb"));
+  if (!file) {
+    const std::string message = SystemError("cannot write " + path + ": cannot create", temp);
+    if (fd >= 0) ::close(fd);
+    throw NativeError(ErrorCode::Io, message);
+  }
   try {
     uint8_t header[kHeaderSize] = {};
     if (std::fwrite(header, 1, kHeaderSize, file.get()) != kHeaderSize) {
@@ -171,20 +219,35 @@ void WriteIndexFile(const faiss::Index& index, const std::string& path) {
   FsyncDirectoryOf(path);
 }
 
-std::unique_ptr<faiss::Index> ReadIndexFile(const std::string& path) {
+std::unique_ptr<faiss::Index> ReadIndexFile(const std::string& path, bool allowPlain) {
   const std::string what = "index file " + path;
-  UniqueFile file(std::fopen(path.c_str(), "rb"));
-  if (!file) throw NativeError(ErrorCode::Io, SystemError("cannot open", path));
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer
+  // forever. Anything but a regular file is refused before a byte is read.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw NativeError(ErrorCode::Io, SystemError("cannot open", path));
   struct stat info {};
-  if (::fstat(::fileno(file.get()), &info) != 0) {
-    throw NativeError(ErrorCode::Io, SystemError("cannot stat", path));
+  if (::fstat(fd, &info) != 0) {
+    const std::string message = SystemError("cannot stat", path);
+    ::close(fd);
+    throw NativeError(ErrorCode::Io, message);
   }
-  if (S_ISDIR(info.st_mode)) throw NativeError(ErrorCode::Io, path + " is a directory");
+  if (!S_ISREG(info.st_mode)) {
+    ::close(fd);
+    throw NativeError(ErrorCode::Io, path + " is " + FileKind(info.st_mode) + ", not a regular file");
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  UniqueFile file(::fdopen(fd, "rb"));
+  if (!file) {
+    const std::string message = SystemError("cannot open", path);
+    ::close(fd);
+    throw NativeError(ErrorCode::Io, message);
+  }
   const uint64_t fileSize = static_cast<uint64_t>(info.st_size);
 
   uint8_t header[kHeaderSize] = {};
   size_t got = std::fread(header, 1, kHeaderSize, file.get());
   if (!HasMagic(header, got)) {
+    RequirePlainAllowed(allowPlain, what);
     // A plain FAISS file: let FAISS parse it from the start.
     std::rewind(file.get());
     faiss::FileIOReader reader(file.get());
@@ -231,9 +294,10 @@ std::vector<uint8_t> SerializeIndex(const faiss::Index& index) {
   return out;
 }
 
-std::unique_ptr<faiss::Index> DeserializeIndex(const uint8_t* data, size_t size) {
+std::unique_ptr<faiss::Index> DeserializeIndex(const uint8_t* data, size_t size, bool allowPlain) {
   const std::string what = "index buffer";
   if (!HasMagic(data, size)) {
+    RequirePlainAllowed(allowPlain, what);
     SpanReader reader(data, size);
     return ParsePayload(reader, what);
   }

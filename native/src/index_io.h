@@ -10,8 +10,10 @@
 //   24 u64      XXH64 (seed 0) of the payload
 //   32 ...      payload: faiss::write_index output
 //
-// Reading also accepts a plain FAISS file or buffer (no magic), e.g. one written
-// by faiss.write_index in Python; FAISS's own parse errors are then the only check.
+// Reading accepts a plain FAISS file or buffer (no magic), e.g. one written by
+// faiss.write_index in Python, only when the caller opts in (`allowPlain`):
+// FAISS's parser trusts its input, and unverified bytes can crash it. Only
+// regular files are read (a FIFO would block the reading thread forever).
 #pragma once
 
 #include <faiss/Index.h>
@@ -25,13 +27,13 @@ namespace ocvector {
 
 // Writes to `path` through a temporary file in the same directory, fsyncs it,
 // renames it over `path`, and fsyncs the directory: a crash leaves either the
-// old file or the new one, never a torn one.
+// old file or the new one, never a torn one. The file is private (0600).
 void WriteIndexFile(const faiss::Index& index, const std::string& path);
 
-std::unique_ptr<faiss::Index> ReadIndexFile(const std::string& path);
+std::unique_ptr<faiss::Index> ReadIndexFile(const std::string& path, bool allowPlain);
 
 std::vector<uint8_t> SerializeIndex(const faiss::Index& index);
 
-std::unique_ptr<faiss::Index> DeserializeIndex(const uint8_t* data, size_t size);
+std::unique_ptr<faiss::Index> DeserializeIndex(const uint8_t* data, size_t size, bool allowPlain);
 
 }  // namespace ocvector

@@ -2,8 +2,10 @@
  * Decides whether a file's bytes are worth analysing, and decodes them.
  * Binary, huge, minified and generated files are skipped with a reason;
  * invalid UTF-8 is decoded with replacement characters (line numbers stay
- * right) and reported as a warning.
+ * right) and reported as a warning. Credentials written into the text are
+ * redacted (files/redact.ts), line breaks kept.
  */
+import { redactSecrets } from '../files/redact.js';
 import type { SkipReason } from './types.js';
 
 export interface ContentLimits {
@@ -48,7 +50,8 @@ export function screenContent(bytes: Uint8Array, limits: ContentLimits = DEFAULT
   if (GENERATED_MARKERS.test(head)) {
     return { ok: false, reason: 'generated', detail: `marked as generated: "${GENERATED_MARKERS.exec(head)![0]}"` };
   }
-  return { ok: true, text, warnings };
+  // Credentials written into the file go before anything is analysed, sent to a model or stored.
+  return { ok: true, text: redactSecrets(text), warnings };
 }
 
 /** NUL bytes, or many control characters, in the first 8 KiB. */

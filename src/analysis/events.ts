@@ -5,6 +5,8 @@ export type LlmFallbackReason =
   | 'timeout'
   | 'unreachable'
   | 'server-error'
+  /** The server answered, but not with a usable HTTP body (not JSON, or too large). */
+  | 'invalid-response'
   | 'invalid-json'
   | 'schema-violation'
   | 'circuit-open'

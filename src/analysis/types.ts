@@ -121,7 +121,8 @@ export interface CodeFile {
 }
 
 /** Why a file was not analysed at all. */
-export type SkipReason = 'empty' | 'binary' | 'too-large' | 'minified' | 'generated' | 'unreadable';
+/** Why a file is not indexed; the last three come from the scan (files/scan.ts), before a file is read. */
+export type SkipReason = 'empty' | 'binary' | 'too-large' | 'minified' | 'generated' | 'unreadable' | 'symlink' | 'special-file' | 'bad-name';
 
 export interface SkippedFile {
   path: string;

@@ -4,10 +4,11 @@
  * stdout carries the result (a summary, or JSON with --json); progress and
  * warnings go to stderr.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, statSync, type Stats } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { Command, Option } from 'commander';
 import { defaultIndexDir, findRoot, INDEX_DIR_NAME } from '../files/root.js';
+import { describeFsError, describeSpecial } from '../files/scan.js';
 import { Indexer, type IndexerOptions } from '../indexing/indexer.js';
 import { indexStatus } from '../indexing/status.js';
 import { watchIndex } from '../indexing/watch.js';
@@ -35,6 +36,8 @@ interface IndexCliOptions {
   status?: boolean;
   watch?: boolean;
   threads?: string;
+  wait?: string;
+  timeout?: string;
   json?: boolean;
   quiet?: boolean;
   progress: boolean;
@@ -57,6 +60,8 @@ export async function indexMain(argv: readonly string[]): Promise<number> {
     .option('--status', 'what is indexed, when, with which models, and which files are stale')
     .option('--watch', 'after indexing, keep the index up to date as files change (Ctrl-C stops)')
     .option('--threads <n>', 'analysis threads (default: the number of cores)')
+    .option('--wait <seconds>', 'wait this long for another indexer of the same index to finish (default: fail at once)')
+    .option('--timeout <seconds>', 'deadline of each request to Ollama, analysis and embeddings, reading the answer included', '120')
     .option('--json', 'machine-readable output on stdout')
     .option('-q, --quiet', 'no progress and no warnings on stderr')
     .option('--no-progress', 'no progress bar');
@@ -71,8 +76,10 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
   if (options.watch && options.json) throw new UsageError('--watch and --json cannot be used together');
   const threads = options.threads === undefined ? undefined : parseInteger(options.threads, '--threads', 1, 256);
   const env = readEnvironment();
-  // One host for everything that talks to Ollama: analysis, embeddings, the model probe.
-  const ollama = ollamaOptions(options.ollamaHost, env);
+  const waitSeconds = options.wait === undefined ? undefined : parseInteger(options.wait, '--wait', 0, 86_400);
+  const timeoutSeconds = parseInteger(options.timeout ?? '120', '--timeout', 1, 86_400);
+  // One host and one deadline for everything that talks to Ollama: analysis, embeddings, the model probe.
+  const ollama = { ...ollamaOptions(options.ollamaHost, env), timeoutMs: timeoutSeconds * 1_000 };
 
   if (options.status) {
     const found = options.db ? { indexDir: resolve(options.db) } : findIndex(paths[0] ?? '.');
@@ -83,7 +90,7 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
   }
 
   const targets = (paths.length > 0 ? paths : ['.']).map((path) => resolve(path));
-  for (const target of targets) if (!existsSync(target)) throw new UsageError(`${target}: no such file or directory`);
+  for (const target of targets) await checkTarget(target);
   const root = rootOf(targets);
 
   const controller = new AbortController();
@@ -103,6 +110,7 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
       ...(threads ? { threads } : {}),
       ...(options.since ? { since: options.since } : {}),
       ...(options.rebuild ? { rebuild: true } : {}),
+      ...(waitSeconds !== undefined ? { lockWaitMs: waitSeconds * 1_000 } : {}),
       signal: controller.signal,
     };
     // One run per directory (each scoped to it), one for the files given, all into the same index.
@@ -187,4 +195,23 @@ function embedderChoice(options: IndexCliOptions): EmbedderChoice | undefined {
 /** `{ key: value }`, or nothing when the value is undefined (exact optional properties). */
 function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+/**
+ * A path given on the command line is a directory or a regular file; a
+ * symbolic link, a FIFO or a device is refused with what it is (links are not
+ * followed), and a path that cannot be looked at with its real reason (ELOOP,
+ * EACCES are not "no such file").
+ */
+async function checkTarget(target: string): Promise<void> {
+  let info: Stats;
+  try {
+    info = lstatSync(target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(code === 'ENOENT' ? `${target}: no such file or directory` : `${target}: ${describeFsError(error)}`);
+  }
+  if (info.isFile() || info.isDirectory()) return;
+  const { detail } = await describeSpecial(target, info.isSymbolicLink());
+  throw new UsageError(`${target} is ${detail}; give a directory or a regular file`);
 }

@@ -2,10 +2,13 @@
  * Lists the files of a root that an index should cover, with the size and
  * mtime that change detection compares first. Reads no file contents (only
  * ignore files). Symbolic links are not followed: they could leave the root
- * or loop.
+ * or loop. Every entry gets an outcome: listed, excluded on purpose, or
+ * skipped with its real reason (a symbolic link and where it points, a FIFO
+ * or device, a directory that cannot be read and why, a name that is not
+ * UTF-8).
  */
-import type { Dirent } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import type { Dirent, Stats } from 'node:fs';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { defaultExcludeReason, isIgnored, readIgnoreLayer, toPosix, type ExcludeReason, type IgnoreLayer } from './rules.js';
 import { OcvectorError } from '../errors.js';
@@ -23,10 +26,22 @@ export interface ExcludedFile {
   reason: ExcludeReason;
 }
 
+/** Why an entry that is not excluded cannot be indexed. */
+export type ScanSkipReason = 'symlink' | 'special-file' | 'unreadable' | 'bad-name';
+
+export interface SkippedEntry {
+  /** Root-relative; a name that is not UTF-8 shows with replacement characters. */
+  path: string;
+  reason: ScanSkipReason;
+  detail: string;
+}
+
 export interface ScanOptions {
   signal?: AbortSignal;
   /** Called for each file left out on purpose (secrets, excludes, ignore rules). */
   onExcluded?: (excluded: ExcludedFile) => void;
+  /** Called for each entry that cannot be indexed: links, FIFOs and devices, unreadable directories, names that are not UTF-8. */
+  onSkipped?: (skipped: SkippedEntry) => void;
 }
 
 /** Every indexable file under the root. */
@@ -40,24 +55,34 @@ export async function scanRoot(root: string, options: ScanOptions = {}): Promise
 
 async function walk(directory: string, base: string, layers: IgnoreLayer[], out: ScannedFile[], options: ScanOptions): Promise<void> {
   options.signal?.throwIfAborted();
-  let entries: Dirent[];
+  let entries: Dirent<Buffer>[];
   try {
-    entries = await readdir(directory, { withFileTypes: true });
-  } catch {
-    return; // unreadable directory (permissions, removed meanwhile): nothing to index there
+    entries = await readdir(directory, { withFileTypes: true, encoding: 'buffer' });
+  } catch (error) {
+    // Removed meanwhile: nothing to say; anything else (EACCES, ELOOP, EIO) is the directory's outcome.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') options.onSkipped?.({ path: base || '.', reason: 'unreadable', detail: `the directory cannot be read: ${describeFsError(error)}` });
+    return;
   }
   const subdirectories: Promise<void>[] = [];
   const statted: Promise<void>[] = [];
   for (const entry of entries) {
-    const path = base ? `${base}/${entry.name}` : entry.name;
+    const name = entry.name.toString('utf8');
+    const path = base ? `${base}/${name}` : name;
     const isDirectory = entry.isDirectory();
-    if (!isDirectory && !entry.isFile()) continue; // links, sockets, devices
-    const reason = defaultExcludeReason(entry.name, isDirectory) ?? (isIgnored(layers, path, isDirectory) ? 'ignored' : undefined);
+    const reason = defaultExcludeReason(name, isDirectory) ?? (isIgnored(layers, path, isDirectory) ? 'ignored' : undefined);
     if (reason) {
       if (!isDirectory) options.onExcluded?.({ path, reason });
       continue;
     }
-    const absolutePath = join(directory, entry.name);
+    if (!Buffer.from(name, 'utf8').equals(entry.name)) {
+      options.onSkipped?.({ path, reason: 'bad-name', detail: `the ${isDirectory ? 'directory' : 'file'} name is not valid UTF-8` });
+      continue;
+    }
+    const absolutePath = join(directory, name);
+    if (!isDirectory && !entry.isFile()) {
+      statted.push(describeSpecial(absolutePath, entry.isSymbolicLink()).then((skipped) => options.onSkipped?.({ path, ...skipped })));
+      continue;
+    }
     if (isDirectory) {
       subdirectories.push(
         readIgnoreLayer(absolutePath, path).then((layer) => walk(absolutePath, path, layer ? [...layers, layer] : layers, out, options)),
@@ -112,15 +137,52 @@ export async function scanPaths(
       options.onExcluded?.({ path, reason: excluded });
       continue;
     }
+    let info: Stats;
     try {
-      const info = await lstat(given);
-      if (info.isFile()) files.push({ path, absolutePath: given, size: info.size, mtimeMs: info.mtimeMs });
-      else if (!info.isDirectory()) missing.push(path);
-    } catch {
-      missing.push(path);
+      info = await lstat(given);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') missing.push(path);
+      else options.onSkipped?.({ path, reason: 'unreadable', detail: describeFsError(error) });
+      continue;
     }
+    if (info.isFile()) files.push({ path, absolutePath: given, size: info.size, mtimeMs: info.mtimeMs });
+    else if (!info.isDirectory()) options.onSkipped?.({ path, ...(await describeSpecial(given, info.isSymbolicLink())) });
   }
   return { files, missing };
+}
+
+/** Why an entry that is neither a regular file nor a directory is skipped: what it is, and for a link, where it points. */
+export async function describeSpecial(absolutePath: string, isLink: boolean): Promise<Omit<SkippedEntry, 'path'>> {
+  if (!isLink) {
+    const info = await lstat(absolutePath).catch(() => undefined);
+    return { reason: 'special-file', detail: `${info ? kindOf(info) : 'not a regular file'}: nothing to index` };
+  }
+  try {
+    const target = await stat(absolutePath);
+    return { reason: 'symlink', detail: `a symbolic link to ${kindOf(target)}; links are not followed` };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') return { reason: 'symlink', detail: 'a symbolic link loop (ELOOP)' };
+    if (code === 'ENOENT') return { reason: 'symlink', detail: 'a broken symbolic link (its target does not exist)' };
+    return { reason: 'symlink', detail: `a symbolic link whose target cannot be read: ${describeFsError(error)}` };
+  }
+}
+
+function kindOf(info: Stats): string {
+  if (info.isFile()) return 'a file';
+  if (info.isDirectory()) return 'a directory';
+  if (info.isFIFO()) return 'a FIFO';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice()) return 'a character device';
+  if (info.isBlockDevice()) return 'a block device';
+  return 'a special file';
+}
+
+/** `EACCES: permission denied`: the code and what it means, without the path (the caller names it). */
+export function describeFsError(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  const meaning = e.message?.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '') ?? String(error);
+  return e.code ? `${e.code}: ${meaning}` : meaning;
 }
 
 /** True when `path` is the root or inside it. */

@@ -14,7 +14,7 @@
  * committing the files already done), because vectors of another embedder
  * cannot stand in for its own.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../analysis/content.js';
 import type { Enricher } from '../analysis/analyzer.js';
@@ -24,7 +24,9 @@ import { isSkipped, type AnalysisResult, type CodeFile, type SkippedFile } from 
 import { defaultIndexDir, findRoot } from '../files/root.js';
 import { gitChangesSince } from '../files/git.js';
 import { contentHash } from '../files/hash.js';
-import { isInside, scanPaths, scanRoot, type ExcludedFile, type ScannedFile } from '../files/scan.js';
+import { readRegularFile } from '../files/read.js';
+import { redactSecrets } from '../files/redact.js';
+import { isInside, scanPaths, scanRoot, type ExcludedFile, type ScannedFile, type SkippedEntry } from '../files/scan.js';
 import { prepareDirectory, StoreError } from '../store/database.js';
 import { IndexStore, UNTRUSTED_MTIME, type EmbedderRecord, type FileRow } from '../store/store.js';
 import { WriteLock } from '../store/lock.js';
@@ -53,8 +55,8 @@ export interface IndexerOptions {
   llm?: boolean | OllamaEnricherOptions;
   /**
    * What to ask of Ollama when an embedder is made from a name ('auto',
-   * 'ollama', the index's recorded one): host, model, timeouts. Its host is
-   * also the analysis model's, unless `llm` names one.
+   * 'ollama', the index's recorded one): host, model, timeouts. Its host and
+   * its timeout are also the analysis model's, unless `llm` names them.
    */
   ollama?: OllamaEmbedderOptions;
   /**
@@ -168,6 +170,7 @@ export class Indexer {
       const known = opened.files(rootId);
       const plan = await this.#plan(options, known, signal);
       const summary = newSummary(this.root, this.indexDir, embedder.id, plan.scanned.length);
+      summary.files.skipped += plan.skipped;
       const candidates = plan.scanned.filter((file) => !unchangedByStat(known.get(file.path), file));
       summary.files.unchanged += plan.scanned.length - candidates.length;
       this.#emit({ type: 'scan-done', files: plan.scanned.length, candidates: candidates.length, deleted: plan.deleted.length, excluded: plan.excluded });
@@ -198,10 +201,15 @@ export class Indexer {
       }
       // For `--status`: when the index was last brought up to date, and with which models.
       opened.meta.lastRun = { finishedAt: new Date().toISOString(), mode, durationMs: Math.round(summary.durationMs), analysisModel: enricher?.model ?? null, modelCalls: summary.calls.model };
+      if (opened.inTransaction) {
+        opened.commitSpan();
+        VectorIndex.removeUnusedFiles(opened);
+      }
       this.#emit({ type: 'run-done', summary });
       return summary;
     } finally {
       await pool?.close();
+      store?.rollbackSpan();
       store?.close();
       lock.release();
     }
@@ -211,11 +219,15 @@ export class Indexer {
   async #prepareEmbedder(store: IndexStore, options: RunOptions, signal: AbortSignal | undefined): Promise<{ embedder: Embedder; mode: LastRun['mode'] }> {
     const recorded = store.embedder;
     const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id, this.#options.ollama);
-    const rebuild = startsAfresh(options, recorded, embedder);
+    // A database copied or moved here from another root answers about files elsewhere: this one starts afresh.
+    const rebuild = startsAfresh(options, recorded, embedder) || store.builtForElsewhere !== undefined;
     await embedder.init({ ...(signal ? { signal } : {}), ...(recorded?.id === embedder.id && !rebuild ? { dimension: recorded.dimension } : {}) });
     const record: EmbedderRecord = { id: embedder.id, dimension: embedder.dimension };
-    if (rebuild) store.reset(record);
-    else store.claimEmbedder(record);
+    if (rebuild) {
+      // One transaction until the run completes: readers keep the old index meanwhile, and a failed rebuild leaves it as it was.
+      store.beginSpan();
+      store.reset(record);
+    } else store.claimEmbedder(record);
     return { embedder, mode: rebuild ? 'rebuild' : options.paths ? 'paths' : options.since ? 'since' : 'full' };
   }
 
@@ -300,7 +312,7 @@ export class Indexer {
           toIndex: candidates.length - tally.sameContent - tally.skipped,
           toRemove: plan.deleted.length,
           excluded: plan.excluded,
-          skipped: tally.skipped,
+          skipped: tally.skipped + plan.skipped,
         },
         elements: tally.elements,
         documentsToEmbed: tally.documentsToEmbed,
@@ -324,7 +336,7 @@ export class Indexer {
     }
     let bytes: Buffer;
     try {
-      bytes = await readFile(scanned.absolutePath);
+      bytes = await readRegularFile(scanned.absolutePath);
     } catch {
       tally.skipped++;
       return;
@@ -368,9 +380,11 @@ export class Indexer {
     if (this.#options.enricher) return this.#options.enricher;
     const llm = this.#options.llm ?? INDEXER_DEFAULTS.llm;
     if (llm === false) return undefined;
-    const host = this.#options.ollama?.host;
+    // One server for embeddings and analysis: the same host, and the same deadline per request.
+    const { host, timeoutMs } = this.#options.ollama ?? {};
     return new OllamaEnricher({
       ...(host ? { host } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       ...(llm === true ? {} : llm),
       ...(store ? { cache: store.analysisCache() } : {}),
       ...(signal ? { signal } : {}),
@@ -378,13 +392,19 @@ export class Indexer {
     });
   }
 
-  async #plan(run: RunOptions, known: Map<string, FileRow>, signal: AbortSignal | undefined): Promise<{ scanned: ScannedFile[]; deleted: string[]; excluded: number }> {
+  async #plan(run: RunOptions, known: Map<string, FileRow>, signal: AbortSignal | undefined): Promise<{ scanned: ScannedFile[]; deleted: string[]; excluded: number; skipped: number }> {
     let excluded = 0;
+    let skipped = 0;
     const onExcluded = (file: ExcludedFile) => {
       excluded++;
       this.#emit({ type: 'excluded', path: file.path, reason: file.reason });
     };
-    const scanOptions = { ...(signal ? { signal } : {}), onExcluded };
+    // Links, FIFOs, unreadable directories, names that are not UTF-8: skipped, with the real reason.
+    const onSkipped = (entry: SkippedEntry) => {
+      skipped++;
+      this.#emit({ type: 'file-skipped', path: entry.path, reason: entry.reason, detail: entry.detail });
+    };
+    const scanOptions = { ...(signal ? { signal } : {}), onExcluded, onSkipped };
     if (run.paths || run.since) {
       const paths = [...(run.paths ?? [])];
       let deleted: string[] = [];
@@ -397,14 +417,14 @@ export class Indexer {
       // Indexed paths that are not there to index any more: missing, deleted, or now excluded (newly ignored, a secret).
       const present = new Set(files.map((file) => file.path));
       const asked = new Set([...paths.map((path) => toRootRelative(this.root, path)), ...deleted]);
-      return { scanned: files, deleted: [...asked].filter((path) => known.has(path) && !present.has(path)), excluded };
+      return { scanned: files, deleted: [...asked].filter((path) => known.has(path) && !present.has(path)), excluded, skipped };
     }
     // A subdirectory of the root: scanned with the root's ignore rules, and only it.
     const scope = toRootRelative(this.root, this.#options.path);
     const inScope = (path: string) => scope === '' || path === scope || path.startsWith(`${scope}/`);
     const scanned = (await scanRoot(this.root, scanOptions)).filter((file) => inScope(file.path));
     const seen = new Set(scanned.map((file) => file.path));
-    return { scanned, deleted: [...known.keys()].filter((path) => inScope(path) && !seen.has(path)), excluded };
+    return { scanned, deleted: [...known.keys()].filter((path) => inScope(path) && !seen.has(path)), excluded, skipped };
   }
 
   async #processFile(run: IndexRun, scanned: ScannedFile): Promise<FileOutcome> {
@@ -415,7 +435,7 @@ export class Indexer {
     }
     let bytes: Buffer;
     try {
-      bytes = await readFile(scanned.absolutePath);
+      bytes = await readRegularFile(scanned.absolutePath);
     } catch (error) {
       return this.#failed(outcome, `cannot read the file: ${(error as Error).message}`);
     }
@@ -432,7 +452,8 @@ export class Indexer {
       return this.#failed(outcome, `analysis failed: ${(error as Error).message}`);
     }
     if (isSkipped(result)) return this.#skipped(outcome, result);
-    const text = bytes.toString('utf8');
+    // As analysis saw it: credentials redacted, line breaks kept.
+    const text = redactSecrets(bytes.toString('utf8'));
     let file: CodeFile = result;
     if (run.enricher && file.source === 'ast') file = await run.enricher.enrich(file, text);
     outcome.language = file.language;

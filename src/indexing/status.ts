@@ -4,11 +4,12 @@
  * deciding whether to re-index. Read-only; compares sizes and mtimes (no
  * file is read), and scans the root for files not indexed yet.
  */
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { contentHash } from '../files/hash.js';
 import { scanRoot } from '../files/scan.js';
 import { DATABASE_FILE } from '../store/database.js';
-import { IndexStore } from '../store/store.js';
+import { IndexStore, UNTRUSTED_MTIME } from '../store/store.js';
 import { listVectorFiles } from '../store/vector-file.js';
 import type { LastRun } from '../store/meta.js';
 
@@ -56,8 +57,11 @@ export async function indexStatus(indexDir: string, options: StatusOptions = {})
     if (options.checkFiles !== false) {
       for (const file of files) {
         try {
-          const info = statSync(join(root, file.path));
-          if (info.size !== file.size || info.mtimeMs !== file.mtimeMs) stale.modified.push(file.path);
+          const path = join(root, file.path);
+          const info = statSync(path);
+          // An mtime of -1: the file changed too close to its indexing to trust the time; its content decides.
+          const changed = info.size !== file.size || (file.mtimeMs === UNTRUSTED_MTIME ? contentHash(readFileSync(path)) !== file.hash : info.mtimeMs !== file.mtimeMs);
+          if (changed) stale.modified.push(file.path);
         } catch {
           stale.deleted.push(file.path);
         }

@@ -73,8 +73,8 @@ export interface BlasInfo {
 export interface NativeAddon {
   NativeIndex: {
     create(dimension: number, description: string, metric: Metric, ids: boolean, device: Device): Promise<NativeIndexHandle>;
-    read(path: string, device: Device): Promise<NativeIndexHandle>;
-    fromBuffer(buffer: Buffer, device: Device): Promise<NativeIndexHandle>;
+    read(path: string, device: Device, plainFaiss?: boolean): Promise<NativeIndexHandle>;
+    fromBuffer(buffer: Buffer, device: Device, plainFaiss?: boolean): Promise<NativeIndexHandle>;
   };
   setErrorClass(errorClass: typeof FaissError): void;
   gpuInfo(): GpuInfo;

@@ -4,15 +4,16 @@
  * and returns a Promise; the event loop never waits for FAISS.
  *
  * Concurrency: searches run in parallel with each other; train/add/removeIds
- * wait for running searches and block new ones until they finish. Buffers
- * passed to a pending call must not be modified until it settles (as with
- * fs.write): the addon reads them in place rather than copying them.
+ * wait for running searches and block new ones until they finish. The addon
+ * copies a call's input arrays before the call returns, so a caller may
+ * reuse, modify or transfer them while the Promise is pending.
  */
 import { FaissError, invalidArgument } from './errors.js';
 import { loadAddon, type Device, type IndexKind, type Metric, type NativeIndexHandle, type NativeIndexInfo } from './addon.js';
 import {
   MAX_DIMENSION,
   MAX_K,
+  MAX_RESULTS,
   checkDescription,
   checkDevice,
   checkInteger,
@@ -42,6 +43,13 @@ export interface CreateIndexOptions {
 
 export interface LoadIndexOptions {
   device?: Device;
+  /**
+   * Also accept a plain FAISS serialisation (no ocvector header, so no
+   * checksum), e.g. one written by Python's faiss.write_index. FAISS's parser
+   * trusts its input: use it only for files you trust. Default false: such
+   * bytes are refused with CORRUPT_INDEX.
+   */
+  plainFaiss?: boolean;
 }
 
 export interface SearchParams {
@@ -83,16 +91,21 @@ export class FaissIndex {
     return new FaissIndex(native);
   }
 
-  /** Reads an index written by {@link write} (or a plain FAISS index file). */
+  /**
+   * Reads an index written by {@link write}: a regular file whose header and
+   * checksum verify (or, with `plainFaiss`, a plain FAISS index file).
+   */
   static async read(path: string, options: LoadIndexOptions = {}): Promise<FaissIndex> {
-    const native = await loadAddon().NativeIndex.read(checkPath('path', path), checkDevice(options.device ?? 'cpu'));
+    const { device, plainFaiss } = checkLoadOptions(options);
+    const native = await loadAddon().NativeIndex.read(checkPath('path', path), device, plainFaiss);
     return new FaissIndex(native);
   }
 
   static async fromBuffer(buffer: Uint8Array, options: LoadIndexOptions = {}): Promise<FaissIndex> {
     if (!(buffer instanceof Uint8Array)) throw invalidArgument('buffer must be a Buffer or Uint8Array');
+    const { device, plainFaiss } = checkLoadOptions(options);
     const asBuffer = Buffer.isBuffer(buffer) ? buffer : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-    const native = await loadAddon().NativeIndex.fromBuffer(asBuffer, checkDevice(options.device ?? 'cpu'));
+    const native = await loadAddon().NativeIndex.fromBuffer(asBuffer, device, plainFaiss);
     return new FaissIndex(native);
   }
 
@@ -162,6 +175,11 @@ export class FaissIndex {
     const total = this.ntotal;
     if (total === 0) throw invalidArgument('cannot search: the index is empty');
     if (k > total) throw invalidArgument(`k is ${k} but the index holds only ${total} vectors; pass k <= ntotal`);
+    if (nq * k > MAX_RESULTS) {
+      throw invalidArgument(
+        `nq·k is ${nq} queries × k ${k}, more than the ${MAX_RESULTS} results one search may return; search in batches of at most ${Math.floor(MAX_RESULTS / k)} queries`,
+      );
+    }
     const { efSearch, nprobe } = this.#checkParams(params);
     const { distances, labels } = await this.#native.search(queries, k, efSearch, nprobe);
     return { nq, k, distances, labels };
@@ -213,4 +231,10 @@ export class FaissIndex {
     }
     return { efSearch, nprobe };
   }
+}
+
+function checkLoadOptions(options: LoadIndexOptions): { device: Device; plainFaiss: boolean } {
+  if (typeof options !== 'object' || options === null) throw invalidArgument('load options must be an object');
+  if (options.plainFaiss !== undefined && typeof options.plainFaiss !== 'boolean') throw invalidArgument('plainFaiss must be a boolean');
+  return { device: checkDevice(options.device ?? 'cpu'), plainFaiss: options.plainFaiss ?? false };
 }

@@ -9,6 +9,8 @@ import type { Device, Metric } from './addon.js';
 
 export const MAX_DIMENSION = 65_536;
 export const MAX_K = 1 << 20;
+/** Results (nq·k) one search call may return: 12 bytes each, allocated before the search runs. */
+export const MAX_RESULTS = 1 << 26;
 
 export function checkInteger(name: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {

@@ -50,7 +50,7 @@ export class WriteLock {
       if (Date.now() >= deadline) {
         const who = owner ? `pid ${owner.pid} on ${owner.host}, since ${new Date(owner.since).toISOString()}` : 'starting up';
         throw new StoreError(
-          `another indexer (${who}) is writing this index; wait for it to finish, or pass a wait time`,
+          `another indexer (${who}) is writing this index; wait for it to finish, or let this run wait for it (oc-vector-index --wait <seconds>; the Indexer's lockWaitMs)`,
           'LOCKED',
         );
       }

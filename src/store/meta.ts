@@ -23,7 +23,7 @@ export interface LastRun {
   modelCalls: number;
 }
 
-type MetaKey = 'generation' | 'embedder' | 'dimension' | 'rebuilt_at_generation' | 'index_description' | 'last_run';
+type MetaKey = 'generation' | 'embedder' | 'dimension' | 'rebuilt_at_generation' | 'index_description' | 'last_run' | 'vectors_file';
 
 export class IndexMeta {
   readonly #get: Database.Statement<[MetaKey], { value: string }>;
@@ -70,6 +70,19 @@ export class IndexMeta {
 
   set indexDescription(value: string) {
     this.#write('index_description', value);
+  }
+
+  /**
+   * The FAISS file this database wrote, as `<name> <header hex>`: only that
+   * file is read, so that a file left by another database is never taken
+   * for this one's. Empty before the first file.
+   */
+  get vectorsFile(): string {
+    return this.#read('vectors_file') ?? '';
+  }
+
+  set vectorsFile(value: string) {
+    this.#write('vectors_file', value);
   }
 
   /** For `--status`: when the index was last brought up to date, and with which models. */

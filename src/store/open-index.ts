@@ -2,7 +2,7 @@
  * Opens an existing index for reading: the database (read-only) and the
  * FAISS index brought level with it in memory. Searching never writes.
  */
-import { StoreError } from './database.js';
+import { builtElsewhere, StoreError } from './database.js';
 import { IndexStore, type EmbedderRecord } from './store.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from './vector-file.js';
 
@@ -18,6 +18,9 @@ export async function openIndex(indexDir: string, options: VectorIndexOptions & 
   try {
     const embedder = store.embedder;
     if (!embedder) throw new StoreError(`the index at ${indexDir} is empty: run oc-vector-index first`, 'NOT_FOUND');
+    // An index copied or moved into another root describes that root's files, not these.
+    const elsewhere = store.builtForElsewhere;
+    if (elsewhere) throw builtElsewhere(indexDir, elsewhere);
     // One read transaction: generation, rows and vectors all come from the same commit.
     const vectors = await store.readSnapshot(() => VectorIndex.open(store, embedder, options, options.onEvent));
     return {

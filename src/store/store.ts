@@ -4,13 +4,16 @@
  * analysis caches, tombstones of removed vectors, FTS5, and metadata.
  * All calls are synchronous (better-sqlite3): each is a short query.
  */
+import { realpathSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { AnalysisCache } from '../analysis/llm/cache.js';
 import type { ModelAnswer } from '../analysis/llm/resources.js';
+import { INDEX_DIR_NAME } from '../files/root.js';
 import type { ElementDocument } from '../vector/document.js';
 import { qualifiedName } from '../vector/document.js';
 import { lexicalText } from '../vector/terms.js';
-import { openDatabase, StoreError, type OpenDatabaseOptions } from './database.js';
+import { damaged, isCorruption, openDatabase, StoreError, type OpenDatabaseOptions } from './database.js';
 import { IndexMeta, type EmbedderRecord } from './meta.js';
 
 export type { EmbedderRecord } from './meta.js';
@@ -61,6 +64,8 @@ export interface FileSummary {
   language: string | null;
   size: number;
   mtimeMs: number;
+  /** The content hash, which decides when the mtime could not be trusted. */
+  hash: string | null;
   status: FileStatus;
   error: string | null;
   elements: number;
@@ -165,9 +170,34 @@ export class IndexStore {
     this.#db.exec('BEGIN');
     try {
       return await work();
+    } catch (error) {
+      // A damaged page is found by the query that reads it: say what it means and what to do.
+      throw isCorruption(error) ? damaged(this.directory, (error as Error).message) : error;
     } finally {
       this.#db.exec('COMMIT');
     }
+  }
+
+  /**
+   * Opens a transaction that spans many calls (and awaits), until
+   * {@link commitSpan} or {@link rollbackSpan}; transactions inside it
+   * become savepoints. A rebuild runs in one, so that readers keep seeing
+   * the previous index until the new one is complete.
+   */
+  beginSpan(): void {
+    this.#db.exec('BEGIN IMMEDIATE');
+  }
+
+  commitSpan(): void {
+    if (this.#db.inTransaction) this.#db.exec('COMMIT');
+  }
+
+  rollbackSpan(): void {
+    if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
+  }
+
+  get inTransaction(): boolean {
+    return this.#db.inTransaction;
   }
 
   // -- metadata ------------------------------------------------------------
@@ -202,10 +232,10 @@ export class IndexStore {
     }
   }
 
-  /** Forgets every file and element (a rebuild); the caches are kept. */
+  /** Forgets every root, file and element (a rebuild); the caches are kept. */
   reset(embedder: EmbedderRecord): void {
     this.transaction(() => {
-      this.#db.exec(`DELETE FROM elements; DELETE FROM files; DELETE FROM removed_vectors; DELETE FROM elements_fts; DELETE FROM code_fts;`);
+      this.#db.exec(`DELETE FROM elements; DELETE FROM files; DELETE FROM roots; DELETE FROM removed_vectors; DELETE FROM elements_fts; DELETE FROM code_fts;`);
       this.meta.embedder = embedder;
       this.meta.generation = this.generation + 1;
       this.meta.rebuiltAtGeneration = this.generation;
@@ -213,6 +243,27 @@ export class IndexStore {
   }
 
   // -- files ---------------------------------------------------------------
+
+  /**
+   * The root this database was built for, when it sits in the default place
+   * of another directory (`<dir>/.ocvector`) and does not cover that
+   * directory: it was copied or moved there, and its answers would be
+   * about files elsewhere.
+   */
+  get builtForElsewhere(): string | undefined {
+    if (basename(this.directory) !== INDEX_DIR_NAME) return undefined;
+    const roots = [...this.roots().values()];
+    // Compared as real paths: the same directory reached through a symbolic link is the same root.
+    const real = (path: string) => {
+      try {
+        return realpathSync(path);
+      } catch {
+        return resolve(path);
+      }
+    };
+    const here = real(dirname(resolve(this.directory)));
+    return roots.length > 0 && !roots.some((root) => real(root) === here) ? roots[0] : undefined;
+  }
 
   /** The roots this index covers, id -> absolute path, oldest first. */
   roots(): Map<number, string> {
@@ -325,16 +376,13 @@ export class IndexStore {
   /** Every file of every root, by path. */
   fileSummaries(): FileSummary[] {
     return this.#db
-      .prepare<[], FileSummary>('SELECT path, language, size, mtime_ms AS mtimeMs, status, error, element_count AS elements FROM files ORDER BY path')
+      .prepare<[], FileSummary>('SELECT path, language, size, mtime_ms AS mtimeMs, hash, status, error, element_count AS elements FROM files ORDER BY path')
       .all();
   }
 
-  /** The ids of every element (one vector each), ascending. */
-  vectorIds(): number[] {
-    return this.#db
-      .prepare<[], { id: number }>('SELECT vector_id AS id FROM elements ORDER BY vector_id')
-      .all()
-      .map((row) => row.id);
+  /** Every element's vector id and document hash (which names its vector in the embedding cache), by id. */
+  elementVectors(): { id: number; hash: string }[] {
+    return this.#db.prepare<[], { id: number; hash: string }>('SELECT vector_id AS id, document_hash AS hash FROM elements ORDER BY vector_id').all();
   }
 
   /** Every element's type, name and description, in vector id order. */

@@ -11,13 +11,22 @@
  * Index type: exact (Flat, ids mapped) while small; IVF past a threshold,
  * which FAISS can also remove from. Both remove in place, so deletions are
  * exact on each.
+ *
+ * A file belongs to one database: the database records the name and the
+ * container header (payload length and checksum) of the file it wrote, and
+ * only that file is used. A file left by another database in the same
+ * directory (the database deleted and indexed again, a file copied from
+ * another index) is ignored and rebuilt, whatever its generation says.
+ * Only regular files are opened.
  */
-import { readdirSync, rmSync } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FaissIndex } from '../native/faiss-index.js';
 import type { EmbedderRecord, IndexStore } from './store.js';
 
 const FILE_PATTERN = /^vectors-g(\d+)\.ocvx$/;
+/** The container header's payload length and checksum (bytes 16 to 32): the file's identity. */
+const IDENTITY_BYTES = [16, 32] as const;
 
 export interface VectorIndexOptions {
   /**
@@ -91,7 +100,7 @@ export class VectorIndex {
       }
       return new VectorIndex(index, settings, nprobeFor(index.description), newest.generation).#replay(store, embedder, onEvent, 'the index file');
     }
-    return VectorIndex.#rebuild(store, embedder, settings, onEvent, listVectorFiles(store.directory).length === 0 ? 'no index file yet' : 'the index was reset');
+    return VectorIndex.#rebuild(store, embedder, settings, onEvent, listVectorFiles(store.directory).length === 0 ? 'no index file yet' : 'no index file that this database wrote (a reset, or a file of another database)');
   }
 
   static async #rebuild(store: IndexStore, embedder: EmbedderRecord, settings: Required<VectorIndexOptions>, onEvent: (event: VectorIndexEvent) => void, reason: string): Promise<VectorIndex> {
@@ -181,17 +190,28 @@ export class VectorIndex {
       current = await VectorIndex.#rebuild(store, embedder, this.options, onEvent, `${store.elementCount} vectors call for ${planned}`);
     }
     const generation = store.generation;
-    const path = join(store.directory, `vectors-g${generation}.ocvx`);
+    const name = `vectors-g${generation}.ocvx`;
+    const path = join(store.directory, name);
     await current.index.write(path);
     current.generation = generation;
-    for (const file of listVectorFiles(store.directory)) if (file.path !== path) rmSync(file.path, { force: true });
+    const identity = fileIdentity(path);
+    if (identity === undefined) throw new Error(`the index file ${path} just written cannot be read back`);
     // Only now are the tombstones up to this generation in a durable file.
     store.transaction(() => {
       store.pruneRemoved(generation);
       store.meta.indexDescription = current.index.description;
+      store.meta.vectorsFile = `${name} ${identity}`;
     });
+    // Inside a rebuild's transaction, readers still use the old file until the commit: it is removed after it.
+    if (!store.inTransaction) VectorIndex.removeUnusedFiles(store);
     onEvent({ type: 'index-written', generation, vectors: current.ntotal, path });
     return current;
+  }
+
+  /** Removes the index files other than the one the database records (older checkpoints, files of other databases). */
+  static removeUnusedFiles(store: IndexStore): void {
+    const current = usableFile(store)?.path;
+    for (const file of listVectorFiles(store.directory)) if (file.path !== current) removeQuietly(file.path);
   }
 
   close(): void {
@@ -206,13 +226,44 @@ function typeChanged(current: string, planned: string, count: number, threshold:
 }
 
 /**
- * The newest index file that describes a state of this database: not ahead
- * of its generation, and not from before a reset.
+ * The index file this database wrote, when it is still there unchanged: a
+ * regular file with the recorded header, not ahead of the database's
+ * generation, and not from before a reset.
  */
 function usableFile(store: IndexStore): { generation: number; path: string } | undefined {
+  const [name, identity] = store.meta.vectorsFile.split(' ');
+  const generation = Number(FILE_PATTERN.exec(name ?? '')?.[1] ?? Number.NaN);
   const rebuiltAt = store.meta.rebuiltAtGeneration;
-  const newest = listVectorFiles(store.directory).filter((file) => file.generation <= store.generation).at(-1);
-  return newest && newest.generation >= rebuiltAt ? newest : undefined;
+  if (!(generation <= store.generation && generation >= rebuiltAt)) return undefined;
+  const path = join(store.directory, name!);
+  return identity !== undefined && fileIdentity(path) === identity ? { generation, path } : undefined;
+}
+
+/** The identity bytes of a regular file's container header, as hex; undefined for anything else. */
+function fileIdentity(path: string): string | undefined {
+  try {
+    if (!lstatSync(path).isFile()) return undefined;
+    // O_NONBLOCK: should the file have become a FIFO since, opening it does not wait for a writer.
+    const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const header = Buffer.alloc(IDENTITY_BYTES[1]);
+      if (readSync(fd, header, 0, header.length, 0) !== header.length || header.toString('latin1', 0, 8) !== 'OCVECIDX') return undefined;
+      return header.subarray(...IDENTITY_BYTES).toString('hex');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes an old index file (or whatever took its name); one that cannot be removed is left to the next checkpoint. */
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // a directory under that name, or no permission: it is never used, as it is not the recorded file
+  }
 }
 
 /** The FAISS files in an index directory, oldest first. */

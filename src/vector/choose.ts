@@ -3,6 +3,7 @@
  * otherwise the one asked for; otherwise an Ollama model when a local
  * server answers and has it, else the built-in embedder (no model at all).
  */
+import { ollamaClient } from '../analysis/llm/client.js';
 import { resolveOllamaHost } from '../analysis/llm/config.js';
 import { BUILTIN_EMBEDDER_VERSION, BuiltinEmbedder } from './builtin-embedder.js';
 import type { Embedder } from './embedder.js';
@@ -56,9 +57,8 @@ export function isOutdatedBuiltin(recordedId: string, embedder: Embedder): boole
 /** True when a server answers at `host` within a second and lists the model. */
 export async function ollamaHasModel(host: string, model: string): Promise<boolean> {
   try {
-    const response = await fetch(`${host}/api/tags`, { signal: AbortSignal.timeout(1_000) });
-    if (!response.ok) return false;
-    const { models } = (await response.json()) as { models?: { name?: string }[] };
+    // Through the client: its answer is size-capped and the deadline covers reading it.
+    const { models } = (await ollamaClient(host, { timeoutMs: 1_000 }).list()) as { models?: { name?: string }[] };
     const wanted = model.includes(':') ? model : `${model}:latest`;
     return (models ?? []).some((m) => m.name === model || m.name === wanted);
   } catch {

@@ -30,8 +30,10 @@ export interface OllamaEmbedderOptions {
   model?: string;
   /** Documents per request. Default 32. */
   batchSize?: number;
-  /** Per request. Default 120 s. */
+  /** Per request, reading the answer included. Default 120 s. */
   timeoutMs?: number;
+  /** Bytes one answer may have. Default 64 MiB. */
+  maxResponseBytes?: number;
   /** The model's context in tokens (sent as num_ctx); inputs are cut to fit. Default 2,048. */
   contextTokens?: number;
   /** Failures in a row before no more calls are made. Default 3. */
@@ -52,6 +54,7 @@ export class OllamaEmbedder implements Embedder {
   readonly #maxChars: number;
   readonly #breaker: CircuitBreaker;
   readonly #timeoutMs: number;
+  readonly #maxResponseBytes: number | undefined;
   readonly #documentPrefix: string;
   readonly #queryPrefix: string;
   #dimension = 0;
@@ -66,6 +69,7 @@ export class OllamaEmbedder implements Embedder {
     this.#maxChars = this.#contextTokens * CHARS_PER_TOKEN;
     this.#breaker = new CircuitBreaker(options.failureThreshold ?? defaults.failureThreshold);
     this.#timeoutMs = options.timeoutMs ?? defaults.timeoutMs;
+    this.#maxResponseBytes = options.maxResponseBytes;
     const nomic = /nomic-embed/.test(this.model);
     this.#documentPrefix = options.documentPrefix ?? (nomic ? 'search_document: ' : '');
     this.#queryPrefix = options.queryPrefix ?? (nomic ? 'search_query: ' : '');
@@ -125,7 +129,7 @@ export class OllamaEmbedder implements Embedder {
       }
       try {
         this.#calls++;
-        const response = await ollamaClient(this.#host, this.#timeoutMs, signal).embed({ model: this.model, input, truncate: true, options: { num_ctx: this.#contextTokens } });
+        const response = await ollamaClient(this.#host, { timeoutMs: this.#timeoutMs, signal, maxResponseBytes: this.#maxResponseBytes }).embed({ model: this.model, input, truncate: true, options: { num_ctx: this.#contextTokens } });
         const vectors = this.#check(response.embeddings, input.length);
         this.#breaker.succeeded();
         return vectors;
@@ -165,6 +169,8 @@ function classify(error: unknown, signal: AbortSignal | undefined, model: string
         return new EmbedderError(`the Ollama server has no model ${model}: run \`ollama pull ${model}\`, or use the built-in embedder`, 'MODEL_MISSING');
       }
       return new EmbedderError(`the embedding request failed: HTTP ${failure.status ?? '?'}: ${failure.message}`.trim(), 'SERVER_ERROR');
+    case 'invalid-response':
+      return new EmbedderError(`the embedding model ${model} gave an unusable answer: ${failure.message}`, 'INVALID_RESPONSE');
     case 'unreachable':
       return new EmbedderError(`cannot reach the Ollama server for embeddings: ${failure.message}`, 'UNREACHABLE');
   }

@@ -169,6 +169,14 @@ describe('every failure ends in the AST result, with the fallback reported', () 
     await expectFallback(() => ({ hangUp: true }), 'unreachable');
   });
 
+  it('a body that is not JSON: the server was reached, its answer is unusable', async () => {
+    await expectFallback(() => ({ raw: '{"message": {"content": "' }), 'invalid-response');
+  });
+
+  it('an answer that never ends, stopped at the size cap', async () => {
+    await expectFallback(() => ({ endless: { chunk: 'x'.repeat(65_536) } }), 'invalid-response', { maxResponseBytes: 1 << 20 });
+  });
+
   it('after 3 failures in a row the circuit opens: no more calls in this run', async () => {
     const { enricher, events, server: fake } = await enricherFor(() => ({ status: 503, body: { error: 'overloaded' } }));
     for (let i = 0; i < 5; i++) expect(await enricher.enrich(astOnly, text)).toEqual(astOnly);

@@ -1,7 +1,8 @@
 /**
  * An HTTP server on 127.0.0.1 that speaks Ollama's API (/api/chat with
  * `format`, /api/embed, /api/tags), scripted per request: it can answer
- * well, badly, slowly, with an error status, or hang up.
+ * well, badly, slowly, with an error status, with a body that is not JSON,
+ * with a body that never ends, or hang up.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,6 +37,14 @@ export interface Reply {
   delayMs?: number;
   /** Close the connection without answering. */
   hangUp?: boolean;
+  /** Send this text as the body, as is (e.g. something that is not JSON). */
+  raw?: string;
+  /**
+   * Send a body that never ends: headers, then `chunk` again and again
+   * (every `intervalMs`, else as fast as the client reads) until the client
+   * goes away.
+   */
+  endless?: { chunk: string; intervalMs?: number };
 }
 
 export interface Handlers {
@@ -109,6 +118,31 @@ export class FakeOllama {
       return;
     }
     response.writeHead(reply.status ?? 200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify(reply.body ?? {}));
+    if (reply.endless) {
+      await sendForever(response, reply.endless.chunk, reply.endless.intervalMs);
+      return;
+    }
+    response.end(reply.raw ?? JSON.stringify(reply.body ?? {}));
   }
+}
+
+/** Writes `chunk` until the client closes the connection. */
+async function sendForever(response: ServerResponse, chunk: string, intervalMs?: number): Promise<void> {
+  response.write('{"embeddings": [');
+  const data = Buffer.from(chunk);
+  while (!response.destroyed) {
+    const drained = response.write(data);
+    if (intervalMs) await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    else if (!drained) await drainOrClose(response);
+  }
+}
+
+function drainOrClose(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done).off('close', done);
+      resolve();
+    };
+    response.on('drain', done).on('close', done);
+  });
 }

@@ -76,20 +76,21 @@ describe('round trips give identical search results', () => {
     expect(buffer.readBigUInt64LE(24)).toBe(xxh64(buffer.subarray(32)));
   });
 
-  it('reads a plain FAISS serialisation (no container) too', async () => {
+  it('reads a plain FAISS serialisation (no container) when asked to', async () => {
     const buffer = await (await build('Flat', false)).toBuffer();
     const plain = join(dir, 'plain.faiss');
     writeFileSync(plain, buffer.subarray(32));
-    const index = await FaissIndex.read(plain);
+    const index = await FaissIndex.read(plain, { plainFaiss: true });
     expect(index.ntotal).toBe(3_000);
   });
 });
 
 describe('damaged files and buffers reject with a FaissError, never a crash', () => {
-  async function expectCorrupt(bytes: Buffer, code = 'CORRUPT_INDEX') {
+  async function expectCorrupt(bytes: Buffer, plainFaiss = false) {
+    const code = 'CORRUPT_INDEX';
     const path = join(dir, `bad-${Math.random().toString(36).slice(2)}.ocvx`);
     writeFileSync(path, bytes);
-    for (const attempt of [() => FaissIndex.read(path), () => FaissIndex.fromBuffer(bytes)]) {
+    for (const attempt of [() => FaissIndex.read(path, { plainFaiss }), () => FaissIndex.fromBuffer(bytes, { plainFaiss })]) {
       const error = await attempt().then(() => null, (e: unknown) => e);
       expect(error).toBeInstanceOf(FaissError);
       expect((error as FaissError).code).toBe(code);
@@ -112,9 +113,11 @@ describe('damaged files and buffers reject with a FaissError, never a crash', ()
 
   it('plain FAISS bytes, truncated, and garbage', async () => {
     const plain = (await (await build('HNSW16,Flat', false)).toBuffer()).subarray(32);
-    for (const length of [0, 3, 4, 50, 5_000, plain.length - 1]) await expectCorrupt(plain.subarray(0, length));
-    await expectCorrupt(Buffer.from('this is not an index at all, just text\n'.repeat(50)));
-    await expectCorrupt(Buffer.from(randomVectors(1_000, 1, 5).buffer));
+    for (const plainFaiss of [false, true]) {
+      for (const length of [0, 3, 4, 50, 5_000, plain.length - 1]) await expectCorrupt(plain.subarray(0, length), plainFaiss);
+      await expectCorrupt(Buffer.from('this is not an index at all, just text\n'.repeat(50)), plainFaiss);
+      await expectCorrupt(Buffer.from(randomVectors(1_000, 1, 5).buffer), plainFaiss);
+    }
   });
 
   it('a missing file or a directory is an IO error that names the path', async () => {

@@ -148,13 +148,24 @@ describe('CodebaseSearchTool', () => {
   it('redacts each kind of credential it knows, and leaves ordinary code alone', () => {
     const key = ['-----BEGIN RSA PRIVATE KEY-----', 'MIIEowIBAAKCAQEA7', '-----END RSA PRIVATE KEY-----'].join('\n');
     const cases: [string, string][] = [
-      [key, '[redacted]'],
+      [key, '[redacted]\n\n'], // line breaks kept: line numbers stay true
       ['token = "ghp_0123456789abcdefghijABCDEFGHIJ012345"', 'token = "[redacted]"'],
       ['Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U', 'Authorization: Bearer [redacted]'],
       ["const password = 'correct horse';", "const password = 'correct horse';"], // a phrase with spaces is not a credential
       ['if (password.length < 8) throw new Error("too short")', 'if (password.length < 8) throw new Error("too short")'],
       ['const slack = "xoxb-1234567890-abcdefghij"', 'const slack = "[redacted]"'],
       ['see https://example.com/docs', 'see https://example.com/docs'],
+      // Typed assignments, names that contain a secret word, short values, and tokens in prose.
+      ['apiKey: string = "k3y-abc123"', 'apiKey: string = "[redacted]"'],
+      ['API_KEY: str = "abc123xyz"', 'API_KEY: str = "[redacted]"'],
+      ['SECRET_KEY = "hunter2"', 'SECRET_KEY = "[redacted]"'],
+      ['// then send Bearer abcdef123456', '// then send Bearer [redacted]'],
+      ['api_key: changeme-now', 'api_key: [redacted]'],
+      // ... and code that only looks like it.
+      ["tokenizer = 'porter'", "tokenizer = 'porter'"],
+      ['const tokenType = "Bearer";', 'const tokenType = "Bearer";'],
+      ['    token = other_token', '    token = other_token'],
+      ['    token: str', '    token: str'],
     ];
     for (const [input, expected] of cases) expect(redactSecrets(input)).toBe(expected);
   });

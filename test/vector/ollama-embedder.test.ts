@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EmbedderError } from '../../src/vector/embedder.js';
+import { ollamaHasModel } from '../../src/vector/choose.js';
 import { OllamaEmbedder } from '../../src/vector/ollama-embedder.js';
 import { FakeOllama, type Reply } from '../helpers/fake-ollama.js';
 
@@ -62,6 +63,7 @@ describe('OllamaEmbedder', () => {
     ['no embeddings at all', () => ({ body: { nonsense: true } }), /answered no embeddings/, 'INVALID_RESPONSE'],
     ['non-numbers', (r) => ({ body: { embeddings: inputs(r).map(() => [1, 'two', 3]) } }), /non-numbers/, 'INVALID_RESPONSE'],
     ['a hang-up', () => ({ hangUp: true }), /cannot reach the Ollama server/, 'UNREACHABLE'],
+    ['a body that is not JSON', () => ({ raw: '{"embeddings": [[1, 2' }), /gave an unusable answer: the Ollama server answered with something that is not JSON/, 'INVALID_RESPONSE'],
   ];
 
   it.each(failures)('turns %s into an EmbedderError', async (_, reply, message, code) => {
@@ -78,6 +80,30 @@ describe('OllamaEmbedder', () => {
     expect(Date.now() - started).toBeLessThan(1_500);
     const dead = new OllamaEmbedder({ host: await FakeOllama.refusingUrl(), model: 'm' });
     await expect(dead.init()).rejects.toMatchObject({ code: 'UNREACHABLE', message: /ECONNREFUSED/ });
+  });
+
+  it('stops reading an answer that never ends at its size cap, with memory to spare', async () => {
+    const embedder = await embedderWith(() => ({ endless: { chunk: '[0.5, 0.5, 0.5],'.repeat(4_096) } }), { maxResponseBytes: 4 << 20 });
+    const before = process.memoryUsage().rss;
+    const started = Date.now();
+    await expect(embedder.embedDocuments(['x'])).rejects.toMatchObject({ code: 'invalid-response', message: expect.stringContaining('larger than 4194304 bytes') });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(process.memoryUsage().rss - before).toBeLessThan(512 << 20);
+  });
+
+  it('counts reading the answer against the deadline (a body that trickles forever)', async () => {
+    const embedder = await embedderWith(() => ({ endless: { chunk: ' ', intervalMs: 20 } }), { timeoutMs: 300 });
+    const started = Date.now();
+    await expect(embedder.embedDocuments(['x'])).rejects.toMatchObject({ code: 'timeout' });
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('asks the server for its models through the same capped client', async () => {
+    fake = await FakeOllama.start({ models: ['nomic-embed-text:latest', 'qwen2.5-coder:7b'] });
+    expect(await ollamaHasModel(fake.url, 'nomic-embed-text')).toBe(true);
+    expect(await ollamaHasModel(fake.url, 'qwen2.5-coder:7b')).toBe(true);
+    expect(await ollamaHasModel(fake.url, 'llama3')).toBe(false);
+    expect(await ollamaHasModel(await FakeOllama.refusingUrl(), 'nomic-embed-text')).toBe(false);
   });
 
   it('stops calling after repeated failures (circuit breaker)', async () => {

@@ -23,8 +23,10 @@ export interface OllamaEnricherOptions {
   host?: string;
   /** Default: qwen2.5-coder. */
   model?: string;
-  /** Per request. Default 120 s. */
+  /** Per request, reading the answer included. Default 120 s. */
   timeoutMs?: number;
+  /** Bytes one answer may have. Default 64 MiB. */
+  maxResponseBytes?: number;
   /** The model's context window in tokens (sent as num_ctx). Default 8,192. */
   contextTokens?: number;
   /** Failures in a row before no more calls are made in this run. Default 3. */
@@ -67,7 +69,7 @@ export class OllamaEnricher implements Enricher {
     this.#signal = options.signal;
     this.#emit = options.onEvent ?? (() => {});
     // A deadline per request; the run's own signal aborts everything.
-    this.#client = ollamaClient(resolveOllamaHost(options.host), options.timeoutMs ?? defaults.timeoutMs, options.signal);
+    this.#client = ollamaClient(resolveOllamaHost(options.host), { timeoutMs: options.timeoutMs ?? defaults.timeoutMs, signal: options.signal, maxResponseBytes: options.maxResponseBytes });
   }
 
   async enrich(file: CodeFile, text: string): Promise<CodeFile> {
@@ -161,6 +163,8 @@ function classify(error: unknown, signal: AbortSignal | undefined): Fallback {
       return new Fallback('timeout', 'the model did not answer in time');
     case 'http':
       return new Fallback('server-error', `HTTP ${failure.status ?? '?'}: ${failure.message}`.trim());
+    case 'invalid-response':
+      return new Fallback('invalid-response', failure.message);
     case 'unreachable':
       return new Fallback('unreachable', `cannot reach the model server: ${failure.message}`);
   }
