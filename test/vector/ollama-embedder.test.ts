@@ -86,7 +86,7 @@ describe('OllamaEmbedder', () => {
     const embedder = await embedderWith(() => ({ endless: { chunk: '[0.5, 0.5, 0.5],'.repeat(4_096) } }), { maxResponseBytes: 4 << 20 });
     const before = process.memoryUsage().rss;
     const started = Date.now();
-    await expect(embedder.embedDocuments(['x'])).rejects.toMatchObject({ code: 'invalid-response', message: expect.stringContaining('larger than 4194304 bytes') });
+    await expect(embedder.embedDocuments(['x'])).rejects.toMatchObject({ code: 'INVALID_RESPONSE', message: expect.stringContaining('larger than 4194304 bytes') });
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(process.memoryUsage().rss - before).toBeLessThan(512 << 20);
   });
@@ -94,7 +94,7 @@ describe('OllamaEmbedder', () => {
   it('counts reading the answer against the deadline (a body that trickles forever)', async () => {
     const embedder = await embedderWith(() => ({ endless: { chunk: ' ', intervalMs: 20 } }), { timeoutMs: 300 });
     const started = Date.now();
-    await expect(embedder.embedDocuments(['x'])).rejects.toMatchObject({ code: 'timeout' });
+    await expect(embedder.embedDocuments(['x'])).rejects.toMatchObject({ code: 'TIMEOUT' });
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
