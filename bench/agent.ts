@@ -37,7 +37,10 @@ const QUERIES = quick ? 40 : 100;
 const CLI_QUERIES = quick ? 10 : 25;
 const WARM_UP = 10;
 const K = 8;
-const ENV = { ...process.env, OCVECTOR_EMBEDDER: 'builtin', OLLAMA_HOST: 'http://127.0.0.1:9' } as Record<string, string>;
+const ENV = { ...process.env, OCVECTOR_EMBEDDER: 'builtin', OLLAMA_HOST: 'http://127.0.0.1:9' } as Record<
+  string,
+  string
+>;
 
 async function times(queries: readonly string[], call: (query: string) => Promise<unknown>): Promise<number[]> {
   for (const query of queries.slice(0, WARM_UP)) await call(query);
@@ -52,7 +55,12 @@ async function times(queries: readonly string[], call: (query: string) => Promis
 
 function cliSearch(cwd: string, query: string): Promise<void> {
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, [join(root, 'dist/cli/oc-vector-search.js'), '--json', '-k', String(K), query], { cwd, env: ENV }, (error) => (error ? reject(error) : resolve())),
+    execFile(
+      process.execPath,
+      [join(root, 'dist/cli/oc-vector-search.js'), '--json', '-k', String(K), query],
+      { cwd, env: ENV },
+      (error) => (error ? reject(error) : resolve()),
+    ),
   );
 }
 
@@ -79,21 +87,34 @@ try {
   searcher.close();
 
   const spawned = performance.now();
-  const transport = new StdioClientTransport({ command: process.execPath, args: [join(root, 'dist/cli/oc-vector-mcp.js'), '--no-llm', '-q'], cwd: dir, env: ENV });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(root, 'dist/cli/oc-vector-mcp.js'), '--no-llm', '-q'],
+    cwd: dir,
+    env: ENV,
+  });
   const client = new Client({ name: 'bench', version: '1' });
   await client.connect(transport);
   const startMs = performance.now() - spawned;
   const firstStarted = performance.now();
   await client.callTool({ name: 'codebase_search', arguments: { query: queries[0]!, k: K } });
   const firstMs = performance.now() - firstStarted;
-  const viaMcp = await times(queries, (query) => client.callTool({ name: 'codebase_search', arguments: { query, k: K } }));
+  const viaMcp = await times(queries, (query) =>
+    client.callTool({ name: 'codebase_search', arguments: { query, k: K } }),
+  );
   await client.close();
 
   const viaCli = await times(queries.slice(0, CLI_QUERIES), (query) => cliSearch(dir, query));
 
   const base = percentile(direct, 50);
   const header = ['call', 'queries', 'p50', 'p95', 'p50 / Searcher p50'];
-  const row = (name: string, values: number[]) => [name, String(values.length), ms(percentile(values, 50)), ms(percentile(values, 95)), `${(percentile(values, 50) / base).toFixed(2)}x`];
+  const row = (name: string, values: number[]) => [
+    name,
+    String(values.length),
+    ms(percentile(values, 50)),
+    ms(percentile(values, 95)),
+    `${(percentile(values, 50) / base).toFixed(2)}x`,
+  ];
   const rows = [
     row('Searcher.search (baseline)', direct),
     row('CodebaseSearchTool.execute', viaTool),
@@ -110,10 +131,23 @@ try {
   const p50 = (values: number[]) => percentile(values, 50);
   writeFigures(
     'agent',
-    { corpus: 'TypeScript lib/ subset', elements, queries: QUERIES, k: K, p50: { searcher: p50(direct), tool: p50(viaTool), mcp: p50(viaMcp), cli: p50(viaCli) }, mcpStartMs: startMs, answerChars: { median: percentile(sizes, 50), largest: Math.max(...sizes) } },
+    {
+      corpus: 'TypeScript lib/ subset',
+      elements,
+      queries: QUERIES,
+      k: K,
+      p50: { searcher: p50(direct), tool: p50(viaTool), mcp: p50(viaMcp), cli: p50(viaCli) },
+      mcpStartMs: startMs,
+      answerChars: { median: percentile(sizes, 50), largest: Math.max(...sizes) },
+    },
     quick,
   );
-  if (!quick) replaceReadmeSection(join(root, 'README.md'), 'agent', `${markdownTable(header, rows)}\n\n${extra.join(' ')} ${WARM_UP} warm-up queries first. ${describeMachine()}.`);
+  if (!quick)
+    replaceReadmeSection(
+      join(root, 'README.md'),
+      'agent',
+      `${markdownTable(header, rows)}\n\n${extra.join(' ')} ${WARM_UP} warm-up queries first. ${describeMachine()}.`,
+    );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

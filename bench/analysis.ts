@@ -34,7 +34,10 @@ const compilerLib = readdirSync(join(root, 'node_modules/typescript/lib'))
   .filter((f) => /\.(d\.ts|js)$/.test(f))
   .map((f) => join(root, 'node_modules/typescript/lib', f));
 const ordinary = [
-  ...listTs(join(root, 'node_modules'), (f) => f.includes('/typescript/lib/') || !/\.(ts|mts|cts)$/.test(f) || statSync(f).size > 1 << 20),
+  ...listTs(
+    join(root, 'node_modules'),
+    (f) => f.includes('/typescript/lib/') || !/\.(ts|mts|cts)$/.test(f) || statSync(f).size > 1 << 20,
+  ),
   ...listTs(join(root, 'src'), () => false),
 ];
 
@@ -72,7 +75,13 @@ async function measure(corpus: string, paths: string[], maxBytes: number): Promi
   const results = await Promise.all(paths.map((p) => pool.analyzeFile(p)));
   const poolMs = performance.now() - start;
   const skipped = results.filter(isSkipped);
-  if (skipped.length > 0) log(`  pool skipped ${skipped.length}: ${skipped.slice(0, 3).map((s) => `${s.path} (${s.skipped})`).join(', ')}`);
+  if (skipped.length > 0)
+    log(
+      `  pool skipped ${skipped.length}: ${skipped
+        .slice(0, 3)
+        .map((s) => `${s.path} (${s.skipped})`)
+        .join(', ')}`,
+    );
   const threads = pool.threads;
   await pool.close();
   return { corpus, files: paths.length, bytes, elements, parseMs, analysisMs, poolMs, threads };
@@ -94,7 +103,16 @@ const rows = figures.map((f) => [
   `${(f.bytes / 2 ** 20 / (f.poolMs / 1000)).toFixed(1)}`,
   `${Math.round(f.elements / (f.poolMs / 1000))}`,
 ]);
-const header = ['corpus', 'files / size', 'bare parse, 1 thread', 'AST analysis, 1 thread', 'ratio', `files/s (${figures[0]!.threads} threads)`, 'MB/s', 'elements/s'];
+const header = [
+  'corpus',
+  'files / size',
+  'bare parse, 1 thread',
+  'AST analysis, 1 thread',
+  'ratio',
+  `files/s (${figures[0]!.threads} threads)`,
+  'MB/s',
+  'elements/s',
+];
 printTable('AST analysis throughput', header, rows);
 process.stdout.write(`peak RSS ${mib(peakRss)}; ${describeMachine()}\n`);
 

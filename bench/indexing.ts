@@ -20,7 +20,19 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { analyzeText, BuiltinEmbedder, buildDocuments, FaissIndex, IndexStore, Indexer, nprobeFor, planIndex, scanRoot, type ElementDocument, type IndexSummary } from '../src/internal.js';
+import {
+  analyzeText,
+  BuiltinEmbedder,
+  buildDocuments,
+  FaissIndex,
+  IndexStore,
+  Indexer,
+  nprobeFor,
+  planIndex,
+  scanRoot,
+  type ElementDocument,
+  type IndexSummary,
+} from '../src/internal.js';
 import { FakeOllama } from '../test/helpers/fake-ollama.js';
 import { clusteredVectors } from '../test/helpers/vectors.js';
 import { describeMachine } from './lib/machine.js';
@@ -49,16 +61,31 @@ interface FullFigures {
 
 async function fullIndex(corpus: string, path: string, indexDir: string): Promise<FullFigures> {
   rmSync(indexDir, { recursive: true, force: true });
-  const summary = await new Indexer({ path, indexDir, embedder: 'builtin', llm: false, limits: { maxBytes: 16 << 20 } }).run();
+  const summary = await new Indexer({
+    path,
+    indexDir,
+    embedder: 'builtin',
+    llm: false,
+    limits: { maxBytes: 16 << 20 },
+  }).run();
   const files = readdirSync(indexDir);
-  const sizeOf = (test: (name: string) => boolean) => files.filter(test).reduce((sum, name) => sum + statSync(join(indexDir, name)).size, 0);
-  const figures = { corpus, summary, dbBytes: sizeOf((n) => n.startsWith('index.db')), faissBytes: sizeOf((n) => n.endsWith('.ocvx')), peakRss: process.resourceUsage().maxRSS * 1024 };
+  const sizeOf = (test: (name: string) => boolean) =>
+    files.filter(test).reduce((sum, name) => sum + statSync(join(indexDir, name)).size, 0);
+  const figures = {
+    corpus,
+    summary,
+    dbBytes: sizeOf((n) => n.startsWith('index.db')),
+    faissBytes: sizeOf((n) => n.endsWith('.ocvx')),
+    peakRss: process.resourceUsage().maxRSS * 1024,
+  };
   log(`${corpus}: ${summary.files.scanned} files, ${summary.elements.total} elements in ${ms(summary.durationMs, 0)}`);
   return figures;
 }
 
 /** The same documents written by the store alone (rows + FTS5) and embedded alone. */
-async function componentRates(paths: string[]): Promise<{ documents: number; sqlitePerSec: number; embedPerSec: number }> {
+async function componentRates(
+  paths: string[],
+): Promise<{ documents: number; sqlitePerSec: number; embedPerSec: number }> {
   const files = paths.map((path) => {
     const text = readFileSync(path, 'utf8');
     return { path, documents: buildDocuments(analyzeText(path, text), text.split('\n')) };
@@ -80,8 +107,14 @@ async function componentRates(paths: string[]): Promise<{ documents: number; sql
   for (let i = 0; i < files.length; i += 64) {
     store.transaction(() => {
       for (const file of files.slice(i, i + 64)) {
-        const written = store.writeFile(rootId, { path: file.path, language: 'typescript', size: 1, mtimeMs: 1, hash: 'h', status: 'indexed', error: null }, file.documents, 1);
-        for (const added of written.added) store.putEmbedding(embedder.id, added.document.hash, vectors.subarray(row * 512, ++row * 512));
+        const written = store.writeFile(
+          rootId,
+          { path: file.path, language: 'typescript', size: 1, mtimeMs: 1, hash: 'h', status: 'indexed', error: null },
+          file.documents,
+          1,
+        );
+        for (const added of written.added)
+          store.putEmbedding(embedder.id, added.document.hash, vectors.subarray(row * 512, ++row * 512));
       }
     });
   }
@@ -90,7 +123,14 @@ async function componentRates(paths: string[]): Promise<{ documents: number; sql
   return { documents, sqlitePerSec: documents / (sqliteMs / 1000), embedPerSec: documents / (embedMs / 1000) };
 }
 
-async function reindexCost(copies: number): Promise<{ elements: number; files: number; scanMs: number; noChangeMs: number; oneFileMs: number; oneFile: IndexSummary }> {
+async function reindexCost(copies: number): Promise<{
+  elements: number;
+  files: number;
+  scanMs: number;
+  noChangeMs: number;
+  oneFileMs: number;
+  oneFile: IndexSummary;
+}> {
   const tree = join(work, 'large');
   rmSync(tree, { recursive: true, force: true });
   copyLib(tree, copies);
@@ -112,16 +152,36 @@ async function reindexCost(copies: number): Promise<{ elements: number; files: n
     noChange.push(performance.now() - start);
   }
   const target = join(tree, 'copy0', 'lib.es2015.promise.d.ts');
-  writeFileSync(target, readFileSync(target, 'utf8').replace('interface PromiseConstructor {', 'interface PromiseConstructor {\n    /** Edited for the benchmark. */\n    edited(): void;'));
+  writeFileSync(
+    target,
+    readFileSync(target, 'utf8').replace(
+      'interface PromiseConstructor {',
+      'interface PromiseConstructor {\n    /** Edited for the benchmark. */\n    edited(): void;',
+    ),
+  );
   const start = performance.now();
   const oneFile = await new Indexer(options).run();
   const oneFileMs = performance.now() - start;
-  return { elements: first.elements.total, files: first.files.scanned, scanMs: Math.min(...scans), noChangeMs: Math.min(...noChange), oneFileMs, oneFile };
+  return {
+    elements: first.elements.total,
+    files: first.files.scanned,
+    scanMs: Math.min(...scans),
+    noChangeMs: Math.min(...noChange),
+    oneFileMs,
+    oneFile,
+  };
 }
 
-async function ollamaOverhead(corpus: string, delayMs: number, concurrency: number): Promise<{ documents: number; calls: number; wallMs: number; idealMs: number }> {
+async function ollamaOverhead(
+  corpus: string,
+  delayMs: number,
+  concurrency: number,
+): Promise<{ documents: number; calls: number; wallMs: number; idealMs: number }> {
   const fake = await FakeOllama.start({
-    embed: (request) => ({ delayMs, body: { embeddings: (request.input as string[]).map((t) => [t.length % 7, 1, 2, 3, 4, 5, 6, 7]) } }),
+    embed: (request) => ({
+      delayMs,
+      body: { embeddings: (request.input as string[]).map((t) => [t.length % 7, 1, 2, 3, 4, 5, 6, 7]) },
+    }),
   });
   try {
     const indexDir = join(work, `ollama-${concurrency}`);
@@ -135,7 +195,12 @@ async function ollamaOverhead(corpus: string, delayMs: number, concurrency: numb
     }).run();
     // The init probe is one more call, made before any file is read.
     const calls = fake.embeds.length;
-    return { documents: summary.embeddings.computed, calls, wallMs: summary.durationMs, idealMs: (Math.ceil((calls - 1) / concurrency) + 1) * delayMs };
+    return {
+      documents: summary.embeddings.computed,
+      calls,
+      wallMs: summary.durationMs,
+      idealMs: (Math.ceil((calls - 1) / concurrency) + 1) * delayMs,
+    };
   } finally {
     await fake.close();
   }
@@ -171,14 +236,32 @@ async function indexTypeCost(n: number): Promise<string[]> {
   const ivfMs = (performance.now() - start) / 50;
   flat.close();
   ivf.close();
-  return [`${n.toLocaleString('en')} × 512`, ms(flatMs, 1), `${description}, nprobe ${nprobe}`, ms(buildMs, 0), ms(ivfMs, 2), (hits / 500).toFixed(3)];
+  return [
+    `${n.toLocaleString('en')} × 512`,
+    ms(flatMs, 1),
+    `${description}, nprobe ${nprobe}`,
+    ms(buildMs, 0),
+    ms(ivfMs, 2),
+    (hits / 500).toFixed(3),
+  ];
 }
 
-const typeHeader = ['vectors', 'Flat, 1 query', 'IVF the store builds', 'IVF train + add', 'IVF, 1 query', 'IVF recall@10'];
+const typeHeader = [
+  'vectors',
+  'Flat, 1 query',
+  'IVF the store builds',
+  'IVF train + add',
+  'IVF, 1 query',
+  'IVF recall@10',
+];
 if (process.argv.includes('--index-type')) {
   const typeRows = [await indexTypeCost(100_000), await indexTypeCost(200_000)];
   printTable('Index type: exact against IVF (2 threads)', typeHeader, typeRows);
-  replaceReadmeSection(join(root, 'README.md'), 'index-type', `${markdownTable(typeHeader, typeRows)}\n\n${describeMachine()}.`);
+  replaceReadmeSection(
+    join(root, 'README.md'),
+    'index-type',
+    `${markdownTable(typeHeader, typeRows)}\n\n${describeMachine()}.`,
+  );
   rmSync(work, { recursive: true, force: true });
   process.exit(0);
 }
@@ -187,7 +270,10 @@ try {
   const repoIndexDir = join(work, 'repo-index');
   const libTree = join(work, 'lib');
   copyLib(libTree, 1);
-  const full = [await fullIndex('this repository', root, repoIndexDir), await fullIndex('compiler lib (typescript/lib)', libTree, join(work, 'lib-index'))];
+  const full = [
+    await fullIndex('this repository', root, repoIndexDir),
+    await fullIndex('compiler lib (typescript/lib)', libTree, join(work, 'lib-index')),
+  ];
   const rates = await componentRates(libFiles.map((f) => join(LIB, f)).filter((p) => statSync(p).size < 16 << 20));
   const copies = quick ? 2 : 8;
   const large = await reindexCost(copies);
@@ -200,7 +286,17 @@ try {
     { label: '200 ms a call, 2 requests in flight', ...(await ollamaOverhead(dts, 200, 2)) },
   ];
 
-  const fullHeader = ['corpus', 'files', 'elements', 'wall', 'files/s', 'elements/s', 'database', 'FAISS file', 'peak RSS so far'];
+  const fullHeader = [
+    'corpus',
+    'files',
+    'elements',
+    'wall',
+    'files/s',
+    'elements/s',
+    'database',
+    'FAISS file',
+    'peak RSS so far',
+  ];
   const fullRows = full.map((f) => [
     f.corpus,
     String(f.summary.files.scanned),
@@ -216,15 +312,30 @@ try {
   const componentLine = `Same process, the compiler lib's ${rates.documents} documents: SQLite writes (element rows, FTS5, embedding cache) ${Math.round(rates.sqlitePerSec)} documents/s; built-in embedder ${Math.round(rates.embedPerSec)} documents/s on one core.`;
   process.stdout.write(`${componentLine}\n`);
 
-  const reHeader = ['re-index at ' + large.elements + ' elements (' + large.files + ' files)', 'wall', 'against a bare scan'];
+  const reHeader = [
+    're-index at ' + large.elements + ' elements (' + large.files + ' files)',
+    'wall',
+    'against a bare scan',
+  ];
   const reRows = [
     ['bare scan of the tree (readdir + stat)', ms(large.scanMs, 0), '1.00'],
     ['nothing changed', ms(large.noChangeMs, 0), (large.noChangeMs / large.scanMs).toFixed(2)],
-    [`one file changed (${large.oneFile.elements.added} elements re-embedded, ${large.oneFile.elements.kept} kept)`, ms(large.oneFileMs, 0), (large.oneFileMs / large.scanMs).toFixed(2)],
+    [
+      `one file changed (${large.oneFile.elements.added} elements re-embedded, ${large.oneFile.elements.kept} kept)`,
+      ms(large.oneFileMs, 0),
+      (large.oneFileMs / large.scanMs).toFixed(2),
+    ],
   ];
   printTable('Re-index cost', reHeader, reRows);
 
-  const olHeader = ['Ollama embedding path (test server, batches of 32)', 'documents', 'calls', 'wall', 'server time (ideal)', 'overhead'];
+  const olHeader = [
+    'Ollama embedding path (test server, batches of 32)',
+    'documents',
+    'calls',
+    'wall',
+    'server time (ideal)',
+    'overhead',
+  ];
   const olRows = ollama.map((o) => [
     o.label,
     String(o.documents),

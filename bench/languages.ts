@@ -22,7 +22,15 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { AnalysisPool, analyzeText, detectLanguage, isCodeLanguage, isSkipped, screenContent, type Language } from '../src/internal.js';
+import {
+  AnalysisPool,
+  analyzeText,
+  detectLanguage,
+  isCodeLanguage,
+  isSkipped,
+  screenContent,
+  type Language,
+} from '../src/internal.js';
 import { grammarOf, loadedGrammars, parse } from '../src/analysis/ast/parsers.js';
 import { LANGUAGES } from '../src/analysis/languages.js';
 import { loadBenchmarkRepos } from '../src/eval/benchmark.js';
@@ -42,7 +50,9 @@ const { values } = parseArgs({
   },
 });
 if (!values.repos) {
-  process.stderr.write('usage: npm run bench:languages -- --repos <dir with the benchmark repositories> [--max-files N] [--threads N]\n');
+  process.stderr.write(
+    'usage: npm run bench:languages -- --repos <dir with the benchmark repositories> [--max-files N] [--threads N]\n',
+  );
   process.exit(2);
 }
 const reposDir = values.repos;
@@ -87,7 +97,9 @@ async function startUp(): Promise<{ firstTsMs: number; firstOtherMs: number; oth
   return { firstTsMs, firstOtherMs, other: 'go' };
 }
 const startup = await startUp();
-log(`pool of ${threads}: first TypeScript result after ${ms(startup.firstTsMs, 0)}; first Go result (its grammar loading) ${ms(startup.firstOtherMs, 0)} later`);
+log(
+  `pool of ${threads}: first TypeScript result after ${ms(startup.firstTsMs, 0)}; first Go result (its grammar loading) ${ms(startup.firstOtherMs, 0)} later`,
+);
 
 // 2. Grammar load times, each on first use.
 const loadMs: Partial<Record<Language, number>> = {};
@@ -98,7 +110,12 @@ for (const language of LANGUAGES.filter(isCodeLanguage)) {
   loadMs[language] = performance.now() - start;
 }
 const rssGrammars = process.memoryUsage().rss - rssBefore;
-log(`${loadedGrammars().length} grammars loaded in ${ms(Object.values(loadMs).reduce((a, b) => a + b, 0), 0)}, RSS +${mib(rssGrammars)}`);
+log(
+  `${loadedGrammars().length} grammars loaded in ${ms(
+    Object.values(loadMs).reduce((a, b) => a + b, 0),
+    0,
+  )}, RSS +${mib(rssGrammars)}`,
+);
 
 // 3. The files of each language in the benchmark's repositories.
 const repos = loadBenchmarkRepos(join(values.benchmark, 'repos.json'));
@@ -148,7 +165,8 @@ const elementCounts = new Map<string, number>();
 for (const language of LANGUAGES.filter((l) => byLanguage.has(l))) {
   const all = byLanguage.get(language)!;
   // Coverage counts every file; timing uses at most --max-files of them, spread over the repositories.
-  for (const source of all) if (source.ownLanguage) elementCounts.set(source.path, analyzeText(source.path, source.text).elements.length);
+  for (const source of all)
+    if (source.ownLanguage) elementCounts.set(source.path, analyzeText(source.path, source.text).elements.length);
   const timed = all.length > maxFiles ? all.filter((_, i) => i % Math.ceil(all.length / maxFiles) === 0) : all;
   const bytes = timed.reduce((sum, s) => sum + Buffer.byteLength(s.text), 0);
   for (const { path, text } of timed.slice(0, 10)) analyzeText(path, text); // warm the JIT
@@ -185,13 +203,24 @@ for (const language of LANGUAGES.filter((l) => byLanguage.has(l))) {
 }
 for (const entry of coverage) {
   const root = join(reposDir, entry.repo);
-  entry.withElements = [...elementCounts.entries()].filter(([path, count]) => count > 0 && !relative(root, path).startsWith('..')).length;
+  entry.withElements = [...elementCounts.entries()].filter(
+    ([path, count]) => count > 0 && !relative(root, path).startsWith('..'),
+  ).length;
 }
 const peakRss = process.resourceUsage().maxRSS * 1024;
 
 printTable(
   `AST analysis per language (${describeMachine()})`,
-  ['language', 'files / size', 'bare parse, 1 thread', 'analysis, 1 thread', 'ratio', `elements/s (${threads} threads)`, 'files/s', 'grammar load'],
+  [
+    'language',
+    'files / size',
+    'bare parse, 1 thread',
+    'analysis, 1 thread',
+    'ratio',
+    `elements/s (${threads} threads)`,
+    'files/s',
+    'grammar load',
+  ],
   throughput.map((t) => [
     t.language,
     `${t.files} / ${mib(t.bytes)}`,
@@ -206,10 +235,20 @@ printTable(
 printTable(
   "Coverage: each repository's files in its language (benchmark root) with at least one element",
   ['repository', 'language', 'files', 'skipped (size, generated, binary)', 'with elements', 'coverage'],
-  coverage.map((c) => [c.repo, c.language, `${c.files}`, `${c.skipped}`, `${c.withElements}`, c.files ? `${((100 * c.withElements) / c.files).toFixed(1)}%` : '-']),
+  coverage.map((c) => [
+    c.repo,
+    c.language,
+    `${c.files}`,
+    `${c.skipped}`,
+    `${c.withElements}`,
+    c.files ? `${((100 * c.withElements) / c.files).toFixed(1)}%` : '-',
+  ]),
 );
 process.stdout.write(
   `\nPool of ${threads} threads: first result (TypeScript) after ${ms(startup.firstTsMs, 0)}; the first ${startup.other} file, whose grammar loads then, ${ms(startup.firstOtherMs, 0)} later.\n` +
-    `All ${loadedGrammars().length} grammars loaded in ${ms(Object.values(loadMs).reduce((a, b) => a + b, 0), 0)} (RSS +${mib(rssGrammars)}); peak RSS of the run ${mib(peakRss)}.\n`,
+    `All ${loadedGrammars().length} grammars loaded in ${ms(
+      Object.values(loadMs).reduce((a, b) => a + b, 0),
+      0,
+    )} (RSS +${mib(rssGrammars)}); peak RSS of the run ${mib(peakRss)}.\n`,
 );
 writeFigures('languages', { threads, startup, loadMs, rssGrammars, peakRss, throughput, coverage });

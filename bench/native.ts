@@ -118,7 +118,9 @@ async function worstLag(work: () => Promise<unknown>): Promise<LagFigures> {
 async function main() {
   const threads = getNumThreads();
   const blas = blasInfo();
-  log(`${describeMachine()}; FAISS ${faissVersion()}; BLAS ${blas.vendor} (${blas.threading}), OMP_WAIT_POLICY=${blas.ompWaitPolicy}`);
+  log(
+    `${describeMachine()}; FAISS ${faissVersion()}; BLAS ${blas.vendor} (${blas.threading}), OMP_WAIT_POLICY=${blas.ompWaitPolicy}`,
+  );
 
   log(`generating ${n} x ${d} clustered, normalised vectors and ${nq} queries`);
   const base = clusteredVectors(n, d, 1);
@@ -144,7 +146,14 @@ async function main() {
   const flatBytes = rss() - before;
 
   log('raw C++ and binding, alternating rounds');
-  const raw = await RawBaseline.start(buildRawBaseline(root, cacheDir), [basePath, queriesPath, d, hnswPath, k, efSearch]);
+  const raw = await RawBaseline.start(buildRawBaseline(root, cacheDir), [
+    basePath,
+    queriesPath,
+    d,
+    hnswPath,
+    k,
+    efSearch,
+  ]);
   setNumThreads(1);
   const oneThread = await alternateSingles(raw, 'flat1', flat, queries);
   setNumThreads(0);
@@ -172,35 +181,76 @@ async function main() {
   // ---- report -----------------------------------------------------------------
   const p50 = median;
   const comparisons = [
-    { name: 'Flat, 1 query, 1 thread', raw: p50(oneThread.raw), binding: p50(oneThread.binding), note: "FAISS's own search" },
-    { name: `Flat, 1 query, ${threads} threads`, raw: p50(sliced.raw), binding: p50(sliced.binding), note: 'sliced search, same code' },
-    { name: `Flat, ${batch} batched, per query`, raw: p50(batched.raw) / batch, binding: p50(batched.binding) / batch, note: '' },
-    { name: `HNSW32 efSearch ${efSearch}, 1 query`, raw: p50(hnswSingles.raw), binding: p50(hnswSingles.binding), note: `recall@10 ${hnswRecall.toFixed(3)}` },
+    {
+      name: 'Flat, 1 query, 1 thread',
+      raw: p50(oneThread.raw),
+      binding: p50(oneThread.binding),
+      note: "FAISS's own search",
+    },
+    {
+      name: `Flat, 1 query, ${threads} threads`,
+      raw: p50(sliced.raw),
+      binding: p50(sliced.binding),
+      note: 'sliced search, same code',
+    },
+    {
+      name: `Flat, ${batch} batched, per query`,
+      raw: p50(batched.raw) / batch,
+      binding: p50(batched.binding) / batch,
+      note: '',
+    },
+    {
+      name: `HNSW32 efSearch ${efSearch}, 1 query`,
+      raw: p50(hnswSingles.raw),
+      binding: p50(hnswSingles.binding),
+      note: `recall@10 ${hnswRecall.toFixed(3)}`,
+    },
   ];
   printTable(
     `Binding vs raw C++ FAISS: ${n} x ${d}, k=${k}, inner product, medians of ${rounds} alternating rounds`,
     ['case', 'raw C++', 'binding', 'ratio', 'added', 'note'],
     [
       ...comparisons.map(comparisonRow),
-      [`raw FAISS IndexFlat::search, 1 query, ${threads} threads`, ms(p50(faissAllThreads)), '', '', '', 'one core per query'],
+      [
+        `raw FAISS IndexFlat::search, 1 query, ${threads} threads`,
+        ms(p50(faissAllThreads)),
+        '',
+        '',
+        '',
+        'one core per query',
+      ],
     ],
   );
 
-  const lagRow = (name: string, lag: LagFigures) => [name, ms(lag.workMs, 0), ms(lag.worstMs), ms(lag.p99Ms), String(lag.samples)];
-  printTable('Event-loop lag while FAISS works (1 ms timer; worst and p99 over all runs)', ['work', 'duration', 'worst', 'p99', 'ticks'], [
-    lagRow(`exact search, 1 query over ${bigN} x ${d}`, bigSingle),
-    lagRow(`exact search, ${batch} batched over ${bigN} x ${d}`, bigBatch),
-    lagRow(`HNSW32 build of ${n} x ${d}`, hnswBuild),
-  ]);
+  const lagRow = (name: string, lag: LagFigures) => [
+    name,
+    ms(lag.workMs, 0),
+    ms(lag.worstMs),
+    ms(lag.p99Ms),
+    String(lag.samples),
+  ];
+  printTable(
+    'Event-loop lag while FAISS works (1 ms timer; worst and p99 over all runs)',
+    ['work', 'duration', 'worst', 'p99', 'ticks'],
+    [
+      lagRow(`exact search, 1 query over ${bigN} x ${d}`, bigSingle),
+      lagRow(`exact search, ${batch} batched over ${bigN} x ${d}`, bigBatch),
+      lagRow(`HNSW32 build of ${n} x ${d}`, hnswBuild),
+    ],
+  );
 
   const batchingGain = (p50(sliced.binding) * batch) / p50(batched.binding);
-  printTable('Size and memory', ['what', 'value'], [
-    ['ocvector.node', mib(addonBytes)],
-    [`Flat, RSS per 100,000 x ${d}`, mib((flatBytes * 100_000) / n)],
-    [`HNSW32, RSS per 100,000 x ${d}`, mib((hnswBytes * 100_000) / n)],
-    [`HNSW32 build time, ${n} vectors`, ms(hnswBuild.workMs, 0)],
-    ['throughput of 64 batched over single queries', `${batchingGain.toFixed(1)}x`],
-  ]);
+  printTable(
+    'Size and memory',
+    ['what', 'value'],
+    [
+      ['ocvector.node', mib(addonBytes)],
+      [`Flat, RSS per 100,000 x ${d}`, mib((flatBytes * 100_000) / n)],
+      [`HNSW32, RSS per 100,000 x ${d}`, mib((hnswBytes * 100_000) / n)],
+      [`HNSW32 build time, ${n} vectors`, ms(hnswBuild.workMs, 0)],
+      ['throughput of 64 batched over single queries', `${batchingGain.toFixed(1)}x`],
+    ],
+  );
 
   const figures = {
     machine: describeMachine(),

@@ -64,15 +64,35 @@ async function measure(corpus: string, dir: string): Promise<Figures> {
 }
 
 const STAGES: (keyof SearchTimings)[] = ['embedMs', 'vectorMs', 'lexicalMs', 'fusionMs', 'snippetMs', 'totalMs'];
-const p = (timings: SearchTimings[], stage: keyof SearchTimings, q: number) => percentile(timings.map((t) => t[stage]), q);
+const p = (timings: SearchTimings[], stage: keyof SearchTimings, q: number) =>
+  percentile(
+    timings.map((t) => t[stage]),
+    q,
+  );
 
 try {
   const small = libSubset(10_000);
   const results: Figures[] = [];
-  results.push(await measure('TypeScript lib/ subset', await buildCorpus(join(work, '10k'), { files: small, count: 1 }, log)));
-  if (!quick) results.push(await measure('TypeScript lib/ x 8', await buildCorpus(join(work, '100k'), { files: libFiles, count: 8 }, log)));
+  results.push(
+    await measure('TypeScript lib/ subset', await buildCorpus(join(work, '10k'), { files: small, count: 1 }, log)),
+  );
+  if (!quick)
+    results.push(
+      await measure('TypeScript lib/ x 8', await buildCorpus(join(work, '100k'), { files: libFiles, count: 8 }, log)),
+    );
 
-  const header = ['corpus', 'elements', 'mode', 'embed p50', 'vector p50', 'lexical p50', 'fusion p50', 'snippet p50', 'total p50', 'total p95'];
+  const header = [
+    'corpus',
+    'elements',
+    'mode',
+    'embed p50',
+    'vector p50',
+    'lexical p50',
+    'fusion p50',
+    'snippet p50',
+    'total p50',
+    'total p95',
+  ];
   const rows: string[][] = [];
   // Where the tail comes from: each stage's own p95 (they need not come from the same queries).
   const tails: string[] = [];
@@ -81,7 +101,11 @@ try {
       ['hybrid', figures.hybrid],
       ['lexical only', figures.lexical],
     ] as const) {
-      tails.push(`p95 by stage, ${figures.corpus}, ${mode}: ${STAGES.slice(0, 5).map((stage) => `${stage.replace('Ms', '')} ${ms(p(timings, stage, 95))}`).join(', ')}`);
+      tails.push(
+        `p95 by stage, ${figures.corpus}, ${mode}: ${STAGES.slice(0, 5)
+          .map((stage) => `${stage.replace('Ms', '')} ${ms(p(timings, stage, 95))}`)
+          .join(', ')}`,
+      );
       rows.push([
         figures.corpus,
         figures.elements.toLocaleString('en-US'),
@@ -93,17 +117,39 @@ try {
     }
   }
   printTable(`Query latency over ${QUERIES} queries, k = 10, built-in embedder (${describeMachine()})`, header, rows);
-  const openRows = results.map((figures) => [figures.corpus, figures.elements.toLocaleString('en-US'), ms(figures.openMs, 0)]);
+  const openRows = results.map((figures) => [
+    figures.corpus,
+    figures.elements.toLocaleString('en-US'),
+    ms(figures.openMs, 0),
+  ]);
   printTable('Opening the index (database + FAISS file), once per Searcher', ['corpus', 'elements', 'open'], openRows);
   const big = results.at(-1)!;
   const ratio = p(big.hybrid, 'totalMs', 95) / p(big.lexical, 'totalMs', 95);
-  process.stdout.write(`\nhybrid p95 / lexical-only p95 at ${big.elements.toLocaleString('en-US')} elements: ${ratio.toFixed(2)}x (target: hybrid p95 < 25 ms at 100,000)\n`);
-  const stagesAt = (timings: SearchTimings[], q: number) => Object.fromEntries(STAGES.map((stage) => [stage, p(timings, stage, q)]));
-  const summary = (timings: SearchTimings[]) => ({ p50: p(timings, 'totalMs', 50), p95: p(timings, 'totalMs', 95), stagesP50: stagesAt(timings, 50), stagesP95: stagesAt(timings, 95) });
+  process.stdout.write(
+    `\nhybrid p95 / lexical-only p95 at ${big.elements.toLocaleString('en-US')} elements: ${ratio.toFixed(2)}x (target: hybrid p95 < 25 ms at 100,000)\n`,
+  );
+  const stagesAt = (timings: SearchTimings[], q: number) =>
+    Object.fromEntries(STAGES.map((stage) => [stage, p(timings, stage, q)]));
+  const summary = (timings: SearchTimings[]) => ({
+    p50: p(timings, 'totalMs', 50),
+    p95: p(timings, 'totalMs', 95),
+    stagesP50: stagesAt(timings, 50),
+    stagesP95: stagesAt(timings, 95),
+  });
   process.stdout.write(`${tails.join('\n')}\n`);
   writeFigures(
     'search',
-    { queries: QUERIES, k: 10, corpora: results.map((figures) => ({ corpus: figures.corpus, elements: figures.elements, openMs: figures.openMs, hybrid: summary(figures.hybrid), lexical: summary(figures.lexical) })) },
+    {
+      queries: QUERIES,
+      k: 10,
+      corpora: results.map((figures) => ({
+        corpus: figures.corpus,
+        elements: figures.elements,
+        openMs: figures.openMs,
+        hybrid: summary(figures.hybrid),
+        lexical: summary(figures.lexical),
+      })),
+    },
     quick,
   );
   if (!quick) {

@@ -35,7 +35,12 @@ interface Bench {
 }
 
 /** Ties a bench to the figures its rows read (each bench writes its own shape). */
-function defineBench<T>(name: string, nodeFlags: string[], quick: boolean, rows: (recorded: Recorded<T>) => string[][]): Bench {
+function defineBench<T>(
+  name: string,
+  nodeFlags: string[],
+  quick: boolean,
+  rows: (recorded: Recorded<T>) => string[][],
+): Bench {
   return { name, nodeFlags, quick, rows: rows as (recorded: Recorded<never>) => string[][] };
 }
 
@@ -47,7 +52,9 @@ const BENCHES: Bench[] = [
   defineBench('agent', [], true, agentRows),
 ];
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' }, summary: { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: { quick: { type: 'boolean' }, only: { type: 'string' }, summary: { type: 'boolean' } },
+});
 const quick = values.quick ?? false;
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
@@ -56,7 +63,9 @@ function selected(): Bench[] {
   const names = values.only.split(',').map((name) => name.trim());
   const unknown = names.filter((name) => !BENCHES.some((bench) => bench.name === name));
   if (unknown.length > 0) {
-    process.stderr.write(`bench: --only: unknown ${unknown.join(', ')}; choose from ${BENCHES.map((bench) => bench.name).join(', ')}\n`);
+    process.stderr.write(
+      `bench: --only: unknown ${unknown.join(', ')}; choose from ${BENCHES.map((bench) => bench.name).join(', ')}\n`,
+    );
     process.exit(2);
   }
   return BENCHES.filter((bench) => names.includes(bench.name));
@@ -67,7 +76,13 @@ function run(bench: Bench): Promise<number> {
   mkdirSync(OUT_DIR, { recursive: true });
   const logPath = join(OUT_DIR, `${bench.name}${quick ? '-quick' : ''}.log`);
   const out = createWriteStream(logPath);
-  const args = [...bench.nodeFlags, join(ROOT, 'node_modules/vite-node/vite-node.mjs'), join(ROOT, `bench/${bench.name}.ts`), '--', ...(quick && bench.quick ? ['--quick'] : [])];
+  const args = [
+    ...bench.nodeFlags,
+    join(ROOT, 'node_modules/vite-node/vite-node.mjs'),
+    join(ROOT, `bench/${bench.name}.ts`),
+    '--',
+    ...(quick && bench.quick ? ['--quick'] : []),
+  ];
   const started = performance.now();
   log(`${bench.name}: running (log: ${logPath})`);
   return new Promise((resolve) => {
@@ -98,7 +113,11 @@ interface AnalysisFigures {
   figures: AnalysisCorpusFigures[];
 }
 interface IndexingFigures {
-  full: { corpus: string; peakRss: number; summary: { files: { scanned: number }; elements: { total: number }; durationMs: number } }[];
+  full: {
+    corpus: string;
+    peakRss: number;
+    summary: { files: { scanned: number }; elements: { total: number }; durationMs: number };
+  }[];
   large: { elements: number; files: number; copies: number; scanMs: number; noChangeMs: number; oneFileMs: number };
 }
 interface Latency {
@@ -125,8 +144,22 @@ const x = (value: number, digits = 2) => `${value.toFixed(digits)}x`;
 function nativeRows({ figures: f }: Recorded<NativeFigures>): string[][] {
   const sizes = `${n(f.sizes.n)} × ${f.sizes.d} clustered vectors, k = ${f.sizes.k}`;
   return [
-    ...f.comparisons.map((c) => ['FAISS binding', `${c.name} (p50)`, ms(c.binding, 3), `raw C++ ${ms(c.raw, 3)}`, x(c.binding / c.raw, 3), sizes]),
-    ['FAISS binding', `worst event-loop lag during a ${f.sizes.batch}-query batch`, ms(f.lag.bigBatch.worstMs, 1), '', '', `${n(f.sizes.bigN)} × ${f.sizes.d}`],
+    ...f.comparisons.map((c) => [
+      'FAISS binding',
+      `${c.name} (p50)`,
+      ms(c.binding, 3),
+      `raw C++ ${ms(c.raw, 3)}`,
+      x(c.binding / c.raw, 3),
+      sizes,
+    ]),
+    [
+      'FAISS binding',
+      `worst event-loop lag during a ${f.sizes.batch}-query batch`,
+      ms(f.lag.bigBatch.worstMs, 1),
+      '',
+      '',
+      `${n(f.sizes.bigN)} × ${f.sizes.d}`,
+    ],
   ];
 }
 
@@ -152,8 +185,22 @@ function indexingRows({ figures: f }: Recorded<IndexingFigures>): string[][] {
       '',
       `${c.corpus}: ${n(c.summary.files.scanned)} files, ${n(c.summary.elements.total)} elements`,
     ]),
-    ['Indexing', 're-index, nothing changed', ms(f.large.noChangeMs, 0), `bare scan ${ms(f.large.scanMs, 0)}`, x(f.large.noChangeMs / f.large.scanMs), large],
-    ['Indexing', 're-index, one file changed', ms(f.large.oneFileMs, 0), `bare scan ${ms(f.large.scanMs, 0)}`, x(f.large.oneFileMs / f.large.scanMs), large],
+    [
+      'Indexing',
+      're-index, nothing changed',
+      ms(f.large.noChangeMs, 0),
+      `bare scan ${ms(f.large.scanMs, 0)}`,
+      x(f.large.noChangeMs / f.large.scanMs),
+      large,
+    ],
+    [
+      'Indexing',
+      're-index, one file changed',
+      ms(f.large.oneFileMs, 0),
+      `bare scan ${ms(f.large.scanMs, 0)}`,
+      x(f.large.oneFileMs / f.large.scanMs),
+      large,
+    ],
   ];
 }
 
@@ -161,7 +208,14 @@ function searchRows({ figures: f }: Recorded<SearchFigures>): string[][] {
   return f.corpora.flatMap((c) => {
     const sizes = `${c.corpus}: ${n(c.elements)} elements, ${f.queries} queries, k = ${f.k}`;
     return [
-      ['Search', 'hybrid query p50 / p95', `${ms(c.hybrid.p50)} / ${ms(c.hybrid.p95)}`, `lexical only ${ms(c.lexical.p50)} / ${ms(c.lexical.p95)}`, `p95 ${x(c.hybrid.p95 / c.lexical.p95)}`, sizes],
+      [
+        'Search',
+        'hybrid query p50 / p95',
+        `${ms(c.hybrid.p50)} / ${ms(c.hybrid.p95)}`,
+        `lexical only ${ms(c.lexical.p50)} / ${ms(c.lexical.p95)}`,
+        `p95 ${x(c.hybrid.p95 / c.lexical.p95)}`,
+        sizes,
+      ],
     ];
   });
 }
@@ -180,7 +234,11 @@ function agentRows({ figures: f }: Recorded<AgentFigures>): string[][] {
 function buildCli(): Promise<number> {
   log('building dist/ (tsc -p tsconfig.build.json)');
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+      { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
+    );
     child.on('error', () => resolve(1));
     child.on('close', (code) => resolve(code ?? 1));
   });
@@ -212,7 +270,8 @@ for (const { name, quick: hasQuick, rows: rowsOf } of BENCHES) {
 
 printTable(`ocvector benchmark suite${quick ? ' (quick sizes)' : ''}: ${[...machines].join('; ')}`, HEADER, rows);
 process.stdout.write(`\nRecorded: ${sources.join(', ')}.\n`);
-if (missing.length > 0) process.stdout.write(`No figures yet for: ${missing.join(', ')} (npm run bench -- --only ${missing.join(',')}).\n`);
+if (missing.length > 0)
+  process.stdout.write(`No figures yet for: ${missing.join(', ')} (npm run bench -- --only ${missing.join(',')}).\n`);
 
 if (!quick && failed.length === 0 && missing.length === 0) {
   replaceReadmeSection(

@@ -16,11 +16,25 @@ import { analyzeText, qualifiedName, type EvalQuery } from '../src/internal.js';
 import { CORPORA, corpusFiles, rootPath, SETS_DIR, type Corpus } from './lib/corpora.js';
 
 const SIZES: Record<string, number> = { ocvector: 120, 'typescript-lib': 200 };
-const TYPES = new Set(['function', 'method', 'class', 'interface', 'type-alias', 'enum', 'constructor', 'property', 'field', 'constant']);
+const TYPES = new Set([
+  'function',
+  'method',
+  'class',
+  'interface',
+  'type-alias',
+  'enum',
+  'constructor',
+  'property',
+  'field',
+  'constant',
+]);
 
 /** The first sentence: up to the first full stop followed by a space, or the first blank line. */
 export function firstSentence(description: string): string {
-  const paragraph = description.split(/\n\s*\n/)[0]!.replace(/\s+/g, ' ').trim();
+  const paragraph = description
+    .split(/\n\s*\n/)[0]!
+    .replace(/\s+/g, ' ')
+    .trim();
   const end = paragraph.search(/[.!?](\s|$)/);
   return (end >= 0 ? paragraph.slice(0, end + 1) : paragraph).trim();
 }
@@ -31,7 +45,9 @@ export function withoutIdentifier(sentence: string, name: string): string {
   let out = sentence;
   for (const part of parts) {
     const escaped = part.replace(/[.*+?^${}()|[\]\\#]/g, '\\$&');
-    out = out.replace(new RegExp('`[^`]*' + escaped + '[^`]*`', 'g'), ' ').replace(new RegExp(`(?<![\\w$#])${escaped}(\\(\\))?(?![\\w$])`, 'g'), ' ');
+    out = out
+      .replace(new RegExp('`[^`]*' + escaped + '[^`]*`', 'g'), ' ')
+      .replace(new RegExp(`(?<![\\w$#])${escaped}(\\(\\))?(?![\\w$])`, 'g'), ' ');
   }
   return out
     .replace(/\{@link\s+([^}|\s]+)[^}]*\}/g, '$1')
@@ -65,7 +81,14 @@ function candidates(corpus: Corpus): Candidate[] {
       const sentence = withoutIdentifier(firstSentence(element.description), name);
       const words = sentence.split(' ').filter((word) => /[a-z]/i.test(word));
       if (words.length < 4 || words.length > 30) continue;
-      out.push({ sentence, path, name, startLine: element.startLine, endLine: element.endLine, ambiguous: count.get(name)! > 1 });
+      out.push({
+        sentence,
+        path,
+        name,
+        startLine: element.startLine,
+        endLine: element.endLine,
+        ambiguous: count.get(name)! > 1,
+      });
     }
   }
   return out;
@@ -75,14 +98,25 @@ function buildSet(corpus: Corpus, size: number): EvalQuery[] {
   const all = candidates(corpus);
   // Every element documented with the same sentence answers it.
   const bySentence = new Map<string, Candidate[]>();
-  for (const candidate of all) bySentence.set(candidate.sentence.toLowerCase(), [...(bySentence.get(candidate.sentence.toLowerCase()) ?? []), candidate]);
+  for (const candidate of all)
+    bySentence.set(candidate.sentence.toLowerCase(), [
+      ...(bySentence.get(candidate.sentence.toLowerCase()) ?? []),
+      candidate,
+    ]);
   const unique = [...bySentence.values()].filter((group) => group.length <= 20); // boilerplate sentences name nothing in particular
-  const picked = Array.from({ length: Math.min(size, unique.length) }, (_, i) => unique[Math.floor((i * unique.length) / Math.min(size, unique.length))]!);
+  const picked = Array.from(
+    { length: Math.min(size, unique.length) },
+    (_, i) => unique[Math.floor((i * unique.length) / Math.min(size, unique.length))]!,
+  );
   return picked.map((group, i) => ({
     id: `${corpus.name}-${String(i + 1).padStart(3, '0')}`,
     query: group[0]!.sentence,
     expected_paths: [...new Set(group.map((c) => c.path))],
-    expected_elements: group.map((c) => ({ path: c.path, name: c.name, ...(c.ambiguous ? { start_line: c.startLine, end_line: c.endLine } : {}) })),
+    expected_elements: group.map((c) => ({
+      path: c.path,
+      name: c.name,
+      ...(c.ambiguous ? { start_line: c.startLine, end_line: c.endLine } : {}),
+    })),
   }));
 }
 
@@ -91,6 +125,9 @@ for (const corpus of Object.values(CORPORA)) {
   const dir = join(SETS_DIR, corpus.name);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'queries.jsonl'), set.map((query) => JSON.stringify(query)).join('\n') + '\n');
-  writeFileSync(join(dir, 'source.json'), `${JSON.stringify({ corpus: corpus.name, built_from: corpus.version(), queries: set.length }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, 'source.json'),
+    `${JSON.stringify({ corpus: corpus.name, built_from: corpus.version(), queries: set.length }, null, 2)}\n`,
+  );
   process.stdout.write(`${corpus.name}: ${set.length} queries from ${corpus.version()}\n`);
 }

@@ -13,13 +13,24 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { evaluate, Indexer, loadEvalSet, Searcher, type EvalReport, type FusionWeights, type QueryKind, type RetrievalScores } from '../src/internal.js';
+import {
+  evaluate,
+  Indexer,
+  loadEvalSet,
+  Searcher,
+  type EvalReport,
+  type FusionWeights,
+  type QueryKind,
+  type RetrievalScores,
+} from '../src/internal.js';
 import { describeMachine } from '../bench/lib/machine.js';
 import { markdownTable, replaceReadmeSection } from '../bench/lib/readme.js';
 import { printTable } from '../bench/lib/stats.js';
 import { CORPORA, prepareCorpus, ROOT, SETS_DIR } from './lib/corpora.js';
 
-const { values } = parseArgs({ options: { set: { type: 'string', multiple: true }, json: { type: 'boolean' }, weights: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { set: { type: 'string', multiple: true }, json: { type: 'boolean' }, weights: { type: 'string' } },
+});
 const names = values.set ?? readdirSync(SETS_DIR).sort();
 const weights = values.weights ? (JSON.parse(values.weights) as Partial<Record<QueryKind, FusionWeights>>) : undefined;
 const log = (message: string) => process.stderr.write(`eval: ${message}\n`);
@@ -39,9 +50,19 @@ async function runSet(name: string): Promise<SetResult> {
   const root = mkdtempSync(join(tmpdir(), `ocvector-eval-${name}-`));
   try {
     const prepared = prepareCorpus(corpus, queries, root);
-    if (prepared.missing.length > 0) log(`${name}: ${prepared.missing.length} expected elements are no longer in the corpus (renew the set with npm run eval:build-sets): ${prepared.missing.slice(0, 5).join('; ')}`);
-    const summary = await new Indexer({ path: root, embedder: 'builtin', llm: false, limits: { maxBytes: 16 << 20 } }).run();
-    log(`${name}: ${summary.elements.total} elements indexed in ${(summary.durationMs / 1000).toFixed(1)} s, ${prepared.heldOut} doc comments held out`);
+    if (prepared.missing.length > 0)
+      log(
+        `${name}: ${prepared.missing.length} expected elements are no longer in the corpus (renew the set with npm run eval:build-sets): ${prepared.missing.slice(0, 5).join('; ')}`,
+      );
+    const summary = await new Indexer({
+      path: root,
+      embedder: 'builtin',
+      llm: false,
+      limits: { maxBytes: 16 << 20 },
+    }).run();
+    log(
+      `${name}: ${summary.elements.total} elements indexed in ${(summary.durationMs / 1000).toFixed(1)} s, ${prepared.heldOut} doc comments held out`,
+    );
     const searcher = await Searcher.open({ indexDir: summary.indexDir, ...(weights ? { weights } : {}) });
     try {
       const report = await evaluate(searcher, queries);
@@ -55,12 +76,34 @@ async function runSet(name: string): Promise<SetResult> {
 }
 
 const f = (value: number) => value.toFixed(3);
-const HEADER = ['set', 'queries', 'elements', 'mode', 'file hit@1', 'file hit@10', 'file MRR', 'element hit@1', 'element hit@10', 'element MRR'];
+const HEADER = [
+  'set',
+  'queries',
+  'elements',
+  'mode',
+  'file hit@1',
+  'file hit@10',
+  'file MRR',
+  'element hit@1',
+  'element hit@10',
+  'element MRR',
+];
 
 function rows(result: SetResult): string[][] {
   return Object.entries(result.report.modes).map(([mode, scores]) => {
     const element: RetrievalScores | undefined = scores.element;
-    return [result.name, String(result.report.queries), result.report.elements.toLocaleString('en-US'), mode, f(scores.file.hitAt1), f(scores.file.hitAt10), f(scores.file.mrr), element ? f(element.hitAt1) : '–', element ? f(element.hitAt10) : '–', element ? f(element.mrr) : '–'];
+    return [
+      result.name,
+      String(result.report.queries),
+      result.report.elements.toLocaleString('en-US'),
+      mode,
+      f(scores.file.hitAt1),
+      f(scores.file.hitAt10),
+      f(scores.file.mrr),
+      element ? f(element.hitAt1) : '–',
+      element ? f(element.hitAt10) : '–',
+      element ? f(element.mrr) : '–',
+    ];
   });
 }
 

@@ -55,15 +55,20 @@ const fail = (message: string): never => {
   process.exit(2);
 };
 
-const reposDir = values.repos ? resolve(values.repos) : fail('--repos <dir> is required: the checked-out repositories, one folder per name');
+const reposDir = values.repos
+  ? resolve(values.repos)
+  : fail('--repos <dir> is required: the checked-out repositories, one folder per name');
 const benchmarkDir = resolve(values.benchmark!);
 const annotationsDir = resolve(values.annotations ?? join(benchmarkDir, 'annotations'));
 const MODES: SearchMode[] = (values.mode as SearchMode[] | undefined) ?? ['lexical', 'vector', 'hybrid'];
-for (const mode of MODES) if (!['lexical', 'vector', 'hybrid'].includes(mode)) fail(`--mode must be lexical, vector or hybrid, not ${mode}`);
+for (const mode of MODES)
+  if (!['lexical', 'vector', 'hybrid'].includes(mode)) fail(`--mode must be lexical, vector or hybrid, not ${mode}`);
 
 const all = loadBenchmarkRepos(join(benchmarkDir, 'repos.json'));
 const wanted = values.repo ? all.filter((repo) => values.repo!.includes(repo.name)) : all;
-if (values.repo) for (const name of values.repo) if (!all.some((repo) => repo.name === name)) fail(`no repository ${name} in repos.json`);
+if (values.repo)
+  for (const name of values.repo)
+    if (!all.some((repo) => repo.name === name)) fail(`no repository ${name} in repos.json`);
 const runnable = wanted.filter((repo) => {
   if (!existsSync(annotationsFile(annotationsDir, repo.name))) return false;
   if (existsSync(join(reposDir, repo.name, repo.benchmarkRoot))) return true;
@@ -93,7 +98,14 @@ for (const repo of runnable) {
   try {
     const perMode: Record<SearchMode, { category: string; ndcg10: number }[]> = { lexical: [], vector: [], hybrid: [] };
     for (const entry of queries) {
-      const detail: QueryDetail = { repo: repo.name, query: entry.query, category: entry.category, ndcg10: {}, top: {}, targets: entry.targets.map((t) => (t.startLine ? `${t.path}:${t.startLine}-${t.endLine}` : t.path)) };
+      const detail: QueryDetail = {
+        repo: repo.name,
+        query: entry.query,
+        category: entry.category,
+        ndcg10: {},
+        top: {},
+        targets: entry.targets.map((t) => (t.startLine ? `${t.path}:${t.startLine}-${t.endLine}` : t.path)),
+      };
       for (const mode of MODES) {
         const started = performance.now();
         const response = await searcher.search(entry.query, { k: 10, mode, snippet: false });
@@ -105,7 +117,9 @@ for (const repo of runnable) {
       }
       details.push(detail);
       if (values.verbose && (detail.ndcg10.hybrid ?? 1) < 1) {
-        log(`  [${entry.category}] ${(detail.ndcg10.hybrid ?? 0).toFixed(3)} ${JSON.stringify(entry.query)}\n      targets: ${detail.targets.join(', ')}\n      top: ${(detail.top.hybrid ?? []).slice(0, 5).join(', ')}`);
+        log(
+          `  [${entry.category}] ${(detail.ndcg10.hybrid ?? 0).toFixed(3)} ${JSON.stringify(entry.query)}\n      targets: ${detail.targets.join(', ')}\n      top: ${(detail.top.hybrid ?? []).slice(0, 5).join(', ')}`,
+        );
       }
     }
     const line: string[] = [];
@@ -129,7 +143,9 @@ async function indexRepo(repo: BenchmarkRepo, indexDir: string): Promise<void> {
   const summary = await new Indexer({ path: root, root, indexDir, embedder: 'builtin', llm: false }).run();
   timing.indexMs += performance.now() - started;
   timing.chunks += summary.elements.total;
-  log(`${repo.name}: ${summary.files.scanned} files, ${summary.elements.total} elements indexed in ${(summary.durationMs / 1000).toFixed(1)} s`);
+  log(
+    `${repo.name}: ${summary.files.scanned} files, ${summary.elements.total} elements indexed in ${(summary.durationMs / 1000).toFixed(1)} s`,
+  );
 }
 
 // --- report -------------------------------------------------------------------
@@ -145,10 +161,24 @@ const categories = [...new Set(ours.flatMap(([, s]) => Object.keys(s.byCategory)
 const languages = [...new Set(runnable.map((repo) => repo.language))].sort();
 
 const overallHeader = ['method', 'NDCG@10', ...categories, 'repositories'];
-const overallRows = [...ours, ...theirs].map(([label, s]) => [label, f(s.ndcg10), ...categories.map((c) => f(s.byCategory[c])), String(s.repos)]);
+const overallRows = [...ours, ...theirs].map(([label, s]) => [
+  label,
+  f(s.ndcg10),
+  ...categories.map((c) => f(s.byCategory[c])),
+  String(s.repos),
+]);
 const languageHeader = ['method', ...languages];
-const languageRows = [...ours, ...theirs].map(([label, s]) => [label, ...languages.map((language) => f(s.byLanguage[language]))]);
-const repoHeader = ['repository', 'language', 'queries', ...MODES.map((m) => `ocvector ${m}`), ...PUBLISHED_METHODS.slice(0, 3).map((m) => m.label)];
+const languageRows = [...ours, ...theirs].map(([label, s]) => [
+  label,
+  ...languages.map((language) => f(s.byLanguage[language])),
+]);
+const repoHeader = [
+  'repository',
+  'language',
+  'queries',
+  ...MODES.map((m) => `ocvector ${m}`),
+  ...PUBLISHED_METHODS.slice(0, 3).map((m) => m.label),
+];
 const repoRows = runnable.map((repo, i) => [
   repo.name,
   repo.language,
@@ -157,14 +187,24 @@ const repoRows = runnable.map((repo, i) => [
   ...PUBLISHED_METHODS.slice(0, 3).map((m) => f(published.methods[m.key]?.repos[repo.name]?.ndcg10)),
 ]);
 
-printTable(`Code-search benchmark, development split: NDCG@10, mean over ${runnable.length} repositories`, overallHeader, overallRows);
+printTable(
+  `Code-search benchmark, development split: NDCG@10, mean over ${runnable.length} repositories`,
+  overallHeader,
+  overallRows,
+);
 printTable('By language (mean over its repositories)', languageHeader, languageRows);
 printTable('By repository', repoHeader, repoRows);
 const searchMs = [...timing.searchMs].sort((a, b) => a - b);
 const at = (p: number) => searchMs[Math.min(searchMs.length - 1, Math.floor((p / 100) * searchMs.length))] ?? 0;
-process.stdout.write(`\nHybrid query latency: p50 ${at(50).toFixed(1)} ms, p95 ${at(95).toFixed(1)} ms over ${searchMs.length} queries (no snippets).${timing.indexMs > 0 ? ` Indexing: ${(timing.indexMs / 1000).toFixed(1)} s for ${timing.chunks.toLocaleString('en-US')} elements.` : ''}\n`);
+process.stdout.write(
+  `\nHybrid query latency: p50 ${at(50).toFixed(1)} ms, p95 ${at(95).toFixed(1)} ms over ${searchMs.length} queries (no snippets).${timing.indexMs > 0 ? ` Indexing: ${(timing.indexMs / 1000).toFixed(1)} s for ${timing.chunks.toLocaleString('en-US')} elements.` : ''}\n`,
+);
 
-if (values.json) writeFileSync(values.json, `${JSON.stringify({ summary: Object.fromEntries(ours), repos: scores, details }, null, 2)}\n`);
+if (values.json)
+  writeFileSync(
+    values.json,
+    `${JSON.stringify({ summary: Object.fromEntries(ours), repos: scores, details }, null, 2)}\n`,
+  );
 if (values.readme) {
   const section = [
     markdownTable(overallHeader, overallRows),

@@ -9,13 +9,25 @@
 // that supports tool calling (qwen2.5-coder, llama3.1, mistral-nemo...).
 import { parseArgs } from 'node:util';
 import { Ollama, type Message } from 'ollama';
-import { CodebaseSearchTool, dispatchToolCall, ollamaHasModel, ollamaToolMessage, resolveOllamaHost, toOllamaTool, type CodebaseSearchOutput } from 'ocvector';
+import {
+  CodebaseSearchTool,
+  dispatchToolCall,
+  ollamaHasModel,
+  ollamaToolMessage,
+  resolveOllamaHost,
+  toOllamaTool,
+  type CodebaseSearchOutput,
+} from 'ocvector';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { model: { type: 'string', default: process.env.OCVECTOR_AGENT_MODEL ?? 'qwen2.5-coder' }, dir: { type: 'string', default: process.env.INIT_CWD ?? '.' } },
+  options: {
+    model: { type: 'string', default: process.env.OCVECTOR_AGENT_MODEL ?? 'qwen2.5-coder' },
+    dir: { type: 'string', default: process.env.INIT_CWD ?? '.' },
+  },
 });
-const question = positionals.join(' ') || 'Where is the vector index written to disk, and how is it kept safe from crashes?';
+const question =
+  positionals.join(' ') || 'Where is the vector index written to disk, and how is it kept safe from crashes?';
 const model = values.model;
 const host = resolveOllamaHost(process.env.OLLAMA_HOST);
 
@@ -29,7 +41,9 @@ const SYSTEM = [
 ].join(' ');
 
 if (!(await ollamaHasModel(host, model))) {
-  process.stderr.write(`no model ${model} at ${host}: start Ollama and run \`ollama pull ${model}\`, or name another model with --model\n`);
+  process.stderr.write(
+    `no model ${model} at ${host}: start Ollama and run \`ollama pull ${model}\`, or name another model with --model\n`,
+  );
   process.exit(1);
 }
 
@@ -45,7 +59,12 @@ try {
   for (let round = 0; ; round++) {
     // After the last round of tools, the model answers without them.
     const offerTools = round < MAX_TOOL_ROUNDS;
-    const { message } = await ollama.chat({ model, messages, ...(offerTools ? { tools } : {}), options: { temperature: 0 } });
+    const { message } = await ollama.chat({
+      model,
+      messages,
+      ...(offerTools ? { tools } : {}),
+      options: { temperature: 0 },
+    });
     messages.push(message);
     const calls = offerTools ? (message.tool_calls ?? []) : [];
     if (calls.length === 0) {
@@ -56,7 +75,9 @@ try {
       process.stderr.write(`→ ${call.function.name} ${JSON.stringify(call.function.arguments)}\n`);
       const result = await dispatchToolCall(tool, call);
       const output = result.output as Partial<CodebaseSearchOutput>;
-      process.stderr.write(`← ${output.error ?? `${output.results?.length ?? 0} results${output.results?.[0] ? `, first ${output.results[0].path}:${output.results[0].start_line} ${output.results[0].name}` : ''}`}\n`);
+      process.stderr.write(
+        `← ${output.error ?? `${output.results?.length ?? 0} results${output.results?.[0] ? `, first ${output.results[0].path}:${output.results[0].start_line} ${output.results[0].name}` : ''}`}\n`,
+      );
       messages.push(ollamaToolMessage(result));
     }
   }

@@ -14,10 +14,10 @@ const n = 50_000;
 // Embedding-like data: normalised points around 200 topics.
 function embeddings(count, seed) {
   let state = seed >>> 0;
-  const random = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const random = () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32;
   const gaussian = () => Math.sqrt(-2 * Math.log(random() + 1e-12)) * Math.cos(2 * Math.PI * random());
   let topicState = 7;
-  const topicRandom = () => ((topicState = (Math.imul(topicState, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const topicRandom = () => (topicState = (Math.imul(topicState, 1664525) + 1013904223) >>> 0) / 2 ** 32;
   const topics = Array.from({ length: 200 * d }, () => topicRandom() - 0.5);
   const out = new Float32Array(count * d);
   for (let i = 0; i < count; i++) {
@@ -69,7 +69,9 @@ await time('write the HNSW index (atomic, checksummed)', () => hnsw.write(path))
 const loaded = await time('read it back', () => FaissIndex.read(path));
 const again = await loaded.search(queries, 10, { efSearch: 64 });
 const same = again.labels.every((label, i) => label === approx.labels[i]);
-console.log(`\n${(statSync(path).size / 2 ** 20).toFixed(1)} MiB on disk; reloaded index gives ${same ? 'identical' : 'DIFFERENT'} results`);
+console.log(
+  `\n${(statSync(path).size / 2 ** 20).toFixed(1)} MiB on disk; reloaded index gives ${same ? 'identical' : 'DIFFERENT'} results`,
+);
 for (const index of [exact, hnsw, loaded]) index.close();
 rmSync(dir, { recursive: true, force: true });
 if (!same) process.exitCode = 1;

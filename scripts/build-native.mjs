@@ -30,7 +30,17 @@ if (!faissHeaders.some((path) => existsSync(path))) {
 function nodeGypCommand() {
   const candidates = [
     process.env.npm_config_node_gyp,
-    join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
+    join(
+      dirname(process.execPath),
+      '..',
+      'lib',
+      'node_modules',
+      'npm',
+      'node_modules',
+      'node-gyp',
+      'bin',
+      'node-gyp.js',
+    ),
   ];
   const script = candidates.find((path) => path && existsSync(path));
   return script ? [process.execPath, script] : ['node-gyp'];

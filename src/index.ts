@@ -56,7 +56,16 @@ export type { EmbedderChoice } from './vector/choose.js';
 
 // Search.
 export { Searcher, SEARCH_DEFAULTS } from './search/searcher.js';
-export type { SearchEvent, SearcherOptions, SearchMode, SearchOptions, SearchResponse, SearchResult, SearchSignals, SearchTimings } from './search/searcher.js';
+export type {
+  SearchEvent,
+  SearcherOptions,
+  SearchMode,
+  SearchOptions,
+  SearchResponse,
+  SearchResult,
+  SearchSignals,
+  SearchTimings,
+} from './search/searcher.js';
 export type { SearchFilters } from './search/filters.js';
 export type { FusionWeights } from './search/fusion.js';
 export type { QueryKind } from './search/query.js';
@@ -66,11 +75,30 @@ export type { FoundIndex } from './search/find-index.js';
 
 // The agent tool and its adapters.
 export { CodebaseSearchTool } from './tool/codebase-search-tool.js';
-export type { AgentTool, CodebaseSearchToolOptions, PermissionCallback, PermissionDecision, PermissionRequest } from './tool/codebase-search-tool.js';
+export type {
+  AgentTool,
+  CodebaseSearchToolOptions,
+  PermissionCallback,
+  PermissionDecision,
+  PermissionRequest,
+} from './tool/codebase-search-tool.js';
 export type { CodebaseSearchArgs, CodebaseSearchHit, CodebaseSearchOutput, JsonSchema } from './tool/schema.js';
 export type { ToolBudget } from './tool/budget.js';
-export { anthropicToolResult, dispatchToolCall, ollamaToolMessage, openAIToolMessage, toAnthropicTool, toOllamaTool, toOpenAITool } from './tool/adapters.js';
-export type { AnthropicToolDefinition, FunctionToolDefinition, ToolCallRequest, ToolCallResult } from './tool/adapters.js';
+export {
+  anthropicToolResult,
+  dispatchToolCall,
+  ollamaToolMessage,
+  openAIToolMessage,
+  toAnthropicTool,
+  toOllamaTool,
+  toOpenAITool,
+} from './tool/adapters.js';
+export type {
+  AnthropicToolDefinition,
+  FunctionToolDefinition,
+  ToolCallRequest,
+  ToolCallResult,
+} from './tool/adapters.js';
 
 // The FAISS binding.
 export { FaissIndex } from './native/faiss-index.js';

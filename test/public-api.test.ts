@@ -65,8 +65,16 @@ describe('the public API', () => {
   });
 
   it('gives every error class one base and a code', async () => {
-    const { OcvectorError, StoreError, SearchError, EmbedderError, FaissError, PathOutsideRootError } = await import('../src/index.js');
-    const errors = [new StoreError('s', 'NOT_FOUND'), new SearchError('q', 'BAD_QUERY'), new EmbedderError('e', 'TIMEOUT'), new FaissError('f', 'IO'), new PathOutsideRootError('p')];
+    const { OcvectorError, StoreError, SearchError, EmbedderError, FaissError, PathOutsideRootError } = await import(
+      '../src/index.js'
+    );
+    const errors = [
+      new StoreError('s', 'NOT_FOUND'),
+      new SearchError('q', 'BAD_QUERY'),
+      new EmbedderError('e', 'TIMEOUT'),
+      new FaissError('f', 'IO'),
+      new PathOutsideRootError('p'),
+    ];
     for (const error of errors) {
       expect(error).toBeInstanceOf(OcvectorError);
       expect(error.code).toMatch(/^[A-Z][A-Z_]*$/);

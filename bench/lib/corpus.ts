@@ -29,13 +29,22 @@ export function libSubset(wanted: number): string[] {
 }
 
 /** `count` copies of `files` under `dir`, indexed (built-in embedder, no model); returns `dir`. */
-export async function buildCorpus(dir: string, copies: { files: string[]; count: number }, log: (message: string) => void): Promise<string> {
+export async function buildCorpus(
+  dir: string,
+  copies: { files: string[]; count: number },
+  log: (message: string) => void,
+): Promise<string> {
   for (let c = 0; c < copies.count; c++) {
     mkdirSync(join(dir, `copy${c}`), { recursive: true });
     for (const file of copies.files) cpSync(join(LIB, file), join(dir, `copy${c}`, file));
   }
   const started = performance.now();
-  const summary = await new Indexer({ path: dir, embedder: 'builtin', llm: false, limits: { maxBytes: 16 << 20 } }).run();
+  const summary = await new Indexer({
+    path: dir,
+    embedder: 'builtin',
+    llm: false,
+    limits: { maxBytes: 16 << 20 },
+  }).run();
   log(`${dir}: ${summary.elements.total} elements indexed in ${ms(performance.now() - started, 0)}`);
   return dir;
 }
@@ -51,10 +60,19 @@ export function pickQueries(indexDir: string, count: number): string[] {
       .filter((text) => text.split(' ').length >= 4);
     const named = new Set(['function', 'method', 'class', 'interface']);
     const names = elements.filter((row) => named.has(row.type)).map((row) => row.name);
-    const every = <T>(items: T[], n: number) => Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]!);
+    const every = <T>(items: T[], n: number) =>
+      Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]!);
     const nNames = Math.round(count * 0.25);
     const nFragments = Math.round(count * 0.15);
-    const fragments = every(names, nFragments).map((name) => name.replace(/^.*\./, '').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(' ').slice(0, 2).join(' '));
+    const fragments = every(names, nFragments).map((name) =>
+      name
+        .replace(/^.*\./, '')
+        .replace(/([a-z])([A-Z])/g, '$1 $2')
+        .toLowerCase()
+        .split(' ')
+        .slice(0, 2)
+        .join(' '),
+    );
     return [...every(described, count - nNames - nFragments), ...every(names, nNames), ...fragments];
   } finally {
     store.close();

@@ -26,7 +26,13 @@ export function outFile(bench: string, quick: boolean): string {
 
 export function writeFigures<T>(bench: string, figures: T, quick = false): void {
   mkdirSync(OUT_DIR, { recursive: true });
-  const recorded: Recorded<T> = { bench, quick, machine: describeMachine(), recordedAt: new Date().toISOString(), figures };
+  const recorded: Recorded<T> = {
+    bench,
+    quick,
+    machine: describeMachine(),
+    recordedAt: new Date().toISOString(),
+    figures,
+  };
   writeFileSync(outFile(bench, quick), `${JSON.stringify(recorded, null, 2)}\n`);
 }
 

@@ -14,10 +14,22 @@ export function buildRawBaseline(root: string, cacheDir: string): string {
   const sources = [join(root, 'bench/native/raw-faiss.cc'), join(root, 'native/src/flat_search.cc')];
   const newest = Math.max(...sources.map((s) => statSync(s).mtimeMs));
   if (!existsSync(binary) || statSync(binary).mtimeMs < newest) {
-    execFileSync('g++', [
-      '-O3', '-std=c++17', '-fopenmp', `-I${join(root, 'native/src')}`, ...sources,
-      '-l:libfaiss.a', '-lblas', '-llapack', '-o', binary,
-    ], { stdio: 'inherit' });
+    execFileSync(
+      'g++',
+      [
+        '-O3',
+        '-std=c++17',
+        '-fopenmp',
+        `-I${join(root, 'native/src')}`,
+        ...sources,
+        '-l:libfaiss.a',
+        '-lblas',
+        '-llapack',
+        '-o',
+        binary,
+      ],
+      { stdio: 'inherit' },
+    );
   }
   return binary;
 }
@@ -42,7 +54,9 @@ export class RawBaseline {
       env: { ...process.env, OMP_WAIT_POLICY: process.env.OMP_WAIT_POLICY ?? 'PASSIVE' },
     });
     const raw = new RawBaseline(child);
-    const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`raw-faiss exited with ${code}`))));
+    const exited = new Promise<never>((_, reject) =>
+      child.once('exit', (code) => reject(new Error(`raw-faiss exited with ${code}`))),
+    );
     await Promise.race([raw.#next(), exited]);
     return raw;
   }

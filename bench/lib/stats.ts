@@ -26,7 +26,11 @@ export async function timed<T>(work: () => Promise<T>): Promise<{ result: T; ms:
 /** Prints rows as an aligned plain-text table. */
 export function printTable(title: string, header: string[], rows: string[][]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   process.stdout.write(`\n${title}\n${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n`);
   for (const row of rows) process.stdout.write(`${line(row)}\n`);
 }

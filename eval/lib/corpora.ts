@@ -34,7 +34,8 @@ export const CORPORA: Record<string, Corpus> = {
     source: join(ROOT, 'src'),
     prefix: 'src',
     include: (file) => file.endsWith('.ts'),
-    version: () => `ocvector ${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}${srcCommit()}`,
+    version: () =>
+      `ocvector ${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}${srcCommit()}`,
   },
   'typescript-lib': {
     name: 'typescript-lib',
@@ -42,7 +43,8 @@ export const CORPORA: Record<string, Corpus> = {
     source: join(ROOT, 'node_modules/typescript/lib'),
     prefix: '',
     include: (file) => !file.includes(sep) && /\.(d\.ts|js)$/.test(file),
-    version: () => `typescript ${(JSON.parse(readFileSync(join(ROOT, 'node_modules/typescript/package.json'), 'utf8')) as { version: string }).version}`,
+    version: () =>
+      `typescript ${(JSON.parse(readFileSync(join(ROOT, 'node_modules/typescript/package.json'), 'utf8')) as { version: string }).version}`,
   },
 };
 
@@ -51,7 +53,11 @@ export const SETS_DIR = join(ROOT, 'eval/sets');
 /** The last commit that changed src/ (the package version alone does not move as the code does); empty outside a git checkout. */
 function srcCommit(): string {
   try {
-    const commit = execFileSync('git', ['log', '-1', '--format=%h', '--', 'src'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const commit = execFileSync('git', ['log', '-1', '--format=%h', '--', 'src'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     return commit ? `, src/ as of commit ${commit}` : '';
   } catch {
     return '';
@@ -82,7 +88,8 @@ export interface Prepared {
 export function prepareCorpus(corpus: Corpus, queries: readonly EvalQuery[], root: string): Prepared {
   const byPath = new Map<string, ExpectedElement[]>();
   for (const query of queries) {
-    for (const element of query.expected_elements ?? []) byPath.set(element.path, [...(byPath.get(element.path) ?? []), element]);
+    for (const element of query.expected_elements ?? [])
+      byPath.set(element.path, [...(byPath.get(element.path) ?? []), element]);
   }
   let heldOut = 0;
   const missing: string[] = [];
@@ -101,9 +108,12 @@ export function prepareCorpus(corpus: Corpus, queries: readonly EvalQuery[], roo
       const matching = elements.filter(
         (element) =>
           (wanted.name === undefined || qualifiedName(element) === wanted.name) &&
-          (wanted.start_line === undefined || wanted.end_line === undefined || (element.startLine <= wanted.end_line && element.endLine >= wanted.start_line)),
+          (wanted.start_line === undefined ||
+            wanted.end_line === undefined ||
+            (element.startLine <= wanted.end_line && element.endLine >= wanted.start_line)),
       );
-      if (matching.length === 0) missing.push(`${path} ${wanted.name ?? `lines ${wanted.start_line}-${wanted.end_line}`}`);
+      if (matching.length === 0)
+        missing.push(`${path} ${wanted.name ?? `lines ${wanted.start_line}-${wanted.end_line}`}`);
       for (const element of matching) heldOut += blankCommentAbove(lines, element.startLine);
     }
     writeFileSync(target, lines.join('\n'));

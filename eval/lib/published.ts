@@ -32,11 +32,17 @@ export function loadPublished(file: string): PublishedFigures {
 }
 
 /** A method's summary over the named repositories; undefined when it published none of them. */
-export function publishedSummary(figures: PublishedFigures, method: string, repos: readonly string[]): BenchmarkSummary | undefined {
+export function publishedSummary(
+  figures: PublishedFigures,
+  method: string,
+  repos: readonly string[],
+): BenchmarkSummary | undefined {
   const published = figures.methods[method]?.repos ?? {};
   const scores: RepoScore[] = repos.flatMap((name) => {
     const repo = published[name];
-    return repo ? [{ repo: name, language: repo.language, ndcg10: repo.ndcg10, byCategory: repo.by_category ?? {}, queries: 0 }] : [];
+    return repo
+      ? [{ repo: name, language: repo.language, ndcg10: repo.ndcg10, byCategory: repo.by_category ?? {}, queries: 0 }]
+      : [];
   });
   return scores.length > 0 ? summarize(scores) : undefined;
 }

@@ -29,8 +29,10 @@ Napi::Value SetErrorClass(const Napi::CallbackInfo& info) {
   } catch (const Napi::Error& e) {
     ThrowJs(env, ErrorCode::InvalidArgument, expectation + " (" + e.Message() + ")");
   }
-  if (!probe.IsObject() || !probe.As<Napi::Object>().InstanceOf(env.Global().Get("Error").As<Napi::Function>())) {
-    ThrowJs(env, ErrorCode::InvalidArgument, expectation + " (it made something that is not an Error)");
+  if (!probe.IsObject() ||
+      !probe.As<Napi::Object>().InstanceOf(env.Global().Get("Error").As<Napi::Function>())) {
+    ThrowJs(env, ErrorCode::InvalidArgument,
+            expectation + " (it made something that is not an Error)");
   }
   GetInstanceData(env)->errorClass = Napi::Persistent(errorClass);
   return env.Undefined();

@@ -45,26 +45,28 @@ int64_t IntegerArg(const Napi::CallbackInfo& info, size_t i, const char* name, i
   const std::string range = "an integer from " + std::to_string(min) + " to " + std::to_string(max);
   if (!value.IsNumber()) ThrowJs(info.Env(), ErrorCode::InvalidArgument, Describe(name, range));
   double number = value.As<Napi::Number>().DoubleValue();
-  if (!std::isfinite(number) || std::floor(number) != number ||
-      number < static_cast<double>(min) || number > static_cast<double>(max)) {
+  if (!std::isfinite(number) || std::floor(number) != number || number < static_cast<double>(min) ||
+      number > static_cast<double>(max)) {
     ThrowJs(info.Env(), ErrorCode::InvalidArgument, Describe(name, range));
   }
   return static_cast<int64_t>(number);
 }
 
-int64_t OptionalIntegerArg(const Napi::CallbackInfo& info, size_t i, const char* name,
-                           int64_t min, int64_t max, int64_t absent) {
+int64_t OptionalIntegerArg(const Napi::CallbackInfo& info, size_t i, const char* name, int64_t min,
+                           int64_t max, int64_t absent) {
   if (info[i].IsUndefined() || info[i].IsNull()) return absent;
   return IntegerArg(info, i, name, min, max);
 }
 
 std::string StringArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
-  if (!info[i].IsString()) ThrowJs(info.Env(), ErrorCode::InvalidArgument, Describe(name, "a string"));
+  if (!info[i].IsString())
+    ThrowJs(info.Env(), ErrorCode::InvalidArgument, Describe(name, "a string"));
   return info[i].As<Napi::String>().Utf8Value();
 }
 
 bool BooleanArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
-  if (!info[i].IsBoolean()) ThrowJs(info.Env(), ErrorCode::InvalidArgument, Describe(name, "a boolean"));
+  if (!info[i].IsBoolean())
+    ThrowJs(info.Env(), ErrorCode::InvalidArgument, Describe(name, "a boolean"));
   return info[i].As<Napi::Boolean>().Value();
 }
 

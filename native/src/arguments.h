@@ -16,8 +16,8 @@ Napi::Uint8Array BufferArg(const Napi::CallbackInfo& info, size_t i, const char*
 int64_t IntegerArg(const Napi::CallbackInfo& info, size_t i, const char* name, int64_t min,
                    int64_t max);
 // An optional integer: undefined (or null) gives `absent`.
-int64_t OptionalIntegerArg(const Napi::CallbackInfo& info, size_t i, const char* name,
-                           int64_t min, int64_t max, int64_t absent);
+int64_t OptionalIntegerArg(const Napi::CallbackInfo& info, size_t i, const char* name, int64_t min,
+                           int64_t max, int64_t absent);
 std::string StringArg(const Napi::CallbackInfo& info, size_t i, const char* name);
 bool BooleanArg(const Napi::CallbackInfo& info, size_t i, const char* name);
 // An optional boolean: undefined (or null) gives `absent`.

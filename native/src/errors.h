@@ -40,8 +40,7 @@ class NativeError : public std::runtime_error {
 // Runs `body`, converting every exception (FAISS, std, unknown) into a
 // NativeError. `fallback` is the code used for a FaissException that has no
 // more specific meaning in the context of the call (e.g. Corrupt while reading).
-void RunTranslatingErrors(const std::function<void()>& body,
-                          ErrorCode fallback = ErrorCode::Faiss);
+void RunTranslatingErrors(const std::function<void()>& body, ErrorCode fallback = ErrorCode::Faiss);
 
 // Builds a JS error object: an instance of the registered FaissError class
 // when there is one, otherwise a plain Error, with `code` set either way.

@@ -38,7 +38,8 @@ Device ParseDevice(Napi::Env env, const std::string& name) {
   if (name == "cpu") return Device::Cpu;
   if (name == "gpu") return Device::Gpu;
   if (name == "auto") return Device::Auto;
-  ThrowJs(env, ErrorCode::InvalidArgument, "device must be 'cpu', 'gpu' or 'auto', not '" + name + "'");
+  ThrowJs(env, ErrorCode::InvalidArgument,
+          "device must be 'cpu', 'gpu' or 'auto', not '" + name + "'");
 }
 
 // A worker's own copy of an input array. Holding a reference to the JS array
@@ -68,9 +69,9 @@ class MakeIndexWorker : public PromiseWorker {
 
   void Adopt(std::unique_ptr<faiss::Index> cpuIndex, Device device, std::string description) {
     Placement placement = PlaceIndex(std::move(cpuIndex), device);
-    holder_ = std::make_shared<IndexHolder>(std::move(placement.index), placement.resources,
-                                            placement.onGpu, placement.reason,
-                                            std::move(description));
+    holder_ =
+        std::make_shared<IndexHolder>(std::move(placement.index), placement.resources,
+                                      placement.onGpu, placement.reason, std::move(description));
   }
 
   std::shared_ptr<IndexHolder> holder_;
@@ -130,11 +131,15 @@ class ReadWorker : public MakeIndexWorker {
 class FromBufferWorker : public MakeIndexWorker {
  public:
   FromBufferWorker(Napi::Env env, Napi::Uint8Array buffer, Device device, bool allowPlain)
-      : MakeIndexWorker(env), bytes_(CopyOf(buffer.Data(), buffer.ElementLength())), device_(device), allowPlain_(allowPlain) {}
+      : MakeIndexWorker(env),
+        bytes_(CopyOf(buffer.Data(), buffer.ElementLength())),
+        device_(device),
+        allowPlain_(allowPlain) {}
 
  private:
   void Run() override {
-    std::unique_ptr<faiss::Index> index = DeserializeIndex(bytes_.data(), bytes_.size(), allowPlain_);
+    std::unique_ptr<faiss::Index> index =
+        DeserializeIndex(bytes_.data(), bytes_.size(), allowPlain_);
     std::vector<uint8_t>().swap(bytes_);
     std::string description = DescribeIndex(*index);
     Adopt(std::move(index), device_, description);
@@ -154,8 +159,11 @@ void RequireTrained(const IndexHolder& holder, const char* action) {
 
 class TrainWorker : public HolderWorker {
  public:
-  TrainWorker(Napi::Env env, std::shared_ptr<IndexHolder> holder, Napi::Float32Array vectors, int64_t rows)
-      : HolderWorker(env, std::move(holder)), data_(CopyOf(vectors.Data(), vectors.ElementLength())), rows_(rows) {}
+  TrainWorker(Napi::Env env, std::shared_ptr<IndexHolder> holder, Napi::Float32Array vectors,
+              int64_t rows)
+      : HolderWorker(env, std::move(holder)),
+        data_(CopyOf(vectors.Data(), vectors.ElementLength())),
+        rows_(rows) {}
 
  private:
   void Run() override {
@@ -201,8 +209,9 @@ class AddWorker : public HolderWorker {
   // unique: FAISS would otherwise keep two vectors under one id.
   void CheckIds() const {
     if (holder_->idMap == nullptr && holder_->kind != IndexKind::Ivf) {
-      throw NativeError(ErrorCode::Unsupported,
-                        "this index numbers vectors itself; create it with ids: true to use your own ids");
+      throw NativeError(
+          ErrorCode::Unsupported,
+          "this index numbers vectors itself; create it with ids: true to use your own ids");
     }
     std::unordered_set<int64_t> batch;
     batch.reserve(static_cast<size_t>(rows_));
@@ -214,8 +223,9 @@ class AddWorker : public HolderWorker {
     for (int64_t i = 0; i < rows_; ++i) {
       const int64_t id = ids_[i];
       if (id < 0) {
-        throw NativeError(ErrorCode::InvalidArgument,
-                          "ids[" + std::to_string(i) + "] is " + std::to_string(id) + "; ids must be >= 0");
+        throw NativeError(
+            ErrorCode::InvalidArgument,
+            "ids[" + std::to_string(i) + "] is " + std::to_string(id) + "; ids must be >= 0");
       }
       if (holder_->idMap == nullptr) continue;
       const bool known = idMap2 != nullptr ? idMap2->rev_map.count(id) > 0 : existing.count(id) > 0;
@@ -276,13 +286,15 @@ class SearchWorker : public HolderWorker {
         // lock. Searches that keep the current value run in parallel.
         shared.unlock();
         exclusive.lock();
-        static_cast<faiss::IndexHNSW*>(holder_->inner)->hnsw.efSearch = static_cast<int>(options_.efSearch);
+        static_cast<faiss::IndexHNSW*>(holder_->inner)->hnsw.efSearch =
+            static_cast<int>(options_.efSearch);
       }
     }
 
     RequireTrained(*holder_, "search");
     const int64_t total = holder_->index->ntotal;
-    if (total == 0) throw NativeError(ErrorCode::InvalidArgument, "cannot search: the index is empty");
+    if (total == 0)
+      throw NativeError(ErrorCode::InvalidArgument, "cannot search: the index is empty");
     if (k_ > total) {
       throw NativeError(ErrorCode::InvalidArgument,
                         "k is " + std::to_string(k_) + " but the index holds only " +
@@ -345,23 +357,28 @@ class SearchWorker : public HolderWorker {
 class RemoveWorker : public HolderWorker {
  public:
   RemoveWorker(Napi::Env env, std::shared_ptr<IndexHolder> holder, Napi::BigInt64Array ids)
-      : HolderWorker(env, std::move(holder)), idCopy_(CopyOf(ids.Data(), ids.ElementLength())),
-        ids_(idCopy_.data()), count_(idCopy_.size()) {}
+      : HolderWorker(env, std::move(holder)),
+        idCopy_(CopyOf(ids.Data(), ids.ElementLength())),
+        ids_(idCopy_.data()),
+        count_(idCopy_.size()) {}
 
  private:
   void Run() override {
     std::unique_lock<std::shared_mutex> lock(holder_->mutex);
     if (!holder_->supportsRemove) {
-      throw NativeError(ErrorCode::Unsupported,
-                        "this index (" + holder_->description + (holder_->onGpu ? ", on GPU" : "") +
-                            ") cannot remove vectors; rebuild it without them, or use a Flat or IVF index");
+      throw NativeError(
+          ErrorCode::Unsupported,
+          "this index (" + holder_->description + (holder_->onGpu ? ", on GPU" : "") +
+              ") cannot remove vectors; rebuild it without them, or use a Flat or IVF index");
     }
     faiss::IDSelectorBatch selector(static_cast<size_t>(count_), ids_);
     removed_ = holder_->index->remove_ids(selector);
     holder_->RefreshCounters();
   }
 
-  Napi::Value Result(Napi::Env env) override { return Napi::Number::New(env, static_cast<double>(removed_)); }
+  Napi::Value Result(Napi::Env env) override {
+    return Napi::Number::New(env, static_cast<double>(removed_));
+  }
 
   std::vector<int64_t> idCopy_;
   const int64_t* ids_;
@@ -381,15 +398,16 @@ class ReconstructWorker : public HolderWorker {
     if (holder_->idMap != nullptr) {
       auto* idMap2 = dynamic_cast<faiss::IndexIDMap2*>(&index);
       if (idMap2 == nullptr) {
-        throw NativeError(ErrorCode::Unsupported, "reconstruct needs an IDMap2 index (create with ids: true)");
+        throw NativeError(ErrorCode::Unsupported,
+                          "reconstruct needs an IDMap2 index (create with ids: true)");
       }
       if (idMap2->rev_map.count(id_) == 0) {
         throw NativeError(ErrorCode::InvalidArgument, "no vector with id " + std::to_string(id_));
       }
     } else if (id_ < 0 || id_ >= index.ntotal) {
-      throw NativeError(ErrorCode::InvalidArgument,
-                        "no vector with id " + std::to_string(id_) + " (the index holds ids 0 to " +
-                            std::to_string(index.ntotal - 1) + ")");
+      throw NativeError(ErrorCode::InvalidArgument, "no vector with id " + std::to_string(id_) +
+                                                        " (the index holds ids 0 to " +
+                                                        std::to_string(index.ntotal - 1) + ")");
     }
     vector_.resize(static_cast<size_t>(index.d));
     index.reconstruct(id_, vector_.data());
@@ -410,7 +428,10 @@ template <typename Body>
 void WithCpuIndex(IndexHolder& holder, Body body) {
   std::shared_lock<std::shared_mutex> shared(holder.mutex, std::defer_lock);
   std::unique_lock<std::shared_mutex> exclusive(holder.mutex, std::defer_lock);
-  if (holder.onGpu) exclusive.lock(); else shared.lock();
+  if (holder.onGpu)
+    exclusive.lock();
+  else
+    shared.lock();
   std::unique_ptr<faiss::Index> copy = CpuCopyOf(*holder.index, holder.onGpu);
   body(copy ? *copy : *holder.index);
 }
@@ -442,11 +463,9 @@ class ToBufferWorker : public HolderWorker {
     std::vector<uint8_t>* bytes = bytes_.release();
     // The Buffer takes the vector's memory without a copy where the runtime
     // allows external buffers, and copies it where it does not.
-    return Napi::Buffer<uint8_t>::NewOrCopy(env, bytes->data(), bytes->size(),
-                                            [](Napi::Env, uint8_t*, std::vector<uint8_t>* owned) {
-                                              delete owned;
-                                            },
-                                            bytes);
+    return Napi::Buffer<uint8_t>::NewOrCopy(
+        env, bytes->data(), bytes->size(),
+        [](Napi::Env, uint8_t*, std::vector<uint8_t>* owned) { delete owned; }, bytes);
   }
 
   std::unique_ptr<std::vector<uint8_t>> bytes_;
@@ -506,7 +525,8 @@ Napi::Value NativeIndex::Create(const Napi::CallbackInfo& info) {
   std::string description = StringArg(info, 1, "description");
   std::string metricName = StringArg(info, 2, "metric");
   if (metricName != "ip" && metricName != "l2") {
-    ThrowJs(env, ErrorCode::InvalidArgument, "metric must be 'ip' or 'l2', not '" + metricName + "'");
+    ThrowJs(env, ErrorCode::InvalidArgument,
+            "metric must be 'ip' or 'l2', not '" + metricName + "'");
   }
   bool withIds = BooleanArg(info, 3, "ids");
   Device device = ParseDevice(env, StringArg(info, 4, "device"));
@@ -554,8 +574,8 @@ Napi::Value NativeIndex::AddWithIds(const Napi::CallbackInfo& info) {
   Napi::BigInt64Array ids = BigInt64ArrayArg(info, 1, "ids");
   if (static_cast<int64_t>(ids.ElementLength()) != rows) {
     ThrowJs(env, ErrorCode::InvalidArgument,
-            "ids has " + std::to_string(ids.ElementLength()) + " entries for " + std::to_string(rows) +
-                " vectors");
+            "ids has " + std::to_string(ids.ElementLength()) + " entries for " +
+                std::to_string(rows) + " vectors");
   }
   return (new AddWorker(env, holder, vectors, rows, ids.Data()))->Start();
 }

@@ -30,9 +30,8 @@ bool PrefersSlicedFlatSearch(const faiss::IndexFlat& flat, idx_t queries, int th
          static_cast<size_t>(flat.ntotal) * static_cast<size_t>(flat.d) >= kMinSlicedFloats;
 }
 
-void SlicedFlatSearch(const faiss::IndexFlat& flat, idx_t queries, const float* x,
-                      idx_t k, float* distances, idx_t* labels, int threads) {
-
+void SlicedFlatSearch(const faiss::IndexFlat& flat, idx_t queries, const float* x, idx_t k,
+                      float* distances, idx_t* labels, int threads) {
   const idx_t total = flat.ntotal;
   const size_t d = flat.d;
   const float* base = flat.get_xb();
@@ -77,11 +76,12 @@ void SlicedFlatSearch(const faiss::IndexFlat& flat, idx_t queries, const float* 
     idx_t label;
   };
   auto better = [innerProduct](const Candidate& a, const Candidate& b) {
-    if (a.distance != b.distance) return innerProduct ? a.distance > b.distance : a.distance < b.distance;
+    if (a.distance != b.distance)
+      return innerProduct ? a.distance > b.distance : a.distance < b.distance;
     return a.label < b.label;
   };
-  const float missing = innerProduct ? -std::numeric_limits<float>::max()
-                                     : std::numeric_limits<float>::max();
+  const float missing =
+      innerProduct ? -std::numeric_limits<float>::max() : std::numeric_limits<float>::max();
   std::vector<Candidate> candidates;
   candidates.reserve(static_cast<size_t>(k) * slices);
   for (idx_t q = 0; q < queries; ++q) {

@@ -18,7 +18,7 @@ namespace ocvector {
 // True when the sliced search pays for its thread start-up.
 bool PrefersSlicedFlatSearch(const faiss::IndexFlat& flat, idx_t queries, int threads);
 
-void SlicedFlatSearch(const faiss::IndexFlat& flat, idx_t queries, const float* x,
-                      idx_t k, float* distances, idx_t* labels, int threads);
+void SlicedFlatSearch(const faiss::IndexFlat& flat, idx_t queries, const float* x, idx_t k,
+                      float* distances, idx_t* labels, int threads);
 
 }  // namespace ocvector

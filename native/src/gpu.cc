@@ -76,7 +76,8 @@ GpuInfo QueryGpu() {
 }
 
 Placement PlaceIndex(std::unique_ptr<faiss::Index> cpuIndex, Device device) {
-  if (device == Device::Gpu) throw NativeError(ErrorCode::Gpu, std::string("no GPU: ") + kNoGpuReason);
+  if (device == Device::Gpu)
+    throw NativeError(ErrorCode::Gpu, std::string("no GPU: ") + kNoGpuReason);
   Placement placement;
   placement.index = std::move(cpuIndex);
   placement.reason = device == Device::Cpu ? "CPU requested" : kNoGpuReason;

@@ -28,9 +28,8 @@ static IndexKind KindOf(const faiss::Index* index) {
   return IndexKind::Other;
 }
 
-IndexHolder::IndexHolder(std::unique_ptr<faiss::Index> ownedIndex,
-                         std::shared_ptr<void> resources, bool gpu, std::string reason,
-                         std::string desc)
+IndexHolder::IndexHolder(std::unique_ptr<faiss::Index> ownedIndex, std::shared_ptr<void> resources,
+                         bool gpu, std::string reason, std::string desc)
     : gpuResources(std::move(resources)),
       index(std::move(ownedIndex)),
       onGpu(gpu),

@@ -20,8 +20,8 @@ const char* IndexKindName(IndexKind kind);
 struct IndexHolder {
   // Takes ownership of a CPU or GPU index. `gpuResources` (may be null) must
   // outlive the index; members are destroyed in reverse order, index first.
-  IndexHolder(std::unique_ptr<faiss::Index> index, std::shared_ptr<void> gpuResources,
-              bool onGpu, std::string deviceReason, std::string description);
+  IndexHolder(std::unique_ptr<faiss::Index> index, std::shared_ptr<void> gpuResources, bool onGpu,
+              std::string deviceReason, std::string description);
 
   std::shared_ptr<void> gpuResources;
   std::unique_ptr<faiss::Index> index;

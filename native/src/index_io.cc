@@ -51,10 +51,9 @@ Header DecodeHeader(const uint8_t* data, size_t size, const std::string& what) {
   std::memcpy(&header.payloadLength, data + 16, 8);
   std::memcpy(&header.checksum, data + 24, 8);
   if (header.version != kFormatVersion) {
-    throw NativeError(ErrorCode::Corrupt, what + " has container version " +
-                                              std::to_string(header.version) +
-                                              ", this build reads version " +
-                                              std::to_string(kFormatVersion));
+    throw NativeError(ErrorCode::Corrupt,
+                      what + " has container version " + std::to_string(header.version) +
+                          ", this build reads version " + std::to_string(kFormatVersion));
   }
   return header;
 }
@@ -114,15 +113,16 @@ void CheckIdMap(const faiss::Index& index, const std::string& what) {
       idMap->ntotal != idMap->index->ntotal) {
     throw NativeError(ErrorCode::Corrupt,
                       what + " is damaged: its id map has " + std::to_string(entries) +
-                          " entries for " + std::to_string(idMap->index ? idMap->index->ntotal : 0) +
-                          " vectors");
+                          " entries for " +
+                          std::to_string(idMap->index ? idMap->index->ntotal : 0) + " vectors");
   }
   const auto* idMap2 = dynamic_cast<const faiss::IndexIDMap2*>(&index);
   if (idMap2 != nullptr && idMap2->rev_map.size() != entries) {
     throw NativeError(ErrorCode::Corrupt, what + " is damaged: its id map holds duplicate ids");
   }
   for (int64_t id : idMap->id_map) {
-    if (id < 0) throw NativeError(ErrorCode::Corrupt, what + " is damaged: its id map holds a negative id");
+    if (id < 0)
+      throw NativeError(ErrorCode::Corrupt, what + " is damaged: its id map holds a negative id");
   }
 }
 
@@ -144,8 +144,9 @@ std::unique_ptr<faiss::Index> ParsePayload(faiss::IOReader& reader, const std::s
 void RequirePlainAllowed(bool allowPlain, const std::string& what) {
   if (allowPlain) return;
   throw NativeError(ErrorCode::Corrupt,
-                    what + " has no ocvector header (OCVECIDX), so its checksum cannot be verified; "
-                           "pass plainFaiss: true to read a plain FAISS file you trust");
+                    what +
+                        " has no ocvector header (OCVECIDX), so its checksum cannot be verified; "
+                        "pass plainFaiss: true to read a plain FAISS file you trust");
 }
 
 const char* FileKind(mode_t mode) {
@@ -233,7 +234,8 @@ std::unique_ptr<faiss::Index> ReadIndexFile(const std::string& path, bool allowP
   }
   if (!S_ISREG(info.st_mode)) {
     ::close(fd);
-    throw NativeError(ErrorCode::Io, path + " is " + FileKind(info.st_mode) + ", not a regular file");
+    throw NativeError(ErrorCode::Io,
+                      path + " is " + FileKind(info.st_mode) + ", not a regular file");
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   UniqueFile file(::fdopen(fd, "rb"));

@@ -12,8 +12,6 @@ struct InstanceData {
   Napi::FunctionReference indexClass;  // the native index constructor
 };
 
-inline InstanceData* GetInstanceData(Napi::Env env) {
-  return env.GetInstanceData<InstanceData>();
-}
+inline InstanceData* GetInstanceData(Napi::Env env) { return env.GetInstanceData<InstanceData>(); }
 
 }  // namespace ocvector

@@ -8,11 +8,12 @@
 namespace ocvector {
 
 struct BlasInfo {
-  std::string library;   // path of the shared object that provides sgemm_
-  std::string vendor;    // "openblas", "mkl", "blis", "reference" or "unknown"
-  std::string config;    // vendor's own build description, when it has one
-  std::string threading; // "openmp", "pthreads", "sequential" or "unknown"
-  std::string coreType;  // the CPU kernel OpenBLAS chose ("Haswell", "SkylakeX", "Prescott"...), when it says
+  std::string library;    // path of the shared object that provides sgemm_
+  std::string vendor;     // "openblas", "mkl", "blis", "reference" or "unknown"
+  std::string config;     // vendor's own build description, when it has one
+  std::string threading;  // "openmp", "pthreads", "sequential" or "unknown"
+  std::string coreType;   // the CPU kernel OpenBLAS chose ("Haswell", "SkylakeX", "Prescott"...),
+                          // when it says
   std::string ompWaitPolicy;  // OMP_WAIT_POLICY as this process sees it
 };
 

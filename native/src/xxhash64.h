@@ -81,8 +81,16 @@ class Xxh64 {
   static constexpr uint64_t kPrime5 = 0x27D4EB2F165667C5ULL;
 
   static uint64_t Rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-  static uint64_t Read64(const uint8_t* p) { uint64_t v; std::memcpy(&v, p, 8); return v; }
-  static uint32_t Read32(const uint8_t* p) { uint32_t v; std::memcpy(&v, p, 4); return v; }
+  static uint64_t Read64(const uint8_t* p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  static uint32_t Read32(const uint8_t* p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
   static uint64_t Round(uint64_t acc, uint64_t input) {
     acc += input * kPrime2;
     return Rotl(acc, 31) * kPrime1;

@@ -52,7 +52,11 @@ export class Analyzer {
       const info = await stat(path);
       if (!info.isFile()) return this.#skip({ path, skipped: 'unreadable', detail: 'not a regular file' });
       if (info.size > this.#limits.maxBytes) {
-        return this.#skip({ path, skipped: 'too-large', detail: `${info.size} bytes, over the limit of ${this.#limits.maxBytes}` });
+        return this.#skip({
+          path,
+          skipped: 'too-large',
+          detail: `${info.size} bytes, over the limit of ${this.#limits.maxBytes}`,
+        });
       }
       bytes = await readFile(path);
     } catch (error) {
@@ -88,19 +92,42 @@ export function analyzeText(path: string, text: string, warnings: string[] = [])
     } catch (error) {
       // A grammar that does not load (or a query that does not fit it) costs
       // this language its elements, never the run: its files become windows.
-      const reason = error instanceof GrammarUnavailable ? error.message : `the ${language} extractor failed (${(error as Error).message.split('\n')[0]})`;
-      return { path, language, summary: '', imports: [], elements: textWindows(path, text), source: 'text', warnings: [...warnings, `${reason}; analysed as text windows`] };
+      const reason =
+        error instanceof GrammarUnavailable
+          ? error.message
+          : `the ${language} extractor failed (${(error as Error).message.split('\n')[0]})`;
+      return {
+        path,
+        language,
+        summary: '',
+        imports: [],
+        elements: textWindows(path, text),
+        source: 'text',
+        warnings: [...warnings, `${reason}; analysed as text windows`],
+      };
     }
     const fileWarnings = [...warnings];
     if (syntax.syntaxErrors > 0) {
-      fileWarnings.push(`syntax errors: tree-sitter recovered from ${syntax.syntaxErrors} error region(s); elements outside them are kept`);
+      fileWarnings.push(
+        `syntax errors: tree-sitter recovered from ${syntax.syntaxErrors} error region(s); elements outside them are kept`,
+      );
     }
-    return { path, language, summary: syntax.summary, imports: syntax.imports, elements: syntax.elements, source: 'ast', warnings: fileWarnings };
+    return {
+      path,
+      language,
+      summary: syntax.summary,
+      imports: syntax.imports,
+      elements: syntax.elements,
+      source: 'ast',
+      warnings: fileWarnings,
+    };
   }
   const elements =
-    kind === 'markdown' ? markdownSections(path, text)
-    : kind === 'config' ? [configDocument(path, language, text)]
-    : textWindows(path, text);
+    kind === 'markdown'
+      ? markdownSections(path, text)
+      : kind === 'config'
+        ? [configDocument(path, language, text)]
+        : textWindows(path, text);
   return { path, language, summary: '', imports: [], elements, source: 'text', warnings };
 }
 

@@ -11,8 +11,14 @@ export interface CreateAnalyzerOptions extends Omit<AnalyzerOptions, 'enricher'>
   llm?: boolean | OllamaEnricherOptions;
 }
 
-export function createAnalyzer(options: CreateAnalyzerOptions = {}): { analyzer: Analyzer; enricher: OllamaEnricher | undefined } {
+export function createAnalyzer(options: CreateAnalyzerOptions = {}): {
+  analyzer: Analyzer;
+  enricher: OllamaEnricher | undefined;
+} {
   const { llm = true, ...rest } = options;
-  const enricher = llm === false ? undefined : new OllamaEnricher({ ...(llm === true ? {} : llm), ...(rest.onEvent ? { onEvent: rest.onEvent } : {}) });
+  const enricher =
+    llm === false
+      ? undefined
+      : new OllamaEnricher({ ...(llm === true ? {} : llm), ...(rest.onEvent ? { onEvent: rest.onEvent } : {}) });
   return { analyzer: new Analyzer({ ...rest, ...(enricher ? { enricher } : {}) }), enricher };
 }

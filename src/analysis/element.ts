@@ -1,7 +1,10 @@
 /** What every analyser shares: a new element with empty details, and text folded for display. */
 import type { CodeElement, CodeElementType, TextElementType } from './types.js';
 
-export type ElementFields = Pick<CodeElement, 'type' | 'name' | 'parent' | 'access' | 'startLine' | 'endLine' | 'signature'> &
+export type ElementFields = Pick<
+  CodeElement,
+  'type' | 'name' | 'parent' | 'access' | 'startLine' | 'endLine' | 'signature'
+> &
   Partial<CodeElement>;
 
 export function newElement(fields: ElementFields): CodeElement {

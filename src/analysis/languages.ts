@@ -26,8 +26,19 @@ export interface LanguageSpec {
 export const LANGUAGE_SPECS: Readonly<Record<Language, LanguageSpec>> = {
   typescript: { kind: 'code', extensions: ['.ts', '.mts', '.cts'], interpreters: ['ts-node', 'tsx'], aliases: ['ts'] },
   tsx: { kind: 'code', extensions: ['.tsx'] },
-  javascript: { kind: 'code', extensions: ['.js', '.mjs', '.cjs', '.jsx'], interpreters: ['node', 'nodejs', 'deno', 'bun'], aliases: ['js', 'jsx', 'node', 'nodejs', 'ecmascript'] },
-  python: { kind: 'code', extensions: ['.py', '.pyi', '.pyw'], fileNames: ['SConstruct', 'SConscript'], interpreters: ['python', 'pypy'], aliases: ['py', 'python3'] },
+  javascript: {
+    kind: 'code',
+    extensions: ['.js', '.mjs', '.cjs', '.jsx'],
+    interpreters: ['node', 'nodejs', 'deno', 'bun'],
+    aliases: ['js', 'jsx', 'node', 'nodejs', 'ecmascript'],
+  },
+  python: {
+    kind: 'code',
+    extensions: ['.py', '.pyi', '.pyw'],
+    fileNames: ['SConstruct', 'SConscript'],
+    interpreters: ['python', 'pypy'],
+    aliases: ['py', 'python3'],
+  },
   go: { kind: 'code', extensions: ['.go'], aliases: ['golang'] },
   rust: { kind: 'code', extensions: ['.rs'], aliases: ['rs'] },
   java: { kind: 'code', extensions: ['.java'] },
@@ -48,17 +59,43 @@ export const LANGUAGE_SPECS: Readonly<Record<Language, LanguageSpec>> = {
   php: { kind: 'code', extensions: ['.php', '.phtml', '.php8', '.php7'], interpreters: ['php'] },
   kotlin: { kind: 'code', extensions: ['.kt', '.kts'], interpreters: ['kotlin'], aliases: ['kt', 'kts'] },
   swift: { kind: 'code', extensions: ['.swift'], interpreters: ['swift'] },
-  scala: { kind: 'code', extensions: ['.scala', '.sc', '.sbt'], interpreters: ['scala', 'amm'], aliases: ['sc', 'sbt'] },
+  scala: {
+    kind: 'code',
+    extensions: ['.scala', '.sc', '.sbt'],
+    interpreters: ['scala', 'amm'],
+    aliases: ['sc', 'sbt'],
+  },
   bash: {
     kind: 'code',
     extensions: ['.sh', '.bash', '.zsh', '.ksh', '.bats', '.command'],
-    fileNames: ['.bashrc', '.bash_profile', '.bash_logout', '.profile', '.zshrc', '.zprofile', '.zshenv', 'PKGBUILD', 'APKBUILD'],
+    fileNames: [
+      '.bashrc',
+      '.bash_profile',
+      '.bash_logout',
+      '.profile',
+      '.zshrc',
+      '.zprofile',
+      '.zshenv',
+      'PKGBUILD',
+      'APKBUILD',
+    ],
     interpreters: ['bash', 'sh', 'zsh', 'ksh', 'dash', 'ash', 'bats'],
     aliases: ['sh', 'shell', 'zsh', 'shellscript'],
   },
-  lua: { kind: 'code', extensions: ['.lua'], fileNames: ['.luacheckrc'], interpreters: ['lua', 'luajit', 'nvim'], aliases: ['luajit'] },
+  lua: {
+    kind: 'code',
+    extensions: ['.lua'],
+    fileNames: ['.luacheckrc'],
+    interpreters: ['lua', 'luajit', 'nvim'],
+    aliases: ['luajit'],
+  },
   elixir: { kind: 'code', extensions: ['.ex', '.exs'], interpreters: ['elixir'], aliases: ['ex', 'exs'] },
-  haskell: { kind: 'code', extensions: ['.hs', '.hs-boot', '.lhs'], interpreters: ['runhaskell', 'runghc', 'stack'], aliases: ['hs'] },
+  haskell: {
+    kind: 'code',
+    extensions: ['.hs', '.hs-boot', '.lhs'],
+    interpreters: ['runhaskell', 'runghc', 'stack'],
+    aliases: ['hs'],
+  },
   zig: { kind: 'code', extensions: ['.zig', '.zon'] },
   markdown: { kind: 'markdown', extensions: ['.md', '.markdown', '.mdx'], aliases: ['md'] },
   json: { kind: 'config', extensions: ['.json', '.jsonc'] },
@@ -116,7 +153,10 @@ export function detectLanguage(path: string, head = ''): Language {
 export function shebangInterpreter(head: string): string | undefined {
   if (!head.startsWith('#!')) return undefined;
   const end = head.indexOf('\n');
-  const words = head.slice(2, end < 0 ? undefined : end).trim().split(/\s+/);
+  const words = head
+    .slice(2, end < 0 ? undefined : end)
+    .trim()
+    .split(/\s+/);
   let program = basename(words.shift() ?? '');
   if (program === 'env') {
     while (words.length > 0 && (words[0]!.startsWith('-') || words[0]!.includes('='))) words.shift();
@@ -127,7 +167,9 @@ export function shebangInterpreter(head: string): string | undefined {
 
 /** C++ constructs that C never has, in a header's opening text. */
 function looksLikeCpp(head: string): boolean {
-  return /^\s*(namespace\s+[\w:]*\s*\{|template\s*<|class\s+\w+[^;]*\{|#include\s*<(iostream|string|vector|memory|map|utility|type_traits)>|(public|private|protected)\s*:)/m.test(head);
+  return /^\s*(namespace\s+[\w:]*\s*\{|template\s*<|class\s+\w+[^;]*\{|#include\s*<(iostream|string|vector|memory|map|utility|type_traits)>|(public|private|protected)\s*:)/m.test(
+    head,
+  );
 }
 
 export function analysisKind(language: Language): AnalysisKind {

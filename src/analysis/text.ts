@@ -12,7 +12,15 @@ const WINDOW_OVERLAP = 200;
 const DESCRIPTION_CHARS = 300;
 
 /** A piece of a text file: public, with no parameters, types or relations. */
-function element(fields: { type: ElementType; name: string; parent: string; startLine: number; endLine: number; signature: string; description: string }): CodeElement {
+function element(fields: {
+  type: ElementType;
+  name: string;
+  parent: string;
+  startLine: number;
+  endLine: number;
+  signature: string;
+  description: string;
+}): CodeElement {
   return newElement({ ...fields, access: 'public' });
 }
 
@@ -60,14 +68,32 @@ export function markdownSections(path: string, text: string): CodeElement[] {
 
   const preamble = lines.slice(0, preambleEnd).join('\n');
   if (preamble.trim() !== '') {
-    sections.unshift(element({ type: 'section', name: basename(path), parent: '', startLine: 1, endLine: trimEnd(lines, preambleEnd), signature: basename(path), description: clip(preamble) }));
+    sections.unshift(
+      element({
+        type: 'section',
+        name: basename(path),
+        parent: '',
+        startLine: 1,
+        endLine: trimEnd(lines, preambleEnd),
+        signature: basename(path),
+        description: clip(preamble),
+      }),
+    );
   }
   return sections;
 }
 
 export function configDocument(path: string, language: Language, text: string): CodeElement {
   const lines = text.split('\n');
-  const document = element({ type: 'document', name: basename(path), parent: '', startLine: 1, endLine: trimEnd(lines, lines.length), signature: `${language} ${basename(path)}`, description: '' });
+  const document = element({
+    type: 'document',
+    name: basename(path),
+    parent: '',
+    startLine: 1,
+    endLine: trimEnd(lines, lines.length),
+    signature: `${language} ${basename(path)}`,
+    description: '',
+  });
   document.properties = topLevelKeys(language, text);
   return document;
 }
@@ -89,8 +115,7 @@ function topLevelKeys(language: Language, text: string): PropertyInfo[] {
       if (table) {
         inTable = true;
         keys.push(table[1]!.trim());
-      }
-      else if (!inTable) keys.push(...(/^([A-Za-z0-9_.-]+)\s*=/.exec(line)?.slice(1) ?? []));
+      } else if (!inTable) keys.push(...(/^([A-Za-z0-9_.-]+)\s*=/.exec(line)?.slice(1) ?? []));
     }
   } else {
     for (const line of text.split('\n')) keys.push(...(/^([A-Za-z0-9_.-]+)\s*:/.exec(line)?.slice(1) ?? []));
@@ -108,13 +133,24 @@ export function textWindows(path: string, text: string): CodeElement[] {
     while (end < lines.length && (chars < WINDOW_CHARS || end === start)) chars += lines[end++]!.length + 1;
     const body = lines.slice(start, end).join('\n');
     if (body.trim() !== '') {
-      windows.push(element({ type: 'window', name: `${basename(path)}:${start + 1}-${end}`, parent: '', startLine: start + 1, endLine: end, signature: '', description: clip(body) }));
+      windows.push(
+        element({
+          type: 'window',
+          name: `${basename(path)}:${start + 1}-${end}`,
+          parent: '',
+          startLine: start + 1,
+          endLine: end,
+          signature: '',
+          description: clip(body),
+        }),
+      );
     }
     if (end >= lines.length) break;
     // Step back over about WINDOW_OVERLAP characters of whole lines.
     let next = end;
     let overlap = 0;
-    while (next > start + 1 && overlap + lines[next - 1]!.length + 1 <= WINDOW_OVERLAP) overlap += lines[--next]!.length + 1;
+    while (next > start + 1 && overlap + lines[next - 1]!.length + 1 <= WINDOW_OVERLAP)
+      overlap += lines[--next]!.length + 1;
     start = next;
   }
   return windows;

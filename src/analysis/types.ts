@@ -122,7 +122,16 @@ export interface CodeFile {
 
 /** Why a file was not analysed at all. */
 /** Why a file is not indexed; the last three come from the scan (files/scan.ts), before a file is read. */
-export type SkipReason = 'empty' | 'binary' | 'too-large' | 'minified' | 'generated' | 'unreadable' | 'symlink' | 'special-file' | 'bad-name';
+export type SkipReason =
+  | 'empty'
+  | 'binary'
+  | 'too-large'
+  | 'minified'
+  | 'generated'
+  | 'unreadable'
+  | 'symlink'
+  | 'special-file'
+  | 'bad-name';
 
 export interface SkippedFile {
   path: string;

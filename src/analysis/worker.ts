@@ -6,7 +6,10 @@ import type { PoolRequest, PoolResponse, PoolShutdown } from './pool.js';
 
 const port = parentPort!;
 let events: AnalysisEvent[] = [];
-const analyzer = new Analyzer({ limits: (workerData as { limits?: object }).limits ?? {}, onEvent: (event) => events.push(event) });
+const analyzer = new Analyzer({
+  limits: (workerData as { limits?: object }).limits ?? {},
+  onEvent: (event) => events.push(event),
+});
 
 port.on('message', (request: PoolRequest | PoolShutdown) => {
   // Closing the port empties the event loop, so the thread ends between files, never inside a parse.
@@ -19,7 +22,10 @@ port.on('message', (request: PoolRequest | PoolShutdown) => {
     },
     (error: unknown) => {
       events = [];
-      port.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies PoolResponse);
+      port.postMessage({
+        id: request.id,
+        error: error instanceof Error ? error.message : String(error),
+      } satisfies PoolResponse);
     },
   );
 });

@@ -32,6 +32,8 @@ export async function analysisChoice(
   const model = env.analysisModel ?? DEFAULT_ANALYSIS_MODEL;
   const url = resolveOllamaHost(host);
   if (await ollamaHasModel(url, model)) return env.analysisModel ? { model } : undefined;
-  onNote(`no analysis model ${model} at ${url}: syntax-tree analysis only (--model names one; --no-llm skips this check)`);
+  onNote(
+    `no analysis model ${model} at ${url}: syntax-tree analysis only (--model names one; --no-llm skips this check)`,
+  );
   return false;
 }

@@ -36,7 +36,10 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
 }
 
 /** What the library is to ask of Ollama: `--ollama-host` before OLLAMA_HOST, and the embedding model. */
-export function ollamaOptions(hostFlag: string | undefined, env: Environment = readEnvironment()): OllamaEmbedderOptions {
+export function ollamaOptions(
+  hostFlag: string | undefined,
+  env: Environment = readEnvironment(),
+): OllamaEmbedderOptions {
   const host = hostFlag ?? env.ollamaHost;
   return { ...(host ? { host } : {}), ...(env.embeddingModel ? { model: env.embeddingModel } : {}) };
 }

@@ -27,12 +27,15 @@ interface EvalCliOptions {
 const PROGRAM = 'oc-vector-eval';
 
 export async function evalMain(argv: readonly string[]): Promise<number> {
-  const program = configure(new Command(PROGRAM), 'Score the index on evaluation sets: hit@1, hit@5, hit@10 and MRR for each search mode.')
+  const program = configure(
+    new Command(PROGRAM),
+    'Score the index on evaluation sets: hit@1, hit@5, hit@10 and MRR for each search mode.',
+  )
     .argument('<sets...>', 'evaluation sets: JSON or JSONL files of { id, query, expected_paths, expected_elements? }')
     .option('--db <dir>', 'index directory (default: the nearest .ocvector at or above the current directory)')
     .option('--mode <modes>', `modes to score, comma-separated (${EVAL_MODES.join(', ')})`, EVAL_MODES.join(','))
     .option('--ollama-host <url>', 'Ollama server, for an index built with an Ollama embedding model')
-    .option('--json', 'the scores and every query\'s ranks as JSON on stdout')
+    .option('--json', "the scores and every query's ranks as JSON on stdout")
     .option('-q, --quiet', 'no progress on stderr');
 
   return runCommand<EvalCliOptions>(program, argv, (args, options) => runEval(args[0] as string[], options));
@@ -50,7 +53,10 @@ async function runEval(files: string[], options: EvalCliOptions): Promise<number
   try {
     for (const { file, queries } of sets) {
       const bar = options.quiet || options.json ? undefined : new ProgressBar(process.stderr, 'searches');
-      const report = await evaluate(searcher, queries, { modes, onProgress: (done, total) => bar?.update(done, total, basename(file)) });
+      const report = await evaluate(searcher, queries, {
+        modes,
+        onProgress: (done, total) => bar?.update(done, total, basename(file)),
+      });
       bar?.done();
       reports.push({ set: file, ...report });
     }
@@ -68,18 +74,29 @@ async function runEval(files: string[], options: EvalCliOptions): Promise<number
 }
 
 function renderReport(report: EvalReport & { set: string }, style: Style): string {
-  const lines = [`${style.bold(basename(report.set))}: ${report.queries} queries on ${report.root} (${report.elements.toLocaleString('en-US')} elements, ${report.embedder})`];
+  const lines = [
+    `${style.bold(basename(report.set))}: ${report.queries} queries on ${report.root} (${report.elements.toLocaleString('en-US')} elements, ${report.embedder})`,
+  ];
   const withElements = Object.values(report.modes).some((scores) => scores.element);
-  const header = ['mode', 'file hit@1', 'hit@5', 'hit@10', 'MRR', ...(withElements ? ['element hit@1', 'hit@5', 'hit@10', 'MRR'] : [])];
+  const header = [
+    'mode',
+    'file hit@1',
+    'hit@5',
+    'hit@10',
+    'MRR',
+    ...(withElements ? ['element hit@1', 'hit@5', 'hit@10', 'MRR'] : []),
+  ];
   const rows = Object.entries(report.modes).map(([mode, scores]) => [
     mode,
     ...cells(scores.file),
     ...(withElements ? (scores.element ? cells(scores.element) : ['–', '–', '–', '–']) : []),
   ]);
   const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => row[i]!.length)));
-  const line = (row: string[]) => `  ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')}`;
+  const line = (row: string[]) =>
+    `  ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')}`;
   lines.push(style.dim(line(header)), ...rows.map(line));
-  for (const [mode, scores] of Object.entries(report.modes)) if (scores.fallback) lines.push(`  ${style.warn('note:')} ${mode} was answered lexically: ${scores.fallback}`);
+  for (const [mode, scores] of Object.entries(report.modes))
+    if (scores.fallback) lines.push(`  ${style.warn('note:')} ${mode} was answered lexically: ${scores.fallback}`);
   return `${lines.join('\n')}\n`;
 }
 

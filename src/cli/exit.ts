@@ -44,7 +44,9 @@ export function exitCodeFor(error: unknown): number {
 }
 
 export function isAbort(error: unknown): boolean {
-  return (error as { name?: string })?.name === 'AbortError' || (error instanceof EmbedderError && error.code === 'ABORTED');
+  return (
+    (error as { name?: string })?.name === 'AbortError' || (error instanceof EmbedderError && error.code === 'ABORTED')
+  );
 }
 
 /** A one-line description for stderr: our errors' messages are written to be read as they are. */
@@ -58,7 +60,14 @@ export function reportError(program: string, error: unknown, json: boolean): num
   if (error instanceof HelpShown) return code;
   const message = code === EXIT.INTERRUPTED ? 'interrupted' : describeError(error);
   if (json) {
-    const kind = code === EXIT.USAGE ? 'usage' : code === EXIT.NO_INDEX ? 'no-index' : code === EXIT.INTERRUPTED ? 'interrupted' : 'failure';
+    const kind =
+      code === EXIT.USAGE
+        ? 'usage'
+        : code === EXIT.NO_INDEX
+          ? 'no-index'
+          : code === EXIT.INTERRUPTED
+            ? 'interrupted'
+            : 'failure';
     process.stdout.write(`${JSON.stringify({ error: { kind, message } })}\n`);
   }
   process.stderr.write(`${program}: ${message}\n`);

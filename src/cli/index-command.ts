@@ -46,13 +46,27 @@ interface IndexCliOptions {
 const PROGRAM = 'oc-vector-index';
 
 export async function indexMain(argv: readonly string[]): Promise<number> {
-  const program = configure(new Command(PROGRAM), 'Index files and directories for semantic code search (incremental: only what changed is redone).')
+  const program = configure(
+    new Command(PROGRAM),
+    'Index files and directories for semantic code search (incremental: only what changed is redone).',
+  )
     .argument('[paths...]', 'files or directories to index (default: the current directory)')
-    .option('--db <dir>', 'index directory (default: <root>/.ocvector, the root being the enclosing git work tree or index)')
+    .option(
+      '--db <dir>',
+      'index directory (default: <root>/.ocvector, the root being the enclosing git work tree or index)',
+    )
     .option('--no-llm', 'syntax-tree analysis only: no descriptions from an analysis model')
     .option('--model <name>', 'Ollama analysis model (default: qwen2.5-coder, or OCVECTOR_ANALYSIS_MODEL)')
-    .addOption(new Option('--embedder <kind>', 'embedder for a new index (default: the index\'s own; for a new one Ollama when it has the model, else built-in)').choices(['auto', 'builtin', 'ollama']))
-    .option('--embedding-model <name>', 'Ollama embedding model (default: nomic-embed-text, or OCVECTOR_EMBEDDING_MODEL)')
+    .addOption(
+      new Option(
+        '--embedder <kind>',
+        "embedder for a new index (default: the index's own; for a new one Ollama when it has the model, else built-in)",
+      ).choices(['auto', 'builtin', 'ollama']),
+    )
+    .option(
+      '--embedding-model <name>',
+      'Ollama embedding model (default: nomic-embed-text, or OCVECTOR_EMBEDDING_MODEL)',
+    )
     .option('--ollama-host <url>', 'Ollama server (default: OLLAMA_HOST, else http://127.0.0.1:11434)')
     .option('--since <rev>', 'only files git reports changed since this revision (plus untracked files)')
     .option('--rebuild', 'forget everything indexed and start again (needed to change embedder)')
@@ -60,8 +74,15 @@ export async function indexMain(argv: readonly string[]): Promise<number> {
     .option('--status', 'what is indexed, when, with which models, and which files are stale')
     .option('--watch', 'after indexing, keep the index up to date as files change (Ctrl-C stops)')
     .option('--threads <n>', 'analysis threads (default: the number of cores)')
-    .option('--wait <seconds>', 'wait this long for another indexer of the same index to finish (default: fail at once)')
-    .option('--timeout <seconds>', 'deadline of each request to Ollama, analysis and embeddings, reading the answer included', '120')
+    .option(
+      '--wait <seconds>',
+      'wait this long for another indexer of the same index to finish (default: fail at once)',
+    )
+    .option(
+      '--timeout <seconds>',
+      'deadline of each request to Ollama, analysis and embeddings, reading the answer included',
+      '120',
+    )
     .option('--json', 'machine-readable output on stdout')
     .option('-q, --quiet', 'no progress and no warnings on stderr')
     .option('--no-progress', 'no progress bar');
@@ -71,7 +92,9 @@ export async function indexMain(argv: readonly string[]): Promise<number> {
 
 async function runIndexCommand(paths: string[], options: IndexCliOptions): Promise<number> {
   const style = makeStyle(!options.json && colorEnabled(process.stdout));
-  const exclusive = [options.status && '--status', options.dryRun && '--dry-run', options.watch && '--watch'].filter(Boolean);
+  const exclusive = [options.status && '--status', options.dryRun && '--dry-run', options.watch && '--watch'].filter(
+    Boolean,
+  );
   if (exclusive.length > 1) throw new UsageError(`${exclusive.join(' and ')} cannot be used together`);
   if (options.watch && options.json) throw new UsageError('--watch and --json cannot be used together');
   const threads = options.threads === undefined ? undefined : parseInteger(options.threads, '--threads', 1, 256);
@@ -83,7 +106,11 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
 
   if (options.status) {
     const found = options.db ? { indexDir: resolve(options.db) } : findIndex(paths[0] ?? '.');
-    if (!found || !existsSync(found.indexDir)) throw new StoreError(`no index found at or above ${resolve(paths[0] ?? '.')}: run oc-vector-index first`, 'NOT_FOUND');
+    if (!found || !existsSync(found.indexDir))
+      throw new StoreError(
+        `no index found at or above ${resolve(paths[0] ?? '.')}: run oc-vector-index first`,
+        'NOT_FOUND',
+      );
     const status = await indexStatus(found.indexDir);
     process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status, style));
     return EXIT.OK;
@@ -116,19 +143,29 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
     // One run per directory (each scoped to it), one for the files given, all into the same index.
     const directories = targets.filter((target) => statSync(target).isDirectory());
     const files = targets.filter((target) => !directories.includes(target));
-    const runs: { path: string; paths?: string[] }[] = [...directories.map((path) => ({ path })), ...(files.length > 0 ? [{ path: root, paths: files }] : [])];
+    const runs: { path: string; paths?: string[] }[] = [
+      ...directories.map((path) => ({ path })),
+      ...(files.length > 0 ? [{ path: root, paths: files }] : []),
+    ];
 
     if (options.dryRun) {
       const reports = [];
-      for (const { path, paths } of runs) reports.push(await new Indexer({ ...common, path }).dryRun(paths ? { paths } : {}));
-      for (const report of reports) process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderDryRun(report, style));
+      for (const { path, paths } of runs)
+        reports.push(await new Indexer({ ...common, path }).dryRun(paths ? { paths } : {}));
+      for (const report of reports)
+        process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderDryRun(report, style));
       return EXIT.OK;
     }
 
-    const reporter = new IndexReporter({ style: makeStyle(colorEnabled(process.stderr)), progress: options.progress && !options.quiet && !options.json, quiet: Boolean(options.quiet) });
+    const reporter = new IndexReporter({
+      style: makeStyle(colorEnabled(process.stderr)),
+      progress: options.progress && !options.quiet && !options.json,
+      quiet: Boolean(options.quiet),
+    });
     const summaries = [];
     try {
-      for (const { path, paths } of runs) summaries.push(await new Indexer({ ...common, path, onEvent: reporter.onEvent }).run(paths ? { paths } : {}));
+      for (const { path, paths } of runs)
+        summaries.push(await new Indexer({ ...common, path, onEvent: reporter.onEvent }).run(paths ? { paths } : {}));
     } finally {
       reporter.finish();
     }
@@ -149,7 +186,9 @@ async function watch(options: IndexerOptions, signal: AbortSignal, style: Return
     initialRun: false,
     onRun: (summary) => {
       const f = summary.files;
-      process.stderr.write(`${style.dim(new Date().toLocaleTimeString())} ${f.added + f.changed + f.renamed} indexed, ${f.deleted} removed, ${summary.elements.added} new elements (${formatDuration(summary.durationMs)})\n`);
+      process.stderr.write(
+        `${style.dim(new Date().toLocaleTimeString())} ${f.added + f.changed + f.renamed} indexed, ${f.deleted} removed, ${summary.elements.added} new elements (${formatDuration(summary.durationMs)})\n`,
+      );
     },
     onError: (error) => process.stderr.write(`${style.warn('warning:')} ${(error as Error).message}\n`),
   });
@@ -169,15 +208,19 @@ function rootOf(targets: readonly string[]): string {
   const roots = new Set(targets.map((target) => findRoot(target)));
   if (roots.size === 1) return [...roots][0]!;
   const root = findRoot(commonDirectory(targets));
-  const separate = [...roots].filter((found) => found !== root && (existsSync(join(found, '.git')) || existsSync(join(found, INDEX_DIR_NAME))));
-  if (separate.length > 0) throw new UsageError(`the paths belong to different roots (${[...roots].join(', ')}): index each root separately`);
+  const separate = [...roots].filter(
+    (found) => found !== root && (existsSync(join(found, '.git')) || existsSync(join(found, INDEX_DIR_NAME))),
+  );
+  if (separate.length > 0)
+    throw new UsageError(`the paths belong to different roots (${[...roots].join(', ')}): index each root separately`);
   return root;
 }
 
 function commonDirectory(targets: readonly string[]): string {
   const directories = targets.map((target) => (statSync(target).isDirectory() ? target : dirname(target)));
   let common = directories[0]!;
-  const within = (directory: string) => directory === common || directory.startsWith(common.endsWith(sep) ? common : common + sep);
+  const within = (directory: string) =>
+    directory === common || directory.startsWith(common.endsWith(sep) ? common : common + sep);
   while (!directories.every(within)) common = dirname(common);
   return common;
 }
@@ -185,7 +228,8 @@ function commonDirectory(targets: readonly string[]): string {
 function embedderChoice(options: IndexCliOptions): EmbedderChoice | undefined {
   const ollama = options.embeddingModel ? { model: options.embeddingModel } : {};
   if (options.embedder === 'builtin') {
-    if (options.embeddingModel) throw new UsageError('--embedding-model names an Ollama model: it cannot go with --embedder builtin');
+    if (options.embeddingModel)
+      throw new UsageError('--embedding-model names an Ollama model: it cannot go with --embedder builtin');
     return 'builtin';
   }
   if (options.embedder === 'ollama' || options.embeddingModel) return ollama;
@@ -209,7 +253,9 @@ async function checkTarget(target: string): Promise<void> {
     info = lstatSync(target);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(code === 'ENOENT' ? `${target}: no such file or directory` : `${target}: ${describeFsError(error)}`);
+    throw new UsageError(
+      code === 'ENOENT' ? `${target}: no such file or directory` : `${target}: ${describeFsError(error)}`,
+    );
   }
   if (info.isFile() || info.isDirectory()) return;
   const { detail } = await describeSpecial(target, info.isSymbolicLink());

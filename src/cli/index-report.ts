@@ -50,8 +50,12 @@ export class IndexReporter {
         this.#warn(`${event.path}: ${event.error}`);
         break;
       case 'analysis':
-        if (event.event.type === 'llm-fallback') this.fallbacks[event.event.reason] = (this.fallbacks[event.event.reason] ?? 0) + 1;
-        else if (event.event.type === 'llm-circuit-open') this.#warn(`the analysis model is unavailable (${event.event.detail}); going on with syntax-tree analysis only`);
+        if (event.event.type === 'llm-fallback')
+          this.fallbacks[event.event.reason] = (this.fallbacks[event.event.reason] ?? 0) + 1;
+        else if (event.event.type === 'llm-circuit-open')
+          this.#warn(
+            `the analysis model is unavailable (${event.event.detail}); going on with syntax-tree analysis only`,
+          );
         break;
       default:
         break;
@@ -101,22 +105,49 @@ export function renderRunReport(report: RunReport, style: Style): string {
   const { summary: s } = report;
   const f = s.files;
   const lines = [`${style.bold('indexed')} ${s.root} ${style.dim(`into ${s.indexDir}`)}`];
-  const changes = [`${f.added} added`, `${f.changed} changed`, `${f.renamed} renamed`, `${f.deleted} deleted`, `${f.unchanged} unchanged`];
+  const changes = [
+    `${f.added} added`,
+    `${f.changed} changed`,
+    `${f.renamed} renamed`,
+    `${f.deleted} deleted`,
+    `${f.unchanged} unchanged`,
+  ];
   lines.push(`  files      ${formatCount(f.scanned)} scanned: ${changes.join(', ')}`);
   if (report.skipped.length > 0) {
     const byReason = countBy(report.skipped.map((skip) => skip.reason));
-    lines.push(`  skipped    ${report.skipped.length} (${Object.entries(byReason).map(([reason, n]) => `${n} ${reason}`).join(', ')})`);
+    lines.push(
+      `  skipped    ${report.skipped.length} (${Object.entries(byReason)
+        .map(([reason, n]) => `${n} ${reason}`)
+        .join(', ')})`,
+    );
   }
-  if (report.excluded > 0) lines.push(`  excluded   ${formatCount(report.excluded)} by ignore rules, default excludes and secret patterns`);
-  if (report.failed.length > 0) lines.push(`  ${style.warn('failed')}     ${report.failed.length} (retried next run): ${report.failed.slice(0, 3).map((x) => x.path).join(', ')}${report.failed.length > 3 ? ', …' : ''}`);
-  lines.push(`  elements   ${formatCount(s.elements.total)} in the index: ${formatCount(s.elements.added)} new, ${formatCount(s.elements.removed)} removed, ${formatCount(s.elements.kept)} kept`);
-  lines.push(`  embedder   ${s.embedder}: ${formatCount(s.embeddings.computed)} embedded, ${formatCount(s.embeddings.cached)} from the cache, ${plural(s.calls.embedding, 'request')}`);
+  if (report.excluded > 0)
+    lines.push(`  excluded   ${formatCount(report.excluded)} by ignore rules, default excludes and secret patterns`);
+  if (report.failed.length > 0)
+    lines.push(
+      `  ${style.warn('failed')}     ${report.failed.length} (retried next run): ${report.failed
+        .slice(0, 3)
+        .map((x) => x.path)
+        .join(', ')}${report.failed.length > 3 ? ', …' : ''}`,
+    );
+  lines.push(
+    `  elements   ${formatCount(s.elements.total)} in the index: ${formatCount(s.elements.added)} new, ${formatCount(s.elements.removed)} removed, ${formatCount(s.elements.kept)} kept`,
+  );
+  lines.push(
+    `  embedder   ${s.embedder}: ${formatCount(s.embeddings.computed)} embedded, ${formatCount(s.embeddings.cached)} from the cache, ${plural(s.calls.embedding, 'request')}`,
+  );
   const fallbackTotal = Object.values(report.fallbacks).reduce((a, b) => a + b, 0);
   if (s.calls.model > 0 || fallbackTotal > 0) {
-    const reasons = Object.entries(report.fallbacks).map(([reason, n]) => `${n} ${reason}`).join(', ');
-    lines.push(`  model      ${s.calls.model} analysis calls${fallbackTotal > 0 ? `; ${fallbackTotal} files fell back to syntax-tree analysis (${reasons})` : ''}`);
+    const reasons = Object.entries(report.fallbacks)
+      .map(([reason, n]) => `${n} ${reason}`)
+      .join(', ');
+    lines.push(
+      `  model      ${s.calls.model} analysis calls${fallbackTotal > 0 ? `; ${fallbackTotal} files fell back to syntax-tree analysis (${reasons})` : ''}`,
+    );
   }
-  lines.push(`  vectors    ${formatCount(s.index.vectors)} (${s.index.description}${s.index.written ? ', file written' : ''})`);
+  lines.push(
+    `  vectors    ${formatCount(s.index.vectors)} (${s.index.description}${s.index.written ? ', file written' : ''})`,
+  );
   lines.push(`  time       ${formatDuration(s.durationMs)}`);
   return `${lines.join('\n')}\n`;
 }

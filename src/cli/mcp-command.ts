@@ -29,14 +29,23 @@ interface McpCliOptions {
 const PROGRAM = 'oc-vector-mcp';
 
 export async function mcpMain(argv: readonly string[]): Promise<number> {
-  const program = configure(new Command(PROGRAM), 'Serve the code index over MCP (stdio): codebase_search, index_status and reindex.')
+  const program = configure(
+    new Command(PROGRAM),
+    'Serve the code index over MCP (stdio): codebase_search, index_status and reindex.',
+  )
     .argument('[root]', 'the directory to serve (default: the root of the index at or above the current directory)')
     .option('--db <dir>', 'index directory (default: <root>/.ocvector)')
     .option('--no-llm', 'reindex with syntax-tree analysis only')
     .option('--model <name>', 'Ollama analysis model for reindex (default: qwen2.5-coder when the server has it)')
-    .addOption(new Option('--embedder <kind>', 'embedder when reindex creates the index').choices(['auto', 'builtin', 'ollama']))
+    .addOption(
+      new Option('--embedder <kind>', 'embedder when reindex creates the index').choices(['auto', 'builtin', 'ollama']),
+    )
     .option('--ollama-host <url>', 'Ollama server (default: OLLAMA_HOST, else http://127.0.0.1:11434)')
-    .option('--max-output <chars>', 'size budget of a codebase_search answer, in characters of JSON', String(DEFAULT_TOOL_BUDGET.maxOutputChars))
+    .option(
+      '--max-output <chars>',
+      'size budget of a codebase_search answer, in characters of JSON',
+      String(DEFAULT_TOOL_BUDGET.maxOutputChars),
+    )
     .option('-q, --quiet', 'no log lines on stderr');
 
   return runCommand<McpCliOptions>(program, argv, (args, options) => serve(args[0] as string | undefined, options));
@@ -52,7 +61,9 @@ async function serve(rootArgument: string | undefined, options: McpCliOptions): 
   const env = readEnvironment();
   const ollama = ollamaOptions(options.ollamaHost, env);
 
-  const root = rootArgument ? findRoot(resolve(rootArgument)) : (findIndex(process.cwd())?.root ?? findRoot(process.cwd()));
+  const root = rootArgument
+    ? findRoot(resolve(rootArgument))
+    : (findIndex(process.cwd())?.root ?? findRoot(process.cwd()));
   const indexDir = options.db ? resolve(options.db) : defaultIndexDir(root);
   const llm = await analysisChoice(options, ollama.host, env, (note) => log(note));
   const server = createCodebaseMcpServer({

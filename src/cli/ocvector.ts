@@ -15,7 +15,10 @@ import { searchMain } from './search-command.js';
 const SUBCOMMANDS: Readonly<Record<string, { summary: string; run: (argv: readonly string[]) => Promise<number> }>> = {
   index: { summary: 'index a directory or files (oc-vector-index)', run: indexMain },
   search: { summary: 'search an index (oc-vector-search)', run: searchMain },
-  status: { summary: 'what is indexed, and which files are stale (oc-vector-index --status)', run: (argv) => indexMain(['--status', ...argv]) },
+  status: {
+    summary: 'what is indexed, and which files are stale (oc-vector-index --status)',
+    run: (argv) => indexMain(['--status', ...argv]),
+  },
   mcp: { summary: 'serve the index to an agent over MCP, on stdio (oc-vector-mcp)', run: mcpMain },
   eval: { summary: 'score search on a set of queries (oc-vector-eval)', run: evalMain },
 };
@@ -32,7 +35,9 @@ export async function ocvectorMain(argv: readonly string[]): Promise<number> {
   }
   const subcommand = SUBCOMMANDS[name];
   if (!subcommand) {
-    process.stderr.write(`ocvector: unknown command "${name}"; choose from ${Object.keys(SUBCOMMANDS).join(', ')} (ocvector --help)\n`);
+    process.stderr.write(
+      `ocvector: unknown command "${name}"; choose from ${Object.keys(SUBCOMMANDS).join(', ')} (ocvector --help)\n`,
+    );
     return EXIT.USAGE;
   }
   return subcommand.run(rest);

@@ -9,22 +9,36 @@ const LISTED = 10;
 export function renderStatus(status: IndexStatus, style: Style): string {
   const lines = [`${style.bold('index')} ${status.indexDir}`, `  root       ${status.root}`];
   const run = status.lastRun;
-  lines.push(`  updated    ${run ? `${run.finishedAt} (${run.mode} run, ${formatDuration(run.durationMs)})` : 'never completed'}`);
-  lines.push(`  embedder   ${status.embedder ? `${status.embedder.id} (${status.embedder.dimension} dimensions)` : 'none yet'}`);
-  lines.push(`  analysis   ${run?.analysisModel ? `syntax tree + ${run.analysisModel} (${run.modelCalls} calls in the last run)` : 'syntax tree only'}`);
+  lines.push(
+    `  updated    ${run ? `${run.finishedAt} (${run.mode} run, ${formatDuration(run.durationMs)})` : 'never completed'}`,
+  );
+  lines.push(
+    `  embedder   ${status.embedder ? `${status.embedder.id} (${status.embedder.dimension} dimensions)` : 'none yet'}`,
+  );
+  lines.push(
+    `  analysis   ${run?.analysisModel ? `syntax tree + ${run.analysisModel} (${run.modelCalls} calls in the last run)` : 'syntax tree only'}`,
+  );
   const f = status.files;
   lines.push(`  files      ${formatCount(f.indexed)} indexed, ${f.skipped} skipped, ${f.failed} failed`);
   lines.push(`  elements   ${formatCount(status.elements)}`);
   for (const [language, group] of Object.entries(status.languages).sort((a, b) => b[1].elements - a[1].elements)) {
-    lines.push(`    ${language.padEnd(12)} ${formatCount(group.files).padStart(6)} files ${formatCount(group.elements).padStart(8)} elements`);
+    lines.push(
+      `    ${language.padEnd(12)} ${formatCount(group.files).padStart(6)} files ${formatCount(group.elements).padStart(8)} elements`,
+    );
   }
-  lines.push(`  vectors    ${status.vectorIndex.description}, ${status.vectorIndex.file ? `file at generation ${status.vectorIndex.fileGeneration} (database at ${status.generation})` : 'no file yet'}`);
-  lines.push(`  size       database ${formatBytes(status.sizeBytes.database)}, vectors ${formatBytes(status.sizeBytes.vectors)}`);
+  lines.push(
+    `  vectors    ${status.vectorIndex.description}, ${status.vectorIndex.file ? `file at generation ${status.vectorIndex.fileGeneration} (database at ${status.generation})` : 'no file yet'}`,
+  );
+  lines.push(
+    `  size       database ${formatBytes(status.sizeBytes.database)}, vectors ${formatBytes(status.sizeBytes.vectors)}`,
+  );
   const { modified, deleted, added } = status.stale;
   const staleCount = modified.length + deleted.length + added.length;
   if (staleCount === 0) lines.push(`  stale      ${style.line('none: the index matches the files')}`);
   else {
-    lines.push(`  ${style.warn('stale')}      ${modified.length} modified, ${deleted.length} deleted, ${added.length} new since indexing (run oc-vector-index to update)`);
+    lines.push(
+      `  ${style.warn('stale')}      ${modified.length} modified, ${deleted.length} deleted, ${added.length} new since indexing (run oc-vector-index to update)`,
+    );
     for (const [mark, paths] of [
       ['M', modified],
       ['D', deleted],
@@ -39,14 +53,24 @@ export function renderStatus(status: IndexStatus, style: Style): string {
 
 export function renderDryRun(report: DryRunReport, style: Style): string {
   const f = report.files;
-  const lines = [`${style.bold('dry run')} ${report.root} ${style.dim(`(nothing written; index at ${report.indexDir})`)}`];
-  lines.push(`  files      ${formatCount(f.scanned)} scanned: ${formatCount(f.toIndex)} to index, ${formatCount(f.unchanged)} unchanged, ${f.toRemove} to remove, ${f.skipped} to skip, ${formatCount(f.excluded)} excluded`);
-  lines.push(`  elements   ${formatCount(report.elements)} in the files to index; ${formatCount(report.documentsToEmbed)} need a new vector`);
+  const lines = [
+    `${style.bold('dry run')} ${report.root} ${style.dim(`(nothing written; index at ${report.indexDir})`)}`,
+  ];
+  lines.push(
+    `  files      ${formatCount(f.scanned)} scanned: ${formatCount(f.toIndex)} to index, ${formatCount(f.unchanged)} unchanged, ${f.toRemove} to remove, ${f.skipped} to skip, ${formatCount(f.excluded)} excluded`,
+  );
+  lines.push(
+    `  elements   ${formatCount(report.elements)} in the files to index; ${formatCount(report.documentsToEmbed)} need a new vector`,
+  );
   lines.push(`  embedder   ${report.embedder}: ${plural(report.calls.embedding, 'request')}`);
-  lines.push(`  analysis   ${report.analysisModel ? `${report.analysisModel}: ${report.calls.model} model calls` : 'syntax tree only (no model calls)'}`);
+  lines.push(
+    `  analysis   ${report.analysisModel ? `${report.analysisModel}: ${report.calls.model} model calls` : 'syntax tree only (no model calls)'}`,
+  );
   lines.push(...groupTable('language', report.byLanguage), ...groupTable('directory', report.byDirectory));
   const e = report.estimate;
-  lines.push(`  estimate   ${formatDuration(e.totalMs)} (analysis ${formatDuration(e.analysisMs)}, embedding ${formatDuration(e.embeddingMs)}, model ${formatDuration(e.modelMs)}, writes ${formatDuration(e.writeMs)})`);
+  lines.push(
+    `  estimate   ${formatDuration(e.totalMs)} (analysis ${formatDuration(e.analysisMs)}, embedding ${formatDuration(e.embeddingMs)}, model ${formatDuration(e.modelMs)}, writes ${formatDuration(e.writeMs)})`,
+  );
   lines.push(`             ${style.dim(`assumes ${e.assumptions}`)}`);
   return `${lines.join('\n')}\n`;
 }
@@ -56,7 +80,9 @@ function groupTable(title: string, groups: Record<string, DryRunGroup>): string[
   if (entries.length === 0) return [];
   const lines = [`  by ${title}`];
   for (const [name, group] of entries) {
-    lines.push(`    ${name.padEnd(16)} ${formatCount(group.files).padStart(6)} files ${formatCount(group.elements).padStart(8)} elements ${formatCount(group.modelCalls).padStart(6)} model calls`);
+    lines.push(
+      `    ${name.padEnd(16)} ${formatCount(group.files).padStart(6)} files ${formatCount(group.elements).padStart(8)} elements ${formatCount(group.modelCalls).padStart(6)} model calls`,
+    );
   }
   return lines;
 }

@@ -5,7 +5,9 @@ import { setNativeAddonPath } from '../native/addon.js';
 import { readEnvironment } from './environment.js';
 import { HelpShown, reportError, UsageError } from './exit.js';
 
-export const VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const VERSION: string = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /**
  * Help and --version print to stdout and end with code 0; a usage error
@@ -19,7 +21,12 @@ export function configure(program: Command, description: string): Command {
     .helpOption('-h, --help', 'show this help')
     .showSuggestionAfterError()
     .exitOverride((error) => {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') throw new HelpShown();
+      if (
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.code === 'commander.help'
+      )
+        throw new HelpShown();
       throw new UsageError(error.message.replace(/^error: /, ''));
     })
     .configureOutput({ writeErr: () => {}, writeOut: (text) => process.stdout.write(text) });
@@ -30,7 +37,11 @@ export function configure(program: Command, description: string): Command {
  * included, becomes the exit code and a message on stderr; for a command
  * with --json, when JSON was asked for, the error is JSON on stdout too.
  */
-export async function runCommand<Options>(program: Command, argv: readonly string[], run: (args: unknown[], options: Options) => Promise<number>): Promise<number> {
+export async function runCommand<Options>(
+  program: Command,
+  argv: readonly string[],
+  run: (args: unknown[], options: Options) => Promise<number>,
+): Promise<number> {
   const hasJson = program.options.some((option) => option.long === '--json');
   // Before parsing succeeds, a usage error still honours --json if it was typed.
   let json = hasJson && argv.includes('--json');
@@ -47,7 +58,8 @@ export async function runCommand<Options>(program: Command, argv: readonly strin
 
 export function parseInteger(value: string, name: string, min: number, max: number): number {
   const n = Number(value);
-  if (!/^\s*\d+\s*$/.test(value) || !Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} must be an integer from ${min} to ${max}, not "${value}"`);
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isInteger(n) || n < min || n > max)
+    throw new UsageError(`${name} must be an integer from ${min} to ${max}, not "${value}"`);
   return n;
 }
 
@@ -56,10 +68,18 @@ export function parseInteger(value: string, name: string, min: number, max: numb
  * trimmed, lower case); an item not allowed is a usage error naming it and
  * the choices.
  */
-export function parseList(value: string, name: string, allowed: readonly string[], canonical: (item: string) => string | undefined = (item) => item.trim().toLowerCase()): string[] {
+export function parseList(
+  value: string,
+  name: string,
+  allowed: readonly string[],
+  canonical: (item: string) => string | undefined = (item) => item.trim().toLowerCase(),
+): string[] {
   const items = value.split(',').filter((item) => item.trim());
   const unknown = items.filter((item) => !allowed.includes(canonical(item) ?? ''));
-  if (unknown.length > 0 || items.length === 0) throw new UsageError(`${name}: unknown ${unknown.map((item) => item.trim()).join(', ') || 'value'}; choose from ${allowed.join(', ')}`);
+  if (unknown.length > 0 || items.length === 0)
+    throw new UsageError(
+      `${name}: unknown ${unknown.map((item) => item.trim()).join(', ') || 'value'}; choose from ${allowed.join(', ')}`,
+    );
   return items.map((item) => canonical(item)!);
 }
 
@@ -78,10 +98,12 @@ export function exitWith(code: number): void {
  * nothing more to say to anyone, so it ends at once with code 0 instead of
  * dying on the EPIPE of its next write with a stack trace.
  */
-export function endQuietlyWhenOutputCloses(stream: NodeJS.EventEmitter = process.stdout, exit: (code: number) => void = process.exit): void {
+export function endQuietlyWhenOutputCloses(
+  stream: NodeJS.EventEmitter = process.stdout,
+  exit: (code: number) => void = process.exit,
+): void {
   stream.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') exit(0);
     else throw error;
   });
 }
-

@@ -34,20 +34,32 @@ const PROGRAM = 'oc-vector-search';
 const TEXT_ELEMENTS: ReadonlySet<string> = new Set(TEXT_ELEMENT_TYPES);
 
 export async function searchMain(argv: readonly string[]): Promise<number> {
-  const program = configure(new Command(PROGRAM), 'Search the index of the code around you: hybrid semantic (vector) and lexical (BM25) search.')
+  const program = configure(
+    new Command(PROGRAM),
+    'Search the index of the code around you: hybrid semantic (vector) and lexical (BM25) search.',
+  )
     .argument('<query...>', 'what to look for: words, an identifier (getUserById, Index.search) or a path (src/store)')
     .option('-k, --limit <n>', `results to show, 1 to ${MAX_K}`, '10')
-    .option('--path <prefix-or-glob>', 'only files under this root-relative prefix, or matching this glob (src/**/*.ts, *.py)')
+    .option(
+      '--path <prefix-or-glob>',
+      'only files under this root-relative prefix, or matching this glob (src/**/*.ts, *.py)',
+    )
     .option('--lang <languages>', `only these languages, comma-separated (${LANGUAGES.join(', ')})`)
     .option('--type <types>', `only these element types, comma-separated (${ELEMENT_TYPES.join(', ')})`)
-    .addOption(new Option('--mode <mode>', 'hybrid, or one side alone').choices(['hybrid', 'lexical', 'vector']).default('hybrid'))
+    .addOption(
+      new Option('--mode <mode>', 'hybrid, or one side alone')
+        .choices(['hybrid', 'lexical', 'vector'])
+        .default('hybrid'),
+    )
     .option('--db <dir>', 'index directory (default: the nearest .ocvector at or above the current directory)')
     .option('--ollama-host <url>', 'Ollama server, for an index built with an Ollama embedding model')
     .option('--json', 'the whole response as JSON on stdout')
     .option('--no-snippet', 'no code, only locations')
     .option('--snippet-lines <n>', 'lines of code shown per result', '12');
 
-  return runCommand<SearchCliOptions>(program, argv, (args, options) => runSearch((args[0] as string[]).join(' '), options));
+  return runCommand<SearchCliOptions>(program, argv, (args, options) =>
+    runSearch((args[0] as string[]).join(' '), options),
+  );
 }
 
 async function runSearch(query: string, options: SearchCliOptions): Promise<number> {
@@ -57,7 +69,11 @@ async function runSearch(query: string, options: SearchCliOptions): Promise<numb
   const type = options.type ? parseList(options.type, '--type', ELEMENT_TYPES) : undefined;
 
   const found = options.db ? { indexDir: resolve(options.db) } : findIndex(process.cwd());
-  if (!found) throw new StoreError(`no index at or above ${process.cwd()}: run oc-vector-index first (e.g. oc-vector-index .)`, 'NOT_FOUND');
+  if (!found)
+    throw new StoreError(
+      `no index at or above ${process.cwd()}: run oc-vector-index first (e.g. oc-vector-index .)`,
+      'NOT_FOUND',
+    );
   const searcher = await Searcher.open({ indexDir: found.indexDir, ollama: ollamaOptions(options.ollamaHost) });
   let response: SearchResponse;
   try {
@@ -83,7 +99,9 @@ async function runSearch(query: string, options: SearchCliOptions): Promise<numb
   process.stdout.write(renderResults(response, style));
   const { results, timings } = response;
   process.stderr.write(
-    errStyle.dim(`${results.length === 0 ? 'no results' : `${results.length} result${results.length === 1 ? '' : 's'}`} in ${formatDuration(timings.totalMs)} (${response.mode}, ${response.kind} query, ${response.elements} elements, ${response.embedder})`) + '\n',
+    errStyle.dim(
+      `${results.length === 0 ? 'no results' : `${results.length} result${results.length === 1 ? '' : 's'}`} in ${formatDuration(timings.totalMs)} (${response.mode}, ${response.kind} query, ${response.elements} elements, ${response.embedder})`,
+    ) + '\n',
   );
   return EXIT.OK;
 }
@@ -94,18 +112,28 @@ export function renderResults(response: SearchResponse, style: Style): string {
   for (const result of response.results) {
     const where = `${style.path(displayPath(result))}:${style.line(String(result.startLine))}${result.endLine > result.startLine ? style.dim(`-${result.endLine}`) : ''}`;
     const stale = result.stale ? ` ${style.warn('[stale: changed since indexed]')}` : '';
-    out.push(`${where}  ${style.dim(result.type)} ${style.bold(result.name)}  ${style.dim(`${result.score.toFixed(3)} ${signalsText(result)}`)}${stale}`);
+    out.push(
+      `${where}  ${style.dim(result.type)} ${style.bold(result.name)}  ${style.dim(`${result.score.toFixed(3)} ${signalsText(result)}`)}${stale}`,
+    );
     // A text window's description is its own text: the snippet shows it better.
-    if (result.description && !(TEXT_ELEMENTS.has(result.type) && result.snippet !== undefined)) out.push(`  ${style.dim(result.description.split('\n')[0]!.slice(0, 160))}`);
+    if (result.description && !(TEXT_ELEMENTS.has(result.type) && result.snippet !== undefined))
+      out.push(`  ${style.dim(result.description.split('\n')[0]!.slice(0, 160))}`);
     if (result.snippet !== undefined) {
       const lines = result.snippet.split('\n');
       // The snippet may start deep inside the element, at the lines that match.
       const first = result.snippetStartLine ?? result.startLine;
       const width = String(first + lines.length).length;
-      if (first > result.startLine) out.push(`  ${' '.repeat(width)}  ${style.dim(`… (${first - result.startLine} line${first - result.startLine === 1 ? '' : 's'} above)`)}`);
+      if (first > result.startLine)
+        out.push(
+          `  ${' '.repeat(width)}  ${style.dim(`… (${first - result.startLine} line${first - result.startLine === 1 ? '' : 's'} above)`)}`,
+        );
       lines.forEach((line, i) => {
         const more = line.startsWith('… (') && i === lines.length - 1;
-        out.push(more ? `  ${' '.repeat(width)}  ${style.dim(line)}` : `  ${style.dim(`${String(first + i).padStart(width)}│`)} ${line}`);
+        out.push(
+          more
+            ? `  ${' '.repeat(width)}  ${style.dim(line)}`
+            : `  ${style.dim(`${String(first + i).padStart(width)}│`)} ${line}`,
+        );
       });
     } else if (result.problem) out.push(`  ${style.warn(result.problem)}`);
     out.push('');
@@ -115,7 +143,14 @@ export function renderResults(response: SearchResponse, style: Style): string {
 
 function signalsText(result: SearchResult): string {
   const s = result.signals;
-  const parts = [s.lexical && `bm25#${s.lexical}`, s.vector && `vector#${s.vector}`, s.name && `name:${s.name}`, s.definition && 'definition', s.namedFile && 'file-name', s.path && 'path'].filter(Boolean);
+  const parts = [
+    s.lexical && `bm25#${s.lexical}`,
+    s.vector && `vector#${s.vector}`,
+    s.name && `name:${s.name}`,
+    s.definition && 'definition',
+    s.namedFile && 'file-name',
+    s.path && 'path',
+  ].filter(Boolean);
   return `[${parts.join(' ')}]`;
 }
 

@@ -22,7 +22,8 @@ export function colorEnabled(stream: NodeJS.WriteStream): boolean {
 }
 
 export function makeStyle(enabled: boolean): Style {
-  const wrap = (open: number, close: number) => (text: string) => (enabled ? `\u001b[${open}m${text}\u001b[${close}m` : text);
+  const wrap = (open: number, close: number) => (text: string) =>
+    enabled ? `\u001b[${open}m${text}\u001b[${close}m` : text;
   return {
     enabled,
     bold: wrap(1, 22),
@@ -84,7 +85,8 @@ export class ProgressBar {
     const eta = rate > 0 ? (total - done) / rate : 0;
     const percent = total > 0 ? Math.floor((done / total) * 100) : 100;
     // No rate or ETA before the first item is done: "0.0/s" says nothing.
-    const speed = done > 0 && elapsed > 0 ? `  ${rate.toFixed(rate < 10 ? 1 : 0)}/s  ETA ${formatDuration(eta * 1000)}` : '';
+    const speed =
+      done > 0 && elapsed > 0 ? `  ${rate.toFixed(rate < 10 ? 1 : 0)}/s  ETA ${formatDuration(eta * 1000)}` : '';
     const stats = `${done}/${total} ${this.#label}${speed}`;
     if (this.#tty) {
       if (now - this.#lastDraw < 100 && done < total) return;

@@ -61,11 +61,19 @@ export function loadBenchmarkRepos(file: string): BenchmarkRepo[] {
   return raw.map((item: unknown, i) => {
     const repo = item as Record<string, unknown>;
     for (const key of ['name', 'language', 'url', 'revision']) {
-      if (typeof repo[key] !== 'string' || repo[key] === '') throw new BenchmarkDataError(`${file}: entry ${i} has no ${key}`);
+      if (typeof repo[key] !== 'string' || repo[key] === '')
+        throw new BenchmarkDataError(`${file}: entry ${i} has no ${key}`);
     }
     const root = repo.benchmark_root;
-    if (root !== undefined && typeof root !== 'string') throw new BenchmarkDataError(`${file}: entry ${i} has a benchmark_root that is not a string`);
-    return { name: repo.name as string, language: repo.language as string, url: repo.url as string, revision: repo.revision as string, benchmarkRoot: root ?? '' };
+    if (root !== undefined && typeof root !== 'string')
+      throw new BenchmarkDataError(`${file}: entry ${i} has a benchmark_root that is not a string`);
+    return {
+      name: repo.name as string,
+      language: repo.language as string,
+      url: repo.url as string,
+      revision: repo.revision as string,
+      benchmarkRoot: root ?? '',
+    };
   });
 }
 
@@ -75,10 +83,17 @@ export function loadBenchmarkQueries(file: string): BenchmarkQuery[] {
   if (!Array.isArray(raw)) throw new BenchmarkDataError(`${file} must hold a JSON array of queries`);
   return raw.map((item: unknown, i) => {
     const entry = item as Record<string, unknown>;
-    if (typeof entry.query !== 'string' || entry.query.trim() === '') throw new BenchmarkDataError(`${file}: query ${i} has no text`);
-    const targets = [...asList(entry.relevant), ...asList(entry.secondary)].map((target, j) => parseTarget(target, `${file}: query ${i}, target ${j}`));
+    if (typeof entry.query !== 'string' || entry.query.trim() === '')
+      throw new BenchmarkDataError(`${file}: query ${i} has no text`);
+    const targets = [...asList(entry.relevant), ...asList(entry.secondary)].map((target, j) =>
+      parseTarget(target, `${file}: query ${i}, target ${j}`),
+    );
     if (targets.length === 0) throw new BenchmarkDataError(`${file}: query ${i} ("${entry.query}") has no targets`);
-    return { query: entry.query, category: typeof entry.category === 'string' ? entry.category : inferCategory(entry.query), targets };
+    return {
+      query: entry.query,
+      category: typeof entry.category === 'string' ? entry.category : inferCategory(entry.query),
+      targets,
+    };
   });
 }
 
@@ -151,8 +166,18 @@ export function summarize(scores: readonly RepoScore[]): BenchmarkSummary {
     (byLanguage[score.language] ??= []).push(score.ndcg10);
     for (const [category, value] of Object.entries(score.byCategory)) (byCategory[category] ??= []).push(value);
   }
-  const means = (groups: Record<string, number[]>) => Object.fromEntries(Object.entries(groups).sort(([a], [b]) => a.localeCompare(b)).map(([key, values]) => [key, mean(values)]));
-  return { ndcg10: mean(scores.map((score) => score.ndcg10)), byLanguage: means(byLanguage), byCategory: means(byCategory), repos: scores.length };
+  const means = (groups: Record<string, number[]>) =>
+    Object.fromEntries(
+      Object.entries(groups)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([key, values]) => [key, mean(values)]),
+    );
+  return {
+    ndcg10: mean(scores.map((score) => score.ndcg10)),
+    byLanguage: means(byLanguage),
+    byCategory: means(byCategory),
+    repos: scores.length,
+  };
 }
 
 /** The benchmark's own rule for annotations without a category. */
@@ -164,12 +189,21 @@ function inferCategory(query: string): string {
 function parseTarget(raw: unknown, where: string): BenchmarkTarget {
   if (typeof raw === 'string' && raw !== '') return { path: raw };
   const target = raw as Record<string, unknown> | null;
-  if (!target || typeof target !== 'object' || typeof target.path !== 'string' || target.path === '') throw new BenchmarkDataError(`${where} is neither a path nor {path, start_line, end_line}`);
+  if (!target || typeof target !== 'object' || typeof target.path !== 'string' || target.path === '')
+    throw new BenchmarkDataError(`${where} is neither a path nor {path, start_line, end_line}`);
   const line = (value: unknown) => (value === undefined || value === null ? undefined : Number(value));
   const startLine = line(target.start_line);
   const endLine = line(target.end_line);
-  if ((startLine !== undefined && !Number.isInteger(startLine)) || (endLine !== undefined && !Number.isInteger(endLine))) throw new BenchmarkDataError(`${where} has a line span that is not whole numbers`);
-  return { path: target.path, ...(startLine !== undefined ? { startLine } : {}), ...(endLine !== undefined ? { endLine } : {}) };
+  if (
+    (startLine !== undefined && !Number.isInteger(startLine)) ||
+    (endLine !== undefined && !Number.isInteger(endLine))
+  )
+    throw new BenchmarkDataError(`${where} has a line span that is not whole numbers`);
+  return {
+    path: target.path,
+    ...(startLine !== undefined ? { startLine } : {}),
+    ...(endLine !== undefined ? { endLine } : {}),
+  };
 }
 
 function asList(value: unknown): unknown[] {

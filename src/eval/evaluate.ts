@@ -40,10 +40,21 @@ export interface EvaluateOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-export async function evaluate(searcher: Searcher, queries: readonly EvalQuery[], options: EvaluateOptions = {}): Promise<EvalReport> {
+export async function evaluate(
+  searcher: Searcher,
+  queries: readonly EvalQuery[],
+  options: EvaluateOptions = {},
+): Promise<EvalReport> {
   const modes = options.modes ?? EVAL_MODES;
   const details: QueryOutcome[] = queries.map((q) => ({ id: q.id, query: q.query, modes: {} }));
-  const report: EvalReport = { root: searcher.root, embedder: searcher.embedderId, elements: 0, queries: queries.length, modes: {}, details };
+  const report: EvalReport = {
+    root: searcher.root,
+    embedder: searcher.embedderId,
+    elements: 0,
+    queries: queries.length,
+    modes: {},
+    details,
+  };
   const total = modes.length * queries.length;
   let done = 0;
   for (const mode of modes) {
@@ -57,10 +68,15 @@ export async function evaluate(searcher: Searcher, queries: readonly EvalQuery[]
       const expectedPaths = new Set(q.expected_paths);
       const fileRank = firstRank(response.results, (result) => expectedPaths.has(result.path));
       fileRanks.push(fileRank);
-      const outcome: { fileRank: number; elementRank?: number; top: string[] } = { fileRank, top: response.results.slice(0, 3).map((r) => `${r.path}:${r.startLine} ${r.name}`) };
+      const outcome: { fileRank: number; elementRank?: number; top: string[] } = {
+        fileRank,
+        top: response.results.slice(0, 3).map((r) => `${r.path}:${r.startLine} ${r.name}`),
+      };
       if (q.expected_elements) {
         const expected = q.expected_elements;
-        outcome.elementRank = firstRank(response.results, (result) => expected.some((element) => matchesElement(result, element)));
+        outcome.elementRank = firstRank(response.results, (result) =>
+          expected.some((element) => matchesElement(result, element)),
+        );
         elementRanks.push(outcome.elementRank);
       }
       details[i]!.modes[mode] = outcome;
@@ -79,5 +95,9 @@ function matchesElement(result: SearchResult, element: ExpectedElement): boolean
   if (result.path !== element.path) return false;
   if (element.name !== undefined && result.name !== element.name) return false;
   // Lines, when given, tell apart elements of one file that share a name.
-  return element.start_line === undefined || element.end_line === undefined || (result.startLine <= element.end_line && result.endLine >= element.start_line);
+  return (
+    element.start_line === undefined ||
+    element.end_line === undefined ||
+    (result.startLine <= element.end_line && result.endLine >= element.start_line)
+  );
 }

@@ -68,7 +68,9 @@ export function loadEvalSet(file: string): EvalQuery[] {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new EvalSetError(`cannot read the evaluation set ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new EvalSetError(
+      `cannot read the evaluation set ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   return parseEvalSet(text, file);
 }
@@ -101,7 +103,9 @@ export function parseEvalSet(text: string, file = '<input>'): EvalQuery[] {
   const seen = new Set<string>();
   return entries.map(({ value, line }) => {
     if (!validate(value)) {
-      const problems = (validate.errors ?? []).map((e) => `${e.instancePath.slice(1) || 'entry'} ${e.message}`).join('; ');
+      const problems = (validate.errors ?? [])
+        .map((e) => `${e.instancePath.slice(1) || 'entry'} ${e.message}`)
+        .join('; ');
       throw new EvalSetError(`${file}:${line}: ${problems}`);
     }
     const query = { ...value, id: String(value.id) };

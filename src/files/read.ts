@@ -9,7 +9,8 @@ import { open } from 'node:fs/promises';
 export async function readRegularFile(path: string): Promise<Buffer> {
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    if (!(await handle.stat()).isFile()) throw Object.assign(new Error(`${path} is no longer a regular file`), { code: 'EINVAL' });
+    if (!(await handle.stat()).isFile())
+      throw Object.assign(new Error(`${path} is no longer a regular file`), { code: 'EINVAL' });
     return await handle.readFile();
   } finally {
     await handle.close();

@@ -26,9 +26,11 @@ const TOKEN_PATTERNS: readonly RegExp[] = [
 const AUTH_SCHEME = /\b(Bearer|Basic|Token)(\s+)([A-Za-z0-9._~+/=-]{8,})/g;
 
 /** A name that says its value is secret, possibly inside a longer name (SECRET_KEY, dbPassword, apiKey). */
-const SECRET_NAME = "[A-Za-z0-9_$.-]*?(?:password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token|credentials?)[A-Za-z0-9_$-]*";
+const SECRET_NAME =
+  '[A-Za-z0-9_$.-]*?(?:password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token|credentials?)[A-Za-z0-9_$-]*';
 /** Names that contain a secret word but name something else: a token's type, a secret's name, a password field's label. */
-const NOT_A_SECRET_NAME = /(?:tokeniz|tokens$|(?:type|kind|count|len|length|limit|budget|name|label|url|uri|path|file|field|header|prefix|pattern|regex|env|var|hint|placeholder|policy|min|max)$)/i;
+const NOT_A_SECRET_NAME =
+  /(?:tokeniz|tokens$|(?:type|kind|count|len|length|limit|budget|name|label|url|uri|path|file|field|header|prefix|pattern|regex|env|var|hint|placeholder|policy|min|max)$)/i;
 
 /**
  * A quoted literal assigned to such a name, with an optional type between
@@ -42,7 +44,10 @@ const ASSIGNED_SECRET = new RegExp(
 );
 
 /** `NAME = value` or `name: value` unquoted, alone on its line (.env-like, YAML, properties files). */
-const ASSIGNED_BARE = new RegExp(String.raw`^([ \t]*(?:export[ \t]+)?)(${SECRET_NAME})([ \t]*[:=][ \t]*)([^\s"'\x60#(){}\[\];,]{3,})[ \t]*$`, 'gim');
+const ASSIGNED_BARE = new RegExp(
+  String.raw`^([ \t]*(?:export[ \t]+)?)(${SECRET_NAME})([ \t]*[:=][ \t]*)([^\s"'\x60#(){}\[\];,]{3,})[ \t]*$`,
+  'gim',
+);
 
 /** `scheme://user:password@host`: the password goes. */
 const URL_CREDENTIALS = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:)([^\s/@]+)(@)/gi;

@@ -10,7 +10,14 @@
 import type { Dirent, Stats } from 'node:fs';
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
-import { defaultExcludeReason, isIgnored, readIgnoreLayer, toPosix, type ExcludeReason, type IgnoreLayer } from './rules.js';
+import {
+  defaultExcludeReason,
+  isIgnored,
+  readIgnoreLayer,
+  toPosix,
+  type ExcludeReason,
+  type IgnoreLayer,
+} from './rules.js';
 import { OcvectorError } from '../errors.js';
 
 export interface ScannedFile {
@@ -53,14 +60,25 @@ export async function scanRoot(root: string, options: ScanOptions = {}): Promise
   return files;
 }
 
-async function walk(directory: string, base: string, layers: IgnoreLayer[], out: ScannedFile[], options: ScanOptions): Promise<void> {
+async function walk(
+  directory: string,
+  base: string,
+  layers: IgnoreLayer[],
+  out: ScannedFile[],
+  options: ScanOptions,
+): Promise<void> {
   options.signal?.throwIfAborted();
   let entries: Dirent<Buffer>[];
   try {
     entries = await readdir(directory, { withFileTypes: true, encoding: 'buffer' });
   } catch (error) {
     // Removed meanwhile: nothing to say; anything else (EACCES, ELOOP, EIO) is the directory's outcome.
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') options.onSkipped?.({ path: base || '.', reason: 'unreadable', detail: `the directory cannot be read: ${describeFsError(error)}` });
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      options.onSkipped?.({
+        path: base || '.',
+        reason: 'unreadable',
+        detail: `the directory cannot be read: ${describeFsError(error)}`,
+      });
     return;
   }
   const subdirectories: Promise<void>[] = [];
@@ -69,23 +87,34 @@ async function walk(directory: string, base: string, layers: IgnoreLayer[], out:
     const name = entry.name.toString('utf8');
     const path = base ? `${base}/${name}` : name;
     const isDirectory = entry.isDirectory();
-    const reason = defaultExcludeReason(name, isDirectory) ?? (isIgnored(layers, path, isDirectory) ? 'ignored' : undefined);
+    const reason =
+      defaultExcludeReason(name, isDirectory) ?? (isIgnored(layers, path, isDirectory) ? 'ignored' : undefined);
     if (reason) {
       if (!isDirectory) options.onExcluded?.({ path, reason });
       continue;
     }
     if (!Buffer.from(name, 'utf8').equals(entry.name)) {
-      options.onSkipped?.({ path, reason: 'bad-name', detail: `the ${isDirectory ? 'directory' : 'file'} name is not valid UTF-8` });
+      options.onSkipped?.({
+        path,
+        reason: 'bad-name',
+        detail: `the ${isDirectory ? 'directory' : 'file'} name is not valid UTF-8`,
+      });
       continue;
     }
     const absolutePath = join(directory, name);
     if (!isDirectory && !entry.isFile()) {
-      statted.push(describeSpecial(absolutePath, entry.isSymbolicLink()).then((skipped) => options.onSkipped?.({ path, ...skipped })));
+      statted.push(
+        describeSpecial(absolutePath, entry.isSymbolicLink()).then((skipped) =>
+          options.onSkipped?.({ path, ...skipped }),
+        ),
+      );
       continue;
     }
     if (isDirectory) {
       subdirectories.push(
-        readIgnoreLayer(absolutePath, path).then((layer) => walk(absolutePath, path, layer ? [...layers, layer] : layers, out, options)),
+        readIgnoreLayer(absolutePath, path).then((layer) =>
+          walk(absolutePath, path, layer ? [...layers, layer] : layers, out, options),
+        ),
       );
     } else {
       statted.push(
@@ -121,7 +150,8 @@ export async function scanPaths(
   };
   for (const given of new Set(paths.map((p) => resolve(absoluteRoot, p)))) {
     const path = toPosix(relative(absoluteRoot, given));
-    if (path === '' || path.startsWith('..')) throw new OcvectorError(`${given} is outside the root ${absoluteRoot}`, 'OUTSIDE_ROOT');
+    if (path === '' || path.startsWith('..'))
+      throw new OcvectorError(`${given} is outside the root ${absoluteRoot}`, 'OUTSIDE_ROOT');
     const parts = path.split('/');
     const layers: IgnoreLayer[] = [];
     let excluded: ExcludeReason | undefined;
@@ -131,7 +161,8 @@ export async function scanPaths(
       const layer = await layerFor(join(absoluteRoot, ...parts.slice(0, i)), prefix);
       if (layer) layers.push(layer);
       const sub = parts.slice(0, i + 1).join('/');
-      excluded = defaultExcludeReason(parts[i]!, isDirectory) ?? (isIgnored(layers, sub, isDirectory) ? 'ignored' : undefined);
+      excluded =
+        defaultExcludeReason(parts[i]!, isDirectory) ?? (isIgnored(layers, sub, isDirectory) ? 'ignored' : undefined);
     }
     if (excluded) {
       options.onExcluded?.({ path, reason: excluded });
@@ -141,12 +172,14 @@ export async function scanPaths(
     try {
       info = await lstat(given);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') missing.push(path);
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR')
+        missing.push(path);
       else options.onSkipped?.({ path, reason: 'unreadable', detail: describeFsError(error) });
       continue;
     }
     if (info.isFile()) files.push({ path, absolutePath: given, size: info.size, mtimeMs: info.mtimeMs });
-    else if (!info.isDirectory()) options.onSkipped?.({ path, ...(await describeSpecial(given, info.isSymbolicLink())) });
+    else if (!info.isDirectory())
+      options.onSkipped?.({ path, ...(await describeSpecial(given, info.isSymbolicLink())) });
   }
   return { files, missing };
 }

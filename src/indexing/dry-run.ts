@@ -36,7 +36,14 @@ export interface DryRunReport {
   calls: { model: number; embedding: number };
   byLanguage: Record<string, DryRunGroup>;
   byDirectory: Record<string, DryRunGroup>;
-  estimate: { analysisMs: number; embeddingMs: number; modelMs: number; writeMs: number; totalMs: number; assumptions: string };
+  estimate: {
+    analysisMs: number;
+    embeddingMs: number;
+    modelMs: number;
+    writeMs: number;
+    totalMs: number;
+    assumptions: string;
+  };
   durationMs: number;
 }
 
@@ -76,15 +83,26 @@ export function estimateRun(
 ): { estimate: DryRunReport['estimate']; embeddingCalls: number } {
   const a = DRY_RUN_ASSUMPTIONS;
   const embeddingCalls = Math.ceil(tally.documentsToEmbed / embedder.batchSize);
-  const embeddingMs = embedder.builtin ? (tally.documentsToEmbed / a.builtinDocsPerSecond) * 1000 : (embeddingCalls * a.embeddingBatchMs) / embedder.concurrency;
+  const embeddingMs = embedder.builtin
+    ? (tally.documentsToEmbed / a.builtinDocsPerSecond) * 1000
+    : (embeddingCalls * a.embeddingBatchMs) / embedder.concurrency;
   const modelMs = tally.modelCalls * a.modelCallMs;
   const writeMs = (tally.documentsToEmbed / a.sqliteDocsPerSecond) * 1000;
-  const embedding = embedder.builtin ? `built-in embedder at ${a.builtinDocsPerSecond} documents/s` : `${a.embeddingBatchMs} ms per embedding request of ${embedder.batchSize}, ${embedder.concurrency} in flight`;
+  const embedding = embedder.builtin
+    ? `built-in embedder at ${a.builtinDocsPerSecond} documents/s`
+    : `${a.embeddingBatchMs} ms per embedding request of ${embedder.batchSize}, ${embedder.concurrency} in flight`;
   const assumptions = `analysis as measured now; ${embedding}${tally.modelCalls ? `; ${a.modelCallMs / 1000} s per model call` : ''}`;
   // Model calls and embedding overlap analysis in a real run; the slowest stage sets the pace.
   const totalMs = Math.max(analysisMs, modelMs, embeddingMs) + writeMs;
   return {
-    estimate: { analysisMs: Math.round(analysisMs), embeddingMs: Math.round(embeddingMs), modelMs, writeMs: Math.round(writeMs), totalMs: Math.round(totalMs), assumptions },
+    estimate: {
+      analysisMs: Math.round(analysisMs),
+      embeddingMs: Math.round(embeddingMs),
+      modelMs,
+      writeMs: Math.round(writeMs),
+      totalMs: Math.round(totalMs),
+      assumptions,
+    },
     embeddingCalls,
   };
 }

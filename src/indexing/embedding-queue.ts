@@ -77,33 +77,40 @@ export class EmbeddingQueue {
       // A partial batch: give other files a moment to add to it.
       this.#timer = setTimeout(() => {
         this.#timer = undefined;
-        if (this.#waiting.length > 0 && this.#running < this.options.concurrency) this.#send(this.#waiting.splice(0, this.options.batchSize));
+        if (this.#waiting.length > 0 && this.#running < this.options.concurrency)
+          this.#send(this.#waiting.splice(0, this.options.batchSize));
       }, this.options.lingerMs ?? 2);
     }
   }
 
   #send(batch: Waiting[]): void {
     this.#running++;
-    this.embedder.embedDocuments(batch.map((w) => w.text), this.options.signal).then(
-      (vectors) => {
-        const d = this.embedder.dimension;
-        batch.forEach((w, i) => {
-          this.#inFlight.delete(w.hash);
-          w.resolve(vectors.slice(i * d, (i + 1) * d));
-        });
-        this.computed += batch.length;
-      },
-      (error: Error) => {
-        this.#failure = error;
-        for (const w of [...batch, ...this.#waiting.splice(0)]) {
-          this.#inFlight.delete(w.hash);
-          w.reject(error);
-        }
-      },
-    ).finally(() => {
-      this.#running--;
-      this.#pump();
-    });
+    this.embedder
+      .embedDocuments(
+        batch.map((w) => w.text),
+        this.options.signal,
+      )
+      .then(
+        (vectors) => {
+          const d = this.embedder.dimension;
+          batch.forEach((w, i) => {
+            this.#inFlight.delete(w.hash);
+            w.resolve(vectors.slice(i * d, (i + 1) * d));
+          });
+          this.computed += batch.length;
+        },
+        (error: Error) => {
+          this.#failure = error;
+          for (const w of [...batch, ...this.#waiting.splice(0)]) {
+            this.#inFlight.delete(w.hash);
+            w.reject(error);
+          }
+        },
+      )
+      .finally(() => {
+        this.#running--;
+        this.#pump();
+      });
   }
 
   close(): void {

@@ -7,12 +7,27 @@ import type { VectorIndexEvent } from '../store/vector-file.js';
 export type FileChange = 'added' | 'changed' | 'renamed';
 
 export type IndexEvent =
-  | { type: 'run-start'; root: string; indexDir: string; embedder: string; mode: 'full' | 'paths' | 'since' | 'rebuild' }
+  | {
+      type: 'run-start';
+      root: string;
+      indexDir: string;
+      embedder: string;
+      mode: 'full' | 'paths' | 'since' | 'rebuild';
+    }
   /** The scan is done: how many files need reading, of how many. */
   | { type: 'scan-done'; files: number; candidates: number; deleted: number; excluded: number }
   | { type: 'excluded'; path: string; reason: ExcludeReason }
   /** One file done: its elements, how many were embedded now and how many reused. */
-  | { type: 'file-indexed'; path: string; change: FileChange; elements: number; added: number; removed: number; kept: number; embedded: number }
+  | {
+      type: 'file-indexed';
+      path: string;
+      change: FileChange;
+      elements: number;
+      added: number;
+      removed: number;
+      kept: number;
+      embedded: number;
+    }
   /** Read and hashed, and its content was unchanged (only its mtime moved). */
   | { type: 'file-unchanged'; path: string }
   | { type: 'file-skipped'; path: string; reason: SkipReason; detail: string }

@@ -115,7 +115,15 @@ export class IndexRun {
         this.#beginWrite();
         const status = outcome.change === 'skipped' ? 'skipped' : outcome.change === 'failed' ? 'failed' : 'indexed';
         // A failed file keeps no hash, so the next run tries it again.
-        const update = { path: scanned.path, language: outcome.language, size: scanned.size, mtimeMs: outcome.mtimeMs, hash: status === 'failed' ? null : outcome.hash, status, error: outcome.error } as const;
+        const update = {
+          path: scanned.path,
+          language: outcome.language,
+          size: scanned.size,
+          mtimeMs: outcome.mtimeMs,
+          hash: status === 'failed' ? null : outcome.hash,
+          status,
+          error: outcome.error,
+        } as const;
         const written = store.writeFile(this.rootId, update, outcome.documents, this.generation);
         for (const { document } of written.added) {
           // Absent only for a hash the file already had (a second copy of a document): its vector is stored.
@@ -129,7 +137,16 @@ export class IndexRun {
         else if (status === 'failed') summary.files.failed++;
         else {
           summary.files[outcome.change as FileChange]++;
-          events.push({ type: 'file-indexed', path: scanned.path, change: outcome.change as FileChange, elements: outcome.documents.length, added: written.added.length, removed: written.removed.length, kept: written.kept, embedded: written.added.length });
+          events.push({
+            type: 'file-indexed',
+            path: scanned.path,
+            change: outcome.change as FileChange,
+            elements: outcome.documents.length,
+            added: written.added.length,
+            removed: written.removed.length,
+            kept: written.kept,
+            embedded: written.added.length,
+          });
         }
       }
     });
@@ -141,7 +158,8 @@ export class IndexRun {
     if (paths.length === 0) return;
     const { store, summary, known } = this;
     const addedHashes = new Set<string>();
-    for (const row of store.files(this.rootId).values()) if (row.hash && !known.has(row.path)) addedHashes.add(row.hash);
+    for (const row of store.files(this.rootId).values())
+      if (row.hash && !known.has(row.path)) addedHashes.add(row.hash);
     store.transaction(() => {
       this.#beginWrite();
       for (const path of paths) {
@@ -172,7 +190,12 @@ export class IndexRun {
  * aborted, and waits for the calls under way. Returns why it stopped (the
  * error, or the abort's reason), or undefined when every item was done.
  */
-export async function eachConcurrently<T>(items: readonly T[], width: number, work: (item: T) => Promise<void>, signal: AbortSignal | undefined): Promise<unknown> {
+export async function eachConcurrently<T>(
+  items: readonly T[],
+  width: number,
+  work: (item: T) => Promise<void>,
+  signal: AbortSignal | undefined,
+): Promise<unknown> {
   let next = 0;
   let stopped: unknown;
   const worker = async () => {

@@ -26,7 +26,14 @@ import { gitChangesSince } from '../files/git.js';
 import { contentHash } from '../files/hash.js';
 import { readRegularFile } from '../files/read.js';
 import { redactSecrets } from '../files/redact.js';
-import { isInside, scanPaths, scanRoot, type ExcludedFile, type ScannedFile, type SkippedEntry } from '../files/scan.js';
+import {
+  isInside,
+  scanPaths,
+  scanRoot,
+  type ExcludedFile,
+  type ScannedFile,
+  type SkippedEntry,
+} from '../files/scan.js';
 import { prepareDirectory, StoreError } from '../store/database.js';
 import { IndexStore, UNTRUSTED_MTIME, type EmbedderRecord, type FileRow } from '../store/store.js';
 import { WriteLock } from '../store/lock.js';
@@ -130,7 +137,8 @@ export class Indexer {
   constructor(options: IndexerOptions) {
     this.#options = options;
     this.root = options.root ? resolve(options.root) : findRoot(options.path);
-    if (!isInside(this.root, options.path)) throw new OcvectorError(`${resolve(options.path)} is outside the root ${this.root}`, 'OUTSIDE_ROOT');
+    if (!isInside(this.root, options.path))
+      throw new OcvectorError(`${resolve(options.path)} is outside the root ${this.root}`, 'OUTSIDE_ROOT');
     this.indexDir = resolve(options.indexDir ?? defaultIndexDir(this.root));
     this.#limits = { ...DEFAULT_CONTENT_LIMITS, ...options.limits };
     this.#emit = options.onEvent ?? (() => {});
@@ -150,7 +158,12 @@ export class Indexer {
     const singleFile = given !== this.root && !runOptions.paths && (await isFile(given));
     const since = runOptions.since ?? this.#options.since;
     const rebuild = runOptions.rebuild ?? this.#options.rebuild;
-    return { ...runOptions, ...(singleFile ? { paths: [given] } : {}), ...(since !== undefined ? { since } : {}), ...(rebuild !== undefined ? { rebuild } : {}) };
+    return {
+      ...runOptions,
+      ...(singleFile ? { paths: [given] } : {}),
+      ...(since !== undefined ? { since } : {}),
+      ...(rebuild !== undefined ? { rebuild } : {}),
+    };
   }
 
   async #run(options: RunOptions): Promise<IndexSummary> {
@@ -158,7 +171,10 @@ export class Indexer {
     const signal = anySignal(this.#options.signal, options.signal);
     signal?.throwIfAborted();
     prepareDirectory(this.indexDir);
-    const lock = await WriteLock.acquire(this.indexDir, { waitMs: this.#options.lockWaitMs ?? INDEXER_DEFAULTS.lockWaitMs, ...(signal ? { signal } : {}) });
+    const lock = await WriteLock.acquire(this.indexDir, {
+      waitMs: this.#options.lockWaitMs ?? INDEXER_DEFAULTS.lockWaitMs,
+      ...(signal ? { signal } : {}),
+    });
     let store: IndexStore | undefined;
     let pool: AnalysisPool | undefined;
     try {
@@ -173,7 +189,13 @@ export class Indexer {
       summary.files.skipped += plan.skipped;
       const candidates = plan.scanned.filter((file) => !unchangedByStat(known.get(file.path), file));
       summary.files.unchanged += plan.scanned.length - candidates.length;
-      this.#emit({ type: 'scan-done', files: plan.scanned.length, candidates: candidates.length, deleted: plan.deleted.length, excluded: plan.excluded });
+      this.#emit({
+        type: 'scan-done',
+        files: plan.scanned.length,
+        candidates: candidates.length,
+        deleted: plan.deleted.length,
+        excluded: plan.excluded,
+      });
 
       const embedCallsBefore = embedder.calls;
       const queue = new EmbeddingQueue(embedder, {
@@ -184,7 +206,18 @@ export class Indexer {
       const enricher = this.#enricherFor(opened, signal);
       pool = this.#options.analyzer || candidates.length === 0 ? undefined : this.#newPool();
       const analyzer = this.#options.analyzer ?? pool;
-      const run = new IndexRun({ store: opened, embedder, rootId, known, summary, signal, queue, enricher, analyzer, emit: this.#emit });
+      const run = new IndexRun({
+        store: opened,
+        embedder,
+        rootId,
+        known,
+        summary,
+        signal,
+        queue,
+        enricher,
+        analyzer,
+        emit: this.#emit,
+      });
 
       const stopped = await this.#indexFiles(run, candidates);
       if (stopped === undefined && !signal?.aborted) run.removeDeleted(plan.deleted);
@@ -200,7 +233,13 @@ export class Indexer {
         throw reason;
       }
       // For `--status`: when the index was last brought up to date, and with which models.
-      opened.meta.lastRun = { finishedAt: new Date().toISOString(), mode, durationMs: Math.round(summary.durationMs), analysisModel: enricher?.model ?? null, modelCalls: summary.calls.model };
+      opened.meta.lastRun = {
+        finishedAt: new Date().toISOString(),
+        mode,
+        durationMs: Math.round(summary.durationMs),
+        analysisModel: enricher?.model ?? null,
+        modelCalls: summary.calls.model,
+      };
       if (opened.inTransaction) {
         opened.commitSpan();
         VectorIndex.removeUnusedFiles(opened);
@@ -216,12 +255,19 @@ export class Indexer {
   }
 
   /** The run's embedder, initialised, with the index reset for it or checked against it. */
-  async #prepareEmbedder(store: IndexStore, options: RunOptions, signal: AbortSignal | undefined): Promise<{ embedder: Embedder; mode: LastRun['mode'] }> {
+  async #prepareEmbedder(
+    store: IndexStore,
+    options: RunOptions,
+    signal: AbortSignal | undefined,
+  ): Promise<{ embedder: Embedder; mode: LastRun['mode'] }> {
     const recorded = store.embedder;
     const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id, this.#options.ollama);
     // A database copied or moved here from another root answers about files elsewhere: this one starts afresh.
     const rebuild = startsAfresh(options, recorded, embedder) || store.builtForElsewhere !== undefined;
-    await embedder.init({ ...(signal ? { signal } : {}), ...(recorded?.id === embedder.id && !rebuild ? { dimension: recorded.dimension } : {}) });
+    await embedder.init({
+      ...(signal ? { signal } : {}),
+      ...(recorded?.id === embedder.id && !rebuild ? { dimension: recorded.dimension } : {}),
+    });
     const record: EmbedderRecord = { id: embedder.id, dimension: embedder.dimension };
     if (rebuild) {
       // One transaction until the run completes: readers keep the old index meanwhile, and a failed rebuild leaves it as it was.
@@ -297,10 +343,18 @@ export class Indexer {
       pool = this.#options.analyzer || candidates.length === 0 ? undefined : this.#newPool();
       const analyzer = this.#options.analyzer ?? pool;
       const context = { store, known, embedderId: embedder.id, enricher, analyzer: analyzer!, tally };
-      const stopped = await eachConcurrently(candidates, filesInFlight(analyzer, false), (scanned) => this.#tallyFile(scanned, context), signal);
+      const stopped = await eachConcurrently(
+        candidates,
+        filesInFlight(analyzer, false),
+        (scanned) => this.#tallyFile(scanned, context),
+        signal,
+      );
       if (stopped !== undefined) throw stopped;
       const builtin = embedder.inProcess === true;
-      const { estimate, embeddingCalls } = estimateRun(tally, performance.now() - analysisStarted, { builtin, ...this.#embeddingBatching(embedder) });
+      const { estimate, embeddingCalls } = estimateRun(tally, performance.now() - analysisStarted, {
+        builtin,
+        ...this.#embeddingBatching(embedder),
+      });
       return {
         root: this.root,
         indexDir: this.indexDir,
@@ -329,7 +383,10 @@ export class Indexer {
   }
 
   /** A dry run's look at one file: read, hashed and parsed, never embedded or sent to a model. */
-  async #tallyFile(scanned: ScannedFile, { store, known, embedderId, enricher, analyzer, tally }: DryRunContext): Promise<void> {
+  async #tallyFile(
+    scanned: ScannedFile,
+    { store, known, embedderId, enricher, analyzer, tally }: DryRunContext,
+  ): Promise<void> {
     if (scanned.size > this.#limits.maxBytes) {
       tally.skipped++;
       return;
@@ -354,20 +411,27 @@ export class Indexer {
     const text = bytes.toString('utf8');
     const live = new Set(row && store ? store.elementsOfFile(row.id).map((element) => element.documentHash) : []);
     const documents = buildDocuments(result, text.split('\n'));
-    const toEmbed = new Set(documents.filter((d) => !live.has(d.hash) && !store?.getEmbedding(embedderId, d.hash)).map((d) => d.hash)).size;
+    const toEmbed = new Set(
+      documents.filter((d) => !live.has(d.hash) && !store?.getEmbedding(embedderId, d.hash)).map((d) => d.hash),
+    ).size;
     const modelCalls = enricher && result.source === 'ast' ? await enricher.plannedCalls(result, text) : 0;
     tally.add(result, documents.length, toEmbed, modelCalls);
   }
 
   #newPool(): AnalysisPool {
-    return new AnalysisPool({ ...(this.#options.threads ? { threads: this.#options.threads } : {}), limits: this.#limits, onEvent: (event) => this.#emit({ type: 'analysis', event }) });
+    return new AnalysisPool({
+      ...(this.#options.threads ? { threads: this.#options.threads } : {}),
+      limits: this.#limits,
+      onEvent: (event) => this.#emit({ type: 'analysis', event }),
+    });
   }
 
   /** Documents per embedding request (the built-in embedder has no round trip to amortise), and requests in flight. */
   #embeddingBatching(embedder: Embedder): { batchSize: number; concurrency: number } {
     const d = INDEXER_DEFAULTS;
     return {
-      batchSize: this.#options.embeddingBatchSize ?? (embedder.inProcess ? d.inProcessEmbeddingBatchSize : d.embeddingBatchSize),
+      batchSize:
+        this.#options.embeddingBatchSize ?? (embedder.inProcess ? d.inProcessEmbeddingBatchSize : d.embeddingBatchSize),
       concurrency: this.#options.embeddingConcurrency ?? d.embeddingConcurrency,
     };
   }
@@ -392,7 +456,11 @@ export class Indexer {
     });
   }
 
-  async #plan(run: RunOptions, known: Map<string, FileRow>, signal: AbortSignal | undefined): Promise<{ scanned: ScannedFile[]; deleted: string[]; excluded: number; skipped: number }> {
+  async #plan(
+    run: RunOptions,
+    known: Map<string, FileRow>,
+    signal: AbortSignal | undefined,
+  ): Promise<{ scanned: ScannedFile[]; deleted: string[]; excluded: number; skipped: number }> {
     let excluded = 0;
     let skipped = 0;
     const onExcluded = (file: ExcludedFile) => {
@@ -417,21 +485,45 @@ export class Indexer {
       // Indexed paths that are not there to index any more: missing, deleted, or now excluded (newly ignored, a secret).
       const present = new Set(files.map((file) => file.path));
       const asked = new Set([...paths.map((path) => toRootRelative(this.root, path)), ...deleted]);
-      return { scanned: files, deleted: [...asked].filter((path) => known.has(path) && !present.has(path)), excluded, skipped };
+      return {
+        scanned: files,
+        deleted: [...asked].filter((path) => known.has(path) && !present.has(path)),
+        excluded,
+        skipped,
+      };
     }
     // A subdirectory of the root: scanned with the root's ignore rules, and only it.
     const scope = toRootRelative(this.root, this.#options.path);
     const inScope = (path: string) => scope === '' || path === scope || path.startsWith(`${scope}/`);
     const scanned = (await scanRoot(this.root, scanOptions)).filter((file) => inScope(file.path));
     const seen = new Set(scanned.map((file) => file.path));
-    return { scanned, deleted: [...known.keys()].filter((path) => inScope(path) && !seen.has(path)), excluded, skipped };
+    return {
+      scanned,
+      deleted: [...known.keys()].filter((path) => inScope(path) && !seen.has(path)),
+      excluded,
+      skipped,
+    };
   }
 
   async #processFile(run: IndexRun, scanned: ScannedFile): Promise<FileOutcome> {
     const row = run.known.get(scanned.path);
-    const outcome: FileOutcome = { scanned, row, change: row ? 'changed' : 'added', hash: null, language: null, error: null, documents: [], vectors: new Map(), mtimeMs: scanned.mtimeMs };
+    const outcome: FileOutcome = {
+      scanned,
+      row,
+      change: row ? 'changed' : 'added',
+      hash: null,
+      language: null,
+      error: null,
+      documents: [],
+      vectors: new Map(),
+      mtimeMs: scanned.mtimeMs,
+    };
     if (scanned.size > this.#limits.maxBytes) {
-      return this.#skipped(outcome, { path: scanned.path, skipped: 'too-large', detail: `${scanned.size} bytes, over the limit of ${this.#limits.maxBytes}` });
+      return this.#skipped(outcome, {
+        path: scanned.path,
+        skipped: 'too-large',
+        detail: `${scanned.size} bytes, over the limit of ${this.#limits.maxBytes}`,
+      });
     }
     let bytes: Buffer;
     try {
@@ -500,7 +592,10 @@ function newSummary(root: string, indexDir: string, embedder: string, scanned: n
 }
 
 async function isFile(path: string): Promise<boolean> {
-  return stat(path).then((info) => info.isFile(), () => false);
+  return stat(path).then(
+    (info) => info.isFile(),
+    () => false,
+  );
 }
 
 function toRootRelative(root: string, path: string): string {

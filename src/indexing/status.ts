@@ -46,7 +46,8 @@ export async function indexStatus(indexDir: string, options: StatusOptions = {})
     const problems: IndexStatus['problems'] = [];
     for (const file of files) {
       counts[file.status]++;
-      if (file.status !== 'indexed') problems.push({ path: file.path, status: file.status, reason: file.error ?? file.status });
+      if (file.status !== 'indexed')
+        problems.push({ path: file.path, status: file.status, reason: file.error ?? file.status });
       else {
         const entry = (languages[file.language ?? 'text'] ??= { files: 0, elements: 0 });
         entry.files++;
@@ -60,7 +61,11 @@ export async function indexStatus(indexDir: string, options: StatusOptions = {})
           const path = join(root, file.path);
           const info = statSync(path);
           // An mtime of -1: the file changed too close to its indexing to trust the time; its content decides.
-          const changed = info.size !== file.size || (file.mtimeMs === UNTRUSTED_MTIME ? contentHash(readFileSync(path)) !== file.hash : info.mtimeMs !== file.mtimeMs);
+          const changed =
+            info.size !== file.size ||
+            (file.mtimeMs === UNTRUSTED_MTIME
+              ? contentHash(readFileSync(path)) !== file.hash
+              : info.mtimeMs !== file.mtimeMs);
           if (changed) stale.modified.push(file.path);
         } catch {
           stale.deleted.push(file.path);
@@ -68,7 +73,8 @@ export async function indexStatus(indexDir: string, options: StatusOptions = {})
       }
       const known = new Set(files.map((file) => file.path));
       try {
-        for (const file of await scanRoot(root, options.signal ? { signal: options.signal } : {})) if (!known.has(file.path)) stale.added.push(file.path);
+        for (const file of await scanRoot(root, options.signal ? { signal: options.signal } : {}))
+          if (!known.has(file.path)) stale.added.push(file.path);
       } catch {
         // The root is gone: every file shows up as deleted already.
       }
@@ -83,10 +89,17 @@ export async function indexStatus(indexDir: string, options: StatusOptions = {})
       files: counts,
       elements: store.elementCount,
       languages,
-      vectorIndex: { description: store.meta.indexDescription, file: vectorFile?.path ?? null, fileGeneration: vectorFile?.generation ?? null },
+      vectorIndex: {
+        description: store.meta.indexDescription,
+        file: vectorFile?.path ?? null,
+        fileGeneration: vectorFile?.generation ?? null,
+      },
       stale,
       problems,
-      sizeBytes: { database: sizeOf(join(indexDir, DATABASE_FILE)) + sizeOf(join(indexDir, `${DATABASE_FILE}-wal`)), vectors: vectorFile ? sizeOf(vectorFile.path) : 0 },
+      sizeBytes: {
+        database: sizeOf(join(indexDir, DATABASE_FILE)) + sizeOf(join(indexDir, `${DATABASE_FILE}-wal`)),
+        vectors: vectorFile ? sizeOf(vectorFile.path) : 0,
+      },
     };
   } finally {
     store.close();

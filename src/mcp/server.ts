@@ -11,7 +11,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Ajv } from 'ajv';
 import type { IndexEvent } from '../indexing/events.js';
 import { Indexer, type IndexerOptions } from '../indexing/indexer.js';
@@ -50,7 +56,8 @@ const REINDEX_ARGS = {
       type: 'string',
       minLength: 1,
       maxLength: 500,
-      description: 'Only this file or directory, relative to the root (default: the whole root). Unchanged files are skipped either way.',
+      description:
+        'Only this file or directory, relative to the root (default: the whole root). Unchanged files are skipped either way.',
     },
   },
   additionalProperties: false,
@@ -73,7 +80,11 @@ export function createCodebaseMcpServer(options: CodebaseMcpServerOptions): Code
     reindexing: Promise.resolve(),
   };
   const tools = toolDefinitions(context.search);
-  const handlers: Record<string, ToolHandler> = { [context.search.name]: searchCall, index_status: statusCall, reindex: reindexCall };
+  const handlers: Record<string, ToolHandler> = {
+    [context.search.name]: searchCall,
+    index_status: statusCall,
+    reindex: reindexCall,
+  };
 
   const mcp = new McpServer({ name: 'ocvector', version: options.version ?? '0.0.0' }, { capabilities: { tools: {} } });
   // A line that is not JSON-RPC is dropped by the transport; say so, and serve on.
@@ -82,7 +93,11 @@ export function createCodebaseMcpServer(options: CodebaseMcpServerOptions): Code
   mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = request.params;
     const handler = handlers[name];
-    if (!handler) throw protocolError(ErrorCode.InvalidParams, `unknown tool "${name}"; available: ${tools.map((tool) => tool.name).join(', ')}`);
+    if (!handler)
+      throw protocolError(
+        ErrorCode.InvalidParams,
+        `unknown tool "${name}"; available: ${tools.map((tool) => tool.name).join(', ')}`,
+      );
     const started = performance.now();
     return handler(context, args, extra, () => `${Math.round(performance.now() - started)} ms`);
   });
@@ -111,7 +126,12 @@ interface ServerContext {
 
 type RequestExtra = Parameters<Parameters<McpServer['server']['setRequestHandler']>[1]>[1];
 
-type ToolHandler = (context: ServerContext, args: Record<string, unknown>, extra: RequestExtra, took: () => string) => Promise<CallToolResult>;
+type ToolHandler = (
+  context: ServerContext,
+  args: Record<string, unknown>,
+  extra: RequestExtra,
+  took: () => string,
+) => Promise<CallToolResult>;
 
 function toolDefinitions(search: CodebaseSearchTool): Tool[] {
   return [
@@ -137,20 +157,34 @@ function toolDefinitions(search: CodebaseSearchTool): Tool[] {
       description:
         'Brings the code index up to date with the files on disk, incrementally: only added, changed and deleted files are analysed again. Call it after editing files, before searching for what you changed.',
       inputSchema: REINDEX_ARGS as unknown as Tool['inputSchema'],
-      annotations: { title: 'Update the index', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      annotations: {
+        title: 'Update the index',
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
     },
   ];
 }
 
 const searchCall: ToolHandler = async ({ search, log }, args, _extra, took) => {
   const output = await search.execute(args);
-  log(`${search.name} ${JSON.stringify(args.query ?? '')}: ${output.error ? `error: ${output.error}` : `${output.results.length} results`} (${took()})`);
-  return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: { ...output }, isError: output.error !== undefined };
+  log(
+    `${search.name} ${JSON.stringify(args.query ?? '')}: ${output.error ? `error: ${output.error}` : `${output.results.length} results`} (${took()})`,
+  );
+  return {
+    content: [{ type: 'text', text: JSON.stringify(output) }],
+    structuredContent: { ...output },
+    isError: output.error !== undefined,
+  };
 };
 
 const statusCall: ToolHandler = async ({ indexDir, log }, args, _extra, took) => {
-  if (Object.keys(args).length > 0) return toolError(`index_status takes no arguments (got ${Object.keys(args).join(', ')})`);
-  if (!existsSync(join(indexDir, DATABASE_FILE))) return toolError(`there is no index at ${indexDir} yet: call reindex to build it`);
+  if (Object.keys(args).length > 0)
+    return toolError(`index_status takes no arguments (got ${Object.keys(args).join(', ')})`);
+  if (!existsSync(join(indexDir, DATABASE_FILE)))
+    return toolError(`there is no index at ${indexDir} yet: call reindex to build it`);
   const status = await indexStatus(indexDir);
   log(`index_status (${took()})`);
   return { content: [{ type: 'text', text: JSON.stringify(status) }], structuredContent: { ...status } };
@@ -158,7 +192,10 @@ const statusCall: ToolHandler = async ({ indexDir, log }, args, _extra, took) =>
 
 const reindexCall: ToolHandler = async (context, args, extra, took) => {
   const { root, indexDir, log } = context;
-  if (!validateReindex(args)) return toolError(`invalid arguments: ${validateReindex.errors?.map((e) => `${e.instancePath.slice(1) || 'arguments'} ${e.message}`).join('; ')}`);
+  if (!validateReindex(args))
+    return toolError(
+      `invalid arguments: ${validateReindex.errors?.map((e) => `${e.instancePath.slice(1) || 'arguments'} ${e.message}`).join('; ')}`,
+    );
   let target = root;
   try {
     if (args.path !== undefined) target = join(root, confineToRoot(root, args.path));
@@ -168,7 +205,9 @@ const reindexCall: ToolHandler = async (context, args, extra, took) => {
   }
   if (!existsSync(target)) return toolError(`${args.path}: no such file or directory in ${root}`);
   const progress = progressReporter(extra._meta?.progressToken, (notification) => extra.sendNotification(notification));
-  const run = context.reindexing.then(() => new Indexer({ ...context.indexer, root, path: target, indexDir, signal: extra.signal, onEvent: progress }).run());
+  const run = context.reindexing.then(() =>
+    new Indexer({ ...context.indexer, root, path: target, indexDir, signal: extra.signal, onEvent: progress }).run(),
+  );
   context.reindexing = run.catch(() => {});
   try {
     const summary = await run;
@@ -190,10 +229,16 @@ function toolError(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-type ProgressNotification = { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; total?: number; message?: string } };
+type ProgressNotification = {
+  method: 'notifications/progress';
+  params: { progressToken: string | number; progress: number; total?: number; message?: string };
+};
 
 /** Indexer events as MCP progress notifications, when the client asked for them (a progress token). */
-function progressReporter(token: string | number | undefined, send: (notification: ProgressNotification) => Promise<void>): (event: IndexEvent) => void {
+function progressReporter(
+  token: string | number | undefined,
+  send: (notification: ProgressNotification) => Promise<void>,
+): (event: IndexEvent) => void {
   if (token === undefined) return () => {};
   let last = 0;
   return (event) => {
@@ -201,6 +246,14 @@ function progressReporter(token: string | number | undefined, send: (notificatio
     const now = performance.now();
     if (now - last < PROGRESS_INTERVAL_MS && event.done !== event.total) return;
     last = now;
-    send({ method: 'notifications/progress', params: { progressToken: token, progress: event.done, total: event.total, message: `${event.done}/${event.total} files` } }).catch(() => {});
+    send({
+      method: 'notifications/progress',
+      params: {
+        progressToken: token,
+        progress: event.done,
+        total: event.total,
+        message: `${event.done}/${event.total} files`,
+      },
+    }).catch(() => {});
   };
 }

@@ -72,7 +72,13 @@ export interface BlasInfo {
 
 export interface NativeAddon {
   NativeIndex: {
-    create(dimension: number, description: string, metric: Metric, ids: boolean, device: Device): Promise<NativeIndexHandle>;
+    create(
+      dimension: number,
+      description: string,
+      metric: Metric,
+      ids: boolean,
+      device: Device,
+    ): Promise<NativeIndexHandle>;
     read(path: string, device: Device, plainFaiss?: boolean): Promise<NativeIndexHandle>;
     fromBuffer(buffer: Buffer, device: Device, plainFaiss?: boolean): Promise<NativeIndexHandle>;
   };

@@ -9,7 +9,14 @@
  * reuse, modify or transfer them while the Promise is pending.
  */
 import { FaissError, invalidArgument } from './errors.js';
-import { loadAddon, type Device, type IndexKind, type Metric, type NativeIndexHandle, type NativeIndexInfo } from './addon.js';
+import {
+  loadAddon,
+  type Device,
+  type IndexKind,
+  type Metric,
+  type NativeIndexHandle,
+  type NativeIndexInfo,
+} from './addon.js';
 import {
   MAX_DIMENSION,
   MAX_K,
@@ -104,7 +111,9 @@ export class FaissIndex {
   static async fromBuffer(buffer: Uint8Array, options: LoadIndexOptions = {}): Promise<FaissIndex> {
     if (!(buffer instanceof Uint8Array)) throw invalidArgument('buffer must be a Buffer or Uint8Array');
     const { device, plainFaiss } = checkLoadOptions(options);
-    const asBuffer = Buffer.isBuffer(buffer) ? buffer : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+    const asBuffer = Buffer.isBuffer(buffer)
+      ? buffer
+      : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
     const native = await loadAddon().NativeIndex.fromBuffer(asBuffer, device, plainFaiss);
     return new FaissIndex(native);
   }
@@ -235,6 +244,7 @@ export class FaissIndex {
 
 function checkLoadOptions(options: LoadIndexOptions): { device: Device; plainFaiss: boolean } {
   if (typeof options !== 'object' || options === null) throw invalidArgument('load options must be an object');
-  if (options.plainFaiss !== undefined && typeof options.plainFaiss !== 'boolean') throw invalidArgument('plainFaiss must be a boolean');
+  if (options.plainFaiss !== undefined && typeof options.plainFaiss !== 'boolean')
+    throw invalidArgument('plainFaiss must be a boolean');
   return { device: checkDevice(options.device ?? 'cpu'), plainFaiss: options.plainFaiss ?? false };
 }

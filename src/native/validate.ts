@@ -75,7 +75,8 @@ export function toIdArray(name: string, value: unknown): BigInt64Array {
 
 export function toId(name: string, value: unknown): bigint {
   if (typeof value === 'bigint') {
-    if (value < 0n || value > 0x7fff_ffff_ffff_ffffn) throw invalidArgument(`${name} must be a 64-bit id >= 0, got ${value}`);
+    if (value < 0n || value > 0x7fff_ffff_ffff_ffffn)
+      throw invalidArgument(`${name} must be a 64-bit id >= 0, got ${value}`);
     return value;
   }
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);

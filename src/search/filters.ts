@@ -71,7 +71,11 @@ export function compileFilters(filters: SearchFilters): CompiledFilters {
 /** `./src/` -> `src`; the root itself (`.`, `/`, empty) is no filter. */
 function normalizePathFilter(path: string | undefined): string | undefined {
   if (path === undefined) return undefined;
-  let p = path.trim().replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/\/{2,}/g, '/');
+  let p = path
+    .trim()
+    .replace(/\\/g, '/')
+    .replace(/^(\.\/)+/, '')
+    .replace(/\/{2,}/g, '/');
   if (p === '.' || p === '/' || p === '') return undefined;
   if (p.endsWith('/') && !/[*?[]/.test(p)) p = p.slice(0, -1);
   return p;
@@ -79,7 +83,9 @@ function normalizePathFilter(path: string | undefined): string | undefined {
 
 function list(value: string | readonly string[] | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  const items = (typeof value === 'string' ? value.split(',') : [...value]).map((item) => item.trim().toLowerCase()).filter(Boolean);
+  const items = (typeof value === 'string' ? value.split(',') : [...value])
+    .map((item) => item.trim().toLowerCase())
+    .filter(Boolean);
   return items.length > 0 ? items : undefined;
 }
 
@@ -105,7 +111,10 @@ export function globToRegExp(glob: string): RegExp {
       const end = glob.indexOf(']', i + 1);
       if (end < 0) source += '\\[';
       else {
-        source += `[${glob.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
+        source += `[${glob
+          .slice(i + 1, end)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\')}]`;
         i = end;
       }
     } else source += c.replace(/[.+^${}()|\\]/g, '\\$&');

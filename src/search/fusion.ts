@@ -49,7 +49,11 @@ export interface FusedCandidate {
 }
 
 /** Each list best first; ranks in the result are 1-based. */
-export function fuseScores(lexical: readonly ScoredHit[], vector: readonly ScoredHit[], weights: FusionWeights): Map<number, FusedCandidate> {
+export function fuseScores(
+  lexical: readonly ScoredHit[],
+  vector: readonly ScoredHit[],
+  weights: FusionWeights,
+): Map<number, FusedCandidate> {
   const fused = new Map<number, FusedCandidate>();
   const entry = (id: number) => {
     let candidate = fused.get(id);

@@ -2,7 +2,14 @@
 export { MAX_K, MAX_QUERY_LENGTH } from './searcher.js';
 export { parseQuery, matchExpression, searchTerms, ftsExpression, isIdentifierLike, isPathLike } from './query.js';
 export type { ParsedQuery } from './query.js';
-export { compileFilters, globToRegExp, canonicalLanguage, LANGUAGES, ELEMENT_TYPES, LANGUAGE_ALIASES } from './filters.js';
+export {
+  compileFilters,
+  globToRegExp,
+  canonicalLanguage,
+  LANGUAGES,
+  ELEMENT_TYPES,
+  LANGUAGE_ALIASES,
+} from './filters.js';
 export { DEFAULT_FUSION_WEIGHTS, fuseScores, nameMatch, relativeScores, type ScoredHit } from './fusion.js';
 export type { NameMatch } from './fusion.js';
 export { cutLines, DEFAULT_SNIPPET_OPTIONS } from './source.js';

@@ -28,7 +28,8 @@ export const ROLE_PRIOR: Readonly<Record<PathRole, number>> = {
 const TEST_FILE =
   /(?:^|\/)(?:test_[^/]*|[^/]*_test|[^/]*_spec|[^/]*[.-](?:test|spec)s?|[^/]*(?:Tests?|Spec|Suite))\.[a-z0-9]+$|(?:^|\/)(?:conftest\.py|test_helpers?[^/]*)$/;
 const TEST_DIR = /(?:^|\/)(?:tests?|__tests__|__mocks__|spec|specs|testing|testdata|fixtures?|e2e)\//i;
-const DOCS = /(?:^|\/)(?:docs?|documentation|doc_src|docs_src|man)\/|\.(?:md|mdx|markdown|rst|adoc)$|(?:^|\/)(?:README|CHANGELOG|CHANGES|HISTORY|CONTRIBUTING|LICENSE|NOTICE)[^/]*$/i;
+const DOCS =
+  /(?:^|\/)(?:docs?|documentation|doc_src|docs_src|man)\/|\.(?:md|mdx|markdown|rst|adoc)$|(?:^|\/)(?:README|CHANGELOG|CHANGES|HISTORY|CONTRIBUTING|LICENSE|NOTICE)[^/]*$/i;
 const EXAMPLES = /(?:^|\/)(?:_?examples?|samples?|demos?|playground|tutorials?)\//i;
 const BENCH = /(?:^|\/)(?:bench|benches|benchmarks?)\/|(?:^|\/)[^/]*[._-]bench(?:mark)?s?\.[a-z0-9]+$/i;
 const GENERATED = /(?:^|\/)(?:generated|gen|__generated__)\/|\.(?:pb|g|gen|generated)\.[a-z0-9]+$|_pb2\.py$/i;
@@ -64,7 +65,8 @@ export function pathRoles(path: string): Set<PathRole> {
 export function requestedRoles(queryWords: readonly string[]): Set<PathRole> {
   const lower = new Set(queryWords.map((word) => word.toLowerCase()));
   const roles = new Set<PathRole>();
-  for (const [role, words] of Object.entries(ROLE_WORDS) as [PathRole, readonly string[]][]) if (words.some((word) => lower.has(word))) roles.add(role);
+  for (const [role, words] of Object.entries(ROLE_WORDS) as [PathRole, readonly string[]][])
+    if (words.some((word) => lower.has(word))) roles.add(role);
   return roles;
 }
 

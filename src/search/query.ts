@@ -37,7 +37,9 @@ export interface ParsedQuery {
 
 /** Extensions that make `name.ext` a file name rather than `Object.member`. */
 const FILE_EXTENSIONS = new Set(
-  'ts tsx mts cts js jsx mjs cjs py pyi md markdown json jsonc yaml yml toml txt html css scss c cc cpp h hpp go rs java rb sh'.split(' '),
+  'ts tsx mts cts js jsx mjs cjs py pyi md markdown json jsonc yaml yml toml txt html css scss c cc cpp h hpp go rs java rb sh'.split(
+    ' ',
+  ),
 );
 
 const IDENTIFIER = /^[\p{L}_$][\p{L}\p{N}_$]*(?:(?:\.|::|#)[\p{L}_$][\p{L}\p{N}_$]*)*(?:\(\))?$/u;
@@ -57,14 +59,43 @@ export function isIdentifierLike(token: string): boolean {
 export function parseQuery(text: string): ParsedQuery {
   const trimmed = text.trim();
   const tokens = trimmed.split(/\s+/).filter(Boolean);
-  const paths = tokens.filter(isPathLike).map((token) => token.replace(/\\/g, '/').replace(/^(\.\/)+/, '').toLowerCase());
+  const paths = tokens.filter(isPathLike).map((token) =>
+    token
+      .replace(/\\/g, '/')
+      .replace(/^(\.\/)+/, '')
+      .toLowerCase(),
+  );
   const rest = tokens.filter((token) => !isPathLike(token));
   const single = rest.length === 1 ? rest[0]!.replace(/\(\)$/, '') : undefined;
   // One capitalised word (`Status`, `Mutex`) names a type as surely as `getUserById` names a function.
-  const identifiers = single !== undefined && isSymbolWord(single) ? [single] : rest.map((token) => token.replace(/\(\)$/, '')).filter(isIdentifierLike);
-  const kind: QueryKind = paths.length > 0 && rest.length === 0 ? 'path' : single !== undefined && identifiers.length === 1 ? 'identifier' : 'prose';
-  const wholeTerms = [...new Set(identifiers.flatMap((identifier) => words(identifier)).map((word) => splitIdentifier(word)).filter((parts) => parts.length > 1).map((parts) => parts.join('')))];
-  return { text: trimmed, kind, identifiers, paths, terms: searchTerms(tokens), wholeTerms, semanticText: rest.join(' ') || trimmed };
+  const identifiers =
+    single !== undefined && isSymbolWord(single)
+      ? [single]
+      : rest.map((token) => token.replace(/\(\)$/, '')).filter(isIdentifierLike);
+  const kind: QueryKind =
+    paths.length > 0 && rest.length === 0
+      ? 'path'
+      : single !== undefined && identifiers.length === 1
+        ? 'identifier'
+        : 'prose';
+  const wholeTerms = [
+    ...new Set(
+      identifiers
+        .flatMap((identifier) => words(identifier))
+        .map((word) => splitIdentifier(word))
+        .filter((parts) => parts.length > 1)
+        .map((parts) => parts.join('')),
+    ),
+  ];
+  return {
+    text: trimmed,
+    kind,
+    identifiers,
+    paths,
+    terms: searchTerms(tokens),
+    wholeTerms,
+    semanticText: rest.join(' ') || trimmed,
+  };
 }
 
 /** A query of one word that reads as a symbol: code-like, a capitalised name, or a leading underscore. */
@@ -77,7 +108,9 @@ function isSymbolWord(token: string): boolean {
  * identifier it spells (`Sinatra::Base` -> Base, `Index.search` -> search).
  */
 export function symbolNames(parsed: ParsedQuery): string[] {
-  return [...new Set(parsed.identifiers.map((identifier) => identifier.split(/::|\.|#|->|\\/).at(-1)!).filter(Boolean))];
+  return [
+    ...new Set(parsed.identifiers.map((identifier) => identifier.split(/::|\.|#|->|\\/).at(-1)!).filter(Boolean)),
+  ];
 }
 
 /**

@@ -7,7 +7,16 @@
  * Retrieval quality).
  */
 import { isCodeElementType } from '../analysis/element.js';
-import { EXACT_NAME_BOOST, fuseScores, nameMatch, PARTIAL_NAME_BOOST, PATH_BOOST, type FusionWeights, type NameMatch, type ScoredHit } from './fusion.js';
+import {
+  EXACT_NAME_BOOST,
+  fuseScores,
+  nameMatch,
+  PARTIAL_NAME_BOOST,
+  PATH_BOOST,
+  type FusionWeights,
+  type NameMatch,
+  type ScoredHit,
+} from './fusion.js';
 import { pathWordShare, requestedRoles, rolePrior } from './path-priors.js';
 import type { ParsedQuery } from './query.js';
 
@@ -83,23 +92,37 @@ export const FILE_COHERENCE = 0.7;
 /** Each further result of a file already listed counts this much less again. */
 export const FILE_SATURATION = 0.5;
 
-export function rankCandidates<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence, rows: ReadonlyMap<number, Row>, options: RankingOptions): RankedHit<Row>[] {
+export function rankCandidates<Row extends CandidateRow>(
+  parsed: ParsedQuery,
+  evidence: Evidence,
+  rows: ReadonlyMap<number, Row>,
+  options: RankingOptions,
+): RankedHit<Row>[] {
   // A candidate nothing found (a vector at or below zero cosine, with no other evidence) is not a result: no padding to k.
   const scored = score(parsed, evidence, rows, options).filter((hit) => hit.score > 0);
   // A path query names files: when some match, only they answer it.
-  const confined = parsed.kind === 'path' && scored.some((hit) => hit.signals.path) ? scored.filter((hit) => hit.signals.path) : scored;
+  const confined =
+    parsed.kind === 'path' && scored.some((hit) => hit.signals.path)
+      ? scored.filter((hit) => hit.signals.path)
+      : scored;
   return withoutNested(spreadOverFiles(confined), options.k);
 }
 
 /** Features to one score per candidate, best first. */
-function score<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence, rows: ReadonlyMap<number, Row>, options: RankingOptions): RankedHit<Row>[] {
+function score<Row extends CandidateRow>(
+  parsed: ParsedQuery,
+  evidence: Evidence,
+  rows: ReadonlyMap<number, Row>,
+  options: RankingOptions,
+): RankedHit<Row>[] {
   const { weights, lexicalSignals } = options;
   const fused = fuseScores(evidence.lexical, evidence.vector, weights);
   for (const id of evidence.definitions) if (!fused.has(id)) fused.set(id, { id, score: 0 });
   const queryWords = parsed.text.split(/\s+/);
   const roles = requestedRoles(queryWords.flatMap((word) => word.split(/[^\p{L}\p{N}]+/u)));
   const pathShares = new Map<string, number>();
-  const definingFiles = parsed.kind === 'prose' && lexicalSignals ? filesDefining(parsed, evidence, rows) : new Set<number>();
+  const definingFiles =
+    parsed.kind === 'prose' && lexicalSignals ? filesDefining(parsed, evidence, rows) : new Set<number>();
 
   const out: RankedHit<Row>[] = [];
   for (const candidate of fused.values()) {
@@ -154,7 +177,11 @@ function score<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence
  * 0.351 -> 0.235); boosting its file kept that order and gained on the
  * benchmark.
  */
-function filesDefining<Row extends CandidateRow>(parsed: ParsedQuery, evidence: Evidence, rows: ReadonlyMap<number, Row>): Set<number> {
+function filesDefining<Row extends CandidateRow>(
+  parsed: ParsedQuery,
+  evidence: Evidence,
+  rows: ReadonlyMap<number, Row>,
+): Set<number> {
   const files = new Set<number>();
   for (const id of evidence.definitions) {
     const row = rows.get(id);
@@ -213,10 +240,17 @@ export function spreadOverFiles<Row extends CandidateRow>(ranked: readonly Ranke
  * its snippet to show the member stands for it: a long class listed for
  * its name must not hide the method the query describes.
  */
-export function withoutNested<Row extends CandidateRow>(ranked: readonly RankedHit<Row>[], k: number, shownLines = 30): RankedHit<Row>[] {
+export function withoutNested<Row extends CandidateRow>(
+  ranked: readonly RankedHit<Row>[],
+  k: number,
+  shownLines = 30,
+): RankedHit<Row>[] {
   const kept: RankedHit<Row>[] = [];
   const contains = (outer: Row, inner: Row) =>
-    outer.path === inner.path && outer.startLine <= inner.startLine && inner.endLine <= outer.endLine && outer.endLine - outer.startLine < shownLines;
+    outer.path === inner.path &&
+    outer.startLine <= inner.startLine &&
+    inner.endLine <= outer.endLine &&
+    outer.endLine - outer.startLine < shownLines;
   // A container may come a little below k members; look that far, not further.
   for (const [i, hit] of ranked.entries()) {
     if (kept.length >= k && i >= 2 * k) break;

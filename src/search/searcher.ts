@@ -156,7 +156,13 @@ export class Searcher {
   readonly #reader: SearchReader;
   #closed = false;
 
-  private constructor(options: SearcherOptions, store: IndexStore, vectors: VectorIndex, record: EmbedderRecord, roots: Map<number, string>) {
+  private constructor(
+    options: SearcherOptions,
+    store: IndexStore,
+    vectors: VectorIndex,
+    record: EmbedderRecord,
+    roots: Map<number, string>,
+  ) {
     this.#options = options;
     this.indexDir = options.indexDir;
     this.#store = store;
@@ -208,7 +214,8 @@ export class Searcher {
       await this.#catchUp();
       // The query is embedded and the FAISS search submitted to its worker threads
       // first, so that BM25 runs here meanwhile: the two halves overlap.
-      const vectorSide = requestedMode === 'lexical' ? undefined : await this.#startVectorSearch(parsed, k, filters, timings);
+      const vectorSide =
+        requestedMode === 'lexical' ? undefined : await this.#startVectorSearch(parsed, k, filters, timings);
       let t = performance.now();
       let lexical = requestedMode === 'vector' ? NO_LEXICAL_EVIDENCE : this.#lexicalSearch(parsed, k, filters);
       timings.lexicalMs = performance.now() - t;
@@ -264,10 +271,16 @@ export class Searcher {
    * Embeds the query and submits the k-NN search; the hits arrive later.
    * Returns why there will be none instead when the embedder is unavailable.
    */
-  async #startVectorSearch(parsed: ParsedQuery, k: number, filters: CompiledFilters, timings: SearchTimings): Promise<{ hits: Promise<{ id: number; score: number }[]> } | string> {
+  async #startVectorSearch(
+    parsed: ParsedQuery,
+    k: number,
+    filters: CompiledFilters,
+    timings: SearchTimings,
+  ): Promise<{ hits: Promise<{ id: number; score: number }[]> } | string> {
     const ntotal = this.#vectors.ntotal;
     if (ntotal === 0) return { hits: Promise.resolve([]) };
-    const unavailable = () => `the embedder ${this.#record.id} is unavailable (${this.#embedderProblem}); answered by lexical search`;
+    const unavailable = () =>
+      `the embedder ${this.#record.id} is unavailable (${this.#embedderProblem}); answered by lexical search`;
     if (this.#embedderBreaker.isOpen) return unavailable();
     const embedStarted = performance.now();
     let query: Float32Array;
@@ -284,7 +297,10 @@ export class Searcher {
 
     const searchStarted = performance.now();
     // Filters apply after FAISS, which knows ids only: fetch deeper when they may thin the list.
-    const wanted = Math.min(ntotal, filters.active || parsed.kind === 'path' ? Math.max(400, k * 40) : Math.max(100, k * 10));
+    const wanted = Math.min(
+      ntotal,
+      filters.active || parsed.kind === 'path' ? Math.max(400, k * 40) : Math.max(100, k * 10),
+    );
     const nprobe = this.#vectors.nprobe;
     const search = this.#vectors.index.search(query, wanted, nprobe ? { nprobe } : {});
     const hits = search.then(({ labels, distances }) => {
@@ -307,7 +323,8 @@ export class Searcher {
   #termWeight(term: string): number {
     const { generation, ntotal } = this.#vectors;
     // Bounded: a long-lived searcher meets an open-ended vocabulary.
-    if (this.#termWeights.generation !== generation || this.#termWeights.byTerm.size >= MAX_CACHED_TERM_WEIGHTS) this.#termWeights = { generation, byTerm: new Map() };
+    if (this.#termWeights.generation !== generation || this.#termWeights.byTerm.size >= MAX_CACHED_TERM_WEIGHTS)
+      this.#termWeights = { generation, byTerm: new Map() };
     const cached = this.#termWeights.byTerm.get(term);
     if (cached !== undefined) return cached;
     const df = this.#reader.documentFrequency(term);
@@ -319,7 +336,11 @@ export class Searcher {
   async #queryEmbedder(): Promise<Embedder> {
     if (this.#embedder) return this.#embedder;
     const embedder = embedderFromId(this.#record.id, this.#options.ollama);
-    if (!embedder) throw new EmbedderError(`this version of ocvector cannot embed queries for ${this.#record.id}: run oc-vector-index to re-embed the index`, 'UNKNOWN_EMBEDDER');
+    if (!embedder)
+      throw new EmbedderError(
+        `this version of ocvector cannot embed queries for ${this.#record.id}: run oc-vector-index to re-embed the index`,
+        'UNKNOWN_EMBEDDER',
+      );
     await embedder.init({ dimension: this.#record.dimension });
     this.#embedder = embedder;
     return embedder;
@@ -334,12 +355,15 @@ export class Searcher {
     const limit = Math.max(100, k * 10);
     if (parsed.kind === 'path') {
       // In file order, not by relevance: a score that only keeps that order.
-      const elements = this.#reader.pathElements(parsed.paths, filters, limit).map((id, i) => ({ id, score: 1 / (i + 1) }));
+      const elements = this.#reader
+        .pathElements(parsed.paths, filters, limit)
+        .map((id, i) => ({ id, score: 1 / (i + 1) }));
       return { ...NO_LEXICAL_EVIDENCE, elements };
     }
     const symbols = symbolNames(parsed);
     const definitions = new Set(this.#reader.definitions(symbols, filters, DEFINITION_CANDIDATES));
-    const namedFiles = parsed.kind === 'identifier' ? this.#reader.namedFiles(symbols, filters, NAMED_FILE_ELEMENTS) : [];
+    const namedFiles =
+      parsed.kind === 'identifier' ? this.#reader.namedFiles(symbols, filters, NAMED_FILE_ELEMENTS) : [];
     const match = this.#matchExpression(parsed.terms, false);
     const codeMatch = this.#matchExpression(parsed.terms, true);
     const elements = match || codeMatch ? this.#reader.elementHits(match, codeMatch, filters, limit) : [];
@@ -377,17 +401,42 @@ export class Searcher {
     if (inCode) return undefined;
     const all = terms.map((term) => ftsExpression([term])).join(' AND ');
     if (this.#reader.matchesMoreThan(all, 0)) return all;
-    return ftsExpression([terms.map((term) => ({ term, n: this.#reader.matchCount(ftsExpression([term])!) })).sort((a, b) => a.n - b.n)[0]!.term]);
+    return ftsExpression([
+      terms.map((term) => ({ term, n: this.#reader.matchCount(ftsExpression([term])!) })).sort((a, b) => a.n - b.n)[0]!
+        .term,
+    ]);
   }
 
   /** The ranking stack (search/ranking.ts) over the rows of every candidate that passes the filters. */
-  #rank(parsed: ParsedQuery, lexical: LexicalEvidence, vectorHits: ScoredHit[], filters: CompiledFilters, k: number, mode: SearchMode): RankedHit<ElementRecord>[] {
-    const weights = mode === 'lexical' ? { lexical: 1, vector: 0 } : mode === 'vector' ? { lexical: 0, vector: 1 } : this.#weights[parsed.kind];
-    const ids = new Set<number>([...lexical.elements.map((hit) => hit.id), ...vectorHits.map((hit) => hit.id), ...lexical.definitions, ...lexical.namedFiles.flatMap((file) => file.ids)]);
+  #rank(
+    parsed: ParsedQuery,
+    lexical: LexicalEvidence,
+    vectorHits: ScoredHit[],
+    filters: CompiledFilters,
+    k: number,
+    mode: SearchMode,
+  ): RankedHit<ElementRecord>[] {
+    const weights =
+      mode === 'lexical'
+        ? { lexical: 1, vector: 0 }
+        : mode === 'vector'
+          ? { lexical: 0, vector: 1 }
+          : this.#weights[parsed.kind];
+    const ids = new Set<number>([
+      ...lexical.elements.map((hit) => hit.id),
+      ...vectorHits.map((hit) => hit.id),
+      ...lexical.definitions,
+      ...lexical.namedFiles.flatMap((file) => file.ids),
+    ]);
     const rows = this.#reader.rows([...ids]);
     // Gone since FAISS was brought level (an indexer committed meanwhile), or filtered out.
     for (const [id, row] of rows) if (!filters.matches(row)) rows.delete(id);
-    const evidence: Evidence = { lexical: lexical.elements, vector: vectorHits, definitions: lexical.definitions, namedFiles: new Set(lexical.namedFiles.map((file) => file.fileId)) };
+    const evidence: Evidence = {
+      lexical: lexical.elements,
+      vector: vectorHits,
+      definitions: lexical.definitions,
+      namedFiles: new Set(lexical.namedFiles.map((file) => file.fileId)),
+    };
     return rankCandidates(parsed, evidence, rows, { k, weights, lexicalSignals: mode !== 'vector' });
   }
 
@@ -431,18 +480,28 @@ function vectorEvents(options: SearcherOptions): (event: VectorIndexEvent) => vo
 }
 
 function validateQuery(query: unknown): string {
-  if (typeof query !== 'string') throw new SearchError(`the query must be a string, not ${query === null ? 'null' : typeof query}`, 'BAD_QUERY');
+  if (typeof query !== 'string')
+    throw new SearchError(`the query must be a string, not ${query === null ? 'null' : typeof query}`, 'BAD_QUERY');
   const text = query.trim();
   if (!text) throw new SearchError('the query is empty', 'BAD_QUERY');
-  if (text.length > MAX_QUERY_LENGTH) throw new SearchError(`the query is ${text.length} characters long; at most ${MAX_QUERY_LENGTH} are allowed`, 'BAD_QUERY');
+  if (text.length > MAX_QUERY_LENGTH)
+    throw new SearchError(
+      `the query is ${text.length} characters long; at most ${MAX_QUERY_LENGTH} are allowed`,
+      'BAD_QUERY',
+    );
   // Punctuation alone matches nothing in the lexical index, and embeds to noise.
-  if (!/[\p{L}\p{N}]/u.test(text)) throw new SearchError(`the query "${text.slice(0, 40)}" has no words to search for: use letters or digits`, 'BAD_QUERY');
+  if (!/[\p{L}\p{N}]/u.test(text))
+    throw new SearchError(
+      `the query "${text.slice(0, 40)}" has no words to search for: use letters or digits`,
+      'BAD_QUERY',
+    );
   return text;
 }
 
 function validateK(k: unknown): number {
   if (k === undefined) return SEARCH_DEFAULTS.k;
-  if (typeof k !== 'number' || !Number.isInteger(k) || k < 1 || k > MAX_K) throw new SearchError(`k must be an integer from 1 to ${MAX_K}, not ${String(k)}`, 'BAD_OPTION');
+  if (typeof k !== 'number' || !Number.isInteger(k) || k < 1 || k > MAX_K)
+    throw new SearchError(`k must be an integer from 1 to ${MAX_K}, not ${String(k)}`, 'BAD_OPTION');
   return k;
 }
 

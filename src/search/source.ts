@@ -150,7 +150,8 @@ export class SourceReader {
     } catch {
       return { stale: true, problem: 'the file is gone' };
     }
-    if (real !== this.#realRoot && !real.startsWith(this.#realRoot + sep)) return { stale: true, problem: 'the file now leads outside the indexed root' };
+    if (real !== this.#realRoot && !real.startsWith(this.#realRoot + sep))
+      return { stale: true, problem: 'the file now leads outside the indexed root' };
     const unchangedStat = size === file.size && mtimeMs === file.mtimeMs;
     if (unchangedStat && !needText) return { stale: false };
     if (size > MAX_SOURCE_BYTES) return { stale: true, problem: `the file has grown to ${size} bytes` };
@@ -169,12 +170,22 @@ export class SourceReader {
 }
 
 /** Lines start..end (1-based, inclusive), cut to the limits, with a count of what was left out. */
-export function cutLines(source: SourceText | readonly string[], startLine: number, endLine: number, options: SnippetOptions = {}): string {
+export function cutLines(
+  source: SourceText | readonly string[],
+  startLine: number,
+  endLine: number,
+  options: SnippetOptions = {},
+): string {
   const { maxLines, maxChars } = { ...DEFAULT_SNIPPET_OPTIONS, ...options };
   const start = Math.max(1, startLine);
   const wanted = Math.min(endLine, start + maxLines - 1);
   const available = source instanceof SourceText ? source.lines(start, wanted) : source.slice(start - 1, wanted);
-  const lastLine = source instanceof SourceText ? (available.length < wanted - start + 1 ? start + available.length - 1 : endLine) : Math.min(endLine, source.length);
+  const lastLine =
+    source instanceof SourceText
+      ? available.length < wanted - start + 1
+        ? start + available.length - 1
+        : endLine
+      : Math.min(endLine, source.length);
   const out: string[] = [];
   let chars = 0;
   for (const raw of available) {
@@ -199,7 +210,13 @@ export function cutLines(source: SourceText | readonly string[], startLine: numb
  * `maxLines` lines holding the most of the query's terms (a chunk or a
  * long function matched deep inside).
  */
-export function bestSnippetStart(source: SourceText, startLine: number, endLine: number, queryTerms: ReadonlySet<string>, options: SnippetOptions = {}): number {
+export function bestSnippetStart(
+  source: SourceText,
+  startLine: number,
+  endLine: number,
+  queryTerms: ReadonlySet<string>,
+  options: SnippetOptions = {},
+): number {
   const { maxLines } = { ...DEFAULT_SNIPPET_OPTIONS, ...options };
   if (endLine - startLine + 1 <= maxLines || queryTerms.size === 0) return startLine;
   // Long elements are read a bounded way: windows past this many lines are not looked at.

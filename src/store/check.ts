@@ -38,7 +38,13 @@ export async function checkConsistency(store: IndexStore, vectorIndex: VectorInd
   }
   // With every row present, equal counts leave no room for vectors without a row.
   const vectors = vectorIndex.ntotal;
-  return { ok: missing.length === 0 && mismatched.length === 0 && vectors === rows.length, elements: rows.length, vectors, missing, mismatched };
+  return {
+    ok: missing.length === 0 && mismatched.length === 0 && vectors === rows.length,
+    elements: rows.length,
+    vectors,
+    missing,
+    mismatched,
+  };
 }
 
 function sameVector(a: Float32Array, b: Float32Array): boolean {

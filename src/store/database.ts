@@ -11,7 +11,15 @@ import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 
 export const DATABASE_FILE = 'index.db';
 
-export type StoreErrorCode = 'CORRUPT' | 'NEWER_SCHEMA' | 'OLDER_SCHEMA' | 'NOT_FOUND' | 'EMBEDDER_MISMATCH' | 'LOCKED' | 'IO' | 'MOVED';
+export type StoreErrorCode =
+  | 'CORRUPT'
+  | 'NEWER_SCHEMA'
+  | 'OLDER_SCHEMA'
+  | 'NOT_FOUND'
+  | 'EMBEDDER_MISMATCH'
+  | 'LOCKED'
+  | 'IO'
+  | 'MOVED';
 
 export class StoreError extends OcvectorError<StoreErrorCode> {
   override name = 'StoreError';
@@ -65,7 +73,11 @@ function refuseSpecialFile(path: string): void {
   } catch {
     return; // absent: created (writer) or reported (reader) below
   }
-  if (kind) throw new StoreError(`the index database ${path} is ${kind}, not a regular file; remove it and index again`, 'CORRUPT');
+  if (kind)
+    throw new StoreError(
+      `the index database ${path} is ${kind}, not a regular file; remove it and index again`,
+      'CORRUPT',
+    );
 }
 
 /** SQLite's answer for a file that is not a database, or one with damaged pages. */
@@ -76,7 +88,10 @@ export function isCorruption(error: unknown): boolean {
 
 /** The error for a damaged index database, saying what to do. */
 export function damaged(directory: string, detail: string): StoreError {
-  return new StoreError(`the index database ${join(directory, DATABASE_FILE)} is damaged (${detail}); delete ${directory} and index again`, 'CORRUPT');
+  return new StoreError(
+    `the index database ${join(directory, DATABASE_FILE)} is damaged (${detail}); delete ${directory} and index again`,
+    'CORRUPT',
+  );
 }
 
 /** The error for an index that was built for another root (copied or moved into this one). */
@@ -90,7 +105,9 @@ export function builtElsewhere(directory: string, root: string): StoreError {
 function checkStructure(db: Database.Database): void {
   const problems = db.pragma('quick_check(5)', { simple: false }) as { quick_check: string }[];
   if (problems.length === 1 && problems[0]!.quick_check === 'ok') return;
-  throw Object.assign(new Error(problems.map((row) => row.quick_check.replace(/\s+/g, ' ')).join('; ')), { code: 'SQLITE_CORRUPT' });
+  throw Object.assign(new Error(problems.map((row) => row.quick_check.replace(/\s+/g, ' ')).join('; ')), {
+    code: 'SQLITE_CORRUPT',
+  });
 }
 
 /**
@@ -105,7 +122,11 @@ function openForReading(path: string): Database.Database {
   try {
     db = new Database(path, { fileMustExist: true });
   } catch (error) {
-    if ((error as { code?: string }).code !== 'SQLITE_CANTOPEN' && (error as { code?: string }).code !== 'SQLITE_READONLY') throw error;
+    if (
+      (error as { code?: string }).code !== 'SQLITE_CANTOPEN' &&
+      (error as { code?: string }).code !== 'SQLITE_READONLY'
+    )
+      throw error;
     return new Database(path, { readonly: true, fileMustExist: true });
   }
   db.pragma('query_only = ON');
@@ -118,20 +139,30 @@ export function prepareDirectory(directory: string): void {
   // An existing directory (--db) is made private too: mkdir's mode applies only to one it creates.
   if ((statSync(directory).mode & 0o077) !== 0) chmodSync(directory, 0o700);
   const gitignore = join(directory, '.gitignore');
-  if (!existsSync(gitignore)) writeFileSync(gitignore, '# ocvector index: local, never committed\n*\n', { mode: 0o600 });
+  if (!existsSync(gitignore))
+    writeFileSync(gitignore, '# ocvector index: local, never committed\n*\n', { mode: 0o600 });
 }
 
 function migrate(db: Database.Database, readonly: boolean): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > SCHEMA_VERSION) {
-    throw new StoreError(`the index was written by a newer ocvector (schema ${current}, this one knows ${SCHEMA_VERSION}); upgrade ocvector or rebuild the index`, 'NEWER_SCHEMA');
+    throw new StoreError(
+      `the index was written by a newer ocvector (schema ${current}, this one knows ${SCHEMA_VERSION}); upgrade ocvector or rebuild the index`,
+      'NEWER_SCHEMA',
+    );
   }
   if (current === SCHEMA_VERSION) return;
-  if (readonly) throw new StoreError(`the index has schema ${current} and needs migrating to ${SCHEMA_VERSION}: run oc-vector-index once`, 'OLDER_SCHEMA');
+  if (readonly)
+    throw new StoreError(
+      `the index has schema ${current} and needs migrating to ${SCHEMA_VERSION}: run oc-vector-index once`,
+      'OLDER_SCHEMA',
+    );
   db.transaction(() => {
     for (let version = current; version < SCHEMA_VERSION; version++) db.exec(MIGRATIONS[version]!);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    db.prepare('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at INTEGER NOT NULL)').run();
+    db.prepare(
+      'CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at INTEGER NOT NULL)',
+    ).run();
     db.prepare('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)').run(SCHEMA_VERSION, Date.now());
   }).immediate();
 }

@@ -1,6 +1,14 @@
 /** The store's internal exports (its public ones are in src/index.ts). */
 export { IndexStore, UNTRUSTED_MTIME } from './store.js';
-export type { ElementRow, ElementSummary, EmbedderRecord, FileRow, FileStatus, FileSummary, FileUpdate } from './store.js';
+export type {
+  ElementRow,
+  ElementSummary,
+  EmbedderRecord,
+  FileRow,
+  FileStatus,
+  FileSummary,
+  FileUpdate,
+} from './store.js';
 export { DEFAULT_INDEX_DESCRIPTION, IndexMeta } from './meta.js';
 export { openDatabase, DATABASE_FILE } from './database.js';
 export { SCHEMA_VERSION } from './schema.js';

@@ -48,13 +48,19 @@ export class WriteLock {
         continue;
       }
       if (Date.now() >= deadline) {
-        const who = owner ? `pid ${owner.pid} on ${owner.host}, since ${new Date(owner.since).toISOString()}` : 'starting up';
+        const who = owner
+          ? `pid ${owner.pid} on ${owner.host}, since ${new Date(owner.since).toISOString()}`
+          : 'starting up';
         throw new StoreError(
           `another indexer (${who}) is writing this index; wait for it to finish, or let this run wait for it (oc-vector-index --wait <seconds>; the Indexer's lockWaitMs)`,
           'LOCKED',
         );
       }
-      await sleep(Math.min(200, Math.max(1, deadline - Date.now())), undefined, options.signal ? { signal: options.signal } : {});
+      await sleep(
+        Math.min(200, Math.max(1, deadline - Date.now())),
+        undefined,
+        options.signal ? { signal: options.signal } : {},
+      );
     }
   }
 

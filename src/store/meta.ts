@@ -23,7 +23,14 @@ export interface LastRun {
   modelCalls: number;
 }
 
-type MetaKey = 'generation' | 'embedder' | 'dimension' | 'rebuilt_at_generation' | 'index_description' | 'last_run' | 'vectors_file';
+type MetaKey =
+  | 'generation'
+  | 'embedder'
+  | 'dimension'
+  | 'rebuilt_at_generation'
+  | 'index_description'
+  | 'last_run'
+  | 'vectors_file';
 
 export class IndexMeta {
   readonly #get: Database.Statement<[MetaKey], { value: string }>;
@@ -31,7 +38,9 @@ export class IndexMeta {
 
   constructor(db: Database.Database) {
     this.#get = db.prepare('SELECT value FROM meta WHERE key = ?');
-    this.#set = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+    this.#set = db.prepare(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    );
   }
 
   /** Bumped once per run that changes something; stamps rows and the FAISS file. */

@@ -13,7 +13,10 @@ export interface OpenedIndex {
   close(): void;
 }
 
-export async function openIndex(indexDir: string, options: VectorIndexOptions & { onEvent?: (event: VectorIndexEvent) => void } = {}): Promise<OpenedIndex> {
+export async function openIndex(
+  indexDir: string,
+  options: VectorIndexOptions & { onEvent?: (event: VectorIndexEvent) => void } = {},
+): Promise<OpenedIndex> {
   const store = IndexStore.open(indexDir, { readonly: true });
   try {
     const embedder = store.embedder;

@@ -58,11 +58,19 @@ export class SearchReader {
     this.#sql = {
       documentFrequency: db.prepare<[string], { doc: number }>('SELECT doc FROM temp.elements_vocab WHERE term = ?'),
       // Ranked by an alias, so FTS5 computes each row's BM25 once.
-      elements: db.prepare<[string, number], { id: number; rank: number }>(`SELECT rowid AS id, ${ELEMENT_BM25} AS rank FROM elements_fts WHERE elements_fts MATCH ? ORDER BY rank LIMIT ?`),
-      code: db.prepare<[string, number], { id: number; rank: number }>('SELECT rowid AS id, bm25(code_fts) AS rank FROM code_fts WHERE code_fts MATCH ? ORDER BY rank LIMIT ?'),
+      elements: db.prepare<[string, number], { id: number; rank: number }>(
+        `SELECT rowid AS id, ${ELEMENT_BM25} AS rank FROM elements_fts WHERE elements_fts MATCH ? ORDER BY rank LIMIT ?`,
+      ),
+      code: db.prepare<[string, number], { id: number; rank: number }>(
+        'SELECT rowid AS id, bm25(code_fts) AS rank FROM code_fts WHERE code_fts MATCH ? ORDER BY rank LIMIT ?',
+      ),
       // Is there a row past the threshold? Cheaper than counting them all.
-      beyond: db.prepare<[string, number], { found: number }>('SELECT 1 AS found FROM elements_fts WHERE elements_fts MATCH ? LIMIT 1 OFFSET ?'),
-      codeBeyond: db.prepare<[string, number], { found: number }>('SELECT 1 AS found FROM code_fts WHERE code_fts MATCH ? LIMIT 1 OFFSET ?'),
+      beyond: db.prepare<[string, number], { found: number }>(
+        'SELECT 1 AS found FROM elements_fts WHERE elements_fts MATCH ? LIMIT 1 OFFSET ?',
+      ),
+      codeBeyond: db.prepare<[string, number], { found: number }>(
+        'SELECT 1 AS found FROM code_fts WHERE code_fts MATCH ? LIMIT 1 OFFSET ?',
+      ),
       count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM elements_fts WHERE elements_fts MATCH ?'),
       fileStems: db.prepare<[], { id: number; path: string }>("SELECT id, path FROM files WHERE status = 'indexed'"),
       rows: db.prepare<[string], ElementRecord>(
@@ -80,12 +88,29 @@ export class SearchReader {
    * which may leave out terms too common in code to be worth reading).
    */
   elementHits(match: string | undefined, codeMatch: string | undefined, filters: FilterSql, limit: number): IdScore[] {
-    const names = match ? this.#bm25('elements_fts', ELEMENT_BM25, this.#sql.elements, match, filters, limit).map(({ id, rank }) => ({ id, score: -rank })) : [];
-    const code = codeMatch ? this.#bm25('code_fts', 'bm25(code_fts)', this.#sql.code, codeMatch, filters, limit).map(({ id, rank }) => ({ id, score: -CODE_WEIGHT * rank })) : [];
+    const names = match
+      ? this.#bm25('elements_fts', ELEMENT_BM25, this.#sql.elements, match, filters, limit).map(({ id, rank }) => ({
+          id,
+          score: -rank,
+        }))
+      : [];
+    const code = codeMatch
+      ? this.#bm25('code_fts', 'bm25(code_fts)', this.#sql.code, codeMatch, filters, limit).map(({ id, rank }) => ({
+          id,
+          score: -CODE_WEIGHT * rank,
+        }))
+      : [];
     return sumById([names, code]);
   }
 
-  #bm25(table: string, rank: string, unfiltered: Statement<[string, number], { id: number; rank: number }>, match: string, filters: FilterSql, limit: number): { id: number; rank: number }[] {
+  #bm25(
+    table: string,
+    rank: string,
+    unfiltered: Statement<[string, number], { id: number; rank: number }>,
+    match: string,
+    filters: FilterSql,
+    limit: number,
+  ): { id: number; rank: number }[] {
     if (!filters.active) return unfiltered.all(match, limit);
     return this.#db
       .prepare<unknown[], { id: number; rank: number }>(
@@ -133,7 +158,10 @@ export class SearchReader {
     const firstElements = this.#db.prepare<unknown[], { id: number }>(
       `SELECT e.vector_id AS id FROM elements e JOIN files f ON f.id = e.file_id WHERE e.file_id = ? AND ${filters.sql} ORDER BY e.start_line LIMIT ?`,
     );
-    return files.slice(0, 20).map((file) => ({ fileId: file.id, ids: firstElements.all(file.id, ...filters.params, perFile).map((row) => row.id) }));
+    return files.slice(0, 20).map((file) => ({
+      fileId: file.id,
+      ids: firstElements.all(file.id, ...filters.params, perFile).map((row) => row.id),
+    }));
   }
 
   /** The rows of these elements, by id (an id gone since is absent). */

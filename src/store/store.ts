@@ -112,7 +112,10 @@ export class IndexStore {
       fileByPath: db.prepare<[number, string], FileRow>(
         'SELECT id, path, language, size, mtime_ms AS mtimeMs, hash, status, error, element_count AS elementCount FROM files WHERE root_id = ? AND path = ?',
       ),
-      upsertFile: db.prepare<[number, string, string | null, number, number, string | null, FileStatus, string | null, number], { id: number }>(
+      upsertFile: db.prepare<
+        [number, string, string | null, number, number, string | null, FileStatus, string | null, number],
+        { id: number }
+      >(
         `INSERT INTO files (root_id, path, language, size, mtime_ms, hash, status, error, indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (root_id, path) DO UPDATE SET language = excluded.language, size = excluded.size, mtime_ms = excluded.mtime_ms,
            hash = excluded.hash, status = excluded.status, error = excluded.error, indexed_at = excluded.indexed_at
@@ -126,18 +129,24 @@ export class IndexStore {
            start_line AS startLine, end_line AS endLine, signature, description, document_hash AS documentHash
          FROM elements WHERE file_id = ?`,
       ),
-      insertElement: db.prepare<[number, number, string, string, string, string, number, number, string, string, string]>(
+      insertElement: db.prepare<
+        [number, number, string, string, string, string, number, number, string, string, string]
+      >(
         `INSERT INTO elements (file_id, generation, element_type, element_name, short_name, access, start_line, end_line, signature, description, document_hash)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       moveElement: db.prepare('UPDATE elements SET start_line = ?, end_line = ? WHERE vector_id = ?'),
       deleteElement: db.prepare('DELETE FROM elements WHERE vector_id = ?'),
-      insertFts: db.prepare('INSERT INTO elements_fts (rowid, name, signature, description, path) VALUES (?, ?, ?, ?, ?)'),
+      insertFts: db.prepare(
+        'INSERT INTO elements_fts (rowid, name, signature, description, path) VALUES (?, ?, ?, ?, ?)',
+      ),
       deleteFts: db.prepare('DELETE FROM elements_fts WHERE rowid = ?'),
       insertCodeFts: db.prepare('INSERT INTO code_fts (rowid, code) VALUES (?, ?)'),
       deleteCodeFts: db.prepare('DELETE FROM code_fts WHERE rowid = ?'),
       tombstone: db.prepare('INSERT OR REPLACE INTO removed_vectors (vector_id, generation) VALUES (?, ?)'),
-      getEmbedding: db.prepare<[string, string], { vector: Buffer }>('SELECT vector FROM embeddings WHERE embedder = ? AND document_hash = ?'),
+      getEmbedding: db.prepare<[string, string], { vector: Buffer }>(
+        'SELECT vector FROM embeddings WHERE embedder = ? AND document_hash = ?',
+      ),
       putEmbedding: db.prepare('INSERT OR IGNORE INTO embeddings (embedder, document_hash, vector) VALUES (?, ?, ?)'),
       getAnalysis: db.prepare<[string], { answers: string }>('SELECT answers FROM analysis_cache WHERE key = ?'),
       putAnalysis: db.prepare('INSERT OR REPLACE INTO analysis_cache (key, answers, created_at) VALUES (?, ?, ?)'),
@@ -235,7 +244,9 @@ export class IndexStore {
   /** Forgets every root, file and element (a rebuild); the caches are kept. */
   reset(embedder: EmbedderRecord): void {
     this.transaction(() => {
-      this.#db.exec(`DELETE FROM elements; DELETE FROM files; DELETE FROM roots; DELETE FROM removed_vectors; DELETE FROM elements_fts; DELETE FROM code_fts;`);
+      this.#db.exec(
+        `DELETE FROM elements; DELETE FROM files; DELETE FROM roots; DELETE FROM removed_vectors; DELETE FROM elements_fts; DELETE FROM code_fts;`,
+      );
       this.meta.embedder = embedder;
       this.meta.generation = this.generation + 1;
       this.meta.rebuiltAtGeneration = this.generation;
@@ -308,7 +319,17 @@ export class IndexStore {
     documents: readonly ElementDocument[],
     generation: number,
   ): { fileId: number; added: { vectorId: number; document: ElementDocument }[]; removed: number[]; kept: number } {
-    const fileId = this.#s.upsertFile.get(rootId, update.path, update.language, update.size, update.mtimeMs, update.hash, update.status, update.error, Date.now())!.id;
+    const fileId = this.#s.upsertFile.get(
+      rootId,
+      update.path,
+      update.language,
+      update.size,
+      update.mtimeMs,
+      update.hash,
+      update.status,
+      update.error,
+      Date.now(),
+    )!.id;
     const old = new Map<string, ElementRow[]>();
     for (const row of this.#s.elementsOfFile.all(fileId)) {
       const same = old.get(row.documentHash);
@@ -322,14 +343,33 @@ export class IndexStore {
       const e = document.element;
       if (reusable) {
         kept++;
-        if (reusable.startLine !== e.startLine || reusable.endLine !== e.endLine) this.#s.moveElement.run(e.startLine, e.endLine, reusable.vectorId);
+        if (reusable.startLine !== e.startLine || reusable.endLine !== e.endLine)
+          this.#s.moveElement.run(e.startLine, e.endLine, reusable.vectorId);
         continue;
       }
       const name = qualifiedName(e);
       const vectorId = Number(
-        this.#s.insertElement.run(fileId, generation, e.type, name, e.name.toLowerCase(), e.access, e.startLine, e.endLine, e.signature, e.description, document.hash).lastInsertRowid,
+        this.#s.insertElement.run(
+          fileId,
+          generation,
+          e.type,
+          name,
+          e.name.toLowerCase(),
+          e.access,
+          e.startLine,
+          e.endLine,
+          e.signature,
+          e.description,
+          document.hash,
+        ).lastInsertRowid,
       );
-      this.#s.insertFts.run(vectorId, lexicalText(name), lexicalText(e.signature), lexicalText(e.description), lexicalText(update.path));
+      this.#s.insertFts.run(
+        vectorId,
+        lexicalText(name),
+        lexicalText(e.signature),
+        lexicalText(e.description),
+        lexicalText(update.path),
+      );
       if (document.code) this.#s.insertCodeFts.run(vectorId, lexicalText(document.code));
       added.push({ vectorId, document });
     }
@@ -356,7 +396,9 @@ export class IndexStore {
    * for re-analysis, so that the next run indexes them again.
    */
   forgetElements(vectorIds: readonly number[]): void {
-    const markFile = this.#db.prepare('UPDATE files SET hash = NULL, mtime_ms = ? WHERE id = (SELECT file_id FROM elements WHERE vector_id = ?)');
+    const markFile = this.#db.prepare(
+      'UPDATE files SET hash = NULL, mtime_ms = ? WHERE id = (SELECT file_id FROM elements WHERE vector_id = ?)',
+    );
     for (const id of vectorIds) {
       markFile.run(UNTRUSTED_MTIME, id);
       this.#s.deleteElement.run(id);
@@ -376,18 +418,28 @@ export class IndexStore {
   /** Every file of every root, by path. */
   fileSummaries(): FileSummary[] {
     return this.#db
-      .prepare<[], FileSummary>('SELECT path, language, size, mtime_ms AS mtimeMs, hash, status, error, element_count AS elements FROM files ORDER BY path')
+      .prepare<[], FileSummary>(
+        'SELECT path, language, size, mtime_ms AS mtimeMs, hash, status, error, element_count AS elements FROM files ORDER BY path',
+      )
       .all();
   }
 
   /** Every element's vector id and document hash (which names its vector in the embedding cache), by id. */
   elementVectors(): { id: number; hash: string }[] {
-    return this.#db.prepare<[], { id: number; hash: string }>('SELECT vector_id AS id, document_hash AS hash FROM elements ORDER BY vector_id').all();
+    return this.#db
+      .prepare<[], { id: number; hash: string }>(
+        'SELECT vector_id AS id, document_hash AS hash FROM elements ORDER BY vector_id',
+      )
+      .all();
   }
 
   /** Every element's type, name and description, in vector id order. */
   elementSummaries(): ElementSummary[] {
-    return this.#db.prepare<[], ElementSummary>('SELECT element_type AS type, element_name AS name, description FROM elements ORDER BY vector_id').all();
+    return this.#db
+      .prepare<[], ElementSummary>(
+        'SELECT element_type AS type, element_name AS name, description FROM elements ORDER BY vector_id',
+      )
+      .all();
   }
 
   // -- vectors -------------------------------------------------------------
@@ -407,7 +459,10 @@ export class IndexStore {
    * cached vector are reported in `missing`; they cannot happen unless the
    * database was edited by hand.
    */
-  vectors(embedder: EmbedderRecord, afterGeneration = -1): { ids: BigInt64Array; vectors: Float32Array; missing: number[] } {
+  vectors(
+    embedder: EmbedderRecord,
+    afterGeneration = -1,
+  ): { ids: BigInt64Array; vectors: Float32Array; missing: number[] } {
     const rows = this.#db
       .prepare<[string, number], { id: number; vector: Buffer | null }>(
         `SELECT e.vector_id AS id, v.vector AS vector FROM elements e
@@ -433,14 +488,20 @@ export class IndexStore {
 
   /** Vector ids removed after a generation (replayed onto an older FAISS file). */
   removedAfter(generation: number): BigInt64Array {
-    const rows = this.#db.prepare<[number], { id: number }>('SELECT vector_id AS id FROM removed_vectors WHERE generation > ?').all(generation);
+    const rows = this.#db
+      .prepare<[number], { id: number }>('SELECT vector_id AS id FROM removed_vectors WHERE generation > ?')
+      .all(generation);
     return BigInt64Array.from(rows, (row) => BigInt(row.id));
   }
 
   /** Vectors added or removed after a generation: what replaying onto an older FAISS file costs. */
   changesAfter(generation: number): number {
-    const added = this.#db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM elements WHERE generation > ?').get(generation)!.n;
-    const removed = this.#db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM removed_vectors WHERE generation > ?').get(generation)!.n;
+    const added = this.#db
+      .prepare<[number], { n: number }>('SELECT count(*) AS n FROM elements WHERE generation > ?')
+      .get(generation)!.n;
+    const removed = this.#db
+      .prepare<[number], { n: number }>('SELECT count(*) AS n FROM removed_vectors WHERE generation > ?')
+      .get(generation)!.n;
     return added + removed;
   }
 
@@ -455,7 +516,9 @@ export class IndexStore {
    * does not grow without bound.
    */
   pruneEmbeddings(): number {
-    const live = this.#db.prepare<[], { n: number }>('SELECT count(DISTINCT document_hash) AS n FROM elements').get()!.n;
+    const live = this.#db
+      .prepare<[], { n: number }>('SELECT count(DISTINCT document_hash) AS n FROM elements')
+      .get()!.n;
     const total = this.#db.prepare<[], { n: number }>('SELECT count(*) AS n FROM embeddings').get()!.n;
     if (total <= 2 * live + 1000) return 0;
     return this.#db

@@ -63,11 +63,17 @@ function nlistOf(description: string): number | undefined {
 }
 
 /** What a VectorIndex does when its options leave something out. */
-export const VECTOR_INDEX_DEFAULTS: Required<VectorIndexOptions> = { approximateThreshold: 100_000, checkpointRatio: 0.05 };
+export const VECTOR_INDEX_DEFAULTS: Required<VectorIndexOptions> = {
+  approximateThreshold: 100_000,
+  checkpointRatio: 0.05,
+};
 
 function withDefaults(options: VectorIndexOptions): Required<VectorIndexOptions> {
   const d = VECTOR_INDEX_DEFAULTS;
-  return { approximateThreshold: options.approximateThreshold ?? d.approximateThreshold, checkpointRatio: options.checkpointRatio ?? d.checkpointRatio };
+  return {
+    approximateThreshold: options.approximateThreshold ?? d.approximateThreshold,
+    checkpointRatio: options.checkpointRatio ?? d.checkpointRatio,
+  };
 }
 
 export class VectorIndex {
@@ -84,7 +90,12 @@ export class VectorIndex {
   }
 
   /** Opens the index that matches the database, replaying or rebuilding as needed. */
-  static async open(store: IndexStore, embedder: EmbedderRecord, options: VectorIndexOptions = {}, onEvent: (event: VectorIndexEvent) => void = () => {}): Promise<VectorIndex> {
+  static async open(
+    store: IndexStore,
+    embedder: EmbedderRecord,
+    options: VectorIndexOptions = {},
+    onEvent: (event: VectorIndexEvent) => void = () => {},
+  ): Promise<VectorIndex> {
     const settings = withDefaults(options);
     const newest = usableFile(store);
     if (newest) {
@@ -92,26 +103,63 @@ export class VectorIndex {
       try {
         index = await FaissIndex.read(newest.path);
       } catch (error) {
-        return VectorIndex.#rebuild(store, embedder, settings, onEvent, `the index file could not be read (${(error as Error).message})`);
+        return VectorIndex.#rebuild(
+          store,
+          embedder,
+          settings,
+          onEvent,
+          `the index file could not be read (${(error as Error).message})`,
+        );
       }
       if (index.d !== embedder.dimension) {
         index.close();
-        return VectorIndex.#rebuild(store, embedder, settings, onEvent, `the index file has ${index.d} dimensions, the embedder ${embedder.dimension}`);
+        return VectorIndex.#rebuild(
+          store,
+          embedder,
+          settings,
+          onEvent,
+          `the index file has ${index.d} dimensions, the embedder ${embedder.dimension}`,
+        );
       }
-      return new VectorIndex(index, settings, nprobeFor(index.description), newest.generation).#replay(store, embedder, onEvent, 'the index file');
+      return new VectorIndex(index, settings, nprobeFor(index.description), newest.generation).#replay(
+        store,
+        embedder,
+        onEvent,
+        'the index file',
+      );
     }
-    return VectorIndex.#rebuild(store, embedder, settings, onEvent, listVectorFiles(store.directory).length === 0 ? 'no index file yet' : 'no index file that this database wrote (a reset, or a file of another database)');
+    return VectorIndex.#rebuild(
+      store,
+      embedder,
+      settings,
+      onEvent,
+      listVectorFiles(store.directory).length === 0
+        ? 'no index file yet'
+        : 'no index file that this database wrote (a reset, or a file of another database)',
+    );
   }
 
-  static async #rebuild(store: IndexStore, embedder: EmbedderRecord, settings: Required<VectorIndexOptions>, onEvent: (event: VectorIndexEvent) => void, reason: string): Promise<VectorIndex> {
+  static async #rebuild(
+    store: IndexStore,
+    embedder: EmbedderRecord,
+    settings: Required<VectorIndexOptions>,
+    onEvent: (event: VectorIndexEvent) => void,
+    reason: string,
+  ): Promise<VectorIndex> {
     const { ids, vectors, missing } = store.vectors(embedder);
     if (missing.length > 0 && !store.readonly) {
       // An element without a vector cannot be searched: drop it so the two sides agree; the next run re-indexes its file.
       store.transaction(() => store.forgetElements(missing));
     }
     const plan = planIndex(ids.length, settings.approximateThreshold);
-    const index = await FaissIndex.create({ dimension: embedder.dimension, description: plan.description, metric: 'ip', ids: plan.ids });
-    if (!index.isTrained) await index.train(trainingSample(vectors, embedder.dimension, 256 * (nlistOf(plan.description) ?? 1)));
+    const index = await FaissIndex.create({
+      dimension: embedder.dimension,
+      description: plan.description,
+      metric: 'ip',
+      ids: plan.ids,
+    });
+    if (!index.isTrained)
+      await index.train(trainingSample(vectors, embedder.dimension, 256 * (nlistOf(plan.description) ?? 1)));
     if (ids.length > 0) await index.addWithIds(vectors, ids);
     onEvent({ type: 'index-rebuilt', reason, vectors: ids.length, description: plan.description });
     return new VectorIndex(index, settings, nprobeFor(plan.description), store.generation);
@@ -123,12 +171,20 @@ export class VectorIndex {
    * or opens afresh when a checkpoint or a reset has happened since (the
    * tombstones it would need may be pruned). Returns the index to use.
    */
-  async refresh(store: IndexStore, embedder: EmbedderRecord, onEvent: (event: VectorIndexEvent) => void = () => {}): Promise<VectorIndex> {
+  async refresh(
+    store: IndexStore,
+    embedder: EmbedderRecord,
+    onEvent: (event: VectorIndexEvent) => void = () => {},
+  ): Promise<VectorIndex> {
     const generation = store.generation;
     if (generation === this.generation) return this;
     const newest = usableFile(store);
     const rebuiltAt = store.meta.rebuiltAtGeneration;
-    if (generation < this.generation || rebuiltAt > this.generation || (newest && newest.generation > this.generation)) {
+    if (
+      generation < this.generation ||
+      rebuiltAt > this.generation ||
+      (newest && newest.generation > this.generation)
+    ) {
       const fresh = await VectorIndex.open(store, embedder, this.options, onEvent);
       this.close();
       return fresh;
@@ -141,20 +197,37 @@ export class VectorIndex {
    * then added elements); rebuilds when the count still disagrees with the
    * database. Returns the index to use.
    */
-  async #replay(store: IndexStore, embedder: EmbedderRecord, onEvent: (event: VectorIndexEvent) => void, what: string): Promise<VectorIndex> {
+  async #replay(
+    store: IndexStore,
+    embedder: EmbedderRecord,
+    onEvent: (event: VectorIndexEvent) => void,
+    what: string,
+  ): Promise<VectorIndex> {
     const generation = store.generation;
     if (this.generation < generation) {
       const removed = store.removedAfter(this.generation);
       const added = store.vectors(embedder, this.generation);
       if (removed.length > 0) await this.index.removeIds(removed);
       if (added.ids.length > 0) await this.index.addWithIds(added.vectors, added.ids);
-      onEvent({ type: 'index-replayed', fromGeneration: this.generation, toGeneration: generation, added: added.ids.length, removed: removed.length });
+      onEvent({
+        type: 'index-replayed',
+        fromGeneration: this.generation,
+        toGeneration: generation,
+        added: added.ids.length,
+        removed: removed.length,
+      });
       this.generation = generation;
     }
     if (this.ntotal === store.elementCount) return this;
     const held = this.ntotal;
     this.close();
-    return VectorIndex.#rebuild(store, embedder, this.options, onEvent, `${what} holds ${held} vectors for ${store.elementCount} elements`);
+    return VectorIndex.#rebuild(
+      store,
+      embedder,
+      this.options,
+      onEvent,
+      `${what} holds ${held} vectors for ${store.elementCount} elements`,
+    );
   }
 
   /**
@@ -170,7 +243,8 @@ export class VectorIndex {
     if (!newest) return 'no index file for this index yet';
     const count = store.elementCount;
     const description = store.meta.indexDescription;
-    if (typeChanged(description, planIndex(count, threshold).description, count, threshold)) return `${count} vectors call for another index type`;
+    if (typeChanged(description, planIndex(count, threshold).description, count, threshold))
+      return `${count} vectors call for another index type`;
     const pending = store.changesAfter(newest.generation);
     if (pending > Math.max(1_000, ratio * count)) return `${pending} changes since the file was written`;
     return undefined;
@@ -181,13 +255,23 @@ export class VectorIndex {
    * ones; rebuilds first when the index type should change. Returns the
    * index to use from now on (the same one unless it was rebuilt).
    */
-  async checkpoint(store: IndexStore, embedder: EmbedderRecord, onEvent: (event: VectorIndexEvent) => void = () => {}): Promise<VectorIndex> {
+  async checkpoint(
+    store: IndexStore,
+    embedder: EmbedderRecord,
+    onEvent: (event: VectorIndexEvent) => void = () => {},
+  ): Promise<VectorIndex> {
     let current: VectorIndex = this;
     const count = store.elementCount;
     const planned = planIndex(count, this.options.approximateThreshold).description;
     if (typeChanged(this.index.description, planned, count, this.options.approximateThreshold)) {
       this.index.close();
-      current = await VectorIndex.#rebuild(store, embedder, this.options, onEvent, `${store.elementCount} vectors call for ${planned}`);
+      current = await VectorIndex.#rebuild(
+        store,
+        embedder,
+        this.options,
+        onEvent,
+        `${store.elementCount} vectors call for ${planned}`,
+      );
     }
     const generation = store.generation;
     const name = `vectors-g${generation}.ocvx`;
@@ -247,7 +331,8 @@ function fileIdentity(path: string): string | undefined {
     const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
       const header = Buffer.alloc(IDENTITY_BYTES[1]);
-      if (readSync(fd, header, 0, header.length, 0) !== header.length || header.toString('latin1', 0, 8) !== 'OCVECIDX') return undefined;
+      if (readSync(fd, header, 0, header.length, 0) !== header.length || header.toString('latin1', 0, 8) !== 'OCVECIDX')
+        return undefined;
       return header.subarray(...IDENTITY_BYTES).toString('hex');
     } finally {
       closeSync(fd);
@@ -287,6 +372,10 @@ function trainingSample(vectors: Float32Array, dimension: number, wanted: number
   if (rows <= wanted) return vectors;
   const sample = new Float32Array(wanted * dimension);
   const step = rows / wanted;
-  for (let i = 0; i < wanted; i++) sample.set(vectors.subarray(Math.floor(i * step) * dimension, (Math.floor(i * step) + 1) * dimension), i * dimension);
+  for (let i = 0; i < wanted; i++)
+    sample.set(
+      vectors.subarray(Math.floor(i * step) * dimension, (Math.floor(i * step) + 1) * dimension),
+      i * dimension,
+    );
   return sample;
 }

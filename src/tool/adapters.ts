@@ -18,7 +18,10 @@ export interface AnthropicToolDefinition {
 }
 
 export function toOllamaTool(tool: AgentTool): FunctionToolDefinition {
-  return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+  return {
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  };
 }
 
 export function toOpenAITool(tool: AgentTool): FunctionToolDefinition {
@@ -50,7 +53,10 @@ export interface ToolCallResult {
 }
 
 /** Runs the tool a model asked for. Never throws: an unknown tool or malformed call is an error answer the model can read. */
-export async function dispatchToolCall(tools: AgentTool | readonly AgentTool[], call: unknown): Promise<ToolCallResult> {
+export async function dispatchToolCall(
+  tools: AgentTool | readonly AgentTool[],
+  call: unknown,
+): Promise<ToolCallResult> {
   const available = Array.isArray(tools) ? (tools as readonly AgentTool[]) : [tools as AgentTool];
   const parsed = parseCall(call);
   const answer = (output: unknown): ToolCallResult => ({
@@ -62,7 +68,8 @@ export async function dispatchToolCall(tools: AgentTool | readonly AgentTool[], 
   });
   if (parsed.error) return answer({ error: parsed.error });
   const tool = available.find((candidate) => candidate.name === parsed.name);
-  if (!tool) return answer({ error: `unknown tool "${parsed.name}"; available: ${available.map((t) => t.name).join(', ')}` });
+  if (!tool)
+    return answer({ error: `unknown tool "${parsed.name}"; available: ${available.map((t) => t.name).join(', ')}` });
   try {
     return answer(await tool.execute(parsed.args));
   } catch (error) {
@@ -81,7 +88,12 @@ export function openAIToolMessage(result: ToolCallResult): { role: 'tool'; tool_
 }
 
 /** Anthropic's tool_result content block for a result. */
-export function anthropicToolResult(result: ToolCallResult): { type: 'tool_result'; tool_use_id: string; content: string; is_error: boolean } {
+export function anthropicToolResult(result: ToolCallResult): {
+  type: 'tool_result';
+  tool_use_id: string;
+  content: string;
+  is_error: boolean;
+} {
   return { type: 'tool_result', tool_use_id: result.id ?? '', content: result.content, is_error: result.isError };
 }
 
@@ -98,10 +110,15 @@ function parseCall(call: unknown): ParsedCall {
   const id = typeof c.id === 'string' ? c.id : undefined;
   const withId = (parsed: ParsedCall): ParsedCall => (id ? { id, ...parsed } : parsed);
   if (c.type === 'tool_use') {
-    return withId(typeof c.name === 'string' ? { name: c.name, args: c.input } : { name: '', error: 'a tool_use block has no name' });
+    return withId(
+      typeof c.name === 'string'
+        ? { name: c.name, args: c.input }
+        : { name: '', error: 'a tool_use block has no name' },
+    );
   }
   const fn = c.function as Record<string, unknown> | undefined;
-  if (typeof fn !== 'object' || fn === null || typeof fn.name !== 'string') return withId({ name: '', error: 'a tool call needs function.name' });
+  if (typeof fn !== 'object' || fn === null || typeof fn.name !== 'string')
+    return withId({ name: '', error: 'a tool call needs function.name' });
   if (typeof fn.arguments !== 'string') return withId({ name: fn.name, args: fn.arguments ?? {} });
   // OpenAI sends the arguments as JSON text, which a model may get wrong.
   try {

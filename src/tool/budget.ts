@@ -24,7 +24,8 @@ export function resolveBudget(budget: Partial<ToolBudget> = {}): ToolBudget {
   const resolved = { ...DEFAULT_TOOL_BUDGET, ...budget };
   const check = (name: keyof ToolBudget, min: number) => {
     const value = resolved[name];
-    if (!Number.isInteger(value) || value < min) throw new RangeError(`budget.${name} must be an integer of at least ${min}, not ${String(value)}`);
+    if (!Number.isInteger(value) || value < min)
+      throw new RangeError(`budget.${name} must be an integer of at least ${min}, not ${String(value)}`);
   };
   check('maxOutputChars', MIN_OUTPUT_CHARS);
   check('snippetMaxChars', 1);
@@ -39,7 +40,11 @@ export const MAX_NOTE_CHARS = 400;
  * The hits that fit in `maxChars` of JSON, best first, with `truncated`
  * set when any were cut. The caller's note must stay under MAX_NOTE_CHARS.
  */
-export function fitToBudget(hits: readonly CodebaseSearchHit[], fallbackUsed: boolean, maxChars: number): CodebaseSearchOutput {
+export function fitToBudget(
+  hits: readonly CodebaseSearchHit[],
+  fallbackUsed: boolean,
+  maxChars: number,
+): CodebaseSearchOutput {
   const limit = maxChars - MAX_NOTE_CHARS - 20;
   const results: CodebaseSearchHit[] = [];
   let size = JSON.stringify({ results: [], fallback_used: fallbackUsed, truncated: true }).length;

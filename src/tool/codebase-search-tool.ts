@@ -8,7 +8,13 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { canonicalLanguage } from '../search/filters.js';
 import { findIndex } from '../search/find-index.js';
-import { Searcher, SearchError, type SearcherOptions, type SearchResponse, type SearchResult } from '../search/searcher.js';
+import {
+  Searcher,
+  SearchError,
+  type SearcherOptions,
+  type SearchResponse,
+  type SearchResult,
+} from '../search/searcher.js';
 import { StoreError } from '../store/database.js';
 import { fitToBudget, MAX_NOTE_CHARS, resolveBudget, type ToolBudget } from './budget.js';
 import { confineToRoot, PathOutsideRootError } from './paths.js';
@@ -105,7 +111,8 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
     try {
       pathPrefix = args.path_prefix === undefined ? undefined : confineToRoot(searcher.root, args.path_prefix);
     } catch (error) {
-      if (error instanceof PathOutsideRootError) return failure(`path_prefix refused: ${error.message}; give a path inside the repository, such as src/`);
+      if (error instanceof PathOutsideRootError)
+        return failure(`path_prefix refused: ${error.message}; give a path inside the repository, such as src/`);
       throw error;
     }
 
@@ -123,7 +130,8 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
         snippet: { maxLines: this.budget.snippetMaxLines, maxChars: this.budget.snippetMaxChars },
       });
     } catch (error) {
-      if (error instanceof SearchError && error.code !== 'CLOSED') return failure(`invalid arguments: ${error.message}`);
+      if (error instanceof SearchError && error.code !== 'CLOSED')
+        return failure(`invalid arguments: ${error.message}`);
       throw error;
     }
     return this.#answer(response, args);
@@ -133,11 +141,13 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
     if (!this.#searcher) {
       const opening = (async () => {
         const indexDir = this.#options.indexDir ?? findIndex(this.#options.cwd ?? process.cwd())?.indexDir;
-        if (!indexDir) throw new StoreError(`no index at or above ${this.#options.cwd ?? process.cwd()}: ${BUILD_ONE}`, 'NOT_FOUND');
+        if (!indexDir)
+          throw new StoreError(`no index at or above ${this.#options.cwd ?? process.cwd()}: ${BUILD_ONE}`, 'NOT_FOUND');
         try {
           return await Searcher.open({ ...this.#options.searcherOptions, indexDir });
         } catch (error) {
-          if (error instanceof StoreError && error.code === 'NOT_FOUND') throw new StoreError(`no index at ${indexDir} yet: ${BUILD_ONE}`, 'NOT_FOUND');
+          if (error instanceof StoreError && error.code === 'NOT_FOUND')
+            throw new StoreError(`no index at ${indexDir} yet: ${BUILD_ONE}`, 'NOT_FOUND');
           throw error;
         }
       })();
@@ -167,9 +177,13 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
     const hits = response.results.filter((result) => !isSecretPath(result.path)).map(toHit);
     const fitted = fitToBudget(hits, response.fallback !== undefined, this.budget.maxOutputChars);
     const notes: string[] = [];
-    if (response.fallback) notes.push(`semantic search is unavailable (${response.fallback.reason}), so these are keyword matches only`);
+    if (response.fallback)
+      notes.push(`semantic search is unavailable (${response.fallback.reason}), so these are keyword matches only`);
     if (hits.length === 0) notes.push(emptyNote(args));
-    if (fitted.truncated) notes.push('some results or snippets were left out to stay within the size budget: narrow the query, lower k or use path_prefix');
+    if (fitted.truncated)
+      notes.push(
+        'some results or snippets were left out to stay within the size budget: narrow the query, lower k or use path_prefix',
+      );
     return notes.length > 0 ? { ...fitted, note: clip(notes.join('; '), MAX_NOTE_CHARS) } : fitted;
   }
 }
@@ -196,7 +210,11 @@ function toHit(result: SearchResult): CodebaseSearchHit {
 }
 
 function emptyNote(args: CodebaseSearchArgs): string {
-  const filters = [args.path_prefix && 'path_prefix', args.language && 'language', args.element_type && 'element_type'].filter(Boolean);
+  const filters = [
+    args.path_prefix && 'path_prefix',
+    args.language && 'language',
+    args.element_type && 'element_type',
+  ].filter(Boolean);
   return filters.length > 0
     ? `nothing matched with ${filters.join(', ')} set: try without ${filters.length > 1 ? 'them' : 'it'}, or other words`
     : 'nothing matched: try other words (what the code does), or an exact identifier';
@@ -219,7 +237,9 @@ function describeErrors(errors: readonly ErrorObject[]): string {
         case 'enum':
           return `${field} must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
         case 'type':
-          return field ? `${field} must be ${withArticle((error.params as { type: string }).type)}` : 'the arguments must be an object';
+          return field
+            ? `${field} must be ${withArticle((error.params as { type: string }).type)}`
+            : 'the arguments must be an object';
         default:
           return `${field || 'the arguments'} ${error.message ?? 'is invalid'}`;
       }

@@ -32,7 +32,8 @@ export function confineToRoot(root: string, path: string): string {
     candidate = relative(root, candidate).split(sep).join('/');
   }
   const normalized = posix.normalize(candidate === '' ? '.' : candidate);
-  if (normalized === '..' || normalized.startsWith('../')) throw new PathOutsideRootError(`${path} leads outside the indexed root`);
+  if (normalized === '..' || normalized.startsWith('../'))
+    throw new PathOutsideRootError(`${path} leads outside the indexed root`);
   const clean = normalized === '.' || normalized === './' ? '' : normalized.replace(/^\.\//, '');
 
   // Symlinks: the deepest part that exists must resolve inside the real root.
@@ -41,7 +42,8 @@ export function confineToRoot(root: string, path: string): string {
   let probe = join(root, literal);
   for (;;) {
     try {
-      if (!isInside(realRoot, realpathSync(probe))) throw new PathOutsideRootError(`${path} resolves outside the indexed root (through a symbolic link)`);
+      if (!isInside(realRoot, realpathSync(probe)))
+        throw new PathOutsideRootError(`${path} resolves outside the indexed root (through a symbolic link)`);
       break;
     } catch (error) {
       if (error instanceof PathOutsideRootError) throw error;

@@ -49,14 +49,22 @@ export const CODEBASE_SEARCH_PARAMETERS = {
       type: 'string',
       minLength: 1,
       maxLength: MAX_QUERY_LENGTH,
-      description: 'What to find: a description of the behaviour ("validate a session token"), an identifier (hashPassword, Index.search) or a path (src/auth).',
+      description:
+        'What to find: a description of the behaviour ("validate a session token"), an identifier (hashPassword, Index.search) or a path (src/auth).',
     },
-    k: { type: 'integer', minimum: 1, maximum: MAX_TOOL_K, default: DEFAULT_TOOL_K, description: `How many results, 1 to ${MAX_TOOL_K} (default ${DEFAULT_TOOL_K}).` },
+    k: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_TOOL_K,
+      default: DEFAULT_TOOL_K,
+      description: `How many results, 1 to ${MAX_TOOL_K} (default ${DEFAULT_TOOL_K}).`,
+    },
     path_prefix: {
       type: 'string',
       minLength: 1,
       maxLength: 500,
-      description: 'Only files under this path, relative to the repository root (src/auth, or a file). A glob such as src/**/*.py works too.',
+      description:
+        'Only files under this path, relative to the repository root (src/auth, or a file). A glob such as src/**/*.py works too.',
     },
     language: { type: 'string', enum: LANGUAGE_NAMES, description: 'Only files in this language.' },
     element_type: { type: 'string', enum: [...ELEMENT_TYPES], description: 'Only elements of this kind.' },
@@ -118,7 +126,18 @@ const HIT_SCHEMA = {
     snippet: { type: ['string', 'null'] },
     stale: { type: 'boolean' },
   },
-  required: ['path', 'start_line', 'end_line', 'element_type', 'name', 'signature', 'description', 'score', 'snippet', 'stale'],
+  required: [
+    'path',
+    'start_line',
+    'end_line',
+    'element_type',
+    'name',
+    'signature',
+    'description',
+    'score',
+    'snippet',
+    'stale',
+  ],
   additionalProperties: false,
 } as const satisfies JsonSchema;
 

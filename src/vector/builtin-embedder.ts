@@ -136,7 +136,8 @@ export class BuiltinEmbedder implements Embedder {
 
   #addText(text: string, weight: number, features: Map<Feature, number>): void {
     for (const word of words(text)) {
-      for (const [feature, base] of this.#featuresOf(word)) features.set(feature, (features.get(feature) ?? 0) + base * weight);
+      for (const [feature, base] of this.#featuresOf(word))
+        features.set(feature, (features.get(feature) ?? 0) + base * weight);
     }
   }
 

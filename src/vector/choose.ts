@@ -19,7 +19,10 @@ export type EmbedderChoice = Embedder | 'builtin' | 'ollama' | 'auto' | OllamaEm
  */
 export function embedderFromId(id: string, ollama: OllamaEmbedderOptions = {}): Embedder | undefined {
   const builtin = parseBuiltinId(id);
-  if (builtin) return builtin.version === BUILTIN_EMBEDDER_VERSION ? new BuiltinEmbedder({ dimension: builtin.dimension }) : undefined;
+  if (builtin)
+    return builtin.version === BUILTIN_EMBEDDER_VERSION
+      ? new BuiltinEmbedder({ dimension: builtin.dimension })
+      : undefined;
   if (id.startsWith('ollama:')) return new OllamaEmbedder({ ...ollama, model: id.slice('ollama:'.length) });
   return undefined;
 }
@@ -29,7 +32,11 @@ export function embedderFromId(id: string, ollama: OllamaEmbedderOptions = {}): 
  * model, timeouts) whenever an Ollama embedder is made: asked for, made
  * from the recorded id (which names its model), or chosen by 'auto'.
  */
-export async function chooseEmbedder(choice: EmbedderChoice = 'auto', recordedId: string | undefined, ollama: OllamaEmbedderOptions = {}): Promise<Embedder> {
+export async function chooseEmbedder(
+  choice: EmbedderChoice = 'auto',
+  recordedId: string | undefined,
+  ollama: OllamaEmbedderOptions = {},
+): Promise<Embedder> {
   if (typeof choice === 'object' && 'embedDocuments' in choice) return choice;
   if (choice === 'builtin') return new BuiltinEmbedder();
   if (choice === 'ollama') return new OllamaEmbedder(ollama);
@@ -37,7 +44,9 @@ export async function chooseEmbedder(choice: EmbedderChoice = 'auto', recordedId
   // A recorded id this version cannot make (an older built-in embedder) gets the current one.
   if (recordedId) return embedderFromId(recordedId, ollama) ?? new BuiltinEmbedder();
   const model = ollama.model ?? DEFAULT_EMBEDDING_MODEL;
-  return (await ollamaHasModel(resolveOllamaHost(ollama.host), model)) ? new OllamaEmbedder({ ...ollama, model }) : new BuiltinEmbedder();
+  return (await ollamaHasModel(resolveOllamaHost(ollama.host), model))
+    ? new OllamaEmbedder({ ...ollama, model })
+    : new BuiltinEmbedder();
 }
 
 function parseBuiltinId(id: string): { version: number; dimension: number } | undefined {

@@ -37,8 +37,13 @@ export interface CoveredElement {
  * splitters (windows, sections, config documents) already cover their
  * files: their elements own their whole range.
  */
-export function coverFile(file: CodeFile, lines: readonly string[], limits: ChunkLimits = DEFAULT_CHUNK_LIMITS): CoveredElement[] {
-  if (file.source === 'text') return file.elements.map((element) => ({ element, ownText: slice(lines, element.startLine, element.endLine) }));
+export function coverFile(
+  file: CodeFile,
+  lines: readonly string[],
+  limits: ChunkLimits = DEFAULT_CHUNK_LIMITS,
+): CoveredElement[] {
+  if (file.source === 'text')
+    return file.elements.map((element) => ({ element, ownText: slice(lines, element.startLine, element.endLine) }));
   const owner = innermostOwners(file.elements, lines.length);
   skipCommentsAbove(file.elements, lines, owner);
   const own: string[][] = file.elements.map(() => []);
@@ -53,7 +58,15 @@ export function coverFile(file: CodeFile, lines: readonly string[], limits: Chun
   const firstElement = Math.min(...file.elements.map((element) => element.startLine));
   for (const [start, end] of chunkRuns(uncovered, lines, limits)) {
     // Named after the file alone: a name with line numbers would change, and re-embed the chunk, whenever code above it moves.
-    const element = newElement({ type: 'chunk', name: basename(file.path), parent: '', access: 'public', startLine: start, endLine: end, signature: '' });
+    const element = newElement({
+      type: 'chunk',
+      name: basename(file.path),
+      parent: '',
+      access: 'public',
+      startLine: start,
+      endLine: end,
+      signature: '',
+    });
     // The file's own summary (a module docstring, Rust's `//!`, an opening comment) is read there: it describes the file.
     if (covered.length === file.elements.length && start < firstElement) element.description = file.summary;
     covered.push({ element, ownText: slice(lines, start, end) });
@@ -73,7 +86,12 @@ const SKIPPED = -2;
  */
 function skipCommentsAbove(elements: readonly CodeElement[], lines: readonly string[], owner: Int32Array): void {
   for (const element of elements) {
-    for (let line = element.startLine - 1; line >= 1 && owner[line] === -1 && COMMENT_LINE.test(lines[line - 1]!); line--) owner[line] = SKIPPED;
+    for (
+      let line = element.startLine - 1;
+      line >= 1 && owner[line] === -1 && COMMENT_LINE.test(lines[line - 1]!);
+      line--
+    )
+      owner[line] = SKIPPED;
   }
 }
 

@@ -42,7 +42,11 @@ export function qualifiedName(element: CodeElement): string {
 }
 
 /** The documents of a file's elements, then of the chunks that cover the code outside them. */
-export function buildDocuments(file: CodeFile, lines: readonly string[], limits: SnippetLimits = DEFAULT_SNIPPET_LIMITS): ElementDocument[] {
+export function buildDocuments(
+  file: CodeFile,
+  lines: readonly string[],
+  limits: SnippetLimits = DEFAULT_SNIPPET_LIMITS,
+): ElementDocument[] {
   const firstMember = firstMemberLines(file.elements);
   return coverFile(file, lines).map(({ element, ownText }) => {
     const snippet = cutSnippet(element, lines, firstMember.get(qualifiedName(element)), limits);
@@ -57,13 +61,17 @@ export function buildDocument(element: CodeElement, path: string, snippet: strin
   const lines = `Lines: ${element.startLine}-${element.endLine}`;
   if (element.signature) body.push(`Signature: ${oneLine(element.signature)}`);
   if (element.description) body.push(`Description: ${oneLine(element.description)}`);
-  if (element.parameters.length > 0) body.push(`Parameters: ${element.parameters.map((p) => (p.type ? `${p.name}: ${p.type}` : p.name)).join(', ')}`);
+  if (element.parameters.length > 0)
+    body.push(`Parameters: ${element.parameters.map((p) => (p.type ? `${p.name}: ${p.type}` : p.name)).join(', ')}`);
   if (element.returnType) body.push(`Returns: ${element.returnType}`);
   if (element.properties.length > 0) {
-    const properties = element.properties.map((p) => `${p.name}: ${p.type || 'unknown'}${p.accessors.length ? ` [${p.accessors.join(', ')}]` : ''}`);
+    const properties = element.properties.map(
+      (p) => `${p.name}: ${p.type || 'unknown'}${p.accessors.length ? ` [${p.accessors.join(', ')}]` : ''}`,
+    );
     body.push(`Properties: ${properties.join(', ')}`);
   }
-  if (element.dependencies.length > 0) body.push(`Dependencies: ${element.dependencies.map((d) => `${d.type}: ${d.target}`).join(', ')}`);
+  if (element.dependencies.length > 0)
+    body.push(`Dependencies: ${element.dependencies.map((d) => `${d.type}: ${d.target}`).join(', ')}`);
   if (snippet) body.push('Code:', snippet);
   const embeddingText = [...head, ...body].join('\n');
   const text = [...head, lines, ...body].join('\n');

@@ -10,7 +10,13 @@
 import { CircuitBreaker } from '../analysis/llm/circuit-breaker.js';
 import { describeOllamaFailure, ollamaClient } from '../analysis/llm/client.js';
 import { resolveOllamaHost } from '../analysis/llm/config.js';
-import { EmbedderError, normalizeRows, type Embedder, type EmbedderInitOptions, type QueryEmbeddingOptions } from './embedder.js';
+import {
+  EmbedderError,
+  normalizeRows,
+  type Embedder,
+  type EmbedderInitOptions,
+  type QueryEmbeddingOptions,
+} from './embedder.js';
 
 /** What an OllamaEmbedder does when its options leave something out. */
 export const OLLAMA_EMBEDDER_DEFAULTS = {
@@ -64,7 +70,8 @@ export class OllamaEmbedder implements Embedder {
     const defaults = OLLAMA_EMBEDDER_DEFAULTS;
     this.model = options.model ?? defaults.model;
     this.batchSize = options.batchSize ?? defaults.batchSize;
-    if (!Number.isInteger(this.batchSize) || this.batchSize < 1) throw new RangeError(`batchSize must be a positive integer, not ${options.batchSize}`);
+    if (!Number.isInteger(this.batchSize) || this.batchSize < 1)
+      throw new RangeError(`batchSize must be a positive integer, not ${options.batchSize}`);
     this.#contextTokens = options.contextTokens ?? defaults.contextTokens;
     this.#maxChars = this.#contextTokens * CHARS_PER_TOKEN;
     this.#breaker = new CircuitBreaker(options.failureThreshold ?? defaults.failureThreshold);
@@ -81,7 +88,8 @@ export class OllamaEmbedder implements Embedder {
   }
 
   get dimension(): number {
-    if (this.#dimension === 0) throw new EmbedderError('call init() first: the dimension comes from the model', 'NOT_INITIALIZED');
+    if (this.#dimension === 0)
+      throw new EmbedderError('call init() first: the dimension comes from the model', 'NOT_INITIALIZED');
     return this.#dimension;
   }
 
@@ -125,11 +133,18 @@ export class OllamaEmbedder implements Embedder {
     let last: EmbedderError | undefined;
     for (let attempt = 0; attempt < 2; attempt++) {
       if (this.#breaker.isOpen) {
-        throw new EmbedderError(`no more embedding calls to ${this.model} after ${this.#breaker.failures} failures in a row (last: ${last?.message ?? 'see above'})`, 'CIRCUIT_OPEN');
+        throw new EmbedderError(
+          `no more embedding calls to ${this.model} after ${this.#breaker.failures} failures in a row (last: ${last?.message ?? 'see above'})`,
+          'CIRCUIT_OPEN',
+        );
       }
       try {
         this.#calls++;
-        const response = await ollamaClient(this.#host, { timeoutMs: this.#timeoutMs, signal, maxResponseBytes: this.#maxResponseBytes }).embed({ model: this.model, input, truncate: true, options: { num_ctx: this.#contextTokens } });
+        const response = await ollamaClient(this.#host, {
+          timeoutMs: this.#timeoutMs,
+          signal,
+          maxResponseBytes: this.#maxResponseBytes,
+        }).embed({ model: this.model, input, truncate: true, options: { num_ctx: this.#contextTokens } });
         const vectors = this.#check(response.embeddings, input.length);
         this.#breaker.succeeded();
         return vectors;
@@ -144,13 +159,20 @@ export class OllamaEmbedder implements Embedder {
 
   #check(embeddings: unknown, expected: number): number[][] {
     if (!Array.isArray(embeddings) || embeddings.length !== expected) {
-      throw new EmbedderError(`the model answered ${Array.isArray(embeddings) ? embeddings.length : 'no'} embeddings for ${expected} inputs`, 'INVALID_RESPONSE');
+      throw new EmbedderError(
+        `the model answered ${Array.isArray(embeddings) ? embeddings.length : 'no'} embeddings for ${expected} inputs`,
+        'INVALID_RESPONSE',
+      );
     }
     for (const vector of embeddings as unknown[]) {
       if (!Array.isArray(vector) || vector.length === 0 || (this.#dimension > 0 && vector.length !== this.#dimension)) {
-        throw new EmbedderError(`the model answered a vector of ${Array.isArray(vector) ? vector.length : 'no'} dimensions, expected ${this.#dimension || 'some'}`, 'INVALID_RESPONSE');
+        throw new EmbedderError(
+          `the model answered a vector of ${Array.isArray(vector) ? vector.length : 'no'} dimensions, expected ${this.#dimension || 'some'}`,
+          'INVALID_RESPONSE',
+        );
       }
-      if (!vector.every((x) => typeof x === 'number' && Number.isFinite(x))) throw new EmbedderError('the model answered a vector with non-numbers', 'INVALID_RESPONSE');
+      if (!vector.every((x) => typeof x === 'number' && Number.isFinite(x)))
+        throw new EmbedderError('the model answered a vector with non-numbers', 'INVALID_RESPONSE');
     }
     return embeddings as number[][];
   }
@@ -166,11 +188,20 @@ function classify(error: unknown, signal: AbortSignal | undefined, model: string
       return new EmbedderError(`the embedding model ${model} did not answer in time`, 'TIMEOUT');
     case 'http':
       if (failure.status === 404 || /not found|pull/i.test(failure.message)) {
-        return new EmbedderError(`the Ollama server has no model ${model}: run \`ollama pull ${model}\`, or use the built-in embedder`, 'MODEL_MISSING');
+        return new EmbedderError(
+          `the Ollama server has no model ${model}: run \`ollama pull ${model}\`, or use the built-in embedder`,
+          'MODEL_MISSING',
+        );
       }
-      return new EmbedderError(`the embedding request failed: HTTP ${failure.status ?? '?'}: ${failure.message}`.trim(), 'SERVER_ERROR');
+      return new EmbedderError(
+        `the embedding request failed: HTTP ${failure.status ?? '?'}: ${failure.message}`.trim(),
+        'SERVER_ERROR',
+      );
     case 'invalid-response':
-      return new EmbedderError(`the embedding model ${model} gave an unusable answer: ${failure.message}`, 'INVALID_RESPONSE');
+      return new EmbedderError(
+        `the embedding model ${model} gave an unusable answer: ${failure.message}`,
+        'INVALID_RESPONSE',
+      );
     case 'unreachable':
       return new EmbedderError(`cannot reach the Ollama server for embeddings: ${failure.message}`, 'UNREACHABLE');
   }

@@ -16,16 +16,34 @@ export interface SnippetLimits {
   lineLength: number;
 }
 
-export const DEFAULT_SNIPPET_LIMITS: SnippetLimits = { containerLines: 50, functionLines: 100, otherLines: 100, lineLength: 300 };
+export const DEFAULT_SNIPPET_LIMITS: SnippetLimits = {
+  containerLines: 50,
+  functionLines: 100,
+  otherLines: 100,
+  lineLength: 300,
+};
 
-const CONTAINERS: ReadonlySet<ElementType> = new Set(['class', 'struct', 'interface', 'trait', 'impl', 'module', 'namespace']);
+const CONTAINERS: ReadonlySet<ElementType> = new Set([
+  'class',
+  'struct',
+  'interface',
+  'trait',
+  'impl',
+  'module',
+  'namespace',
+]);
 const FUNCTIONS: ReadonlySet<ElementType> = new Set(['function', 'method', 'constructor']);
 
 /**
  * @param lines the file's lines (0-based array; element lines are 1-based)
  * @param firstMemberLine for containers: where the first method starts, if any
  */
-export function cutSnippet(element: CodeElement, lines: readonly string[], firstMemberLine?: number, limits = DEFAULT_SNIPPET_LIMITS): string {
+export function cutSnippet(
+  element: CodeElement,
+  lines: readonly string[],
+  firstMemberLine?: number,
+  limits = DEFAULT_SNIPPET_LIMITS,
+): string {
   const start = Math.max(1, element.startLine);
   let end = Math.min(element.endLine, lines.length);
   let cap = limits.otherLines;

@@ -68,10 +68,17 @@ describe('TypeScript: a file of this project (frozen copy of src/native/faiss-in
   it('finds the class with its exact range and its members as elements of their own', () => {
     const cls = find(file, 'FaissIndex');
     const start = lineOf(text, /^export class FaissIndex/);
-    expect(cls).toMatchObject({ type: 'class', access: 'public', startLine: start, endLine: closingBraceLine(text, start) });
+    expect(cls).toMatchObject({
+      type: 'class',
+      access: 'public',
+      startLine: start,
+      endLine: closingBraceLine(text, start),
+    });
     expect(cls.signature).toBe('export class FaissIndex');
     const members = file.elements.filter((e) => e.parent === 'FaissIndex');
-    expect(members.map((m) => m.name)).toEqual(expect.arrayContaining(['create', 'read', 'search', 'removeIds', 'close', 'd', 'ntotal', '#native']));
+    expect(members.map((m) => m.name)).toEqual(
+      expect.arrayContaining(['create', 'read', 'search', 'removeIds', 'close', 'd', 'ntotal', '#native']),
+    );
     expect(cls.properties.map((p) => p.name)).toEqual(expect.arrayContaining(['#native', 'd', 'ntotal', 'isTrained']));
   });
 
@@ -104,8 +111,16 @@ describe('TypeScript: a file of this project (frozen copy of src/native/faiss-in
 
   it('tells constructors, getters, private members and static factories apart', () => {
     expect(find(file, 'constructor', 'FaissIndex')).toMatchObject({ type: 'constructor', access: 'private' });
-    expect(find(file, 'ntotal', 'FaissIndex')).toMatchObject({ type: 'property', returnType: 'number', description: 'Number of vectors, as of the last completed add or removal.' });
-    expect(find(file, '#native', 'FaissIndex')).toMatchObject({ type: 'field', access: 'private', returnType: 'NativeIndexHandle' });
+    expect(find(file, 'ntotal', 'FaissIndex')).toMatchObject({
+      type: 'property',
+      returnType: 'number',
+      description: 'Number of vectors, as of the last completed add or removal.',
+    });
+    expect(find(file, '#native', 'FaissIndex')).toMatchObject({
+      type: 'field',
+      access: 'private',
+      returnType: 'NativeIndexHandle',
+    });
     expect(find(file, 'create', 'FaissIndex').signature).toMatch(/^static async create\(options: CreateIndexOptions\)/);
   });
 
@@ -128,11 +143,19 @@ describe("TypeScript: the compiler's lib.es5.d.ts", () => {
   const text = readFileSync(path, 'utf8');
   const file = analyzeText(path, text);
 
-  it.each(['Array<T>', 'ReadonlyArray<T>', 'PromiseLike<T>', 'String', 'ArrayBuffer'])('interface %s: exact range', (declared) => {
-    const start = lineOf(text, new RegExp(`^interface ${declared.replace(/[<>]/g, '\\$&')} \\{`));
-    const element = find(file, declared.replace(/<.*/, ''));
-    expect(element).toMatchObject({ type: 'interface', startLine: start, endLine: closingBraceLine(text, start), access: 'public' });
-  });
+  it.each(['Array<T>', 'ReadonlyArray<T>', 'PromiseLike<T>', 'String', 'ArrayBuffer'])(
+    'interface %s: exact range',
+    (declared) => {
+      const start = lineOf(text, new RegExp(`^interface ${declared.replace(/[<>]/g, '\\$&')} \\{`));
+      const element = find(file, declared.replace(/<.*/, ''));
+      expect(element).toMatchObject({
+        type: 'interface',
+        startLine: start,
+        endLine: closingBraceLine(text, start),
+        access: 'public',
+      });
+    },
+  );
 
   it('interface methods are elements with their doc comment, parameters and return type', () => {
     const push = find(file, 'push', 'Array');
@@ -151,7 +174,10 @@ describe("TypeScript: the compiler's lib.es5.d.ts", () => {
       access: 'public',
       startLine: lineOf(text, /^declare function parseInt/),
       description: 'Converts a string to an integer.',
-      parameters: [{ name: 'string', type: 'string' }, { name: 'radix', type: 'number' }],
+      parameters: [
+        { name: 'string', type: 'string' },
+        { name: 'radix', type: 'number' },
+      ],
     });
     expectWellFormed(file, text.split('\n').length);
     expect(file.elements.length).toBeGreaterThan(500);
@@ -171,13 +197,27 @@ describe('Python: gyp MSVSUserFile.py', () => {
       { module: 'socket', line: lineOf(text, /^import socket/) },
       { module: 'gyp', line: lineOf(text, /^from gyp import/) },
     ]);
-    expect(find(file, '_FindCommandInPath')).toMatchObject({ type: 'function', access: 'private', startLine: lineOf(text, /^def _FindCommandInPath/), parameters: [{ name: 'command', type: '' }] });
+    expect(find(file, '_FindCommandInPath')).toMatchObject({
+      type: 'function',
+      access: 'private',
+      startLine: lineOf(text, /^def _FindCommandInPath/),
+      parameters: [{ name: 'command', type: '' }],
+    });
     const writer = find(file, 'Writer');
-    expect(writer).toMatchObject({ type: 'class', startLine: lineOf(text, /^class Writer/), endLine: text.trimEnd().split('\n').length, description: 'Visual Studio XML user user file writer.' });
+    expect(writer).toMatchObject({
+      type: 'class',
+      startLine: lineOf(text, /^class Writer/),
+      endLine: text.trimEnd().split('\n').length,
+      description: 'Visual Studio XML user user file writer.',
+    });
     expect(find(file, '__init__', 'Writer')).toMatchObject({
       type: 'constructor',
       description: 'Initializes the user file.',
-      parameters: [{ name: 'user_file_path', type: '' }, { name: 'version', type: '' }, { name: 'name', type: '' }],
+      parameters: [
+        { name: 'user_file_path', type: '' },
+        { name: 'version', type: '' },
+        { name: 'name', type: '' },
+      ],
     });
     const debug = find(file, 'AddDebugSettings', 'Writer');
     expect(debug.startLine).toBe(lineOf(text, /^ {4}def AddDebugSettings/));
@@ -199,12 +239,18 @@ describe('TSX and JavaScript', () => {
     const file = analyzeText('app.tsx', text);
     expect(file.language).toBe('tsx');
     expect(file.warnings).toEqual([]);
-    expect(find(file, 'Hello')).toMatchObject({ type: 'function', startLine: 3, endLine: 3, description: 'Shows a greeting.' });
+    expect(find(file, 'Hello')).toMatchObject({
+      type: 'function',
+      startLine: 3,
+      endLine: 3,
+      description: 'Shows a greeting.',
+    });
     expect(find(file, 'App')).toMatchObject({ type: 'function', startLine: 4, endLine: 6 });
   });
 
   it('reads CommonJS: require imports, classes, functions', () => {
-    const text = "const fs = require('fs');\nclass A extends B { m() { return fs.readFileSync('x'); } }\nfunction f(a, b = 2, ...rest) {}\n";
+    const text =
+      "const fs = require('fs');\nclass A extends B { m() { return fs.readFileSync('x'); } }\nfunction f(a, b = 2, ...rest) {}\n";
     const file = analyzeText('x.cjs', text);
     expect(file.imports).toEqual([{ module: 'fs', line: 1 }]);
     expect(find(file, 'A').dependencies).toEqual([{ type: 'inherits', target: 'B' }]);
@@ -225,8 +271,18 @@ describe('TSX and JavaScript', () => {
       'a[b] = function () {};',
     ].join('\n');
     const file = analyzeText('lib/response.js', text);
-    expect(find(file, 'send', 'res')).toMatchObject({ type: 'method', startLine: 2, endLine: 4, description: 'Sends a response.', signature: 'res.send = function send(body)' });
-    expect(find(file, 'route', 'Router')).toMatchObject({ type: 'method', startLine: 5, parameters: [{ name: 'path' }] });
+    expect(find(file, 'send', 'res')).toMatchObject({
+      type: 'method',
+      startLine: 2,
+      endLine: 4,
+      description: 'Sends a response.',
+      signature: 'res.send = function send(body)',
+    });
+    expect(find(file, 'route', 'Router')).toMatchObject({
+      type: 'method',
+      startLine: 5,
+      parameters: [{ name: 'path' }],
+    });
     expect(find(file, 'parse')).toMatchObject({ type: 'function', parent: '', startLine: 6 });
     expect(find(file, 'createApplication')).toMatchObject({ type: 'function', startLine: 7 });
     // Values that are not functions, and computed members, define nothing.
@@ -240,17 +296,21 @@ describe('TSX and JavaScript', () => {
     const assigned = [...text.matchAll(/^res\.(\w+) =(?=\s*(?:function|res\.))/gm)].map((match) => match[1]);
     const file = analyzeText('lib/response.js', text);
     expect(assigned.length).toBeGreaterThan(15);
-    expect(file.elements.filter((element) => element.parent === 'res').map((element) => element.name)).toEqual(assigned);
+    expect(file.elements.filter((element) => element.parent === 'res').map((element) => element.name)).toEqual(
+      assigned,
+    );
   });
 });
-
 
 describe('splitDeclaration (parameters and property signatures read from their text)', () => {
   it.each([
     ['x: number', { name: 'x', type: 'number', readonly: false }],
     ['radix?: number', { name: 'radix', type: 'number', readonly: false }],
     ['params: SearchParams = {}', { name: 'params', type: 'SearchParams', readonly: false }],
-    ['cb: (a: string, b?: number) => Map<string, () => void>', { name: 'cb', type: '(a: string, b?: number) => Map<string, () => void>', readonly: false }],
+    [
+      'cb: (a: string, b?: number) => Map<string, () => void>',
+      { name: 'cb', type: '(a: string, b?: number) => Map<string, () => void>', readonly: false },
+    ],
     ['readonly tags: readonly string[]', { name: 'tags', type: 'readonly string[]', readonly: true }],
     ["private readonly sep: ':' | '=' = ':'", { name: 'sep', type: "':' | '='", readonly: true }],
     ['{ a, b }: { a: number; b: string }', { name: '{ a, b }', type: '{ a: number; b: string }', readonly: false }],

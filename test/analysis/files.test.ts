@@ -2,7 +2,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync, mkdirSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Analyzer, analyzeText, isSkipped, type AnalysisEvent, type AnalysisResult, type CodeFile } from '../../src/internal.js';
+import {
+  Analyzer,
+  analyzeText,
+  isSkipped,
+  type AnalysisEvent,
+  type AnalysisResult,
+  type CodeFile,
+} from '../../src/internal.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ocvector-analysis-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -12,7 +19,10 @@ function analyzer() {
   return { events, analyzer: new Analyzer({ onEvent: (e) => events.push(e) }) };
 }
 
-async function analyze(name: string, content: string | Uint8Array): Promise<{ result: AnalysisResult; events: AnalysisEvent[] }> {
+async function analyze(
+  name: string,
+  content: string | Uint8Array,
+): Promise<{ result: AnalysisResult; events: AnalysisEvent[] }> {
   const path = join(dir, name);
   writeFileSync(path, content);
   const { events, analyzer: a } = analyzer();
@@ -34,26 +44,43 @@ describe('bad files end in a clear result, never an exception', () => {
   it('a binary file is skipped as binary', async () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
     expect((await analyze('image.ts', png)).result).toMatchObject({ skipped: 'binary' });
-    const nodeAddon = readFileSync(new URL('../../build/Release/ocvector.node', import.meta.url)).subarray(0, 64 * 1024);
+    const nodeAddon = readFileSync(new URL('../../build/Release/ocvector.node', import.meta.url)).subarray(
+      0,
+      64 * 1024,
+    );
     expect((await analyze('addon.js', nodeAddon)).result).toMatchObject({ skipped: 'binary' });
   });
 
   it('invalid UTF-8 is decoded with replacement characters, lines intact, and reported', async () => {
-    const bytes = Buffer.concat([Buffer.from('// caf'), Buffer.from([0xe9]), Buffer.from('\nexport function f() {}\n\nexport class C {}\n')]);
+    const bytes = Buffer.concat([
+      Buffer.from('// caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('\nexport function f() {}\n\nexport class C {}\n'),
+    ]);
     const { result, events } = await analyze('latin1.ts', bytes);
     const file = asFile(result);
-    expect(file.elements.map((e) => [e.name, e.startLine])).toEqual([['f', 2], ['C', 4]]);
+    expect(file.elements.map((e) => [e.name, e.startLine])).toEqual([
+      ['f', 2],
+      ['C', 4],
+    ]);
     expect(file.warnings).toEqual([expect.stringMatching(/invalid UTF-8/)]);
-    expect(events).toEqual([expect.objectContaining({ type: 'warning', message: expect.stringMatching(/invalid UTF-8/) })]);
+    expect(events).toEqual([
+      expect.objectContaining({ type: 'warning', message: expect.stringMatching(/invalid UTF-8/) }),
+    ]);
   });
 
   it('a 5 MB file is skipped without being read, or analysed when the limit allows it', async () => {
     const line = 'export const VALUE_ = 1;\n';
-    const big = Array.from({ length: Math.ceil((5 << 20) / line.length) }, (_, i) => line.replace('_', `_${i}`)).join('');
+    const big = Array.from({ length: Math.ceil((5 << 20) / line.length) }, (_, i) => line.replace('_', `_${i}`)).join(
+      '',
+    );
     const path = join(dir, 'big.ts');
     writeFileSync(path, big);
     const { events, analyzer: a } = analyzer();
-    expect(await a.analyzeFile(path)).toMatchObject({ skipped: 'too-large', detail: expect.stringMatching(/over the limit of 1048576/) });
+    expect(await a.analyzeFile(path)).toMatchObject({
+      skipped: 'too-large',
+      detail: expect.stringMatching(/over the limit of 1048576/),
+    });
     expect(events[0]).toMatchObject({ type: 'skipped', reason: 'too-large' });
     const roomy = new Analyzer({ limits: { maxBytes: 8 << 20 } });
     const file = asFile(await roomy.analyzeFile(path));
@@ -95,7 +122,10 @@ describe('bad files end in a clear result, never an exception', () => {
   });
 
   it('Python with syntax errors keeps its good definitions', () => {
-    const file = analyzeText('broken.py', 'def good(x):\n    return x\n\ndef bad(:\n    pass\n\nclass Kept:\n    def m(self):\n        return 1\n');
+    const file = analyzeText(
+      'broken.py',
+      'def good(x):\n    return x\n\ndef bad(:\n    pass\n\nclass Kept:\n    def m(self):\n        return 1\n',
+    );
     expect(file.elements.map((e) => e.name)).toEqual(expect.arrayContaining(['good', 'Kept', 'm']));
     expect(file.warnings).toEqual([expect.stringMatching(/syntax errors/)]);
   });
@@ -103,16 +133,26 @@ describe('bad files end in a clear result, never an exception', () => {
   it('minified and generated files are skipped with the reason', async () => {
     // A minified-style bundle: one very long line.
     const minified = `!function(){${'var a=1,b=2;function c(d){return d+a+b}'.repeat(200)}}();\n`;
-    await expect(new Analyzer().analyzeBytes('bundle.min.js', Buffer.from(minified))).resolves.toMatchObject({ skipped: 'minified' });
+    await expect(new Analyzer().analyzeBytes('bundle.min.js', Buffer.from(minified))).resolves.toMatchObject({
+      skipped: 'minified',
+    });
     const generated = '// Code generated by protoc-gen-ts. DO NOT EDIT.\nexport class Message {}\n';
-    await expect(new Analyzer().analyzeBytes('msg_pb.ts', Buffer.from(generated))).resolves.toMatchObject({ skipped: 'generated' });
+    await expect(new Analyzer().analyzeBytes('msg_pb.ts', Buffer.from(generated))).resolves.toMatchObject({
+      skipped: 'generated',
+    });
   });
 
   it('a directory, a missing file and an unreadable file are skipped as unreadable', async () => {
     const { analyzer: a } = analyzer();
     mkdirSync(join(dir, 'folder.ts'));
-    expect(await a.analyzeFile(join(dir, 'folder.ts'))).toMatchObject({ skipped: 'unreadable', detail: 'not a regular file' });
-    expect(await a.analyzeFile(join(dir, 'missing.ts'))).toMatchObject({ skipped: 'unreadable', detail: expect.stringMatching(/ENOENT/) });
+    expect(await a.analyzeFile(join(dir, 'folder.ts'))).toMatchObject({
+      skipped: 'unreadable',
+      detail: 'not a regular file',
+    });
+    expect(await a.analyzeFile(join(dir, 'missing.ts'))).toMatchObject({
+      skipped: 'unreadable',
+      detail: expect.stringMatching(/ENOENT/),
+    });
     const locked = join(dir, 'locked.ts');
     writeFileSync(locked, 'export const A = 1;');
     chmodSync(locked, 0);
@@ -144,10 +184,18 @@ describe('files that are not code', () => {
     const pkg = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
     const json = analyzeText('package.json', pkg);
     expect(json.elements).toHaveLength(1);
-    expect(json.elements[0]).toMatchObject({ type: 'document', startLine: 1, endLine: pkg.trimEnd().split('\n').length });
+    expect(json.elements[0]).toMatchObject({
+      type: 'document',
+      startLine: 1,
+      endLine: pkg.trimEnd().split('\n').length,
+    });
     expect(json.elements[0]!.properties.map((p) => p.name)).toEqual(Object.keys(JSON.parse(pkg)));
-    expect(analyzeText('c.yaml', 'name: x\nlist:\n  - a\nother: 2\n').elements[0]!.properties.map((p) => p.name)).toEqual(['name', 'list', 'other']);
-    expect(analyzeText('c.toml', '[package]\nname = "x"\n[deps]\n').elements[0]!.properties.map((p) => p.name)).toEqual(['package', 'deps']);
+    expect(
+      analyzeText('c.yaml', 'name: x\nlist:\n  - a\nother: 2\n').elements[0]!.properties.map((p) => p.name),
+    ).toEqual(['name', 'list', 'other']);
+    expect(analyzeText('c.toml', '[package]\nname = "x"\n[deps]\n').elements[0]!.properties.map((p) => p.name)).toEqual(
+      ['package', 'deps'],
+    );
   });
 
   it('other text: line-aligned windows of about 1,000 characters overlapping by about 200', () => {

@@ -2,7 +2,17 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Analyzer, analyzeText, detectLanguage, isSkipped, OllamaEnricher, type AnalysisEvent, type CodeElement, type CodeFile, type Language } from '../../src/internal.js';
+import {
+  Analyzer,
+  analyzeText,
+  detectLanguage,
+  isSkipped,
+  OllamaEnricher,
+  type AnalysisEvent,
+  type CodeElement,
+  type CodeFile,
+  type Language,
+} from '../../src/internal.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
 import { overrideGrammarPackage } from '../../src/analysis/ast/parsers.js';
 import { CODE_ELEMENT_TYPES } from '../../src/analysis/element.js';
@@ -11,7 +21,8 @@ import { RESULT_SCHEMA } from '../../src/analysis/llm/resources.js';
 import { ELEMENT_TYPES } from '../../src/search/filters.js';
 
 /** A fixture's text, without the byte-order mark that screenContent drops before analysis. */
-const fixture = (name: string) => readFileSync(new URL(`../fixtures/analysis/languages/${name}`, import.meta.url), 'utf8').replace(/^\uFEFF/, '');
+const fixture = (name: string) =>
+  readFileSync(new URL(`../fixtures/analysis/languages/${name}`, import.meta.url), 'utf8').replace(/^\uFEFF/, '');
 
 function qualified(element: CodeElement): string {
   return element.parent ? `${element.parent}.${element.name}` : element.name;
@@ -104,9 +115,19 @@ const CASES: Case[] = [
     elements: [
       ['namespace', 'Newtonsoft.Json.Linq', /^namespace Newtonsoft\.Json\.Linq/, 106],
       ['class', 'Newtonsoft.Json.Linq.JsonLoadSettings', /public class JsonLoadSettings/, 105],
-      ['field', 'Newtonsoft.Json.Linq.JsonLoadSettings._commentHandling', /private CommentHandling _commentHandling/, 35],
+      [
+        'field',
+        'Newtonsoft.Json.Linq.JsonLoadSettings._commentHandling',
+        /private CommentHandling _commentHandling/,
+        35,
+      ],
       ['constructor', 'Newtonsoft.Json.Linq.JsonLoadSettings.JsonLoadSettings', /public JsonLoadSettings\(\)/, 47],
-      ['property', 'Newtonsoft.Json.Linq.JsonLoadSettings.CommentHandling', /public CommentHandling CommentHandling/, 66],
+      [
+        'property',
+        'Newtonsoft.Json.Linq.JsonLoadSettings.CommentHandling',
+        /public CommentHandling CommentHandling/,
+        66,
+      ],
     ],
   },
   {
@@ -139,7 +160,12 @@ const CASES: Case[] = [
       ['property', 'GZIP_MAGIC', /^internal const val GZIP_MAGIC/, 21],
       ['method', 'Deflater.deflateTo', /^private fun Deflater\.deflateTo/, 29],
       ['method', 'ByteReadChannel.deflateTo', /^private suspend fun ByteReadChannel\.deflateTo/, 103],
-      ['method', 'ByteWriteChannel.deflated', 129 /* its @OptIn line, above `public fun ByteWriteChannel.deflated(` */, 136],
+      [
+        'method',
+        'ByteWriteChannel.deflated',
+        129 /* its @OptIn line, above `public fun ByteWriteChannel.deflated(` */,
+        136,
+      ],
     ],
   },
   {
@@ -242,11 +268,17 @@ describe('every language yields elements from a real file', () => {
       access: 'public',
       signature: 'func BasicAuthForRealm(accounts Accounts, realm string) HandlerFunc',
       description: expect.stringMatching(/^BasicAuthForRealm returns a Basic HTTP Authorization middleware/),
-      parameters: [{ name: 'accounts', type: 'Accounts' }, { name: 'realm', type: 'string' }],
+      parameters: [
+        { name: 'accounts', type: 'Accounts' },
+        { name: 'realm', type: 'string' },
+      ],
       returnType: 'HandlerFunc',
     });
     expect(find(go, 'processAccounts')).toMatchObject({ access: 'internal' });
-    expect(find(go, 'authorizationHeader').dependencies).toContainEqual({ type: 'calls', target: 'base64.StdEncoding.EncodeToString' });
+    expect(find(go, 'authorizationHeader').dependencies).toContainEqual({
+      type: 'calls',
+      target: 'base64.StdEncoding.EncodeToString',
+    });
 
     const rust = analyzeText('either.rs', fixture('either.rs'));
     expect(rust.summary).toBe('Module defining an Either type.');
@@ -255,17 +287,24 @@ describe('every language yields elements from a real file', () => {
     expect(find(rust, 'delegate_call').description).toMatch(/^A small helper macro/);
 
     const java = analyzeText('JsonObject.java', fixture('JsonObject.java'));
-    expect(find(java, 'JsonObject')).toMatchObject({ description: expect.stringMatching(/^A class representing an object type in JSON/) });
+    expect(find(java, 'JsonObject')).toMatchObject({
+      description: expect.stringMatching(/^A class representing an object type in JSON/),
+    });
     expect(find(java, 'JsonObject').dependencies).toContainEqual({ type: 'inherits', target: 'JsonElement' });
     expect(find(java, 'JsonObject.add')).toMatchObject({
-      parameters: [{ name: 'property', type: 'String' }, { name: 'value', type: 'JsonElement' }],
+      parameters: [
+        { name: 'property', type: 'String' },
+        { name: 'value', type: 'JsonElement' },
+      ],
       returnType: 'void',
       dependencies: [{ type: 'calls', target: 'members.put' }],
     });
     expect(find(java, 'JsonObject.members').access).toBe('private');
 
     const csharp = analyzeText('JsonLoadSettings.cs', fixture('JsonLoadSettings.cs'));
-    expect(find(csharp, 'Newtonsoft.Json.Linq.JsonLoadSettings').description).toBe('Specifies the settings used when loading JSON.');
+    expect(find(csharp, 'Newtonsoft.Json.Linq.JsonLoadSettings').description).toBe(
+      'Specifies the settings used when loading JSON.',
+    );
 
     const elixir = analyzeText('queryable.ex', fixture('queryable.ex'));
     expect(find(elixir, 'Ecto.Queryable').description).toMatch(/^Converts a data structure into an `Ecto\.Query`/);
@@ -283,11 +322,19 @@ describe('every language yields elements from a real file', () => {
 
     const zig = analyzeText('diff.zig', fixture('diff.zig'));
     expect(zig.summary).toBe('Text diffing between source files.');
-    expect(find(zig, 'applyTextEdits')).toMatchObject({ access: 'public', description: 'Caller owns returned memory.' });
+    expect(find(zig, 'applyTextEdits')).toMatchObject({
+      access: 'public',
+      description: 'Caller owns returned memory.',
+    });
     expect(find(zig, 'textEditLessThan').access).toBe('private');
 
     const lua = analyzeText('utils.lua', fixture('utils.lua'));
-    expect(find(lua, 'utils.map_entries')).toMatchObject({ parameters: [{ name: 'prompt_bufnr', type: '' }, { name: 'f', type: '' }] });
+    expect(find(lua, 'utils.map_entries')).toMatchObject({
+      parameters: [
+        { name: 'prompt_bufnr', type: '' },
+        { name: 'f', type: '' },
+      ],
+    });
     expect(lua.imports).toContainEqual({ module: 'telescope.actions.state', line: 6 });
   });
 });
@@ -319,7 +366,12 @@ describe('bad input', () => {
       expect(before.length, name).toBeGreaterThan(1);
       expect(after.length, name).toBeGreaterThan(1);
       const found = file.elements.map((e) => `${e.name}@${e.startLine}`);
-      expect(found, name).toEqual(expect.arrayContaining([...before.map((e) => `${e.name}@${e.startLine}`), ...after.map((e) => `${e.name}@${e.startLine + 1}`)]));
+      expect(found, name).toEqual(
+        expect.arrayContaining([
+          ...before.map((e) => `${e.name}@${e.startLine}`),
+          ...after.map((e) => `${e.name}@${e.startLine + 1}`),
+        ]),
+      );
     }
   });
 
@@ -334,8 +386,12 @@ describe('bad input', () => {
       if (isSkipped(file)) throw new Error('skipped');
       expect(file).toMatchObject({ language: 'go', source: 'text' });
       expect(file.elements.every((e) => e.type === 'window')).toBe(true);
-      expect(file.warnings).toEqual([expect.stringMatching(/the go grammar could not be loaded .*; analysed as text windows/)]);
-      expect(events).toContainEqual(expect.objectContaining({ type: 'warning', message: expect.stringMatching(/go grammar/) }));
+      expect(file.warnings).toEqual([
+        expect.stringMatching(/the go grammar could not be loaded .*; analysed as text windows/),
+      ]);
+      expect(events).toContainEqual(
+        expect.objectContaining({ type: 'warning', message: expect.stringMatching(/go grammar/) }),
+      );
       // Other languages are untouched.
       expect(analyzeText('either.rs', fixture('either.rs')).source).toBe('ast');
     } finally {
@@ -346,7 +402,9 @@ describe('bad input', () => {
 
   it('a 5 MB generated file is skipped with its reason, unread', async () => {
     const line = 'func Generated_(x int) int { return x }\n';
-    const big = Array.from({ length: Math.ceil((5 << 20) / line.length) }, (_, i) => line.replace('_', `_${i}`)).join('');
+    const big = Array.from({ length: Math.ceil((5 << 20) / line.length) }, (_, i) => line.replace('_', `_${i}`)).join(
+      '',
+    );
     const path = join(dir, 'big.go');
     writeFileSync(path, `package big\n\n${big}`);
     const events: AnalysisEvent[] = [];
@@ -356,18 +414,50 @@ describe('bad input', () => {
     // Small, but marked as generated the way Go tools mark it.
     const marked = join(dir, 'marked.pb.go');
     writeFileSync(marked, `// Code generated by protoc-gen-go. DO NOT EDIT.\n\npackage big\n\n${big.slice(0, 2_000)}`);
-    expect(await new Analyzer().analyzeFile(marked)).toMatchObject({ skipped: 'generated', detail: expect.stringMatching(/DO NOT EDIT/) });
+    expect(await new Analyzer().analyzeFile(marked)).toMatchObject({
+      skipped: 'generated',
+      detail: expect.stringMatching(/DO NOT EDIT/),
+    });
   });
 });
 
 describe('language detection', () => {
   it('by extension, for every code language', () => {
     const examples: Record<string, Language> = {
-      'a.go': 'go', 'a.rs': 'rust', 'A.java': 'java', 'a.c': 'c', 'a.h': 'c', 'a.cc': 'cpp', 'a.cpp': 'cpp', 'a.hpp': 'cpp',
-      'A.cs': 'csharp', 'a.rb': 'ruby', 'a.rake': 'ruby', 'a.php': 'php', 'a.kt': 'kotlin', 'build.gradle.kts': 'kotlin',
-      'a.swift': 'swift', 'a.scala': 'scala', 'a.sc': 'scala', 'a.sh': 'bash', 'a.bash': 'bash', 'a.bats': 'bash', 'a.zsh': 'bash',
-      'a.lua': 'lua', 'a.ex': 'elixir', 'a.exs': 'elixir', 'a.hs': 'haskell', 'a.zig': 'zig', 'a.ts': 'typescript', 'a.tsx': 'tsx',
-      'a.mjs': 'javascript', 'a.py': 'python', 'A.GO': 'go', 'README.md': 'markdown', 'a.yml': 'yaml', 'notes.txt': 'text',
+      'a.go': 'go',
+      'a.rs': 'rust',
+      'A.java': 'java',
+      'a.c': 'c',
+      'a.h': 'c',
+      'a.cc': 'cpp',
+      'a.cpp': 'cpp',
+      'a.hpp': 'cpp',
+      'A.cs': 'csharp',
+      'a.rb': 'ruby',
+      'a.rake': 'ruby',
+      'a.php': 'php',
+      'a.kt': 'kotlin',
+      'build.gradle.kts': 'kotlin',
+      'a.swift': 'swift',
+      'a.scala': 'scala',
+      'a.sc': 'scala',
+      'a.sh': 'bash',
+      'a.bash': 'bash',
+      'a.bats': 'bash',
+      'a.zsh': 'bash',
+      'a.lua': 'lua',
+      'a.ex': 'elixir',
+      'a.exs': 'elixir',
+      'a.hs': 'haskell',
+      'a.zig': 'zig',
+      'a.ts': 'typescript',
+      'a.tsx': 'tsx',
+      'a.mjs': 'javascript',
+      'a.py': 'python',
+      'A.GO': 'go',
+      'README.md': 'markdown',
+      'a.yml': 'yaml',
+      'notes.txt': 'text',
     };
     for (const [path, language] of Object.entries(examples)) expect(detectLanguage(path), path).toBe(language);
   });
@@ -380,13 +470,26 @@ describe('language detection', () => {
 
   it('by shebang, for scripts without an extension', () => {
     const shebangs: Record<string, Language> = {
-      '#!/usr/bin/env bash': 'bash', '#!/bin/sh': 'bash', '#!/bin/bash -e': 'bash', '#!/usr/bin/env zsh': 'bash',
-      '#!/usr/bin/env node': 'javascript', '#!/usr/bin/env -S node --no-warnings': 'javascript', '#!/usr/local/bin/node': 'javascript',
-      '#!/usr/bin/env python3': 'python', '#!/usr/bin/python3.12 -u': 'python', '#!/usr/bin/env ruby': 'ruby', '#!/usr/bin/env php': 'php',
-      '#!/usr/bin/env lua5.4': 'lua', '#!/usr/bin/env elixir': 'elixir', '#!/usr/bin/env runhaskell': 'haskell', '#!/usr/bin/env ts-node': 'typescript',
-      '#!/usr/bin/env perl': 'text', '#!': 'text',
+      '#!/usr/bin/env bash': 'bash',
+      '#!/bin/sh': 'bash',
+      '#!/bin/bash -e': 'bash',
+      '#!/usr/bin/env zsh': 'bash',
+      '#!/usr/bin/env node': 'javascript',
+      '#!/usr/bin/env -S node --no-warnings': 'javascript',
+      '#!/usr/local/bin/node': 'javascript',
+      '#!/usr/bin/env python3': 'python',
+      '#!/usr/bin/python3.12 -u': 'python',
+      '#!/usr/bin/env ruby': 'ruby',
+      '#!/usr/bin/env php': 'php',
+      '#!/usr/bin/env lua5.4': 'lua',
+      '#!/usr/bin/env elixir': 'elixir',
+      '#!/usr/bin/env runhaskell': 'haskell',
+      '#!/usr/bin/env ts-node': 'typescript',
+      '#!/usr/bin/env perl': 'text',
+      '#!': 'text',
     };
-    for (const [line, language] of Object.entries(shebangs)) expect(detectLanguage('bin/tool', `${line}\necho hi\n`), line).toBe(language);
+    for (const [line, language] of Object.entries(shebangs))
+      expect(detectLanguage('bin/tool', `${line}\necho hi\n`), line).toBe(language);
     expect(shebangInterpreter('#!/usr/bin/env -S VAR=1 python3.11 -u\n')).toBe('python');
     // The extension wins over the first line.
     expect(detectLanguage('script.py', '#!/usr/bin/env bash\n')).toBe('python');
@@ -395,7 +498,9 @@ describe('language detection', () => {
   it('an extensionless script from a real project is analysed as Bash', () => {
     const file = analyzeText('libexec/bats-core/bats-format-tap', fixture('bats-format-tap'));
     expect(file).toMatchObject({ language: 'bash', source: 'ast' });
-    expect(file.elements.map((e) => e.name)).toEqual(expect.arrayContaining(['bats_tap_stream_plan', 'bats_tap_stream_not_ok', 'bats_tap_stream_unknown']));
+    expect(file.elements.map((e) => e.name)).toEqual(
+      expect.arrayContaining(['bats_tap_stream_plan', 'bats_tap_stream_not_ok', 'bats_tap_stream_unknown']),
+    );
   });
 
   it('by well-known file names', () => {
@@ -411,8 +516,26 @@ describe('language names', () => {
   it('accepts every language and its common aliases, in any case', () => {
     for (const language of LANGUAGES) expect(canonicalLanguage(language)).toBe(language);
     const aliases: Record<string, Language> = {
-      golang: 'go', rs: 'rust', 'c++': 'cpp', cxx: 'cpp', cs: 'csharp', 'c#': 'csharp', kt: 'kotlin', sh: 'bash', shell: 'bash', zsh: 'bash',
-      rb: 'ruby', py: 'python', ts: 'typescript', js: 'javascript', ex: 'elixir', hs: 'haskell', md: 'markdown', yml: 'yaml', ' Go ': 'go', GoLang: 'go',
+      golang: 'go',
+      rs: 'rust',
+      'c++': 'cpp',
+      cxx: 'cpp',
+      cs: 'csharp',
+      'c#': 'csharp',
+      kt: 'kotlin',
+      sh: 'bash',
+      shell: 'bash',
+      zsh: 'bash',
+      rb: 'ruby',
+      py: 'python',
+      ts: 'typescript',
+      js: 'javascript',
+      ex: 'elixir',
+      hs: 'haskell',
+      md: 'markdown',
+      yml: 'yaml',
+      ' Go ': 'go',
+      GoLang: 'go',
     };
     for (const [alias, language] of Object.entries(aliases)) expect(canonicalLanguage(alias), alias).toBe(language);
     expect(canonicalLanguage('cobol')).toBeUndefined();
@@ -457,9 +580,16 @@ describe('model enrichment', () => {
     });
     try {
       const events: AnalysisEvent[] = [];
-      const enriched = await new OllamaEnricher({ host: server.url, model: 'test-model', timeoutMs: 5_000, onEvent: (e) => events.push(e) }).enrich(file, text);
+      const enriched = await new OllamaEnricher({
+        host: server.url,
+        model: 'test-model',
+        timeoutMs: 5_000,
+        onEvent: (e) => events.push(e),
+      }).enrich(file, text);
       expect(prompts[0]).toMatch(/^Language: rust$/m);
-      expect(events).toContainEqual(expect.objectContaining({ type: 'llm-enriched', matched: file.elements.length, dropped: 0 }));
+      expect(events).toContainEqual(
+        expect.objectContaining({ type: 'llm-enriched', matched: file.elements.length, dropped: 0 }),
+      );
       expect(enriched.source).toBe('ast+llm');
       expect(find(enriched, 'impl Future for Either').description).toBe('MODEL: impl Future for Either.');
       // The author's doc comment wins over the model's paraphrase.
@@ -472,9 +602,30 @@ describe('model enrichment', () => {
 
 describe('element types', () => {
   it('the schema, the filters and the types agree', () => {
-    const schemaTypes = (RESULT_SCHEMA as { properties: { elements: { items: { properties: { 'property-type': { enum: string[] } } } } } }).properties.elements.items.properties['property-type'].enum;
+    const schemaTypes = (
+      RESULT_SCHEMA as { properties: { elements: { items: { properties: { 'property-type': { enum: string[] } } } } } }
+    ).properties.elements.items.properties['property-type'].enum;
     expect([...schemaTypes].sort()).toEqual([...CODE_ELEMENT_TYPES].sort());
-    for (const type of ['class', 'function', 'method', 'property', 'field', 'struct', 'interface', 'enum', 'namespace', 'constructor', 'delegate', 'signal', 'constant', 'trait', 'impl', 'module', 'macro', 'type-alias']) {
+    for (const type of [
+      'class',
+      'function',
+      'method',
+      'property',
+      'field',
+      'struct',
+      'interface',
+      'enum',
+      'namespace',
+      'constructor',
+      'delegate',
+      'signal',
+      'constant',
+      'trait',
+      'impl',
+      'module',
+      'macro',
+      'type-alias',
+    ]) {
       expect(CODE_ELEMENT_TYPES, type).toContain(type);
     }
     for (const type of CODE_ELEMENT_TYPES) expect(ELEMENT_TYPES).toContain(type);

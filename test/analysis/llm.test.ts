@@ -46,7 +46,13 @@ afterEach(async () => {
 async function enricherFor(chat: (index: number, prompt: string) => Reply, options: OllamaEnricherOptions = {}) {
   server = await FakeOllama.start({ chat: (request, index) => chat(index, request.messages[0]!.content) });
   const events: AnalysisEvent[] = [];
-  const enricher = new OllamaEnricher({ host: server.url, model: 'test-model', timeoutMs: 5_000, onEvent: (e) => events.push(e), ...options });
+  const enricher = new OllamaEnricher({
+    host: server.url,
+    model: 'test-model',
+    timeoutMs: 5_000,
+    onEvent: (e) => events.push(e),
+    ...options,
+  });
   return { enricher, events, server };
 }
 
@@ -56,14 +62,23 @@ describe('a good answer enriches the syntax tree', () => {
     const file = await enricher.enrich(astOnly, text);
 
     expect(file.source).toBe('ast+llm');
-    expect(file.elements.map((e) => [e.name, e.startLine, e.endLine])).toEqual(astOnly.elements.map((e) => [e.name, e.startLine, e.endLine]));
+    expect(file.elements.map((e) => [e.name, e.startLine, e.endLine])).toEqual(
+      astOnly.elements.map((e) => [e.name, e.startLine, e.endLine]),
+    );
     const cls = file.elements.find((e) => e.name === 'FaissIndex')!;
     expect(cls.description).toBe('MODEL: what FaissIndex does.');
     const search = file.elements.find((e) => e.name === 'search')!;
     expect(search.description).toBe('k nearest neighbours of each query row; see {@link SearchResult}.');
-    expect(search.dependencies).toEqual(expect.arrayContaining([{ type: 'calls', target: 'checkVectors' }, { type: 'references', target: 'Modelsearch' }]));
+    expect(search.dependencies).toEqual(
+      expect.arrayContaining([
+        { type: 'calls', target: 'checkVectors' },
+        { type: 'references', target: 'Modelsearch' },
+      ]),
+    );
     expect(file.summary).toMatch(/^FaissIndex: a FAISS index/); // the file's own doc comment wins
-    expect(events).toEqual([{ type: 'llm-enriched', path, matched: astOnly.elements.length, dropped: 0, parts: 1, cached: false }]);
+    expect(events).toEqual([
+      { type: 'llm-enriched', path, matched: astOnly.elements.length, dropped: 0, parts: 1, cached: false },
+    ]);
 
     const request = fake.chats[0]!;
     expect(request.model).toBe('test-model');
@@ -92,7 +107,9 @@ describe('a good answer enriches the syntax tree', () => {
     const partAnswer = (_index: number, prompt: string) => {
       const [, first, last] = /lines (\d+)-(\d+) of the file/.exec(prompt)!.map(Number);
       const answer = JSON.parse(goodAnswer());
-      answer.elements = answer.elements.filter((e: { 'start-line': number }) => e['start-line'] >= first! && e['start-line'] <= last!);
+      answer.elements = answer.elements.filter(
+        (e: { 'start-line': number }) => e['start-line'] >= first! && e['start-line'] <= last!,
+      );
       return { content: JSON.stringify(answer) };
     };
     const { enricher, events, server: fake } = await enricherFor(partAnswer, { contextTokens: 2_600 });
@@ -104,7 +121,12 @@ describe('a good answer enriches the syntax tree', () => {
     const cited = prompts.flatMap((p) => [...p.matchAll(/^(\d+)\| /gm)].map((m) => Number(m[1])));
     expect(cited).toEqual(Array.from({ length: text.split('\n').length }, (_, i) => i + 1));
     expect(file.source).toBe('ast+llm');
-    expect(events.at(-1)).toMatchObject({ type: 'llm-enriched', parts: fake.chats.length, matched: astOnly.elements.length, dropped: 0 });
+    expect(events.at(-1)).toMatchObject({
+      type: 'llm-enriched',
+      parts: fake.chats.length,
+      matched: astOnly.elements.length,
+      dropped: 0,
+    });
   });
 });
 
@@ -123,13 +145,20 @@ describe('every failure ends in the AST result, with the fallback reported', () 
   });
 
   it('invalid JSON once, then a good answer: the retry succeeds', async () => {
-    const { enricher } = await enricherFor((i) => ({ content: i === 0 ? 'Sure! Here is the JSON you asked for:' : goodAnswer() }));
+    const { enricher } = await enricherFor((i) => ({
+      content: i === 0 ? 'Sure! Here is the JSON you asked for:' : goodAnswer(),
+    }));
     expect((await enricher.enrich(astOnly, text)).source).toBe('ast+llm');
   });
 
   it('an answer that breaks the schema', async () => {
-    const { events } = await expectFallback(() => ({ content: JSON.stringify({ summary: 'no elements here', elements: [{ name: 3 }] }) }), 'schema-violation');
-    expect(events.find((e) => e.type === 'llm-fallback')).toMatchObject({ detail: expect.stringMatching(/must have required property/) });
+    const { events } = await expectFallback(
+      () => ({ content: JSON.stringify({ summary: 'no elements here', elements: [{ name: 3 }] }) }),
+      'schema-violation',
+    );
+    expect(events.find((e) => e.type === 'llm-fallback')).toMatchObject({
+      detail: expect.stringMatching(/must have required property/),
+    });
   });
 
   it('invented elements are dropped and counted; an answer of only inventions is refused', async () => {
@@ -138,7 +167,9 @@ describe('every failure ends in the AST result, with the fallback reported', () 
     const { enricher, events } = await enricherFor(() => ({ content: JSON.stringify(answer) }));
     const file = await enricher.enrich(astOnly, text);
     expect(file.elements.some((e) => e.name === 'InventedHelper')).toBe(false);
-    expect(events).toEqual([expect.objectContaining({ type: 'llm-enriched', matched: astOnly.elements.length, dropped: 1 })]);
+    expect(events).toEqual([
+      expect.objectContaining({ type: 'llm-enriched', matched: astOnly.elements.length, dropped: 1 }),
+    ]);
     await server!.close();
     answer.elements = answer.elements.map((e: { name: string }, i: number) => ({ ...e, name: `Invented${i}` }));
     await expectFallback(() => ({ content: JSON.stringify(answer) }), 'mismatch');
@@ -162,7 +193,13 @@ describe('every failure ends in the AST result, with the fallback reported', () 
     const events: AnalysisEvent[] = [];
     const enricher = new OllamaEnricher({ host: await FakeOllama.refusingUrl(), onEvent: (e) => events.push(e) });
     expect(await enricher.enrich(astOnly, text)).toEqual(astOnly);
-    expect(events).toEqual([expect.objectContaining({ type: 'llm-fallback', reason: 'unreachable', detail: expect.stringMatching(/ECONNREFUSED/) })]);
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: 'llm-fallback',
+        reason: 'unreachable',
+        detail: expect.stringMatching(/ECONNREFUSED/),
+      }),
+    ]);
   });
 
   it('a connection the server drops', async () => {
@@ -174,11 +211,17 @@ describe('every failure ends in the AST result, with the fallback reported', () 
   });
 
   it('an answer that never ends, stopped at the size cap', async () => {
-    await expectFallback(() => ({ endless: { chunk: 'x'.repeat(65_536) } }), 'invalid-response', { maxResponseBytes: 1 << 20 });
+    await expectFallback(() => ({ endless: { chunk: 'x'.repeat(65_536) } }), 'invalid-response', {
+      maxResponseBytes: 1 << 20,
+    });
   });
 
   it('after 3 failures in a row the circuit opens: no more calls in this run', async () => {
-    const { enricher, events, server: fake } = await enricherFor(() => ({ status: 503, body: { error: 'overloaded' } }));
+    const {
+      enricher,
+      events,
+      server: fake,
+    } = await enricherFor(() => ({ status: 503, body: { error: 'overloaded' } }));
     for (let i = 0; i < 5; i++) expect(await enricher.enrich(astOnly, text)).toEqual(astOnly);
     expect(fake.chats).toHaveLength(3);
     expect(events.filter((e) => e.type === 'llm-circuit-open')).toHaveLength(1);
@@ -193,7 +236,9 @@ describe('every failure ends in the AST result, with the fallback reported', () 
 
   it('an aborted run stops without waiting for the model', async () => {
     const controller = new AbortController();
-    const { enricher, events } = await enricherFor(() => ({ content: goodAnswer(), delayMs: 5_000 }), { signal: controller.signal });
+    const { enricher, events } = await enricherFor(() => ({ content: goodAnswer(), delayMs: 5_000 }), {
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 100);
     expect(await enricher.enrich(astOnly, text)).toEqual(astOnly);
     expect(events).toContainEqual(expect.objectContaining({ type: 'llm-fallback', reason: 'aborted' }));

@@ -10,7 +10,11 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const out = mkdtempSync(join(tmpdir(), 'ocvector-bench-out-'));
 process.env.OCVECTOR_BENCH_OUT = out;
 const { readFigures, writeFigures } = await import('../../bench/lib/out.js');
-const suite = (args: string[]) => runNode([join(ROOT, 'node_modules/vite-node/vite-node.mjs'), join(ROOT, 'bench/suite.ts'), '--', ...args], { cwd: ROOT, env: { ...process.env, OCVECTOR_BENCH_OUT: out } });
+const suite = (args: string[]) =>
+  runNode([join(ROOT, 'node_modules/vite-node/vite-node.mjs'), join(ROOT, 'bench/suite.ts'), '--', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, OCVECTOR_BENCH_OUT: out },
+  });
 
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
@@ -18,7 +22,12 @@ describe('bench figures', () => {
   it('keeps a quick run apart from a full one, and names the machine and time', () => {
     writeFigures('search', { queries: 100 }, false);
     writeFigures('search', { queries: 10 }, true);
-    expect(readFigures<{ queries: number }>('search', false)).toMatchObject({ bench: 'search', quick: false, figures: { queries: 100 }, machine: expect.stringMatching(/cores.*GiB.*Node/) });
+    expect(readFigures<{ queries: number }>('search', false)).toMatchObject({
+      bench: 'search',
+      quick: false,
+      figures: { queries: 100 },
+      machine: expect.stringMatching(/cores.*GiB.*Node/),
+    });
     expect(readFigures<{ queries: number }>('search', true)?.figures.queries).toBe(10);
     expect(Date.parse(readFigures('search', false)!.recordedAt)).not.toBeNaN();
     expect(readFigures('agent', false)).toBeUndefined();
@@ -26,13 +35,25 @@ describe('bench figures', () => {
 
   it('gathers the recorded figures into one table, with ratios against their baselines, and says what is missing', async () => {
     const latency = (p50: number, p95: number) => ({ p50, p95 });
-    writeFigures('search', { queries: 100, k: 10, corpora: [{ corpus: 'lib subset', elements: 10_290, hybrid: latency(4, 9), lexical: latency(1.5, 4.5) }] });
-    writeFigures('agent', { corpus: 'lib subset', elements: 10_290, queries: 100, k: 8, p50: { searcher: 4, tool: 4.2, mcp: 5, cli: 160 } });
+    writeFigures('search', {
+      queries: 100,
+      k: 10,
+      corpora: [{ corpus: 'lib subset', elements: 10_290, hybrid: latency(4, 9), lexical: latency(1.5, 4.5) }],
+    });
+    writeFigures('agent', {
+      corpus: 'lib subset',
+      elements: 10_290,
+      queries: 100,
+      k: 8,
+      p50: { searcher: 4, tool: 4.2, mcp: 5, cli: 160 },
+    });
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const run = await suite(['--summary']);
     expect(run.code).toBe(0);
     const lines = run.stdout.split('\n');
-    expect(lines.find((line) => line.startsWith('Search'))).toMatch(/hybrid query p50 \/ p95\s+4\.00 ms \/ 9\.00 ms\s+lexical only 1\.50 ms \/ 4\.50 ms\s+p95 2\.00x\s+lib subset: 10,290 elements, 100 queries, k = 10/);
+    expect(lines.find((line) => line.startsWith('Search'))).toMatch(
+      /hybrid query p50 \/ p95\s+4\.00 ms \/ 9\.00 ms\s+lexical only 1\.50 ms \/ 4\.50 ms\s+p95 2\.00x\s+lib subset: 10,290 elements, 100 queries, k = 10/,
+    );
     expect(lines.find((line) => line.includes('MCP call'))).toMatch(/5\.00 ms\s+Searcher 4\.00 ms\s+1\.25x/);
     expect(lines.find((line) => line.includes('CLI, a process'))).toMatch(/160\.00 ms\s+Searcher 4\.00 ms\s+40\.0x/);
     expect(run.stdout).toMatch(/No figures yet for: native, analysis, indexing/);

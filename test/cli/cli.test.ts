@@ -15,14 +15,26 @@ import { runNode, type Run } from '../helpers/run-node.js';
 import { searchFixtureFiles, searchRepo } from '../helpers/search-repo.js';
 
 const DIST = new URL('../../dist/cli/', import.meta.url).pathname;
-const outputSchema = JSON.parse(readFileSync(new URL('../../resources/ocvector/search-output.schema.json', import.meta.url), 'utf8')) as object;
+const outputSchema = JSON.parse(
+  readFileSync(new URL('../../resources/ocvector/search-output.schema.json', import.meta.url), 'utf8'),
+) as object;
 const validateOutput = new Ajv({ allErrors: true }).compile(outputSchema);
 
 /** Runs a built CLI without a terminal, with no Ollama server unless one is given. */
-function cli(command: 'index' | 'search', args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<Run> {
+function cli(
+  command: 'index' | 'search',
+  args: string[],
+  options: { cwd: string; env?: Record<string, string> },
+): Promise<Run> {
   return runNode([join(DIST, `oc-vector-${command}.js`), ...args], {
     cwd: options.cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', OLLAMA_HOST: 'http://127.0.0.1:9', OCVECTOR_EMBEDDER: 'builtin', ...options.env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      OLLAMA_HOST: 'http://127.0.0.1:9',
+      OCVECTOR_EMBEDDER: 'builtin',
+      ...options.env,
+    },
   });
 }
 
@@ -51,7 +63,9 @@ describe('oc-vector-index and oc-vector-search on the fixture', () => {
   });
 
   it('searches from a subdirectory: finds the index above, prints file:line, name and the code, plain when piped', async () => {
-    const run = await cli('search', ['hash', 'a', 'password', 'with', 'a', 'salt', '-k', '3'], { cwd: join(repo.root, 'src', 'auth') });
+    const run = await cli('search', ['hash', 'a', 'password', 'with', 'a', 'salt', '-k', '3'], {
+      cwd: join(repo.root, 'src', 'auth'),
+    });
     expect(run.code).toBe(0);
     const [first] = run.stdout.split('\n');
     expect(first).toMatch(/^passwords\.ts:6-10 {2}function hashPassword {2}\d\.\d{3} \[bm25#\d+ vector#\d+\]$/);
@@ -64,7 +78,11 @@ describe('oc-vector-index and oc-vector-search on the fixture', () => {
   });
 
   it('--json prints the whole response, valid against the published schema, with filters applied', async () => {
-    const run = await cli('search', ['token', '--json', '-k', '4', '--path', 'src/**', '--lang', 'ts', '--type', 'method'], { cwd: repo.root });
+    const run = await cli(
+      'search',
+      ['token', '--json', '-k', '4', '--path', 'src/**', '--lang', 'ts', '--type', 'method'],
+      { cwd: repo.root },
+    );
     expect(run.code).toBe(0);
     const response = JSON.parse(run.stdout);
     expect(validateOutput(response), JSON.stringify(validateOutput.errors)).toBe(true);
@@ -85,7 +103,12 @@ describe('oc-vector-index and oc-vector-search on the fixture', () => {
     const clean = await cli('index', ['--status', '--json'], { cwd: join(repo.root, 'tools') });
     expect(clean.code).toBe(0);
     const status = JSON.parse(clean.stdout);
-    expect(status).toMatchObject({ root: repo.root, embedder: { id: 'builtin:v2:512' }, files: { indexed: Object.keys(searchFixtureFiles()).length, failed: 0 }, lastRun: { mode: 'full', analysisModel: null } });
+    expect(status).toMatchObject({
+      root: repo.root,
+      embedder: { id: 'builtin:v2:512' },
+      files: { indexed: Object.keys(searchFixtureFiles()).length, failed: 0 },
+      lastRun: { mode: 'full', analysisModel: null },
+    });
     expect(status.stale).toEqual({ modified: [], deleted: [], added: [] });
     // Two functions, and a chunk for the module's docstring and import.
     expect(status.languages.python).toEqual({ files: 1, elements: 3 });
@@ -123,7 +146,10 @@ describe('oc-vector-index --dry-run', () => {
     expect(real.summary.embeddings.computed).toBe(report.documentsToEmbed);
 
     // After indexing, a dry run sees one changed file.
-    writeFileSync(join(repo.root, 'tools/dedupe.py'), `${readFileSync(join(repo.root, 'tools/dedupe.py'), 'utf8')}\n\ndef count_rows(rows):\n    return len(rows)\n`);
+    writeFileSync(
+      join(repo.root, 'tools/dedupe.py'),
+      `${readFileSync(join(repo.root, 'tools/dedupe.py'), 'utf8')}\n\ndef count_rows(rows):\n    return len(rows)\n`,
+    );
     const again = JSON.parse((await cli('index', ['--dry-run', '--json', '--no-llm'], { cwd: repo.root })).stdout);
     expect(again.files).toMatchObject({ toIndex: 1, unchanged: total - 1 });
     // Three functions and the module's chunk; only the new function is embedded.
@@ -146,8 +172,13 @@ describe('the CLIs on changes, a server that is down, and bad input', () => {
     const status = JSON.parse((await cli('index', ['--status', '--json'], { cwd: repo.root })).stdout);
     expect(status.files.indexed).toBe(2);
 
-    writeFileSync(join(repo.root, 'src/auth/passwords.ts'), `// edited\n${readFileSync(join(repo.root, 'src/auth/passwords.ts'), 'utf8')}`);
-    const search = JSON.parse((await cli('search', ['verifyPassword', '--json', '-k', '1'], { cwd: repo.root })).stdout);
+    writeFileSync(
+      join(repo.root, 'src/auth/passwords.ts'),
+      `// edited\n${readFileSync(join(repo.root, 'src/auth/passwords.ts'), 'utf8')}`,
+    );
+    const search = JSON.parse(
+      (await cli('search', ['verifyPassword', '--json', '-k', '1'], { cwd: repo.root })).stdout,
+    );
     expect(search.results[0]).toMatchObject({ name: 'verifyPassword', stale: true });
     const text = await cli('search', ['verifyPassword', '-k', '1'], { cwd: repo.root });
     expect(text.stdout).toContain('[stale: changed since indexed]');
@@ -165,14 +196,23 @@ describe('the CLIs on changes, a server that is down, and bad input', () => {
       },
     });
     const env = { OCVECTOR_EMBEDDER: '' };
-    const indexed = await cli('index', ['--no-llm', '--embedding-model', 'fake-embed', '--ollama-host', fake.url], { cwd: repo.root, env });
+    const indexed = await cli('index', ['--no-llm', '--embedding-model', 'fake-embed', '--ollama-host', fake.url], {
+      cwd: repo.root,
+      env,
+    });
     expect(indexed.code).toBe(0);
     expect(indexed.stdout).toContain('ollama:fake-embed');
-    const up = JSON.parse((await cli('search', ['checksum of a file', '--json', '--ollama-host', fake.url], { cwd: repo.root, env })).stdout);
+    const up = JSON.parse(
+      (await cli('search', ['checksum of a file', '--json', '--ollama-host', fake.url], { cwd: repo.root, env }))
+        .stdout,
+    );
     expect(up).toMatchObject({ mode: 'hybrid', embedder: 'ollama:fake-embed' });
     await fake.close();
 
-    const down = await cli('search', ['checksum of a file', '--json', '--ollama-host', fake.url], { cwd: repo.root, env });
+    const down = await cli('search', ['checksum of a file', '--json', '--ollama-host', fake.url], {
+      cwd: repo.root,
+      env,
+    });
     expect(down.code).toBe(0);
     const response = JSON.parse(down.stdout);
     expect(validateOutput(response)).toBe(true);
@@ -186,7 +226,9 @@ describe('the CLIs on changes, a server that is down, and bad input', () => {
     const repo = (owned.repo = searchRepo());
     const run = await cli('index', ['.'], { cwd: repo.root });
     expect(run.code).toBe(0);
-    expect(run.stderr).toMatch(/^note: no analysis model qwen2\.5-coder at http:\/\/127\.0\.0\.1:9: syntax-tree analysis only/);
+    expect(run.stderr).toMatch(
+      /^note: no analysis model qwen2\.5-coder at http:\/\/127\.0\.0\.1:9: syntax-tree analysis only/,
+    );
     expect(run.stdout).not.toMatch(/analysis calls/);
     const status = JSON.parse((await cli('index', ['--status', '--json'], { cwd: repo.root })).stdout);
     expect(status.lastRun).toMatchObject({ analysisModel: null, modelCalls: 0 });
@@ -235,13 +277,17 @@ describe('the CLIs on changes, a server that is down, and bad input', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: oc-vector-search \[options\] <query\.\.\.>/);
     const version = await cli('index', ['--version'], { cwd: repo.root });
-    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version);
+    expect(version.stdout.trim()).toBe(
+      JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version,
+    );
   });
 
   it('a JSON usage error is JSON on stdout too', async () => {
     const repo = (owned.repo = searchRepo());
     const run = await cli('search', ['x', '-k', '0', '--json'], { cwd: repo.root });
     expect(run.code).toBe(2);
-    expect(JSON.parse(run.stdout)).toEqual({ error: { kind: 'usage', message: '-k must be an integer from 1 to 100, not "0"' } });
+    expect(JSON.parse(run.stdout)).toEqual({
+      error: { kind: 'usage', message: '-k must be an integer from 1 to 100, not "0"' },
+    });
   });
 });

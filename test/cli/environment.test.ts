@@ -25,8 +25,19 @@ describe('the CLIs read the environment', () => {
   });
 
   it('has defaults for an empty environment, and reads an unknown embedder as auto', () => {
-    expect(readEnvironment({})).toEqual({ ollamaHost: undefined, embedder: undefined, embeddingModel: undefined, analysisModel: undefined, llm: true, nativePath: undefined, debug: false });
-    expect(readEnvironment({ OCVECTOR_EMBEDDER: 'fastest', OCVECTOR_LLM: 'yes' })).toMatchObject({ embedder: 'auto', llm: true });
+    expect(readEnvironment({})).toEqual({
+      ollamaHost: undefined,
+      embedder: undefined,
+      embeddingModel: undefined,
+      analysisModel: undefined,
+      llm: true,
+      nativePath: undefined,
+      debug: false,
+    });
+    expect(readEnvironment({ OCVECTOR_EMBEDDER: 'fastest', OCVECTOR_LLM: 'yes' })).toMatchObject({
+      embedder: 'auto',
+      llm: true,
+    });
   });
 
   it('puts --ollama-host before OLLAMA_HOST in the options for the library', () => {

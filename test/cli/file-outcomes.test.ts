@@ -9,7 +9,16 @@ import { runNode, type Run } from '../helpers/run-node.js';
 const owned = cleanedUpAfterEach();
 const INDEX = new URL('../../dist/cli/oc-vector-index.js', import.meta.url).pathname;
 const index = (args: string[], cwd: string): Promise<Run> =>
-  runNode([INDEX, '--no-llm', ...args], { cwd, timeout: 30_000, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', OLLAMA_HOST: 'http://127.0.0.1:9', OCVECTOR_EMBEDDER: 'builtin' } });
+  runNode([INDEX, '--no-llm', ...args], {
+    cwd,
+    timeout: 30_000,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      OLLAMA_HOST: 'http://127.0.0.1:9',
+      OCVECTOR_EMBEDDER: 'builtin',
+    },
+  });
 
 describe('paths that are not files or directories', () => {
   it('a FIFO, a link loop, a link to a directory given on the command line: a usage error naming what it is', async () => {
@@ -38,12 +47,19 @@ describe('paths that are not files or directories', () => {
     symlinkSync('/dev/zero', join(repo.root, 'src/zero.ts'));
     const run = await index(['--json', '.'], repo.root);
     expect(run.code, run.stderr).toBe(0);
-    const report = JSON.parse(run.stdout) as { skipped: { path: string; reason: string; detail: string }[]; summary: { files: { skipped: number } } };
+    const report = JSON.parse(run.stdout) as {
+      skipped: { path: string; reason: string; detail: string }[];
+      summary: { files: { skipped: number } };
+    };
     expect(report.summary.files.skipped).toBe(2);
     expect(report.skipped).toEqual(
       expect.arrayContaining([
         { path: 'src/x.ts', reason: 'special-file', detail: 'a FIFO: nothing to index' },
-        { path: 'src/zero.ts', reason: 'symlink', detail: 'a symbolic link to a character device; links are not followed' },
+        {
+          path: 'src/zero.ts',
+          reason: 'symlink',
+          detail: 'a symbolic link to a character device; links are not followed',
+        },
       ]),
     );
     const text = await index(['.'], repo.root);

@@ -13,7 +13,13 @@ const index = (args: string[], cwd: string, env: Record<string, string> = {}): P
   runNode([INDEX, '--no-llm', ...args], {
     cwd,
     timeout: 60_000,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', OLLAMA_HOST: 'http://127.0.0.1:9', OCVECTOR_EMBEDDER: 'builtin', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      OLLAMA_HOST: 'http://127.0.0.1:9',
+      OCVECTOR_EMBEDDER: 'builtin',
+      ...env,
+    },
   });
 
 describe('oc-vector-index messages and options', () => {
@@ -40,7 +46,9 @@ describe('oc-vector-index messages and options', () => {
 
   it('--timeout sets the deadline of embedding requests to a server that does not answer', async () => {
     const repo = (owned.repo = tempRepo(SAMPLE_FILES));
-    const fake = (owned.fake = await FakeOllama.start({ embed: () => ({ delayMs: 60_000, body: { embeddings: [] } }) }));
+    const fake = (owned.fake = await FakeOllama.start({
+      embed: () => ({ delayMs: 60_000, body: { embeddings: [] } }),
+    }));
     const started = Date.now();
     const run = await index(['--embedder', 'ollama', '--timeout', '1', '.'], repo.root, { OLLAMA_HOST: fake.url });
     expect(run.code).toBe(1);
@@ -55,6 +63,8 @@ describe('oc-vector-index messages and options', () => {
     expect(status.code).toBe(0);
     expect(JSON.parse(status.stdout).stale).toEqual({ modified: [], deleted: [], added: [] });
     repo.write('src/users.ts', `${SAMPLE_FILES['src/users.ts']}\nexport const added = 1;\n`);
-    expect(JSON.parse((await index(['--status', '--json'], repo.root)).stdout).stale.modified).toEqual(['src/users.ts']);
+    expect(JSON.parse((await index(['--status', '--json'], repo.root)).stdout).stale.modified).toEqual([
+      'src/users.ts',
+    ]);
   });
 });

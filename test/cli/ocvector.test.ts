@@ -9,7 +9,10 @@ import { searchRepo } from '../helpers/search-repo.js';
 const OCVECTOR = new URL('../../dist/cli/ocvector.js', import.meta.url).pathname;
 
 function ocvector(args: string[], cwd: string): Promise<Run> {
-  return runNode([OCVECTOR, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', OLLAMA_HOST: 'http://127.0.0.1:9' } });
+  return runNode([OCVECTOR, ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', OLLAMA_HOST: 'http://127.0.0.1:9' },
+  });
 }
 
 describe('ocvector', () => {
@@ -26,7 +29,10 @@ describe('ocvector', () => {
     expect(indexed.code, indexed.stderr).toBe(0);
     expect(indexed.stdout).toMatch(/elements +\d+ in the index/);
 
-    const searched = await ocvector(['search', 'hash a password with a salt', '-k', '2', '--json'], join(repo.root, 'src'));
+    const searched = await ocvector(
+      ['search', 'hash a password with a salt', '-k', '2', '--json'],
+      join(repo.root, 'src'),
+    );
     expect(searched.code, searched.stderr).toBe(0);
     expect(JSON.parse(searched.stdout).results[0].name).toBe('hashPassword');
 
@@ -36,7 +42,10 @@ describe('ocvector', () => {
   });
 
   it('ends quietly with code 0 when the reader closes its output early (| head)', async () => {
-    const child = spawn(process.execPath, [OCVECTOR, 'search', 'password', '-k', '20', '--json'], { cwd: repo.root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [OCVECTOR, 'search', 'password', '-k', '20', '--json'], {
+      cwd: repo.root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     // Closed before the first write: every write the command makes fails with EPIPE.
     child.stdout.destroy();
     let stderr = '';
@@ -49,9 +58,12 @@ describe('ocvector', () => {
   it('lists its commands, and names an unknown one with the choices', async () => {
     const help = await ocvector([], repo.root);
     expect(help.code).toBe(0);
-    for (const command of ['index', 'search', 'status', 'mcp', 'eval']) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    for (const command of ['index', 'search', 'status', 'mcp', 'eval'])
+      expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
     const unknown = await ocvector(['serach', 'x'], repo.root);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toBe('ocvector: unknown command "serach"; choose from index, search, status, mcp, eval (ocvector --help)\n');
+    expect(unknown.stderr).toBe(
+      'ocvector: unknown command "serach"; choose from index, search, status, mcp, eval (ocvector --help)\n',
+    );
   });
 });

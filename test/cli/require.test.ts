@@ -7,8 +7,11 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('require from CommonJS', () => {
   it('gives the same API as import, for ocvector and ocvector/mcp', async () => {
-    const script = "const o = require('ocvector'); const m = require('ocvector/mcp'); console.log(JSON.stringify([Object.keys(o).sort(), Object.keys(m)]))";
-    const [required, mcp] = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' })) as [string[], string[]];
+    const script =
+      "const o = require('ocvector'); const m = require('ocvector/mcp'); console.log(JSON.stringify([Object.keys(o).sort(), Object.keys(m)]))";
+    const [required, mcp] = JSON.parse(
+      execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' }),
+    ) as [string[], string[]];
     const imported = Object.keys(await import('ocvector')).sort();
     expect(required).toEqual(imported);
     expect(required).toContain('Searcher');

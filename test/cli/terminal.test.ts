@@ -10,7 +10,12 @@ function fakeTerminal(columns: number) {
 
 describe('terminal output', () => {
   it('counts in words: 1 request, 2 requests, 1,024 requests', () => {
-    expect([plural(0, 'request'), plural(1, 'request'), plural(2, 'request'), plural(1024, 'request')]).toEqual(['0 requests', '1 request', '2 requests', '1,024 requests']);
+    expect([plural(0, 'request'), plural(1, 'request'), plural(2, 'request'), plural(1024, 'request')]).toEqual([
+      '0 requests',
+      '1 request',
+      '2 requests',
+      '1,024 requests',
+    ]);
   });
 
   it('shows no rate before the first item is done, then the rate', () => {

@@ -2,7 +2,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BenchmarkDataError, hitMatches, loadBenchmarkQueries, loadBenchmarkRepos, ndcgAt10, pathMatches, scoreRepo, summarize } from '../../src/eval/benchmark.js';
+import {
+  BenchmarkDataError,
+  hitMatches,
+  loadBenchmarkQueries,
+  loadBenchmarkRepos,
+  ndcgAt10,
+  pathMatches,
+  scoreRepo,
+  summarize,
+} from '../../src/eval/benchmark.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ocvector-benchmark-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -33,9 +42,13 @@ describe('the public benchmark protocol', () => {
     expect(ndcgAt10([hit('a.go'), hit('b.go')], targets)).toBeCloseTo(1);
     // b.go at rank 3 behind a second chunk of a.go.
     const ideal = 1 + 1 / Math.log2(3);
-    expect(ndcgAt10([hit('a.go'), hit('a.go', 20, 30), hit('b.go')], targets)).toBeCloseTo((1 + 1 / Math.log2(4)) / ideal);
+    expect(ndcgAt10([hit('a.go'), hit('a.go', 20, 30), hit('b.go')], targets)).toBeCloseTo(
+      (1 + 1 / Math.log2(4)) / ideal,
+    );
     // Two targets found at one rank count once.
-    expect(ndcgAt10([hit('x.go'), hit('a.go')], [{ path: 'a.go' }, { path: 'a.go', startLine: 1, endLine: 5 }])).toBeCloseTo(1 / Math.log2(3) / ideal);
+    expect(
+      ndcgAt10([hit('x.go'), hit('a.go')], [{ path: 'a.go' }, { path: 'a.go', startLine: 1, endLine: 5 }]),
+    ).toBeCloseTo(1 / Math.log2(3) / ideal);
     expect(ndcgAt10([hit('x.go')], targets)).toBe(0);
     // Past rank 10 nothing counts.
     expect(ndcgAt10([...Array.from({ length: 10 }, (_, i) => hit(`x${i}.go`)), hit('a.go')], targets)).toBe(0);
@@ -43,7 +56,10 @@ describe('the public benchmark protocol', () => {
 
   it('averages queries per repository, and repositories for the headline, languages and categories', () => {
     const repo = (name: string, language: string) => ({ name, language, url: 'u', revision: 'r', benchmarkRoot: '' });
-    const a = scoreRepo(repo('a', 'go'), [{ category: 'symbol', ndcg10: 1 }, { category: 'semantic', ndcg10: 0 }]);
+    const a = scoreRepo(repo('a', 'go'), [
+      { category: 'symbol', ndcg10: 1 },
+      { category: 'semantic', ndcg10: 0 },
+    ]);
     const b = scoreRepo(repo('b', 'go'), [{ category: 'semantic', ndcg10: 0.5 }]);
     const c = scoreRepo(repo('c', 'rust'), [{ category: 'semantic', ndcg10: 1 }]);
     expect(a).toMatchObject({ ndcg10: 0.5, byCategory: { symbol: 1, semantic: 0 }, queries: 2 });
@@ -56,7 +72,12 @@ describe('the public benchmark protocol', () => {
 
   it('reads annotations: paths, spans, relevant and secondary together, the category inferred when absent', () => {
     const file = write('gin.json', [
-      { query: 'radix tree path matching', relevant: ['tree.go'], secondary: [{ path: 'gin.go', start_line: '10', end_line: 20 }], category: 'semantic' },
+      {
+        query: 'radix tree path matching',
+        relevant: ['tree.go'],
+        secondary: [{ path: 'gin.go', start_line: '10', end_line: 20 }],
+        category: 'semantic',
+      },
       { query: 'Context', relevant: ['context.go'] },
       { query: 'how routes are grouped', relevant: ['routergroup.go'] },
     ]);
@@ -67,9 +88,15 @@ describe('the public benchmark protocol', () => {
 
   it('refuses damaged data with a message naming the file and the entry', () => {
     expect(() => loadBenchmarkQueries(write('bad.json', '{not json'))).toThrow(BenchmarkDataError);
-    expect(() => loadBenchmarkQueries(write('empty.json', [{ query: 'x', relevant: [] }]))).toThrow(/query 0 \("x"\) has no targets/);
-    expect(() => loadBenchmarkQueries(write('span.json', [{ query: 'x', relevant: [{ path: 'a', start_line: 'one' }] }]))).toThrow(/not whole numbers/);
-    expect(() => loadBenchmarkRepos(write('repos.json', [{ name: 'a', language: 'go', url: 'u' }]))).toThrow(/entry 0 has no revision/);
+    expect(() => loadBenchmarkQueries(write('empty.json', [{ query: 'x', relevant: [] }]))).toThrow(
+      /query 0 \("x"\) has no targets/,
+    );
+    expect(() =>
+      loadBenchmarkQueries(write('span.json', [{ query: 'x', relevant: [{ path: 'a', start_line: 'one' }] }])),
+    ).toThrow(/not whole numbers/);
+    expect(() => loadBenchmarkRepos(write('repos.json', [{ name: 'a', language: 'go', url: 'u' }]))).toThrow(
+      /entry 0 has no revision/,
+    );
     expect(() => loadBenchmarkRepos(join(dir, 'missing.json'))).toThrow(/cannot read/);
   });
 });

@@ -17,11 +17,20 @@ const VITE_NODE = join(root, 'node_modules/vite-node/vite-node.mjs');
 const NO_MODEL = { OCVECTOR_EMBEDDER: 'builtin', OCVECTOR_LLM: 'off', OLLAMA_HOST: 'http://127.0.0.1:9' };
 
 const run = (script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) =>
-  spawnSync(process.execPath, [script, ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...env } });
+  spawnSync(process.execPath, [script, ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, ...env },
+  });
 
 /** Runs an example as `npm run example:*` does. */
 function example(name: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }) {
-  return runNode([VITE_NODE, join(root, 'examples', name), '--', ...args], { cwd: options.cwd, timeout: 120_000, env: { ...process.env, ...options.env } });
+  return runNode([VITE_NODE, join(root, 'examples', name), '--', ...args], {
+    cwd: options.cwd,
+    timeout: 120_000,
+    env: { ...process.env, ...options.env },
+  });
 }
 
 describe('examples/library.ts', () => {
@@ -67,13 +76,22 @@ describe('examples/agent.ts against the Ollama-speaking test server', () => {
     const fake = (owned.fake = await FakeOllama.start({
       models: ['tool-model:latest'],
       chat: (request, index) => {
-        if (index === 0) return { toolCalls: [{ function: { name: 'codebase_search', arguments: { query: 'hash a password with a salt', k: 3 } } }] };
+        if (index === 0)
+          return {
+            toolCalls: [
+              { function: { name: 'codebase_search', arguments: { query: 'hash a password with a salt', k: 3 } } },
+            ],
+          };
         // The answer is made from what the tool returned, so it can only be right if the tool was.
         const [top] = lastToolOutput(request).results;
         return { content: `Passwords are hashed by ${top!.name} in ${top!.path}:${top!.start_line}-${top!.end_line}.` };
       },
     }));
-    const result = await example('agent.ts', ['How are passwords hashed?', '--model', 'tool-model', '--dir', repo.root], { cwd: root, env: { ...NO_MODEL, OLLAMA_HOST: fake.url } });
+    const result = await example(
+      'agent.ts',
+      ['How are passwords hashed?', '--model', 'tool-model', '--dir', repo.root],
+      { cwd: root, env: { ...NO_MODEL, OLLAMA_HOST: fake.url } },
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('Passwords are hashed by hashPassword in src/auth/passwords.ts:6-10.\n');
     expect(result.stderr).toContain('→ codebase_search {"query":"hash a password with a salt","k":3}');
@@ -81,11 +99,21 @@ describe('examples/agent.ts against the Ollama-speaking test server', () => {
 
     expect(fake.chats).toHaveLength(2);
     const [first, second] = fake.chats;
-    expect(first!.tools).toEqual([{ type: 'function', function: expect.objectContaining({ name: 'codebase_search', parameters: expect.objectContaining({ required: ['query'] }) }) }]);
+    expect(first!.tools).toEqual([
+      {
+        type: 'function',
+        function: expect.objectContaining({
+          name: 'codebase_search',
+          parameters: expect.objectContaining({ required: ['query'] }),
+        }),
+      },
+    ]);
     expect(first!.messages.map((m) => m.role)).toEqual(['system', 'user']);
     expect(first!.messages[1]!.content).toBe('How are passwords hashed?');
     expect(second!.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
-    expect(lastToolOutput(second!).results[0]!.snippet).toContain('export function hashPassword(password: string): string {');
+    expect(lastToolOutput(second!).results[0]!.snippet).toContain(
+      'export function hashPassword(password: string): string {',
+    );
   });
 
   it('hands bad tool calls back to the model as errors, and makes a model that keeps calling tools answer', async () => {
@@ -93,27 +121,56 @@ describe('examples/agent.ts against the Ollama-speaking test server', () => {
       models: ['tool-model:latest'],
       chat: (request, index) => {
         if (!request.tools) return { content: 'Enough searching: see src/net/retry.ts.' };
-        if (index === 0) return { toolCalls: [{ function: { name: 'codebase_search', arguments: { k: 500 } } }, { function: { name: 'read_file', arguments: { path: '/etc/passwd' } } }] };
-        return { toolCalls: [{ function: { name: 'codebase_search', arguments: { query: 'retry', path_prefix: '../../..' } } }] };
+        if (index === 0)
+          return {
+            toolCalls: [
+              { function: { name: 'codebase_search', arguments: { k: 500 } } },
+              { function: { name: 'read_file', arguments: { path: '/etc/passwd' } } },
+            ],
+          };
+        return {
+          toolCalls: [
+            { function: { name: 'codebase_search', arguments: { query: 'retry', path_prefix: '../../..' } } },
+          ],
+        };
       },
     }));
-    const result = await example('agent.ts', ['Where is retrying done?', '--model', 'tool-model', '--dir', repo.root], { cwd: root, env: { ...NO_MODEL, OLLAMA_HOST: fake.url } });
+    const result = await example('agent.ts', ['Where is retrying done?', '--model', 'tool-model', '--dir', repo.root], {
+      cwd: root,
+      env: { ...NO_MODEL, OLLAMA_HOST: fake.url },
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('Enough searching: see src/net/retry.ts.\n');
     // Four rounds with tools, then one without.
     expect(fake.chats.map((chat) => Boolean(chat.tools))).toEqual([true, true, true, true, false]);
-    const toolMessages = fake.chats[1]!.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(m.content) as { error?: string });
-    expect(toolMessages.map((m) => m.error)).toEqual(['invalid arguments: "query" is required; k must be <= 20', 'unknown tool "read_file"; available: codebase_search']);
+    const toolMessages = fake.chats[1]!.messages.filter((m) => m.role === 'tool').map(
+      (m) => JSON.parse(m.content) as { error?: string },
+    );
+    expect(toolMessages.map((m) => m.error)).toEqual([
+      'invalid arguments: "query" is required; k must be <= 20',
+      'unknown tool "read_file"; available: codebase_search',
+    ]);
     expect(JSON.parse(fake.chats[2]!.messages.at(-1)!.content).error).toMatch(/^path_prefix refused/);
   });
 
   it('says what is missing when there is no model server, or it fails mid-answer', async () => {
-    const down = await example('agent.ts', ['anything', '--dir', repo.root], { cwd: root, env: { ...NO_MODEL, OLLAMA_HOST: await FakeOllama.refusingUrl() } });
+    const down = await example('agent.ts', ['anything', '--dir', repo.root], {
+      cwd: root,
+      env: { ...NO_MODEL, OLLAMA_HOST: await FakeOllama.refusingUrl() },
+    });
     expect(down.code).toBe(1);
-    expect(down.stderr).toMatch(/^no model qwen2\.5-coder at http:\/\/127\.0\.0\.1:\d+: start Ollama and run `ollama pull qwen2\.5-coder`, or name another model with --model\n$/);
+    expect(down.stderr).toMatch(
+      /^no model qwen2\.5-coder at http:\/\/127\.0\.0\.1:\d+: start Ollama and run `ollama pull qwen2\.5-coder`, or name another model with --model\n$/,
+    );
 
-    const fake = (owned.fake = await FakeOllama.start({ models: ['tool-model:latest'], chat: () => ({ status: 500, body: { error: 'model crashed' } }) }));
-    const failing = await example('agent.ts', ['anything', '--model', 'tool-model', '--dir', repo.root], { cwd: root, env: { ...NO_MODEL, OLLAMA_HOST: fake.url } });
+    const fake = (owned.fake = await FakeOllama.start({
+      models: ['tool-model:latest'],
+      chat: () => ({ status: 500, body: { error: 'model crashed' } }),
+    }));
+    const failing = await example('agent.ts', ['anything', '--model', 'tool-model', '--dir', repo.root], {
+      cwd: root,
+      env: { ...NO_MODEL, OLLAMA_HOST: fake.url },
+    });
     expect(failing.code).toBe(1);
     expect(failing.stderr).toContain('the model server failed: model crashed');
   });

@@ -17,7 +17,10 @@ const owned = cleanedUpAfterEach();
 
 /** A tree with one of each odd entry beside a regular file. */
 function oddTree() {
-  const repo = (owned.repo = tempRepo({ 'src/ok.ts': 'export const ok = 1;\n', 'src/dir/inner.ts': 'export const inner = 2;\n' }));
+  const repo = (owned.repo = tempRepo({
+    'src/ok.ts': 'export const ok = 1;\n',
+    'src/dir/inner.ts': 'export const inner = 2;\n',
+  }));
   execFileSync('mkfifo', [join(repo.root, 'src/x.ts')]);
   symlinkSync('loop-b.ts', join(repo.root, 'src/loop-a.ts'));
   symlinkSync('loop-a.ts', join(repo.root, 'src/loop-b.ts'));
@@ -27,7 +30,8 @@ function oddTree() {
   return repo;
 }
 
-const byPath = (skipped: SkippedEntry[]) => Object.fromEntries(skipped.map((s) => [s.path, `${s.reason}: ${s.detail}`]));
+const byPath = (skipped: SkippedEntry[]) =>
+  Object.fromEntries(skipped.map((s) => [s.path, `${s.reason}: ${s.detail}`]));
 
 describe('every entry gets an outcome', () => {
   it('the scan lists regular files and skips the rest, each with its reason', async () => {
@@ -48,7 +52,9 @@ describe('every entry gets an outcome', () => {
   it('paths given one by one get the same outcomes, and a missing one is missing', async () => {
     const repo = oddTree();
     const skipped: SkippedEntry[] = [];
-    const given = await scanPaths(repo.root, ['src/x.ts', 'src/loop-a.ts', 'src/zero.ts', 'src/ok.ts', 'src/gone.ts'], { onSkipped: (entry) => skipped.push(entry) });
+    const given = await scanPaths(repo.root, ['src/x.ts', 'src/loop-a.ts', 'src/zero.ts', 'src/ok.ts', 'src/gone.ts'], {
+      onSkipped: (entry) => skipped.push(entry),
+    });
     expect(given.files.map((f) => f.path)).toEqual(['src/ok.ts']);
     expect(given.missing).toEqual(['src/gone.ts']);
     expect(Object.keys(byPath(skipped)).sort()).toEqual(['src/loop-a.ts', 'src/x.ts', 'src/zero.ts']);
@@ -60,15 +66,31 @@ describe('every entry gets an outcome', () => {
     const summary = await new Indexer({ path: repo.root, embedder: 'builtin', llm: false, onEvent: log.onEvent }).run();
     expect(summary.files.added).toBe(2);
     expect(summary.files.skipped).toBe(6);
-    expect(log.of('file-skipped').map((e) => `${e.path} ${e.reason}`).sort()).toEqual(
-      ['src/caf\ufffd.ts bad-name', 'src/loop-a.ts symlink', 'src/loop-b.ts symlink', 'src/to-dir symlink', 'src/x.ts special-file', 'src/zero.ts symlink'].sort(),
+    expect(
+      log
+        .of('file-skipped')
+        .map((e) => `${e.path} ${e.reason}`)
+        .sort(),
+    ).toEqual(
+      [
+        'src/caf\ufffd.ts bad-name',
+        'src/loop-a.ts symlink',
+        'src/loop-b.ts symlink',
+        'src/to-dir symlink',
+        'src/x.ts special-file',
+        'src/zero.ts symlink',
+      ].sort(),
     );
   });
 
   it('a file replaced by a FIFO between the scan and the read fails with a reason; the run does not hang', async () => {
-    const repo = (owned.repo = tempRepo({ 'src/ok.ts': 'export const ok = 1;\n', 'src/swapped.ts': 'export const swapped = 2;\n' }));
+    const repo = (owned.repo = tempRepo({
+      'src/ok.ts': 'export const ok = 1;\n',
+      'src/swapped.ts': 'export const swapped = 2;\n',
+    }));
     const swapped = join(repo.root, 'src/swapped.ts');
-    const run = await runIsolated(`
+    const run = await runIsolated(
+      `
       import { execFileSync } from 'node:child_process';
       import { rmSync } from 'node:fs';
       const { Indexer } = await import(DIST);
@@ -80,14 +102,21 @@ describe('every entry gets an outcome', () => {
           if (event.type === 'file-failed') failed.push(event);
         },
       }).run();
-      console.log(JSON.stringify({ added: summary.files.added, failed }));`, { timeout: 20_000 });
+      console.log(JSON.stringify({ added: summary.files.added, failed }));`,
+      { timeout: 20_000 },
+    );
     const { added, failed } = settled(run) as { added: number; failed: { path: string; error: string }[] };
     expect(added).toBe(1);
-    expect(failed).toEqual([{ type: 'file-failed', path: 'src/swapped.ts', error: expect.stringContaining('is no longer a regular file') }]);
+    expect(failed).toEqual([
+      { type: 'file-failed', path: 'src/swapped.ts', error: expect.stringContaining('is no longer a regular file') },
+    ]);
   });
 
   it('an unreadable directory is skipped with EACCES, not passed over', async () => {
-    const repo = (owned.repo = tempRepo({ 'ok.ts': 'export const ok = 1;\n', 'locked/secret.ts': 'export const s = 1;\n' }));
+    const repo = (owned.repo = tempRepo({
+      'ok.ts': 'export const ok = 1;\n',
+      'locked/secret.ts': 'export const s = 1;\n',
+    }));
     mkdirSync(join(repo.root, 'open'));
     for (const dir of [repo.root, join(repo.root, 'open')]) chmodSync(dir, 0o755);
     chmodSync(join(repo.root, 'ok.ts'), 0o644);
@@ -102,6 +131,8 @@ describe('every entry gets an outcome', () => {
     chmodSync(join(repo.root, 'locked'), 0o755);
     const { files, skipped } = settled(run) as { files: string[]; skipped: SkippedEntry[] };
     expect(files).toEqual(['ok.ts']);
-    expect(skipped).toEqual([{ path: 'locked', reason: 'unreadable', detail: 'the directory cannot be read: EACCES: permission denied' }]);
+    expect(skipped).toEqual([
+      { path: 'locked', reason: 'unreadable', detail: 'the directory cannot be read: EACCES: permission denied' },
+    ]);
   });
 });

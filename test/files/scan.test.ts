@@ -29,7 +29,14 @@ describe('scanning', () => {
     const excluded: string[] = [];
     const files = await scanRoot(repo.root, { onExcluded: (e) => excluded.push(`${e.path}:${e.reason}`) });
     expect(files.map((f) => f.path)).toEqual(['.gitignore', 'a.ts', 'pkg/.gitignore', 'pkg/keep.ts']);
-    expect(excluded.sort()).toEqual(['a.tmp:ignored', 'app.min.js:default-exclude', 'image.png:default-exclude', 'pkg/drop.ts:ignored', 'pkg/sub/also-dropped.ts:ignored', 'yarn.lock:default-exclude']);
+    expect(excluded.sort()).toEqual([
+      'a.tmp:ignored',
+      'app.min.js:default-exclude',
+      'image.png:default-exclude',
+      'pkg/drop.ts:ignored',
+      'pkg/sub/also-dropped.ts:ignored',
+      'yarn.lock:default-exclude',
+    ]);
     const given = await scanPaths(repo.root, ['pkg/keep.ts', 'pkg/drop.ts', 'logs/x.ts', 'gone.ts']);
     expect(given.files.map((f) => f.path)).toEqual(['pkg/keep.ts']);
     expect(given.missing).toEqual(['gone.ts']);
@@ -37,10 +44,22 @@ describe('scanning', () => {
   });
 
   it('knows secrets by name', () => {
-    for (const name of ['.env', '.env.local', 'server.pem', 'private.key', 'id_rsa', 'id_ed25519.pub', 'credentials.json', '.npmrc', 'secrets.yaml', '.git-credentials']) {
+    for (const name of [
+      '.env',
+      '.env.local',
+      'server.pem',
+      'private.key',
+      'id_rsa',
+      'id_ed25519.pub',
+      'credentials.json',
+      '.npmrc',
+      'secrets.yaml',
+      '.git-credentials',
+    ]) {
       expect(isSecretName(name), name).toBe(true);
     }
-    for (const name of ['environment.ts', 'keyboard.ts', 'monkey.py', 'credentials-form.tsx']) expect(isSecretName(name), name).toBe(false);
+    for (const name of ['environment.ts', 'keyboard.ts', 'monkey.py', 'credentials-form.tsx'])
+      expect(isSecretName(name), name).toBe(false);
   });
 
   it('finds the root: an existing index or git work tree above, else the directory given', () => {

@@ -93,7 +93,9 @@ export class FakeOllama {
     const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
     let reply: Reply;
     if (request.url === '/api/tags') {
-      reply = { body: { models: (handlers.models ?? ['qwen2.5-coder:latest']).map((name) => ({ name, model: name, size: 1 })) } };
+      reply = {
+        body: { models: (handlers.models ?? ['qwen2.5-coder:latest']).map((name) => ({ name, model: name, size: 1 })) },
+      };
     } else if (request.url === '/api/chat' && handlers.chat) {
       this.chats.push(body as ChatRequest);
       reply = await handlers.chat(body as ChatRequest, this.chats.length - 1);
@@ -101,7 +103,11 @@ export class FakeOllama {
         reply.body = {
           model: (body as ChatRequest).model,
           created_at: new Date().toISOString(),
-          message: { role: 'assistant', content: reply.content ?? '', ...(reply.toolCalls ? { tool_calls: reply.toolCalls } : {}) },
+          message: {
+            role: 'assistant',
+            content: reply.content ?? '',
+            ...(reply.toolCalls ? { tool_calls: reply.toolCalls } : {}),
+          },
           done: true,
           done_reason: 'stop',
         };

@@ -12,7 +12,12 @@ export interface ElementState {
   endLine: number;
 }
 
-export async function readIndex(indexDir: string): Promise<{ elements: ElementState[]; files: { path: string; status: string; error: string | null }[]; consistency: ConsistencyReport; description: string }> {
+export async function readIndex(indexDir: string): Promise<{
+  elements: ElementState[];
+  files: { path: string; status: string; error: string | null }[];
+  consistency: ConsistencyReport;
+  description: string;
+}> {
   const opened = await openIndex(indexDir);
   try {
     const elements = databaseOf(opened.store)
@@ -21,8 +26,17 @@ export async function readIndex(indexDir: string): Promise<{ elements: ElementSt
          FROM elements e JOIN files f ON f.id = e.file_id ORDER BY f.path, e.start_line, e.element_name`,
       )
       .all() as ElementState[];
-    const files = databaseOf(opened.store).prepare('SELECT path, status, error FROM files ORDER BY path').all() as { path: string; status: string; error: string | null }[];
-    return { elements, files, consistency: await checkConsistency(opened.store, opened.vectors), description: opened.vectors.index.description };
+    const files = databaseOf(opened.store).prepare('SELECT path, status, error FROM files ORDER BY path').all() as {
+      path: string;
+      status: string;
+      error: string | null;
+    }[];
+    return {
+      elements,
+      files,
+      consistency: await checkConsistency(opened.store, opened.vectors),
+      description: opened.vectors.index.description,
+    };
   } finally {
     opened.close();
   }

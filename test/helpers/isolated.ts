@@ -37,7 +37,9 @@ export function runIsolated(code: string, options: { timeout?: number; cwd?: str
       { cwd: options.cwd ?? ROOT, timeout: options.timeout ?? 30_000, killSignal: 'SIGKILL', maxBuffer: 16 << 20 },
       (error, stdout, stderr) => {
         rmSync(dir, { recursive: true, force: true });
-        const failure = error as (Error & { code?: number | string; signal?: NodeJS.Signals | null; killed?: boolean }) | null;
+        const failure = error as
+          | (Error & { code?: number | string; signal?: NodeJS.Signals | null; killed?: boolean })
+          | null;
         resolve({
           code: failure ? (typeof failure.code === 'number' ? failure.code : null) : 0,
           signal: failure?.signal ?? null,
@@ -53,7 +55,9 @@ export function runIsolated(code: string, options: { timeout?: number; cwd?: str
 /** Expects the child to have exited 0 by itself; returns its stdout parsed as JSON (the last line). */
 export function settled(run: Isolated): unknown {
   if (run.code !== 0) {
-    throw new Error(`the child ${run.timedOut ? 'hung (killed after its timeout)' : run.signal ? `crashed (${run.signal})` : `exited with ${run.code}`}: ${run.stderr.slice(-2_000)}`);
+    throw new Error(
+      `the child ${run.timedOut ? 'hung (killed after its timeout)' : run.signal ? `crashed (${run.signal})` : `exited with ${run.code}`}: ${run.stderr.slice(-2_000)}`,
+    );
   }
   const lines = run.stdout.trim().split('\n');
   return JSON.parse(lines.at(-1)!);

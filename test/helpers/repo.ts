@@ -28,7 +28,11 @@ export function tempRepo(files: Record<string, string | Uint8Array> = {}, option
       rmSync(join(root, path), { force: true });
     },
     git(...args) {
-      return execFileSync('git', ['-C', root, '-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { encoding: 'utf8' });
+      return execFileSync(
+        'git',
+        ['-C', root, '-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args],
+        { encoding: 'utf8' },
+      );
     },
     age() {
       const past = new Date(Date.now() - 60_000);
@@ -54,7 +58,11 @@ export function tempRepo(files: Record<string, string | Uint8Array> = {}, option
 }
 
 /** Collects events by type. */
-export function eventLog(): { events: IndexEvent[]; onEvent: (event: IndexEvent) => void; of<T extends IndexEvent['type']>(type: T): Extract<IndexEvent, { type: T }>[] } {
+export function eventLog(): {
+  events: IndexEvent[];
+  onEvent: (event: IndexEvent) => void;
+  of<T extends IndexEvent['type']>(type: T): Extract<IndexEvent, { type: T }>[];
+} {
   const events: IndexEvent[] = [];
   return {
     events,

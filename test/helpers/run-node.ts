@@ -7,10 +7,17 @@ export interface Run {
   stderr: string;
 }
 
-export function runNode(args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeout?: number }): Promise<Run> {
+export function runNode(
+  args: readonly string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeout?: number },
+): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [...args], { cwd: options.cwd, timeout: options.timeout ?? 60_000, ...(options.env ? { env: options.env } : {}) }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [...args],
+      { cwd: options.cwd, timeout: options.timeout ?? 60_000, ...(options.env ? { env: options.env } : {}) },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });
 }

@@ -38,7 +38,11 @@ class FakeEnricher implements Enricher {
   calls = 0;
   async enrich(file: CodeFile): Promise<CodeFile> {
     this.calls++;
-    return { ...file, source: 'ast+llm', elements: file.elements.map((element) => ({ ...element, description: `described by ${this.model}` })) };
+    return {
+      ...file,
+      source: 'ast+llm',
+      elements: file.elements.map((element) => ({ ...element, description: `described by ${this.model}` })),
+    };
   }
   async plannedCalls(): Promise<number> {
     return 1;

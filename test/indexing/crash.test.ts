@@ -17,7 +17,10 @@ const CHILD = new URL('../helpers/index-child.mjs', import.meta.url).pathname;
 const CORPUS = new URL('../../node_modules/typescript/lib/', import.meta.url).pathname;
 
 /** Runs the child indexer; kills it when `killWhen` first returns true. Resolves with how it ended. */
-function indexInChild(root: string, killWhen: (event: { type: string; done?: number; event?: { type: string } }) => boolean): Promise<'killed' | 'finished'> {
+function indexInChild(
+  root: string,
+  killWhen: (event: { type: string; done?: number; event?: { type: string } }) => boolean,
+): Promise<'killed' | 'finished'> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CHILD, root], { stdio: ['ignore', 'pipe', 'pipe'] });
     let killed = false;
@@ -60,7 +63,8 @@ describe('crash safety', () => {
 
   beforeAll(() => {
     repo = tempRepo();
-    for (const name of readdirSync(CORPUS).filter((n) => /^lib\..*\.d\.ts$/.test(n))) cpSync(join(CORPUS, name), join(repo.root, 'lib', name));
+    for (const name of readdirSync(CORPUS).filter((n) => /^lib\..*\.d\.ts$/.test(n)))
+      cpSync(join(CORPUS, name), join(repo.root, 'lib', name));
   });
   afterAll(() => repo?.cleanup());
 
@@ -69,7 +73,8 @@ describe('crash safety', () => {
   const reshape = () => {
     const names = readdirSync(join(repo.root, 'lib')).filter((n) => n.endsWith('.d.ts'));
     mkdirSync(join(repo.root, 'lib', 'moved'), { recursive: true });
-    for (const name of names.filter((n) => n.startsWith('lib.es2015'))) renameSync(join(repo.root, 'lib', name), join(repo.root, 'lib', 'moved', name));
+    for (const name of names.filter((n) => n.startsWith('lib.es2015')))
+      renameSync(join(repo.root, 'lib', name), join(repo.root, 'lib', 'moved', name));
     for (const name of names.filter((n) => n.startsWith('lib.dom'))) rmSync(join(repo.root, 'lib', name));
     for (const name of names.filter((n) => n.startsWith('lib.es2020'))) {
       const path = join(repo.root, 'lib', name);
@@ -80,23 +85,31 @@ describe('crash safety', () => {
   const cases: [string, () => void, (event: Event) => boolean][] = [
     ['before the first commit', fresh, (e) => e.type === 'progress' && e.done === 3],
     ['between commits', fresh, (e) => e.type === 'progress' && e.done === 70],
-    ['right after the FAISS file is written', fresh, (e) => e.type === 'vector-index' && e.event?.type === 'index-written'],
+    [
+      'right after the FAISS file is written',
+      fresh,
+      (e) => e.type === 'vector-index' && e.event?.type === 'index-written',
+    ],
     ['while re-indexing moved, deleted and edited files', reshape, (e) => e.type === 'progress' && e.done === 12],
   ];
 
-  it.each(cases)('killed %s: the index opens consistent, and the next run completes it', async (_, prepare, killWhen) => {
-    prepare();
-    const reference = await referenceFor(repo.root);
-    expect(reference.length).toBeGreaterThan(1_000);
-    expect(await indexInChild(repo.root, killWhen)).toBe('killed');
-    // The dead process's lock is left behind; the database and the FAISS file must still agree.
-    const after = await readIndex(join(repo.root, '.ocvector'));
-    expect(after.consistency).toMatchObject({ ok: true, missing: [] });
+  it.each(cases)(
+    'killed %s: the index opens consistent, and the next run completes it',
+    async (_, prepare, killWhen) => {
+      prepare();
+      const reference = await referenceFor(repo.root);
+      expect(reference.length).toBeGreaterThan(1_000);
+      expect(await indexInChild(repo.root, killWhen)).toBe('killed');
+      // The dead process's lock is left behind; the database and the FAISS file must still agree.
+      const after = await readIndex(join(repo.root, '.ocvector'));
+      expect(after.consistency).toMatchObject({ ok: true, missing: [] });
 
-    expect(await indexInChild(repo.root, () => false)).toBe('finished');
-    const final = await readIndex(join(repo.root, '.ocvector'));
-    expect(final.consistency.ok).toBe(true);
-    expect(elementKeys(final.elements)).toEqual(reference);
-    expect(final.files.filter((f) => f.status === "failed")).toEqual([]);
-  }, 120_000);
+      expect(await indexInChild(repo.root, () => false)).toBe('finished');
+      const final = await readIndex(join(repo.root, '.ocvector'));
+      expect(final.consistency.ok).toBe(true);
+      expect(elementKeys(final.elements)).toEqual(reference);
+      expect(final.files.filter((f) => f.status === 'failed')).toEqual([]);
+    },
+    120_000,
+  );
 });

@@ -16,7 +16,13 @@ function fakeVector(text: string): number[] {
 }
 
 /** A valid model answer with no elements: the syntax tree's elements stand, and each file costs one call. */
-const EMPTY_ANSWER = JSON.stringify({ 'file-path': 'x', language: 'typescript', summary: 'A file.', imports: [], elements: [] });
+const EMPTY_ANSWER = JSON.stringify({
+  'file-path': 'x',
+  language: 'typescript',
+  summary: 'A file.',
+  imports: [],
+  elements: [],
+});
 
 describe('incremental indexing', () => {
   let repo: TempRepo;
@@ -30,7 +36,12 @@ describe('incremental indexing', () => {
   async function start() {
     fake = await FakeOllama.start({
       chat: () => ({ content: EMPTY_ANSWER }),
-      embed: (request) => ({ body: { model: request.model, embeddings: (Array.isArray(request.input) ? request.input : [request.input]).map(fakeVector) } }),
+      embed: (request) => ({
+        body: {
+          model: request.model,
+          embeddings: (Array.isArray(request.input) ? request.input : [request.input]).map(fakeVector),
+        },
+      }),
     });
     repo = tempRepo(SAMPLE_FILES);
     repo.age();
@@ -65,7 +76,9 @@ describe('incremental indexing', () => {
 
     const state = await readIndex(indexer.indexDir);
     expect(state.consistency.ok).toBe(true);
-    expect(state.elements.map((e) => e.name)).toEqual(expect.arrayContaining(['UserRepository', 'UserRepository.getUserById', 'gcd', 'summarize', 'Sample.Usage']));
+    expect(state.elements.map((e) => e.name)).toEqual(
+      expect.arrayContaining(['UserRepository', 'UserRepository.getUserById', 'gcd', 'summarize', 'Sample.Usage']),
+    );
   });
 
   it('re-embeds only the element that changed, and keeps the vectors of elements that only moved', async () => {
@@ -74,7 +87,10 @@ describe('incremental indexing', () => {
     const before = idsByName((await readIndex(indexer.indexDir)).elements);
 
     // Two lines above everything (moves all elements) and a changed body in one method.
-    const edited = SAMPLE_FILES['src/users.ts']!.replace('return this.users.get(id);', 'return this.users.get(Number(id));');
+    const edited = SAMPLE_FILES['src/users.ts']!.replace(
+      'return this.users.get(id);',
+      'return this.users.get(Number(id));',
+    );
     repo.write('src/users.ts', `// header\n// added\n${edited}`);
     const embedsBefore = fake.embeds.reduce((n, r) => n + r.input.length, 0);
     const run = await indexer.run();
@@ -101,7 +117,10 @@ describe('incremental indexing', () => {
     await indexer.run();
     const before = await readIndex(indexer.indexDir);
 
-    repo.write('src/strings.ts', '/** Reverses a string. */\nexport function reverse(text: string): string {\n  return [...text].reverse().join("");\n}\n');
+    repo.write(
+      'src/strings.ts',
+      '/** Reverses a string. */\nexport function reverse(text: string): string {\n  return [...text].reverse().join("");\n}\n',
+    );
     renameSync(join(repo.root, 'src/math.ts'), join(repo.root, 'src/arithmetic.ts'));
     repo.remove('scripts/report.py');
     const run = await indexer.run();
@@ -119,23 +138,39 @@ describe('incremental indexing', () => {
     const untouched = before.elements.filter((e) => !['src/math.ts', 'scripts/report.py'].includes(e.path));
     const afterIds = new Set(after.elements.map((e) => e.vectorId));
     expect(untouched.every((e) => afterIds.has(e.vectorId))).toBe(true);
-    expect(log.of('file-removed').map((e) => e.path).sort()).toEqual(['scripts/report.py', 'src/math.ts']);
+    expect(
+      log
+        .of('file-removed')
+        .map((e) => e.path)
+        .sort(),
+    ).toEqual(['scripts/report.py', 'src/math.ts']);
   });
 
   it('indexes a single file, and a subdirectory, without touching the rest', async () => {
     const { indexer } = await start();
     await indexer.run();
     repo.write('src/math.ts', SAMPLE_FILES['src/math.ts']! + '\nexport const TAU = 6.283185307179586;\n');
-    repo.write('scripts/report.py', SAMPLE_FILES['scripts/report.py']! + '\n\ndef total(results):\n    return len(results)\n');
+    repo.write(
+      'scripts/report.py',
+      SAMPLE_FILES['scripts/report.py']! + '\n\ndef total(results):\n    return len(results)\n',
+    );
 
-    const single = new Indexer({ path: join(repo.root, 'src/math.ts'), embedder: { host: fake!.url, model: 'fake-embed' }, llm: false });
+    const single = new Indexer({
+      path: join(repo.root, 'src/math.ts'),
+      embedder: { host: fake!.url, model: 'fake-embed' },
+      llm: false,
+    });
     const one = await single.run();
     expect(one.files).toMatchObject({ scanned: 1, changed: 1 });
     let state = await readIndex(indexer.indexDir);
     expect(state.elements.some((e) => e.name === 'TAU')).toBe(true);
     expect(state.elements.some((e) => e.name === 'total')).toBe(false);
 
-    const scoped = new Indexer({ path: join(repo.root, 'scripts'), embedder: { host: fake!.url, model: 'fake-embed' }, llm: false });
+    const scoped = new Indexer({
+      path: join(repo.root, 'scripts'),
+      embedder: { host: fake!.url, model: 'fake-embed' },
+      llm: false,
+    });
     const sub = await scoped.run();
     expect(sub.files).toMatchObject({ scanned: 1, changed: 1, deleted: 0 });
     state = await readIndex(indexer.indexDir);
@@ -152,11 +187,16 @@ describe('--since: git changes', () => {
       repo.age();
       const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
       await indexer.run();
-      repo.write('src/math.ts', SAMPLE_FILES['src/math.ts']!.replace('Adds two numbers.', 'Adds two numbers, exactly.'));
+      repo.write(
+        'src/math.ts',
+        SAMPLE_FILES['src/math.ts']!.replace('Adds two numbers.', 'Adds two numbers, exactly.'),
+      );
       repo.write('src/new.ts', 'export function fresh(): number {\n  return 1;\n}\n');
       repo.git('rm', '-q', 'scripts/report.py');
       const log = eventLog();
-      const run = await new Indexer({ path: repo.root, embedder: 'builtin', llm: false, onEvent: log.onEvent }).run({ since: 'HEAD' });
+      const run = await new Indexer({ path: repo.root, embedder: 'builtin', llm: false, onEvent: log.onEvent }).run({
+        since: 'HEAD',
+      });
       expect(run.files).toMatchObject({ scanned: 2, changed: 1, added: 1, deleted: 1 });
       const state = await readIndex(indexer.indexDir);
       expect(state.elements.some((e) => e.name === 'fresh')).toBe(true);

@@ -10,7 +10,9 @@ const owned = cleanedUpAfterEach();
 
 function modules(count: number): Record<string, string> {
   const files: Record<string, string> = {};
-  for (let i = 0; i < count; i++) files[`src/m${i}.ts`] = `/** Computes the invoice total ${i}. */\nexport function invoiceTotal${i}(x: number): number {\n  return x * ${i};\n}\n`;
+  for (let i = 0; i < count; i++)
+    files[`src/m${i}.ts`] =
+      `/** Computes the invoice total ${i}. */\nexport function invoiceTotal${i}(x: number): number {\n  return x * ${i};\n}\n`;
   return files;
 }
 
@@ -38,10 +40,12 @@ describe('--rebuild', () => {
       onEvent: (event) => {
         if (event.type !== 'progress' || event.done % 40 !== 0) return;
         seen.push(readerCount(indexer.indexDir));
-        searches.push(Searcher.open({ indexDir: indexer.indexDir }).then(async (opened) => {
-          searchers.push(opened);
-          return (await opened.search('invoice total')).results.length;
-        }));
+        searches.push(
+          Searcher.open({ indexDir: indexer.indexDir }).then(async (opened) => {
+            searchers.push(opened);
+            return (await opened.search('invoice total')).results.length;
+          }),
+        );
       },
     });
     const rebuilt = await indexer.run({ rebuild: true });

@@ -13,7 +13,8 @@ import { cleanedUpAfterEach, eventLog, SAMPLE_FILES, tempRepo } from '../helpers
 
 const owned = cleanedUpAfterEach();
 
-const builtin = (path: string, extra: Partial<ConstructorParameters<typeof Indexer>[0]> = {}) => new Indexer({ path, embedder: 'builtin', llm: false, ...extra });
+const builtin = (path: string, extra: Partial<ConstructorParameters<typeof Indexer>[0]> = {}) =>
+  new Indexer({ path, embedder: 'builtin', llm: false, ...extra });
 
 describe('switching the embedder', () => {
   it('refuses to mix vectors, says how to rebuild, and rebuilds on request', async () => {
@@ -21,12 +22,16 @@ describe('switching the embedder', () => {
     const first = await builtin(repo.root).run();
     expect(first.embedder).toMatch(/^builtin:v\d+:512$/);
 
-    const fake = (owned.fake = await FakeOllama.start({ embed: (request) => ({ body: { embeddings: (request.input as string[]).map((_, i) => [1, i + 1, 2, 3]) } }) }));
+    const fake = (owned.fake = await FakeOllama.start({
+      embed: (request) => ({ body: { embeddings: (request.input as string[]).map((_, i) => [1, i + 1, 2, 3]) } }),
+    }));
     const switched = new Indexer({ path: repo.root, embedder: { host: fake.url, model: 'other-embed' }, llm: false });
     const error = await switched.run().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect((error as StoreError).code).toBe('EMBEDDER_MISMATCH');
-    expect((error as Error).message).toMatch(/built with the embedder builtin:v2:512 .*not ollama:other-embed \(4\).*--rebuild/);
+    expect((error as Error).message).toMatch(
+      /built with the embedder builtin:v2:512 .*not ollama:other-embed \(4\).*--rebuild/,
+    );
     // Nothing was touched by the refused run.
     expect((await readIndex(join(repo.root, '.ocvector'))).elements).toHaveLength(first.elements.total);
 
@@ -71,12 +76,39 @@ describe('secrets and ignored files', () => {
     const state = await readIndex(join(repo.root, '.ocvector'));
     const paths = state.files.map((f) => f.path);
     expect(paths).toEqual(expect.arrayContaining(['src/users.ts', 'src/nested/kept.ts', '.gitignore']));
-    for (const hidden of ['.env', '.env.production', 'config/server.pem', 'config/tls.key', 'deploy/id_rsa', 'deploy/credentials.json', '.npmrc', 'generated/out.ts', 'debug.log', 'private/notes.md', 'package-lock.json', 'src/nested/local.ts']) {
+    for (const hidden of [
+      '.env',
+      '.env.production',
+      'config/server.pem',
+      'config/tls.key',
+      'deploy/id_rsa',
+      'deploy/credentials.json',
+      '.npmrc',
+      'generated/out.ts',
+      'debug.log',
+      'private/notes.md',
+      'package-lock.json',
+      'src/nested/local.ts',
+    ]) {
       expect(paths).not.toContain(hidden);
     }
     expect(paths.some((p) => p.startsWith('node_modules/') || p.startsWith('dist/'))).toBe(false);
-    expect(log.of('excluded').filter((e) => e.reason === 'secret').map((e) => e.path).sort()).toEqual(
-      ['.env', '.env.production', '.npmrc', 'config/server.pem', 'config/tls.key', 'deploy/credentials.json', 'deploy/id_rsa'].sort(),
+    expect(
+      log
+        .of('excluded')
+        .filter((e) => e.reason === 'secret')
+        .map((e) => e.path)
+        .sort(),
+    ).toEqual(
+      [
+        '.env',
+        '.env.production',
+        '.npmrc',
+        'config/server.pem',
+        'config/tls.key',
+        'deploy/credentials.json',
+        'deploy/id_rsa',
+      ].sort(),
     );
     expect(summary.files.scanned).toBe(paths.length);
     // The bytes of every file the index wrote: the secret is in none of them.
@@ -102,7 +134,10 @@ describe('one writer at a time', () => {
     setTimeout(() => held.release(), 300);
     await expect(waiting).resolves.toMatchObject({ files: { unchanged: Object.keys(SAMPLE_FILES).length } });
     // A lock whose owner is gone (pid 2^22 + 1 is above Linux's pid_max default) is stale.
-    writeFileSync(join(indexer.indexDir, 'index.lock'), JSON.stringify({ pid: 4_194_305, host: (await import('node:os')).hostname(), since: 0 }));
+    writeFileSync(
+      join(indexer.indexDir, 'index.lock'),
+      JSON.stringify({ pid: 4_194_305, host: (await import('node:os')).hostname(), since: 0 }),
+    );
     await expect(builtin(repo.root).run()).resolves.toBeDefined();
   });
 });
@@ -110,7 +145,11 @@ describe('one writer at a time', () => {
 describe('aborting', () => {
   it('stops at the signal, keeps what was committed consistent, and the next run finishes', async () => {
     const repo = (owned.repo = tempRepo());
-    for (let i = 0; i < 300; i++) repo.write(`src/module${i}.ts`, `/** Module ${i}. */\nexport function compute${i}(x: number): number {\n  return x * ${i};\n}\n`);
+    for (let i = 0; i < 300; i++)
+      repo.write(
+        `src/module${i}.ts`,
+        `/** Module ${i}. */\nexport function compute${i}(x: number): number {\n  return x * ${i};\n}\n`,
+      );
     const controller = new AbortController();
     const log = eventLog();
     const indexer = builtin(repo.root, {
@@ -139,7 +178,11 @@ describe('bad input', () => {
       'assets/blob.dat': Buffer.from([0, 1, 2, 3, 0, 255, 0, 7]),
       'src/huge.ts': `export const big = "${'x'.repeat(2 << 20)}";\n`,
       'src/empty.ts': '',
-      'src/latin1.ts': Buffer.concat([Buffer.from('/** Caf'), Buffer.from([0xe9]), Buffer.from(' au lait. */\nexport function coffee(): string {\n  return "ok";\n}\n')]),
+      'src/latin1.ts': Buffer.concat([
+        Buffer.from('/** Caf'),
+        Buffer.from([0xe9]),
+        Buffer.from(' au lait. */\nexport function coffee(): string {\n  return "ok";\n}\n'),
+      ]),
     }));
     const log = eventLog();
     const summary = await builtin(repo.root, { onEvent: log.onEvent }).run();
@@ -150,7 +193,9 @@ describe('bad input', () => {
     expect(status['src/empty.ts']).toMatch(/^skipped: empty/);
     expect(status['src/latin1.ts']).toMatch(/^indexed/);
     expect(state.elements.some((e) => e.name === 'coffee')).toBe(true);
-    expect(log.events.some((e) => e.type === 'analysis' && e.event.type === 'warning' && /UTF-8/.test(e.event.message))).toBe(true);
+    expect(
+      log.events.some((e) => e.type === 'analysis' && e.event.type === 'warning' && /UTF-8/.test(e.event.message)),
+    ).toBe(true);
     expect(summary.files.skipped).toBe(3);
     // Skipped files are not read again while unchanged.
     const again = await builtin(repo.root).run();
@@ -168,7 +213,12 @@ describe('bad input', () => {
     const events: VectorIndexEvent[] = [];
     const opened = await openIndex(indexer.indexDir, { onEvent: (event) => events.push(event) });
     try {
-      expect(events).toEqual([expect.objectContaining({ type: 'index-rebuilt', reason: expect.stringMatching(/could not be read.*(checksum|corrupt)/i) })]);
+      expect(events).toEqual([
+        expect.objectContaining({
+          type: 'index-rebuilt',
+          reason: expect.stringMatching(/could not be read.*(checksum|corrupt)/i),
+        }),
+      ]);
       expect(opened.vectors.ntotal).toBe(summary.elements.total);
     } finally {
       opened.close();

@@ -108,7 +108,10 @@ describe('the secret corpus', () => {
     expect(MARKERS.filter((marker) => all.toLowerCase().includes(marker))).toHaveLength(22);
     for (const [path, text] of Object.entries(CORPUS)) {
       const redacted = redactSecrets(text);
-      expect(MARKERS.filter((marker) => redacted.toLowerCase().includes(marker)), path).toEqual([]);
+      expect(
+        MARKERS.filter((marker) => redacted.toLowerCase().includes(marker)),
+        path,
+      ).toEqual([]);
       expect(redacted.split('\n').length, path).toBe(text.split('\n').length);
     }
   });
@@ -123,7 +126,17 @@ describe('the secret corpus', () => {
     const tool = new CodebaseSearchTool({ cwd: repo.root });
     try {
       const answers: string[] = [];
-      for (const query of ['BillingClient send invoice', 'GITHUB SLACK OPENAI keys', 'load settings API_KEY', 'Connect clientSecret', 'API_TOKEN token', 'Main secret', 'auth_token config', 'api_key yaml', 'curl Authorization Bearer']) {
+      for (const query of [
+        'BillingClient send invoice',
+        'GITHUB SLACK OPENAI keys',
+        'load settings API_KEY',
+        'Connect clientSecret',
+        'API_TOKEN token',
+        'Main secret',
+        'auth_token config',
+        'api_key yaml',
+        'curl Authorization Bearer',
+      ]) {
         answers.push(JSON.stringify(await tool.execute({ query, k: 10 })));
       }
       const text = answers.join('\n').toLowerCase();

@@ -19,7 +19,8 @@ const owned = cleanedUpAfterEach();
 function modules(order: string[]): Record<string, string> {
   const files: Record<string, string> = {};
   order.forEach((topic, i) => {
-    files[`src/m${i}.ts`] = `/** Handles ${topic}. */\nexport function handle${topic}(input: string): string {\n  return input.split('${topic}').join('${topic.toUpperCase()}');\n}\n`;
+    files[`src/m${i}.ts`] =
+      `/** Handles ${topic}. */\nexport function handle${topic}(input: string): string {\n  return input.split('${topic}').join('${topic.toUpperCase()}');\n}\n`;
   });
   return files;
 }
@@ -39,7 +40,8 @@ describe('the vectors file is bound to its database', () => {
     const repo = (owned.repo = tempRepo(modules(TOPICS)));
     const indexer = indexerFor(repo.root);
     await indexer.run();
-    for (const name of ['index.db', 'index.db-wal', 'index.db-shm']) rmSync(join(indexer.indexDir, name), { force: true });
+    for (const name of ['index.db', 'index.db-wal', 'index.db-shm'])
+      rmSync(join(indexer.indexDir, name), { force: true });
     // Same number of elements, different documents under each path.
     for (const [path, content] of Object.entries(modules([...TOPICS].reverse()))) repo.write(path, content);
     await indexer.run();
@@ -57,7 +59,12 @@ describe('the vectors file is bound to its database', () => {
       await otherIndexer.run();
       const mine = vectorFile(indexer.indexDir);
       copyFileSync(join(otherIndexer.indexDir, vectorFile(otherIndexer.indexDir)), join(indexer.indexDir, mine));
-      expect(await openEvents(indexer.indexDir)).toEqual([expect.objectContaining({ type: 'index-rebuilt', reason: expect.stringContaining('no index file that this database wrote') })]);
+      expect(await openEvents(indexer.indexDir)).toEqual([
+        expect.objectContaining({
+          type: 'index-rebuilt',
+          reason: expect.stringContaining('no index file that this database wrote'),
+        }),
+      ]);
       expect((await readIndex(indexer.indexDir)).consistency).toMatchObject({ ok: true, mismatched: [] });
       await indexer.run();
       expect(await openEvents(indexer.indexDir)).toEqual([]);

@@ -18,7 +18,8 @@ const owned = cleanedUpAfterEach();
 function manyModules(count: number, from = 0): Record<string, string> {
   const files: Record<string, string> = {};
   for (let i = from; i < from + count; i++) {
-    files[`src/m${i}.ts`] = `/** Module ${i}: computes value ${i}. */\nexport function value${i}(x: number): number {\n  return x + ${i};\n}\n\nexport class Holder${i} {\n  readonly amount = ${i};\n}\n`;
+    files[`src/m${i}.ts`] =
+      `/** Module ${i}: computes value ${i}. */\nexport function value${i}(x: number): number {\n  return x + ${i};\n}\n\nexport class Holder${i} {\n  readonly amount = ${i};\n}\n`;
   }
   return files;
 }
@@ -32,7 +33,13 @@ describe('index type and deletions', () => {
   it('switches to IVF past the threshold, removes exactly on it, and never returns a removed element', async () => {
     const repo = (owned.repo = tempRepo(manyModules(150)));
     const log = eventLog();
-    const options = { path: repo.root, embedder: 'builtin' as const, llm: false, vectorIndex: { approximateThreshold: 200 }, onEvent: log.onEvent };
+    const options = {
+      path: repo.root,
+      embedder: 'builtin' as const,
+      llm: false,
+      vectorIndex: { approximateThreshold: 200 },
+      onEvent: log.onEvent,
+    };
     const first = await new Indexer(options).run();
     expect(first.elements.total).toBe(450); // a function, a class and its property per module
     expect(first.index.description).toMatch(/^IVF\d+,Flat$/);
@@ -44,7 +51,11 @@ describe('index type and deletions', () => {
     try {
       expect(opened.vectors.index.description).toMatch(/^IVF/);
       expect(opened.vectors.ntotal).toBe(300);
-      const live = new Set((databaseOf(opened.store).prepare('SELECT vector_id AS id FROM elements').all() as { id: number }[]).map((r) => BigInt(r.id)));
+      const live = new Set(
+        (databaseOf(opened.store).prepare('SELECT vector_id AS id FROM elements').all() as { id: number }[]).map((r) =>
+          BigInt(r.id),
+        ),
+      );
       const embedder = new BuiltinEmbedder();
       for (const query of ['value 3', 'Holder 10 amount', 'computes value 42']) {
         const q = await embedder.embedQuery(query);
@@ -76,9 +87,13 @@ describe('index type and deletions', () => {
     expect(readdirSync(indexer.indexDir).filter((n) => n.endsWith('.ocvx'))).toEqual(fileAfterFirst);
     // A reader replays the change in memory.
     const replayed = eventLog();
-    const opened = await openIndex(indexer.indexDir, { onEvent: (event) => replayed.onEvent({ type: 'vector-index', event }) });
+    const opened = await openIndex(indexer.indexDir, {
+      onEvent: (event) => replayed.onEvent({ type: 'vector-index', event }),
+    });
     try {
-      expect(replayed.events.map((e) => e.type === 'vector-index' && e.event)).toEqual([expect.objectContaining({ type: 'index-replayed', added: 1, removed: 3 })]);
+      expect(replayed.events.map((e) => e.type === 'vector-index' && e.event)).toEqual([
+        expect.objectContaining({ type: 'index-replayed', added: 1, removed: 3 }),
+      ]);
       expect(opened.vectors.ntotal).toBe(first.elements.total - 2);
     } finally {
       opened.close();
@@ -97,7 +112,12 @@ describe('an embedder that fails mid-run', () => {
       },
     }));
     healthy = false;
-    const indexer = new Indexer({ path: repo.root, embedder: { host: fake.url, model: 'e', batchSize: 8 }, llm: false, threads: 1 });
+    const indexer = new Indexer({
+      path: repo.root,
+      embedder: { host: fake.url, model: 'e', batchSize: 8 },
+      llm: false,
+      threads: 1,
+    });
     const error = await indexer.run().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EmbedderError);
     expect((error as Error).message).toMatch(/HTTP 500|no more embedding calls/);
@@ -118,7 +138,10 @@ describe('watch mode', () => {
     const repo = (owned.repo = tempRepo(SAMPLE_FILES));
     const summaries: { changed: number; added: number; deleted: number }[] = [];
     const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
-    const watcher = watchIndex(indexer, { debounceMs: 50, onRun: (s) => summaries.push({ changed: s.files.changed, added: s.files.added, deleted: s.files.deleted }) });
+    const watcher = watchIndex(indexer, {
+      debounceMs: 50,
+      onRun: (s) => summaries.push({ changed: s.files.changed, added: s.files.added, deleted: s.files.deleted }),
+    });
     try {
       await watcher.ready;
       expect(summaries[0]!.added).toBe(Object.keys(SAMPLE_FILES).length);

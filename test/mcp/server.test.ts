@@ -15,7 +15,12 @@ import { searchRepo } from '../helpers/search-repo.js';
 
 const SERVER = new URL('../../dist/cli/oc-vector-mcp.js', import.meta.url).pathname;
 /** No model server and the built-in embedder: the test does not depend on this machine's Ollama. */
-const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', OLLAMA_HOST: 'http://127.0.0.1:9', OCVECTOR_EMBEDDER: 'builtin' };
+const ENV = {
+  PATH: process.env.PATH ?? '',
+  HOME: process.env.HOME ?? '',
+  OLLAMA_HOST: 'http://127.0.0.1:9',
+  OCVECTOR_EMBEDDER: 'builtin',
+};
 
 describe('oc-vector-mcp over stdio, with the SDK client', () => {
   let repo: TempRepo;
@@ -25,7 +30,13 @@ describe('oc-vector-mcp over stdio, with the SDK client', () => {
   beforeAll(async () => {
     repo = searchRepo();
     await new Indexer({ path: repo.root, embedder: 'builtin', llm: false }).run();
-    const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER, '--no-llm'], cwd: join(repo.root, 'src'), env: ENV, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [SERVER, '--no-llm'],
+      cwd: join(repo.root, 'src'),
+      env: ENV,
+      stderr: 'pipe',
+    });
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     client = new Client({ name: 'ocvector-test', version: '1.0.0' });
     await client.connect(transport);
@@ -39,15 +50,25 @@ describe('oc-vector-mcp over stdio, with the SDK client', () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(['codebase_search', 'index_status', 'reindex']);
     const [search, status, reindex] = tools;
-    expect(search!.inputSchema).toMatchObject({ type: 'object', required: ['query'], properties: { query: { type: 'string' }, k: { maximum: 20 } } });
+    expect(search!.inputSchema).toMatchObject({
+      type: 'object',
+      required: ['query'],
+      properties: { query: { type: 'string' }, k: { maximum: 20 } },
+    });
     expect(search!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
     expect(status!.annotations).toMatchObject({ readOnlyHint: true });
     expect(reindex!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
-    expect(client.getServerVersion()).toMatchObject({ name: 'ocvector', version: JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version });
+    expect(client.getServerVersion()).toMatchObject({
+      name: 'ocvector',
+      version: JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version,
+    });
   });
 
   it('answers codebase_search on the indexed fixture, as text and as structured content', async () => {
-    const result = await client.callTool({ name: 'codebase_search', arguments: { query: 'hash a password with a salt', k: 3 } });
+    const result = await client.callTool({
+      name: 'codebase_search',
+      arguments: { query: 'hash a password with a salt', k: 3 },
+    });
     expect(result.isError).toBe(false);
     const output = result.structuredContent as unknown as CodebaseSearchOutput;
     expect(output.results[0]).toMatchObject({ name: 'hashPassword', path: 'src/auth/passwords.ts', start_line: 6 });
@@ -57,33 +78,60 @@ describe('oc-vector-mcp over stdio, with the SDK client', () => {
 
   it('reports index_status, then reindex picks up an edit that search then finds', async () => {
     const status = await client.callTool({ name: 'index_status', arguments: {} });
-    expect(status.structuredContent).toMatchObject({ root: repo.root, embedder: { id: 'builtin:v2:512' }, stale: { modified: [], deleted: [], added: [] } });
+    expect(status.structuredContent).toMatchObject({
+      root: repo.root,
+      embedder: { id: 'builtin:v2:512' },
+      stale: { modified: [], deleted: [], added: [] },
+    });
 
-    writeFileSync(join(repo.root, 'src/util/slug.ts'), '/** Turns a title into a URL slug. */\nexport function slugify(title: string): string {\n  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-");\n}\n');
+    writeFileSync(
+      join(repo.root, 'src/util/slug.ts'),
+      '/** Turns a title into a URL slug. */\nexport function slugify(title: string): string {\n  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-");\n}\n',
+    );
     const stale = await client.callTool({ name: 'index_status', arguments: {} });
     expect(stale.structuredContent).toMatchObject({ stale: { added: ['src/util/slug.ts'] } });
 
     const progress: number[] = [];
-    const reindex = await client.callTool({ name: 'reindex', arguments: {} }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    const reindex = await client.callTool({ name: 'reindex', arguments: {} }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+    });
     expect(reindex.isError).toBeFalsy();
     expect(reindex.structuredContent).toMatchObject({ files: { added: 1, changed: 0 } });
     expect(progress.length).toBeGreaterThan(0);
 
     const found = await client.callTool({ name: 'codebase_search', arguments: { query: 'slugify' } });
-    expect((found.structuredContent as unknown as CodebaseSearchOutput).results[0]).toMatchObject({ name: 'slugify', path: 'src/util/slug.ts' });
+    expect((found.structuredContent as unknown as CodebaseSearchOutput).results[0]).toMatchObject({
+      name: 'slugify',
+      path: 'src/util/slug.ts',
+    });
   });
 
   it('answers bad calls with errors and stays up', async () => {
     const badArgs = await client.callTool({ name: 'codebase_search', arguments: { k: 'many' } });
     expect(badArgs.isError).toBe(true);
-    expect((badArgs.structuredContent as unknown as CodebaseSearchOutput).error).toBe('invalid arguments: "query" is required; k must be an integer');
+    expect((badArgs.structuredContent as unknown as CodebaseSearchOutput).error).toBe(
+      'invalid arguments: "query" is required; k must be an integer',
+    );
     const traversal = await client.callTool({ name: 'reindex', arguments: { path: '../..' } });
-    expect(traversal).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/^path refused: .* leads outside the indexed root/) }] });
+    expect(traversal).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/^path refused: .* leads outside the indexed root/) }],
+    });
     const extra = await client.callTool({ name: 'index_status', arguments: { verbose: true } });
-    expect(extra).toMatchObject({ isError: true, content: [{ text: 'index_status takes no arguments (got verbose)' }] });
-    await expect(client.callTool({ name: 'drop_database', arguments: {} })).rejects.toThrow(/unknown tool "drop_database"; available: codebase_search, index_status, reindex/);
+    expect(extra).toMatchObject({
+      isError: true,
+      content: [{ text: 'index_status takes no arguments (got verbose)' }],
+    });
+    await expect(client.callTool({ name: 'drop_database', arguments: {} })).rejects.toThrow(
+      /unknown tool "drop_database"; available: codebase_search, index_status, reindex/,
+    );
     // A request whose params break the protocol's own schema.
-    await expect(client.request({ method: 'tools/call', params: { arguments: {} } } as never, (await import('@modelcontextprotocol/sdk/types.js')).CallToolResultSchema)).rejects.toThrow(/-32602|invalid/i);
+    await expect(
+      client.request(
+        { method: 'tools/call', params: { arguments: {} } } as never,
+        (await import('@modelcontextprotocol/sdk/types.js')).CallToolResultSchema,
+      ),
+    ).rejects.toThrow(/-32602|invalid/i);
     // Still serving.
     const after = await client.callTool({ name: 'codebase_search', arguments: { query: 'LruCache', k: 1 } });
     expect((after.structuredContent as unknown as CodebaseSearchOutput).results).toHaveLength(1);
@@ -95,33 +143,70 @@ describe('oc-vector-mcp on raw stdio', () => {
     const repo = searchRepo();
     try {
       // No index yet: the server still starts, and says what to do.
-      const child = spawn(process.execPath, [SERVER, '--no-llm'], { cwd: repo.root, env: ENV, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [SERVER, '--no-llm'], {
+        cwd: repo.root,
+        env: ENV,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const responses = () => stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { id?: number; result?: Record<string, unknown>; error?: { code: number } });
+      const responses = () =>
+        stdout
+          .split('\n')
+          .filter(Boolean)
+          .map(
+            (line) => JSON.parse(line) as { id?: number; result?: Record<string, unknown>; error?: { code: number } },
+          );
       const waitFor = async (id: number) => {
-        for (let i = 0; i < 200 && !responses().some((r) => r.id === id); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+        for (let i = 0; i < 200 && !responses().some((r) => r.id === id); i++)
+          await new Promise((resolve) => setTimeout(resolve, 25));
         return responses().find((r) => r.id === id);
       };
-      const send = (message: unknown) => child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
+      const send = (message: unknown) =>
+        child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
 
       send('this is not json');
       send('{"jsonrpc": "2.0", "id": 99, "method": ');
-      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
-      expect((await waitFor(1))?.result).toMatchObject({ serverInfo: { name: 'ocvector' }, capabilities: { tools: {} } });
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+      });
+      expect((await waitFor(1))?.result).toMatchObject({
+        serverInfo: { name: 'ocvector' },
+        capabilities: { tools: {} },
+      });
       send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       send({ jsonrpc: '2.0', id: 2, method: 'no/such/method' });
       expect((await waitFor(2))?.error?.code).toBe(-32601);
-      send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'codebase_search', arguments: { query: 'retry' } } });
+      send({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'codebase_search', arguments: { query: 'retry' } },
+      });
       const noIndex = (await waitFor(3))?.result as { isError: boolean; structuredContent: CodebaseSearchOutput };
       expect(noIndex.isError).toBe(true);
-      expect(noIndex.structuredContent.error).toMatch(/^no index at .*: build one with oc-vector-index \(or the reindex tool\)/);
+      expect(noIndex.structuredContent.error).toMatch(
+        /^no index at .*: build one with oc-vector-index \(or the reindex tool\)/,
+      );
       send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'reindex', arguments: {} } });
-      expect(((await waitFor(4))!.result as { structuredContent: { files: { added: number } } }).structuredContent.files.added).toBeGreaterThan(5);
-      send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'codebase_search', arguments: { query: 'retry' } } });
-      expect(((await waitFor(5))!.result as { structuredContent: CodebaseSearchOutput }).structuredContent.results.length).toBeGreaterThan(0);
+      expect(
+        ((await waitFor(4))!.result as { structuredContent: { files: { added: number } } }).structuredContent.files
+          .added,
+      ).toBeGreaterThan(5);
+      send({
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'tools/call',
+        params: { name: 'codebase_search', arguments: { query: 'retry' } },
+      });
+      expect(
+        ((await waitFor(5))!.result as { structuredContent: CodebaseSearchOutput }).structuredContent.results.length,
+      ).toBeGreaterThan(0);
 
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       child.stdin.end();

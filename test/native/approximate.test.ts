@@ -27,7 +27,8 @@ async function expectRecallGrowsWith(
   wide: SearchParams,
   minRecall: number,
 ) {
-  const recall = async (params: SearchParams) => recallAtK((await index.search(queries, k, params)).labels, truth.labels, nq, k);
+  const recall = async (params: SearchParams) =>
+    recallAtK((await index.search(queries, k, params)).labels, truth.labels, nq, k);
   const wideRecall = await recall(wide);
   expect(wideRecall).toBeGreaterThanOrEqual(minRecall);
   expect(await recall(narrow)).toBeLessThan(wideRecall);
@@ -51,7 +52,10 @@ describe('HNSW recall@10 against exact search (20,000 x 128)', () => {
     const queries = clusteredVectors(nq, d, 4);
     const truth = await exactTopK(base, queries);
     const hnsw = await FaissIndex.create({ dimension: d, description: 'HNSW32,Flat', metric: 'ip', ids: true });
-    await hnsw.addWithIds(base, Array.from({ length: n }, (_, i) => i));
+    await hnsw.addWithIds(
+      base,
+      Array.from({ length: n }, (_, i) => i),
+    );
     const result = await hnsw.search(queries, k, { efSearch: 64 });
     expect(recallAtK(result.labels, truth.labels, nq, k)).toBeGreaterThanOrEqual(0.95);
   });
@@ -109,7 +113,10 @@ describe('removeIds', () => {
 
   it('Flat with caller ids never returns a removed id', async () => {
     const index = await FaissIndex.create({ dimension: dim, ids: true, metric: 'l2' });
-    await index.addWithIds(base, Array.from({ length: 2_000 }, (_, i) => i));
+    await index.addWithIds(
+      base,
+      Array.from({ length: 2_000 }, (_, i) => i),
+    );
     await expectNeverReturned(index);
     expect(await index.removeIds([removed[0]!])).toBe(0);
   });
@@ -117,13 +124,19 @@ describe('removeIds', () => {
   it('IVF never returns a removed id', async () => {
     const index = await FaissIndex.create({ dimension: dim, description: 'IVF8,Flat', metric: 'l2', ids: true });
     await index.train(base);
-    await index.addWithIds(base, Array.from({ length: 2_000 }, (_, i) => i));
+    await index.addWithIds(
+      base,
+      Array.from({ length: 2_000 }, (_, i) => i),
+    );
     await expectNeverReturned(index, { nprobe: 8 });
   });
 
   it('HNSW rejects removal with a clear error and keeps its vectors', async () => {
     const index = await FaissIndex.create({ dimension: dim, description: 'HNSW16,Flat', ids: true });
-    await index.addWithIds(base, Array.from({ length: 2_000 }, (_, i) => i));
+    await index.addWithIds(
+      base,
+      Array.from({ length: 2_000 }, (_, i) => i),
+    );
     expect(index.supportsRemove).toBe(false);
     await expect(index.removeIds([1, 2])).rejects.toMatchObject({
       name: 'FaissError',

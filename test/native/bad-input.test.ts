@@ -31,12 +31,20 @@ describe('bad arguments are clear FaissErrors', () => {
     ['a wrong length', () => index.search(new Float32Array(d + 1), 1), /not a positive multiple of the dimension 8/],
     ['an empty array', () => index.add(new Float32Array(0)), /not a positive multiple/],
     ['a dimension mismatch', () => index.search(new Float32Array(4), 1), /dimension 8/],
-    ['a plain array', () => index.search([1, 2, 3, 4, 5, 6, 7, 8] as unknown as Float32Array, 1), /must be a Float32Array/],
+    [
+      'a plain array',
+      () => index.search([1, 2, 3, 4, 5, 6, 7, 8] as unknown as Float32Array, 1),
+      /must be a Float32Array/,
+    ],
     ['a Float64Array', () => index.add(new Float64Array(d) as unknown as Float32Array), /must be a Float32Array/],
     ['k = 0', () => index.search(new Float32Array(d), 0), /k must be an integer from 1/],
     ['k = 1.5', () => index.search(new Float32Array(d), 1.5), /k must be an integer/],
     ['k > ntotal', () => index.search(new Float32Array(d), 101), /k is 101 but the index holds only 100/],
-    ['efSearch on a Flat index', () => index.search(new Float32Array(d), 1, { efSearch: 10 }), /efSearch applies to HNSW/],
+    [
+      'efSearch on a Flat index',
+      () => index.search(new Float32Array(d), 1, { efSearch: 10 }),
+      /efSearch applies to HNSW/,
+    ],
     ['nprobe = 0', () => index.search(new Float32Array(d), 1, { nprobe: 0 }), /nprobe must be an integer/],
     ['non-integer ids', () => index.addWithIds(new Float32Array(d), [1.5]), /ids\[0\] must be a non-negative integer/],
     ['negative ids', () => index.removeIds([-1]), /ids\[0\] must be a non-negative integer/],
@@ -78,8 +86,16 @@ describe('bad arguments are clear FaissErrors', () => {
     const mapped = await FaissIndex.create({ dimension: d, ids: true });
     await expectRejected(() => mapped.add(new Float32Array(d)), 'UNSUPPORTED', /use addWithIds/);
     await mapped.addWithIds(randomVectors(2, d, 3), [7, 9]);
-    await expectRejected(() => mapped.addWithIds(new Float32Array(d), [9]), 'INVALID_ARGUMENT', /id 9 is already in the index/);
-    await expectRejected(() => mapped.addWithIds(new Float32Array(2 * d), [11, 11]), 'INVALID_ARGUMENT', /id 11 is already/);
+    await expectRejected(
+      () => mapped.addWithIds(new Float32Array(d), [9]),
+      'INVALID_ARGUMENT',
+      /id 9 is already in the index/,
+    );
+    await expectRejected(
+      () => mapped.addWithIds(new Float32Array(2 * d), [11, 11]),
+      'INVALID_ARGUMENT',
+      /id 11 is already/,
+    );
     expect(mapped.ntotal).toBe(2);
     await expectRejected(() => mapped.reconstruct(8), 'INVALID_ARGUMENT', /no vector with id 8/);
   });
@@ -135,7 +151,10 @@ describe('the raw addon refuses wrong arguments too (defence in depth)', () => {
     ['create with an unknown metric', () => raw.create!(8, 'Flat', 'cos', false, 'cpu')],
     ['read with a number path', () => raw.read!(42, 'cpu')],
     ['fromBuffer with a string', () => raw.fromBuffer!('abc', 'cpu')],
-    ['the constructor with a plain object', () => new (addon.NativeIndex as unknown as new (x: unknown) => unknown)({})],
+    [
+      'the constructor with a plain object',
+      () => new (addon.NativeIndex as unknown as new (x: unknown) => unknown)({}),
+    ],
     ['setNumThreads with a string', () => addon.setNumThreads('2' as unknown as number)],
   ])('%s', async (_name, call) => {
     await expectRejected(call, 'INVALID_ARGUMENT', /must be|cannot be constructed/);
@@ -146,7 +165,11 @@ describe('the raw addon refuses wrong arguments too (defence in depth)', () => {
     const anyNative = native as unknown as Record<string, (...args: unknown[]) => unknown>;
     await native.add(new Float32Array(8));
     await expectRejected(() => anyNative.search!(new Float32Array(4), -3), 'INVALID_ARGUMENT', /k must be/);
-    await expectRejected(() => anyNative.search!(new Float32Array(5), 1), 'INVALID_ARGUMENT', /multiple of the dimension/);
+    await expectRejected(
+      () => anyNative.search!(new Float32Array(5), 1),
+      'INVALID_ARGUMENT',
+      /multiple of the dimension/,
+    );
     await expectRejected(() => anyNative.add!(new Uint8Array(16)), 'INVALID_ARGUMENT', /Float32Array/);
     await expectRejected(() => anyNative.addWithIds!(new Float32Array(4), [1]), 'INVALID_ARGUMENT', /BigInt64Array/);
     await expectRejected(() => anyNative.removeIds!(new Float32Array(1)), 'INVALID_ARGUMENT', /BigInt64Array/);
@@ -168,7 +191,9 @@ describe('loading failures explain how to fix them', () => {
     expect((error as FaissError).code).toBe('ADDON_LOAD_FAILED');
     expect((error as FaissError).message).toMatch(/has not been built/);
     expect((error as FaissError).message).toMatch(/nonexistent\/a\/ocvector\.node, \/nonexistent\/b/);
-    expect((error as FaissError).message).toMatch(/Possible solutions:[\s\S]*scripts\/setup\.sh[\s\S]*apt-get install -y libfaiss-dev/);
+    expect((error as FaissError).message).toMatch(
+      /Possible solutions:[\s\S]*scripts\/setup\.sh[\s\S]*apt-get install -y libfaiss-dev/,
+    );
   });
 
   it('a file that is not a loadable addon', () => {
@@ -176,7 +201,9 @@ describe('loading failures explain how to fix them', () => {
     const fake = join(dir, 'ocvector.node');
     writeFileSync(fake, 'not a shared object');
     try {
-      expect(() => loadAddonFrom([fake])).toThrow(/cannot load the native FAISS addon: .*(invalid ELF header|too short)/);
+      expect(() => loadAddonFrom([fake])).toThrow(
+        /cannot load the native FAISS addon: .*(invalid ELF header|too short)/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -19,11 +19,19 @@ describe('concurrent calls on one index', () => {
   it('adds interleaved with searches are serialised: every search sees a whole batch or none', async () => {
     const index = await FaissIndex.create({ dimension: d, ids: true, metric: 'l2' });
     const batches = Array.from({ length: 8 }, (_, b) => randomVectors(2_000, d, 200 + b));
-    await index.addWithIds(batches[0]!, Array.from({ length: 2_000 }, (_, i) => i));
+    await index.addWithIds(
+      batches[0]!,
+      Array.from({ length: 2_000 }, (_, i) => i),
+    );
     const calls: Promise<unknown>[] = [];
     const seen: number[] = [];
     for (let b = 1; b < batches.length; b++) {
-      calls.push(index.addWithIds(batches[b]!, Array.from({ length: 2_000 }, (_, i) => b * 2_000 + i)));
+      calls.push(
+        index.addWithIds(
+          batches[b]!,
+          Array.from({ length: 2_000 }, (_, i) => b * 2_000 + i),
+        ),
+      );
       // Query with the first vector of batch b: exactly itself once the batch is in.
       calls.push(
         index.search(slice(batches[b]!, d, 0, 1), 1).then((r) => {

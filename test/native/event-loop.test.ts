@@ -6,7 +6,9 @@ import { clusteredVectors, randomVectors } from '../helpers/vectors.js';
  * Runs `work` while a 1 ms interval measures how late each tick fires.
  * Returns the work's duration and the worst lag observed.
  */
-async function measureLag(work: () => Promise<unknown>): Promise<{ duration: number; worstLag: number; ticks: number }> {
+async function measureLag(
+  work: () => Promise<unknown>,
+): Promise<{ duration: number; worstLag: number; ticks: number }> {
   let last = performance.now();
   let worstLag = 0;
   let ticks = 0;

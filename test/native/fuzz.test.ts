@@ -105,7 +105,8 @@ describe('fuzzing the native boundary (0 crashes, 0 hangs)', () => {
   });
 
   it('300 mutated index files and buffers: each is refused (or reads as a whole), nothing crashes', async () => {
-    const run = await runIsolated(`${PRELUDE}
+    const run = await runIsolated(
+      `${PRELUDE}
       import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
       import { tmpdir } from 'node:os';
       import { join } from 'node:path';
@@ -147,7 +148,9 @@ describe('fuzzing the native boundary (0 crashes, 0 hangs)', () => {
         }
       }
       rmSync(dir, { recursive: true, force: true });
-      console.log(JSON.stringify({ outcomes }));`, { timeout: 60_000 });
+      console.log(JSON.stringify({ outcomes }));`,
+      { timeout: 60_000 },
+    );
     const { outcomes } = settled(run) as { outcomes: Record<string, number> };
     expect(Object.keys(outcomes).filter((key) => key.startsWith('uncoded'))).toEqual([]);
     expect(outcomes.coded).toBeGreaterThanOrEqual(590);

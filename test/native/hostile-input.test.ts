@@ -39,8 +39,14 @@ describe('a search whose result would not fit is refused before anything is allo
       ];
       console.log(JSON.stringify(results));`);
     const [tooManyK, tooMany, fits] = settled(run) as { code?: string; message?: string; ok?: boolean }[];
-    expect(tooManyK).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/k is 1048576 but the index holds only 10 vectors/) });
-    expect(tooMany).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/4096 queries × k 1048576, more than the 67108864 results/) });
+    expect(tooManyK).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringMatching(/k is 1048576 but the index holds only 10 vectors/),
+    });
+    expect(tooMany).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringMatching(/4096 queries × k 1048576, more than the 67108864 results/),
+    });
     expect(fits).toEqual({ ok: true });
   });
 
@@ -49,7 +55,9 @@ describe('a search whose result would not fit is refused before anything is allo
     await index.add(new Float32Array(1 << 20).fill(1));
     await expect(index.search(new Float32Array(1_024), 1 << 20)).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',
-      message: expect.stringMatching(/1024 queries × k 1048576, more than the 67108864 results one search may return; search in batches of at most 64 queries/),
+      message: expect.stringMatching(
+        /1024 queries × k 1048576, more than the 67108864 results one search may return; search in batches of at most 64 queries/,
+      ),
     });
     index.close();
   });
@@ -59,24 +67,38 @@ describe('only regular files whose container verifies are read', () => {
   it('a FIFO is refused at once (it used to block a thread forever)', async () => {
     const fifo = join(dir, 'vectors-g1.ocvx');
     execFileSync('mkfifo', [fifo]);
-    const run = await runIsolated(`${OUTCOME}
+    const run = await runIsolated(
+      `${OUTCOME}
       const { FaissIndex } = await import(DIST);
-      console.log(JSON.stringify(await outcome(() => FaissIndex.read(${JSON.stringify(fifo)}))));`, { timeout: 15_000 });
-    expect(settled(run)).toMatchObject({ code: 'IO', message: expect.stringContaining('is a FIFO, not a regular file') });
+      console.log(JSON.stringify(await outcome(() => FaissIndex.read(${JSON.stringify(fifo)}))));`,
+      { timeout: 15_000 },
+    );
+    expect(settled(run)).toMatchObject({
+      code: 'IO',
+      message: expect.stringContaining('is a FIFO, not a regular file'),
+    });
   });
 
   it('a plain FAISS file or buffer is refused unless the caller opts in', async () => {
     const index = await FaissIndex.create({ dimension: 4, ids: true });
-    await index.addWithIds(randomVectors(10, 4, 1), [...Array(10).keys()].map((i) => i * 7));
+    await index.addWithIds(
+      randomVectors(10, 4, 1),
+      [...Array(10).keys()].map((i) => i * 7),
+    );
     const plain = (await index.toBuffer()).subarray(32);
     const path = join(dir, 'plain.faiss');
     writeFileSync(path, plain);
     for (const load of [() => FaissIndex.read(path), () => FaissIndex.fromBuffer(plain)]) {
-      await expect(load()).rejects.toMatchObject({ code: 'CORRUPT_INDEX', message: expect.stringContaining('pass plainFaiss: true') });
+      await expect(load()).rejects.toMatchObject({
+        code: 'CORRUPT_INDEX',
+        message: expect.stringContaining('pass plainFaiss: true'),
+      });
     }
     expect((await FaissIndex.read(path, { plainFaiss: true })).ntotal).toBe(10);
     expect((await FaissIndex.fromBuffer(plain, { plainFaiss: true })).ntotal).toBe(10);
-    await expect(FaissIndex.read(path, { plainFaiss: 'yes' as never })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(FaissIndex.read(path, { plainFaiss: 'yes' as never })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
   });
 
   it('an id map with fewer entries than vectors is refused at load, not read past its end', async () => {
@@ -96,13 +118,17 @@ describe('only regular files whose container verifies are read', () => {
         await index.search(new Float32Array(4), 10);
         await index.removeIds([3]);
       })));`);
-    expect(settled(run)).toMatchObject({ code: 'CORRUPT_INDEX', message: expect.stringContaining('its id map has 9 entries for 10 vectors') });
+    expect(settled(run)).toMatchObject({
+      code: 'CORRUPT_INDEX',
+      message: expect.stringContaining('its id map has 9 entries for 10 vectors'),
+    });
   });
 });
 
 describe('inputs of a pending call', () => {
   it('may be transferred (detached) while an add, a search or a removal is pending', async () => {
-    const run = await runIsolated(`
+    const run = await runIsolated(
+      `
       const { FaissIndex } = await import(DIST);
       const d = 64;
       const index = await FaissIndex.create({ dimension: d, ids: true });
@@ -122,7 +148,9 @@ describe('inputs of a pending call', () => {
         await Promise.all(pending);
         total += 2_000;
       }
-      console.log(JSON.stringify({ ntotal: index.ntotal, expected: total }));`, { timeout: 60_000 });
+      console.log(JSON.stringify({ ntotal: index.ntotal, expected: total }));`,
+      { timeout: 60_000 },
+    );
     const result = settled(run) as { ntotal: number; expected: number };
     expect(result.ntotal).toBe(result.expected);
   });
@@ -142,7 +170,10 @@ describe('setErrorClass', () => {
       const index = await addon.NativeIndex.create(2, 'Flat', 'l2', false, 'cpu');
       const rejected = await outcome(() => index.add(new Float32Array([NaN, 1])));
       console.log(JSON.stringify({ refused, rejected }));`);
-    const { refused, rejected } = settled(run) as { refused: { ok?: boolean; code?: string; message?: string }[]; rejected: { code?: string; message?: string } };
+    const { refused, rejected } = settled(run) as {
+      refused: { ok?: boolean; code?: string; message?: string }[];
+      rejected: { code?: string; message?: string };
+    };
     expect(refused.slice(0, 5).map((r) => r.code)).toEqual(Array(5).fill('INVALID_ARGUMENT'));
     expect(refused[0]!.message).toMatch(/errorClass must be a constructor of Error objects/);
     expect(refused[5]).toEqual({ ok: true });

@@ -23,7 +23,11 @@ const kinds = [
 async function build(description: string, ids: boolean): Promise<FaissIndex> {
   const index = await FaissIndex.create({ dimension: d, description, ids });
   await index.train(base);
-  if (ids) await index.addWithIds(base, Array.from({ length: 3_000 }, (_, i) => 10 * i + 3));
+  if (ids)
+    await index.addWithIds(
+      base,
+      Array.from({ length: 3_000 }, (_, i) => 10 * i + 3),
+    );
   else await index.add(base);
   return index;
 }
@@ -32,7 +36,11 @@ describe('round trips give identical search results', () => {
   for (const { description, ids } of kinds) {
     it(`${description}${ids ? ' with ids' : ''}: file and buffer`, async () => {
       const original = await build(description, ids);
-      const params = description.startsWith('HNSW') ? { efSearch: 32 } : description.startsWith('IVF') ? { nprobe: 4 } : {};
+      const params = description.startsWith('HNSW')
+        ? { efSearch: 32 }
+        : description.startsWith('IVF')
+          ? { nprobe: 4 }
+          : {};
       const expected = await original.search(queries, 10, params);
 
       const path = join(dir, `${description}-${ids}.ocvx`);
@@ -90,8 +98,14 @@ describe('damaged files and buffers reject with a FaissError, never a crash', ()
     const code = 'CORRUPT_INDEX';
     const path = join(dir, `bad-${Math.random().toString(36).slice(2)}.ocvx`);
     writeFileSync(path, bytes);
-    for (const attempt of [() => FaissIndex.read(path, { plainFaiss }), () => FaissIndex.fromBuffer(bytes, { plainFaiss })]) {
-      const error = await attempt().then(() => null, (e: unknown) => e);
+    for (const attempt of [
+      () => FaissIndex.read(path, { plainFaiss }),
+      () => FaissIndex.fromBuffer(bytes, { plainFaiss }),
+    ]) {
+      const error = await attempt().then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(FaissError);
       expect((error as FaissError).code).toBe(code);
     }
@@ -114,7 +128,8 @@ describe('damaged files and buffers reject with a FaissError, never a crash', ()
   it('plain FAISS bytes, truncated, and garbage', async () => {
     const plain = (await (await build('HNSW16,Flat', false)).toBuffer()).subarray(32);
     for (const plainFaiss of [false, true]) {
-      for (const length of [0, 3, 4, 50, 5_000, plain.length - 1]) await expectCorrupt(plain.subarray(0, length), plainFaiss);
+      for (const length of [0, 3, 4, 50, 5_000, plain.length - 1])
+        await expectCorrupt(plain.subarray(0, length), plainFaiss);
       await expectCorrupt(Buffer.from('this is not an index at all, just text\n'.repeat(50)), plainFaiss);
       await expectCorrupt(Buffer.from(randomVectors(1_000, 1, 5).buffer), plainFaiss);
     }
@@ -122,11 +137,17 @@ describe('damaged files and buffers reject with a FaissError, never a crash', ()
 
   it('a missing file or a directory is an IO error that names the path', async () => {
     const missing = join(dir, 'nope.ocvx');
-    await expect(FaissIndex.read(missing)).rejects.toMatchObject({ code: 'IO', message: expect.stringContaining(missing) });
+    await expect(FaissIndex.read(missing)).rejects.toMatchObject({
+      code: 'IO',
+      message: expect.stringContaining(missing),
+    });
     await expect(FaissIndex.read(dir)).rejects.toMatchObject({ code: 'IO' });
     const index = await build('Flat', false);
     const target = join(dir, 'no-such-dir', 'x.ocvx');
-    await expect(index.write(target)).rejects.toMatchObject({ code: 'IO', message: expect.stringContaining(`cannot write ${target}`) });
+    await expect(index.write(target)).rejects.toMatchObject({
+      code: 'IO',
+      message: expect.stringContaining(`cannot write ${target}`),
+    });
   });
 
   it('the file on disk is the container the buffer holds', async () => {

@@ -20,10 +20,14 @@ describe('the addon runs on the fast configuration without being told', () => {
 
   it('reports the kernel OPENBLAS_CORETYPE asks for', () => {
     const addonUrl = new URL('../../build/Release/ocvector.node', import.meta.url).pathname;
-    const result = spawnSync(process.execPath, ['-e', `console.log(JSON.stringify(require(${JSON.stringify(addonUrl)}).blasInfo()))`], {
-      encoding: 'utf8',
-      env: { ...process.env, OPENBLAS_CORETYPE: 'Prescott' },
-    });
+    const result = spawnSync(
+      process.execPath,
+      ['-e', `console.log(JSON.stringify(require(${JSON.stringify(addonUrl)}).blasInfo()))`],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, OPENBLAS_CORETYPE: 'Prescott' },
+      },
+    );
     expect(JSON.parse(result.stdout).coreType.toLowerCase()).toBe('prescott');
   });
 

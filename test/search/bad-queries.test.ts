@@ -12,15 +12,23 @@ describe('bad queries', () => {
   const modes = ['hybrid', 'lexical', 'vector'] as const;
 
   it('refuses a query of 10,000 characters, saying how long it may be', async () => {
-    for (const mode of modes) await expect(searcher().search('words '.repeat(2_000).slice(0, 10_000), { mode })).rejects.toThrow(/10000 characters long; at most 2000/);
+    for (const mode of modes)
+      await expect(searcher().search('words '.repeat(2_000).slice(0, 10_000), { mode })).rejects.toThrow(
+        /10000 characters long; at most 2000/,
+      );
   });
 
-  it.each(['!!! ??? ...', '*', '::', '"""'])('refuses %j: punctuation alone has no words to search for', async (query) => {
-    const error = await searcher().search(query).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SearchError);
-    expect((error as SearchError).code).toBe('BAD_QUERY');
-    expect((error as Error).message).toMatch(/no words to search for/);
-  });
+  it.each(['!!! ??? ...', '*', '::', '"""'])(
+    'refuses %j: punctuation alone has no words to search for',
+    async (query) => {
+      const error = await searcher()
+        .search(query)
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SearchError);
+      expect((error as SearchError).code).toBe('BAD_QUERY');
+      expect((error as Error).message).toMatch(/no words to search for/);
+    },
+  );
 
   it('answers a query of stop words alone', async () => {
     for (const mode of modes) {
@@ -34,15 +42,22 @@ describe('bad queries', () => {
     expect((await searcher().search('検索 エンジン', { mode: 'hybrid' })).mode).toBe('hybrid');
   });
 
-  it.each(['"unbalanced quote', 'NEAR(password salt)', 'hash*', '-password', '^session', 'hash AND OR NOT salt', "'; DROP TABLE elements; --", 'col:value', '((((hash'])(
-    'reads FTS5 syntax in %j as words, never as syntax',
-    async (query) => {
-      for (const mode of modes) {
-        const response = await searcher().search(query, { mode });
-        expect(Array.isArray(response.results)).toBe(true);
-      }
-    },
-  );
+  it.each([
+    '"unbalanced quote',
+    'NEAR(password salt)',
+    'hash*',
+    '-password',
+    '^session',
+    'hash AND OR NOT salt',
+    "'; DROP TABLE elements; --",
+    'col:value',
+    '((((hash',
+  ])('reads FTS5 syntax in %j as words, never as syntax', async (query) => {
+    for (const mode of modes) {
+      const response = await searcher().search(query, { mode });
+      expect(Array.isArray(response.results)).toBe(true);
+    }
+  });
 
   it('still finds what the words of such a query name', async () => {
     const response = await searcher().search('NEAR(hash password)', { mode: 'lexical', k: 3 });

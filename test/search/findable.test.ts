@@ -14,7 +14,13 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 const SOURCE = join(ROOT, 'src');
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sourceFiles(join(dir, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [join(dir, entry.name)]
+        : [],
+  );
 }
 
 /**
@@ -26,10 +32,13 @@ function uniqueWords(files: string[]): Map<string, string> {
   const holders = new Map<string, Set<string>>();
   const ordered = new Map<string, string[]>();
   for (const file of files) {
-    const list = words(readFileSync(file, 'utf8')).filter((word) => word.length >= 3 && /^[A-Za-z_$][\w$]*$/.test(word));
+    const list = words(readFileSync(file, 'utf8')).filter(
+      (word) => word.length >= 3 && /^[A-Za-z_$][\w$]*$/.test(word),
+    );
     ordered.set(file, list);
     // The path's words are indexed too (`cli` of src/cli/).
-    for (const word of [...list, ...words(relative(ROOT, file))]) (holders.get(key(word)) ?? holders.set(key(word), new Set()).get(key(word))!).add(file);
+    for (const word of [...list, ...words(relative(ROOT, file))])
+      (holders.get(key(word)) ?? holders.set(key(word), new Set()).get(key(word))!).add(file);
   }
   const unique = new Map<string, string>();
   for (const [file, list] of ordered) {

@@ -5,17 +5,46 @@ import { rankCandidates, type CandidateRow, type Evidence } from '../../src/sear
 /** Rows of a small Elixir-like project: a module and its functions, and a helper file. */
 const ROWS: CandidateRow[] = [
   { id: 1, fileId: 10, path: 'lib/ecto/repo.ex', type: 'module', name: 'Ecto.Repo', startLine: 1, endLine: 900 },
-  { id: 2, fileId: 10, path: 'lib/ecto/repo.ex', type: 'function', name: 'Ecto.Repo.insert', startLine: 120, endLine: 140 },
-  { id: 3, fileId: 20, path: 'lib/ecto/repo/schema.ex', type: 'function', name: 'Ecto.Repo.Schema.update', startLine: 531, endLine: 536 },
-  { id: 4, fileId: 30, path: 'lib/ecto/multi.ex', type: 'function', name: 'Ecto.Multi.insert', startLine: 380, endLine: 385 },
+  {
+    id: 2,
+    fileId: 10,
+    path: 'lib/ecto/repo.ex',
+    type: 'function',
+    name: 'Ecto.Repo.insert',
+    startLine: 120,
+    endLine: 140,
+  },
+  {
+    id: 3,
+    fileId: 20,
+    path: 'lib/ecto/repo/schema.ex',
+    type: 'function',
+    name: 'Ecto.Repo.Schema.update',
+    startLine: 531,
+    endLine: 536,
+  },
+  {
+    id: 4,
+    fileId: 30,
+    path: 'lib/ecto/multi.ex',
+    type: 'function',
+    name: 'Ecto.Multi.insert',
+    startLine: 380,
+    endLine: 385,
+  },
 ];
 const rows = new Map(ROWS.map((row) => [row.id, row]));
 const rank = (query: string, evidence: Partial<Evidence>) =>
-  rankCandidates(parseQuery(query), { lexical: [], vector: [], definitions: new Set(), namedFiles: new Set(), ...evidence }, rows, {
-    k: 10,
-    weights: { lexical: 1, vector: 1 },
-    lexicalSignals: true,
-  }).map((hit) => hit.row.id);
+  rankCandidates(
+    parseQuery(query),
+    { lexical: [], vector: [], definitions: new Set(), namedFiles: new Set(), ...evidence },
+    rows,
+    {
+      k: 10,
+      weights: { lexical: 1, vector: 1 },
+      lexicalSignals: true,
+    },
+  ).map((hit) => hit.row.id);
 
 describe('the ranking stack', () => {
   it('a sentence naming a symbol exactly lifts the file that defines it, and keeps the order inside that file', () => {
@@ -45,12 +74,30 @@ describe('the ranking stack', () => {
 });
 
 describe('C headers', () => {
-  const row = (id: number, path: string, language: string): CandidateRow => ({ id, fileId: id, path, type: 'function', name: `f${id}`, startLine: 1, endLine: 20, language });
-  const cRows = new Map([row(1, 'lib/cookie.h', 'c'), row(2, 'lib/cookie.c', 'c'), row(3, 'absl/strings/str_split.h', 'cpp'), row(4, 'absl/strings/str_split.cc', 'cpp')].map((r) => [r.id, r]));
+  const row = (id: number, path: string, language: string): CandidateRow => ({
+    id,
+    fileId: id,
+    path,
+    type: 'function',
+    name: `f${id}`,
+    startLine: 1,
+    endLine: 20,
+    language,
+  });
+  const cRows = new Map(
+    [
+      row(1, 'lib/cookie.h', 'c'),
+      row(2, 'lib/cookie.c', 'c'),
+      row(3, 'absl/strings/str_split.h', 'cpp'),
+      row(4, 'absl/strings/str_split.cc', 'cpp'),
+    ].map((r) => [r.id, r]),
+  );
   const order = (query: string, lexical: Evidence['lexical']) =>
-    rankCandidates(parseQuery(query), { lexical, vector: [], definitions: new Set(), namedFiles: new Set() }, cRows, { k: 10, weights: { lexical: 1, vector: 1 }, lexicalSignals: true }).map(
-      (hit) => hit.row.id,
-    );
+    rankCandidates(parseQuery(query), { lexical, vector: [], definitions: new Set(), namedFiles: new Set() }, cRows, {
+      k: 10,
+      weights: { lexical: 1, vector: 1 },
+      lexicalSignals: true,
+    }).map((hit) => hit.row.id);
 
   it('a question in words prefers the C implementation to the header that declares it, but not in C++', () => {
     const close = (header: number, source: number) => [
@@ -72,13 +119,17 @@ describe('what is not a result', () => {
       { id: 3, score: 0 },
       { id: 4, score: -0.2 },
     ];
-    const ranked = rankCandidates(parseQuery('open the database'), { lexical: [], vector, definitions: new Set(), namedFiles: new Set() }, rows, {
-      k: 10,
-      weights: { lexical: 0, vector: 1 },
-      lexicalSignals: false,
-    });
+    const ranked = rankCandidates(
+      parseQuery('open the database'),
+      { lexical: [], vector, definitions: new Set(), namedFiles: new Set() },
+      rows,
+      {
+        k: 10,
+        weights: { lexical: 0, vector: 1 },
+        lexicalSignals: false,
+      },
+    );
     expect(ranked.map((hit) => hit.row.id)).toEqual([1, 2]);
     expect(ranked.every((hit) => hit.score > 0)).toBe(true);
   });
 });
-

@@ -3,7 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { BuiltinEmbedder, Indexer, Searcher, SearchError, StoreError, type Embedder, type SearchResult } from '../../src/index.js';
+import {
+  BuiltinEmbedder,
+  Indexer,
+  Searcher,
+  SearchError,
+  StoreError,
+  type Embedder,
+  type SearchResult,
+} from '../../src/index.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
 import { cleanedUpAfterEach } from '../helpers/repo.js';
 import { LABELS, searchRepo } from '../helpers/search-repo.js';
@@ -29,7 +37,10 @@ describe('Searcher on the labelled fixture (built-in embedder)', () => {
   it.each(LABELS)('ranks the expected element in the top 5 for "$query"', async ({ query, expected }) => {
     const response = await searcher.search(query, { k: 5 });
     const names = response.results.map((result) => result.name);
-    expect(names.some((name) => expectedNames(expected).includes(name)), `top 5 was ${names.join(', ')}`).toBe(true);
+    expect(
+      names.some((name) => expectedNames(expected).includes(name)),
+      `top 5 was ${names.join(', ')}`,
+    ).toBe(true);
   });
 
   it('hybrid ranks at least as well as lexical alone on the fixture (mean reciprocal rank)', async () => {
@@ -48,7 +59,12 @@ describe('Searcher on the labelled fixture (built-in embedder)', () => {
   it('routes an identifier to its exact name, and says which signals found it', async () => {
     const response = await searcher.search('issueToken');
     expect(response.kind).toBe('identifier');
-    expect(response.results[0]).toMatchObject({ name: 'SessionManager.issueToken', type: 'method', path: 'src/auth/session.ts', signals: { name: 'exact' } });
+    expect(response.results[0]).toMatchObject({
+      name: 'SessionManager.issueToken',
+      type: 'method',
+      path: 'src/auth/session.ts',
+      signals: { name: 'exact' },
+    });
     expect(response.results[0]!.signals.lexical).toBe(1);
     const qualified = await searcher.search('SessionManager.validateToken');
     expect(qualified.results[0]!.name).toBe('SessionManager.validateToken');
@@ -72,7 +88,9 @@ describe('Searcher on the labelled fixture (built-in embedder)', () => {
     expect(python.results.map((result) => result.path)).toEqual(expect.arrayContaining(['tools/dedupe.py']));
     for (const result of python.results) expect(result.path).toMatch(/\.py$/);
     const byLanguage = await searcher.search('remove duplicates checksum', { language: 'python', k: 20 });
-    expect(byLanguage.results.map((result) => result.name).sort()).toEqual(python.results.map((result) => result.name).sort());
+    expect(byLanguage.results.map((result) => result.name).sort()).toEqual(
+      python.results.map((result) => result.name).sort(),
+    );
 
     const methods = await searcher.search('token', { type: 'method', k: 20 });
     expect(methods.results.length).toBeGreaterThan(1);
@@ -100,7 +118,13 @@ describe('Searcher on the labelled fixture (built-in embedder)', () => {
   it('returns each result with its location, names, score and the code read from disk', async () => {
     const { results } = await searcher.search('verify a password against the stored hash', { k: 1 });
     const top = results[0]!;
-    expect(top).toMatchObject({ path: 'src/auth/passwords.ts', type: 'function', name: 'verifyPassword', stale: false, language: 'typescript' });
+    expect(top).toMatchObject({
+      path: 'src/auth/passwords.ts',
+      type: 'function',
+      name: 'verifyPassword',
+      stale: false,
+      language: 'typescript',
+    });
     expect(top.absolutePath).toBe(join(repo.root, 'src/auth/passwords.ts'));
     expect(top.signature).toContain('verifyPassword(password: string, stored: string): boolean');
     expect(top.description).toContain('constant time');
@@ -122,8 +146,11 @@ describe('Searcher on the labelled fixture (built-in embedder)', () => {
     await expect(searcher.search('   ')).rejects.toBeInstanceOf(SearchError);
     await expect(searcher.search(42 as unknown as string)).rejects.toThrow(/must be a string, not number/);
     await expect(searcher.search('x'.repeat(5_000))).rejects.toThrow(/5000 characters long/);
-    for (const k of [0, -1, 2.5, 1_000, Number.NaN]) await expect(searcher.search('token', { k })).rejects.toThrow(/k must be an integer from 1 to 100/);
-    await expect(searcher.search('token', { mode: 'fuzzy' as never })).rejects.toThrow(/mode must be hybrid, lexical or vector/);
+    for (const k of [0, -1, 2.5, 1_000, Number.NaN])
+      await expect(searcher.search('token', { k })).rejects.toThrow(/k must be an integer from 1 to 100/);
+    await expect(searcher.search('token', { mode: 'fuzzy' as never })).rejects.toThrow(
+      /mode must be hybrid, lexical or vector/,
+    );
     // FTS5 syntax in a query is text, never syntax.
     for (const query of ['"unbalanced', 'token* AND (bucket', 'NEAR(a b)', 'col:value', '^^^ token', '😀 emoji']) {
       await expect(searcher.search(query)).resolves.toMatchObject({ query });
@@ -159,7 +186,10 @@ describe('Searcher freshness and fallback', () => {
       // Touched but unchanged: not stale.
       const other = join(repo.root, 'src/util/config.ts');
       writeFileSync(other, readFileSync(other));
-      expect((await searcher.search('loadConfig', { k: 1 })).results[0]).toMatchObject({ name: 'loadConfig', stale: false });
+      expect((await searcher.search('loadConfig', { k: 1 })).results[0]).toMatchObject({
+        name: 'loadConfig',
+        stale: false,
+      });
 
       repo.remove('tools/dedupe.py');
       const gone = (await searcher.search('file_checksum', { k: 1 })).results[0]!;
@@ -173,8 +203,13 @@ describe('Searcher freshness and fallback', () => {
   it('a searcher kept open sees what an indexer committed since', async () => {
     const { repo, indexer, searcher } = await indexedFixture(owned);
     try {
-      expect((await searcher.search('celsiusToFahrenheit')).results.map((r) => r.name)).not.toContain('celsiusToFahrenheit');
-      repo.write('src/util/units.ts', '/** Converts a temperature. */\nexport function celsiusToFahrenheit(c: number): number {\n  return c * 1.8 + 32;\n}\n');
+      expect((await searcher.search('celsiusToFahrenheit')).results.map((r) => r.name)).not.toContain(
+        'celsiusToFahrenheit',
+      );
+      repo.write(
+        'src/util/units.ts',
+        '/** Converts a temperature. */\nexport function celsiusToFahrenheit(c: number): number {\n  return c * 1.8 + 32;\n}\n',
+      );
       repo.remove('src/auth/passwords.ts');
       await indexer.run();
       const after = await searcher.search('celsiusToFahrenheit', { mode: 'vector', k: 3 });
@@ -187,14 +222,19 @@ describe('Searcher freshness and fallback', () => {
     }
   });
 
-  it('embeds the query with the index\'s Ollama model, and falls back to lexical when the server is down', async () => {
+  it("embeds the query with the index's Ollama model, and falls back to lexical when the server is down", async () => {
     const builtin = new BuiltinEmbedder({ dimension: 64 });
     const fake = (owned.fake = await FakeOllama.start({
       models: ['fake-embed:latest'],
       embed: (request) => {
         const input = [request.input].flat();
         const vectors = builtin.embedDocumentsSync(input);
-        return { body: { model: request.model, embeddings: input.map((_, i) => Array.from(vectors.subarray(i * 64, (i + 1) * 64))) } };
+        return {
+          body: {
+            model: request.model,
+            embeddings: input.map((_, i) => Array.from(vectors.subarray(i * 64, (i + 1) * 64))),
+          },
+        };
       },
     }));
     const repo = (owned.repo = searchRepo());
@@ -202,7 +242,11 @@ describe('Searcher freshness and fallback', () => {
     await indexer.run();
 
     const events: string[] = [];
-    const searcher = await Searcher.open({ indexDir: indexer.indexDir, ollama: { host: fake.url }, onEvent: (event) => events.push(event.type) });
+    const searcher = await Searcher.open({
+      indexDir: indexer.indexDir,
+      ollama: { host: fake.url },
+      onEvent: (event) => events.push(event.type),
+    });
     try {
       const embedsBefore = fake.embeds.length;
       const up = await searcher.search('hash a password with a salt', { k: 3 });
@@ -216,7 +260,9 @@ describe('Searcher freshness and fallback', () => {
       delete owned.fake;
       const down = await searcher.search('hash a password with a salt', { k: 3 });
       expect(down.mode).toBe('lexical');
-      expect(down.fallback?.reason).toMatch(/the embedder ollama:fake-embed is unavailable .*answered by lexical search/);
+      expect(down.fallback?.reason).toMatch(
+        /the embedder ollama:fake-embed is unavailable .*answered by lexical search/,
+      );
       expect(down.results[0]!.name).toBe('hashPassword');
       expect(down.results.every((r: SearchResult) => r.signals.vector === undefined)).toBe(true);
       expect(events).toContain('fallback');
@@ -225,7 +271,7 @@ describe('Searcher freshness and fallback', () => {
     }
   });
 
-  it('weighs the query\'s words by how rare they are in the index, and never writes to it', async () => {
+  it("weighs the query's words by how rare they are in the index, and never writes to it", async () => {
     const repo = (owned.repo = searchRepo());
     const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
     await indexer.run();
@@ -268,19 +314,28 @@ describe('Searcher freshness and fallback', () => {
     try {
       const response = await stale.search('hash a password with a salt');
       expect(response.mode).toBe('lexical');
-      expect(response.fallback?.reason).toMatch(/cannot embed queries for builtin:v1:512: run oc-vector-index to re-embed the index/);
+      expect(response.fallback?.reason).toMatch(
+        /cannot embed queries for builtin:v1:512: run oc-vector-index to re-embed the index/,
+      );
       expect(response.results[0]!.name).toBe('hashPassword');
     } finally {
       stale.close();
     }
 
     const modes: string[] = [];
-    const again = await new Indexer({ path: repo.root, llm: false, onEvent: (event) => event.type === 'run-start' && modes.push(event.mode) }).run();
+    const again = await new Indexer({
+      path: repo.root,
+      llm: false,
+      onEvent: (event) => event.type === 'run-start' && modes.push(event.mode),
+    }).run();
     expect(modes).toEqual(['rebuild']);
     expect(again).toMatchObject({ embedder: first.embedder, elements: { total: first.elements.total } });
     const fresh = await Searcher.open({ indexDir: indexer.indexDir });
     try {
-      expect(await fresh.search('hash a password with a salt')).toMatchObject({ mode: 'hybrid', embedder: first.embedder });
+      expect(await fresh.search('hash a password with a salt')).toMatchObject({
+        mode: 'hybrid',
+        embedder: first.embedder,
+      });
     } finally {
       fresh.close();
     }
@@ -289,7 +344,10 @@ describe('Searcher freshness and fallback', () => {
   it('opening a directory without an index is a StoreError NOT_FOUND', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'ocvector-empty-'));
     try {
-      await expect(Searcher.open({ indexDir: join(empty, '.ocvector') })).rejects.toMatchObject({ name: 'StoreError', code: 'NOT_FOUND' });
+      await expect(Searcher.open({ indexDir: join(empty, '.ocvector') })).rejects.toMatchObject({
+        name: 'StoreError',
+        code: 'NOT_FOUND',
+      });
       await expect(Searcher.open({ indexDir: join(empty, '.ocvector') })).rejects.toBeInstanceOf(StoreError);
     } finally {
       rmSync(empty, { recursive: true, force: true });

@@ -16,9 +16,18 @@ describe('a snippet shows the lines that answer', () => {
   });
 
   it('moves to the window with the most query terms, two lines above the first of them', () => {
-    const lines = ['function handle() {', ...filler(60), '  const origin = allowOrigin(request);', "  response.setHeader('Access-Control-Allow-Origin', origin);", ...filler(40, 60), '}'];
+    const lines = [
+      'function handle() {',
+      ...filler(60),
+      '  const origin = allowOrigin(request);',
+      "  response.setHeader('Access-Control-Allow-Origin', origin);",
+      ...filler(40, 60),
+      '}',
+    ];
     const text = new SourceText(Buffer.from(lines.join('\n')));
-    const start = bestSnippetStart(text, 1, lines.length, new Set(['access', 'control', 'allow', 'origin']), { maxLines: 10 });
+    const start = bestSnippetStart(text, 1, lines.length, new Set(['access', 'control', 'allow', 'origin']), {
+      maxLines: 10,
+    });
     expect(start).toBe(60);
     expect(lines[start + 1]).toContain('allowOrigin');
   });
@@ -28,7 +37,11 @@ describe('a snippet shows the lines that answer', () => {
 
   it('a chunk matched deep inside shows its matching lines, and says where they start', async () => {
     // A script with no declaration: one long chunk of top-level statements.
-    const lines = ["'use strict';", ...Array.from({ length: 36 }, (_, i) => `config.option${i} = readOption('option${i}');`), "config.cacheStorage = globalThis.caches;"];
+    const lines = [
+      "'use strict';",
+      ...Array.from({ length: 36 }, (_, i) => `config.option${i} = readOption('option${i}');`),
+      'config.cacheStorage = globalThis.caches;',
+    ];
     writeFileSync(join(dir, 'setup.js'), `${lines.join('\n')}\n`);
     const indexer = new Indexer({ path: dir, embedder: 'builtin', llm: false });
     await indexer.run();

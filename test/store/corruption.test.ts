@@ -6,7 +6,16 @@
  * message and a non-zero exit; never a wrong answer, never a hang.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, cpSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';
@@ -22,7 +31,12 @@ function cli(command: 'index' | 'search', args: string[], cwd: string): Promise<
   return runNode([join(DIST, `oc-vector-${command}.js`), ...args], {
     cwd,
     timeout: 30_000,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', OLLAMA_HOST: 'http://127.0.0.1:9', OCVECTOR_EMBEDDER: 'builtin' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      OLLAMA_HOST: 'http://127.0.0.1:9',
+      OCVECTOR_EMBEDDER: 'builtin',
+    },
   });
 }
 
@@ -70,7 +84,9 @@ beforeAll(async () => {
   const intact = await answers(repo.root);
   expect(intact.code).toBe(0);
   reference = intact.answers;
-  other = tempRepo({ 'lib/other.ts': '/** Something else entirely. */\nexport function unrelated(): number {\n  return 42;\n}\n' });
+  other = tempRepo({
+    'lib/other.ts': '/** Something else entirely. */\nexport function unrelated(): number {\n  return 42;\n}\n',
+  });
   expect((await cli('index', ['--no-llm', '.'], other.root)).code).toBe(0);
 }, 120_000);
 afterAll(() => {
@@ -82,35 +98,55 @@ type Indexing = 'recovers' | 'refuses';
 const cases: [string, Indexing, () => void][] = [
   ['the database truncated to half', 'refuses', () => truncateSync(dbFile(), Math.floor(statSync(dbFile()).size / 2))],
   ['the database with a flipped byte in a page header', 'refuses', () => flipByte(dbFile(), 5 * PAGE)],
-  ['the database with a zeroed page', 'refuses', () => zeroPage(dbFile(), Math.floor(statSync(dbFile()).size / PAGE / 2))],
+  [
+    'the database with a zeroed page',
+    'refuses',
+    () => zeroPage(dbFile(), Math.floor(statSync(dbFile()).size / PAGE / 2)),
+  ],
   ['the database deleted', 'recovers', () => rmSync(dbFile())],
   ['the database replaced by a FIFO', 'refuses', () => replaceByFifo(dbFile())],
-  ['the database replaced by another index’s', 'recovers', () => copyFileSync(join(other.root, '.ocvector', 'index.db'), dbFile())],
+  [
+    'the database replaced by another index’s',
+    'recovers',
+    () => copyFileSync(join(other.root, '.ocvector', 'index.db'), dbFile()),
+  ],
   ['the vectors file truncated', 'recovers', () => truncateSync(vectorsFile(), 100)],
   ['the vectors file with a flipped byte', 'recovers', () => flipByte(vectorsFile(), statSync(vectorsFile()).size - 7)],
   ['the vectors file with a zeroed page', 'recovers', () => zeroPage(vectorsFile(), 1)],
   ['the vectors file deleted', 'recovers', () => rmSync(vectorsFile())],
   ['the vectors file replaced by a FIFO', 'recovers', () => replaceByFifo(vectorsFile())],
-  ['the vectors file replaced by another index’s', 'recovers', () => copyFileSync(join(other.root, '.ocvector', readdirSync(join(other.root, '.ocvector')).find((n) => n.endsWith('.ocvx'))!), vectorsFile())],
+  [
+    'the vectors file replaced by another index’s',
+    'recovers',
+    () =>
+      copyFileSync(
+        join(other.root, '.ocvector', readdirSync(join(other.root, '.ocvector')).find((n) => n.endsWith('.ocvx'))!),
+        vectorsFile(),
+      ),
+  ],
 ];
 
 describe('damaged index files: recovered or refused clearly, never a wrong answer', () => {
-  it.each(cases)('%s (indexing %s)', async (_name, indexing, damage) => {
-    rmSync(indexDir(), { recursive: true, force: true });
-    cpSync(pristine, indexDir(), { recursive: true });
-    damage();
+  it.each(cases)(
+    '%s (indexing %s)',
+    async (_name, indexing, damage) => {
+      rmSync(indexDir(), { recursive: true, force: true });
+      cpSync(pristine, indexDir(), { recursive: true });
+      damage();
 
-    const searched = await answers(repo.root);
-    if (searched.code === 0) expect(searched.answers).toEqual(reference);
-    else expect(searched.stderr).toMatch(CLEAR_FAILURE);
+      const searched = await answers(repo.root);
+      if (searched.code === 0) expect(searched.answers).toEqual(reference);
+      else expect(searched.stderr).toMatch(CLEAR_FAILURE);
 
-    const indexed = await cli('index', ['--no-llm', '.'], repo.root);
-    if (indexing === 'recovers') {
-      expect(indexed.code, indexed.stderr).toBe(0);
-      expect(await answers(repo.root)).toEqual({ code: 0, answers: reference, stderr: '' });
-    } else {
-      expect(indexed.code).not.toBe(0);
-      expect(indexed.stderr).toMatch(CLEAR_FAILURE);
-    }
-  }, 90_000);
+      const indexed = await cli('index', ['--no-llm', '.'], repo.root);
+      if (indexing === 'recovers') {
+        expect(indexed.code, indexed.stderr).toBe(0);
+        expect(await answers(repo.root)).toEqual({ code: 0, answers: reference, stderr: '' });
+      } else {
+        expect(indexed.code).not.toBe(0);
+        expect(indexed.stderr).toMatch(CLEAR_FAILURE);
+      }
+    },
+    90_000,
+  );
 });

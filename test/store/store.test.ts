@@ -21,7 +21,9 @@ describe('IndexStore', () => {
       expect(statSync(join(dir, '.ocvector', 'index.db')).mode & 0o777).toBe(0o600);
       expect(databaseOf(store).pragma('journal_mode', { simple: true })).toBe('wal');
       expect(databaseOf(store).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-      expect(databaseOf(store).prepare('SELECT max(version) AS v FROM schema_version').get()).toEqual({ v: SCHEMA_VERSION });
+      expect(databaseOf(store).prepare('SELECT max(version) AS v FROM schema_version').get()).toEqual({
+        v: SCHEMA_VERSION,
+      });
     } finally {
       store.close();
     }
@@ -42,10 +44,33 @@ describe('IndexStore', () => {
       const text = SAMPLE_FILES['src/users.ts']!;
       const documents = buildDocuments(analyzeText('src/users.ts', text), text.split('\n'));
       const rootId = store.rootId('/repo');
-      store.transaction(() => store.writeFile(rootId, { path: 'src/users.ts', language: 'typescript', size: text.length, mtimeMs: 1, hash: 'h', status: 'indexed', error: null }, documents, 1));
+      store.transaction(() =>
+        store.writeFile(
+          rootId,
+          {
+            path: 'src/users.ts',
+            language: 'typescript',
+            size: text.length,
+            mtimeMs: 1,
+            hash: 'h',
+            status: 'indexed',
+            error: null,
+          },
+          documents,
+          1,
+        ),
+      );
       const match = (query: string) =>
-        (databaseOf(store).prepare('SELECT e.element_name AS name FROM elements_fts JOIN elements e ON e.vector_id = elements_fts.rowid WHERE elements_fts MATCH ? ORDER BY bm25(elements_fts)').all(query) as { name: string }[]).map((r) => r.name);
-      expect(match('name:user')).toEqual(expect.arrayContaining(['UserRepository.getUserById', 'UserRepository.saveUser']));
+        (
+          databaseOf(store)
+            .prepare(
+              'SELECT e.element_name AS name FROM elements_fts JOIN elements e ON e.vector_id = elements_fts.rowid WHERE elements_fts MATCH ? ORDER BY bm25(elements_fts)',
+            )
+            .all(query) as { name: string }[]
+        ).map((r) => r.name);
+      expect(match('name:user')).toEqual(
+        expect.arrayContaining(['UserRepository.getUserById', 'UserRepository.saveUser']),
+      );
       expect(match('name:getuserbyid')).toEqual(['UserRepository.getUserById']);
       expect(match('description:deletes')).toEqual(['UserRepository.removeUser']); // porter stemming
       expect(match('path:users').length).toBe(documents.length);

@@ -69,20 +69,48 @@ describe('CodebaseSearchTool', () => {
     expect(output.fallback_used).toBe(false);
     expect(output.results.length).toBeLessThanOrEqual(3);
     const [first] = output.results;
-    expect(first).toMatchObject({ path: 'src/auth/passwords.ts', element_type: 'function', name: 'hashPassword', start_line: 6, end_line: 10, stale: false });
+    expect(first).toMatchObject({
+      path: 'src/auth/passwords.ts',
+      element_type: 'function',
+      name: 'hashPassword',
+      start_line: 6,
+      end_line: 10,
+      stale: false,
+    });
     expect(first!.snippet).toContain('export function hashPassword(password: string): string {');
-    expect(Object.keys(first!).sort()).toEqual(['description', 'element_type', 'end_line', 'name', 'path', 'score', 'signature', 'snippet', 'stale', 'start_line']);
+    expect(Object.keys(first!).sort()).toEqual([
+      'description',
+      'element_type',
+      'end_line',
+      'name',
+      'path',
+      'score',
+      'signature',
+      'snippet',
+      'stale',
+      'start_line',
+    ]);
   });
 
   it('applies path_prefix, language and element_type, and defaults k to 8', async () => {
     const all = await tool.execute({ query: 'token' });
     expect(all.results.length).toBeGreaterThan(0);
     expect(all.results.length).toBeLessThanOrEqual(8);
-    const filtered = await tool.execute({ query: 'token', path_prefix: 'src/auth', language: 'ts', element_type: 'method' });
+    const filtered = await tool.execute({
+      query: 'token',
+      path_prefix: 'src/auth',
+      language: 'ts',
+      element_type: 'method',
+    });
     expect(filtered.results.length).toBeGreaterThan(0);
-    for (const hit of filtered.results) expect(hit).toMatchObject({ path: expect.stringMatching(/^src\/auth\//), element_type: 'method' });
+    for (const hit of filtered.results)
+      expect(hit).toMatchObject({ path: expect.stringMatching(/^src\/auth\//), element_type: 'method' });
     // An absolute path inside the root is the same prefix.
-    const absolute = await tool.execute({ query: 'token', path_prefix: join(repo.root, 'src/auth'), element_type: 'method' });
+    const absolute = await tool.execute({
+      query: 'token',
+      path_prefix: join(repo.root, 'src/auth'),
+      element_type: 'method',
+    });
     expect(absolute.results.map((hit) => hit.name)).toEqual(filtered.results.map((hit) => hit.name));
   });
 
@@ -130,7 +158,11 @@ describe('CodebaseSearchTool', () => {
     expect(inside.error).toBeUndefined();
     expect(inside.results.every((hit) => hit.path.startsWith('src/auth/'))).toBe(true);
     const nowhere = await tool.execute({ query: 'token', path_prefix: 'src/not-yet-written' });
-    expect(nowhere).toMatchObject({ results: [], fallback_used: false, note: expect.stringMatching(/nothing matched with path_prefix set: try without it/) });
+    expect(nowhere).toMatchObject({
+      results: [],
+      fallback_used: false,
+      note: expect.stringMatching(/nothing matched with path_prefix set: try without it/),
+    });
     const nothing = await tool.execute({ query: 'zzyzx qwxjv', language: 'markdown', element_type: 'method' });
     expect(nothing.note).toBe('nothing matched with language, element_type set: try without them, or other words');
   });
@@ -140,9 +172,10 @@ describe('CodebaseSearchTool', () => {
     const [hit] = output.results;
     expect(hit?.name).toBe('connectBilling');
     expect(hit!.snippet).toContain('const apiKey = "[redacted]"');
-    expect(hit!.snippet).toContain("postgres://billing:[redacted]@db.internal");
+    expect(hit!.snippet).toContain('postgres://billing:[redacted]@db.internal');
     const text = JSON.stringify(output);
-    for (const secret of ['sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c', 'AKIAIOSFODNN7EXAMPLE', 'hunter2hunter2']) expect(text).not.toContain(secret);
+    for (const secret of ['sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c', 'AKIAIOSFODNN7EXAMPLE', 'hunter2hunter2'])
+      expect(text).not.toContain(secret);
   });
 
   it('redacts each kind of credential it knows, and leaves ordinary code alone', () => {
@@ -150,9 +183,15 @@ describe('CodebaseSearchTool', () => {
     const cases: [string, string][] = [
       [key, '[redacted]\n\n'], // line breaks kept: line numbers stay true
       ['token = "ghp_0123456789abcdefghijABCDEFGHIJ012345"', 'token = "[redacted]"'],
-      ['Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U', 'Authorization: Bearer [redacted]'],
+      [
+        'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+        'Authorization: Bearer [redacted]',
+      ],
       ["const password = 'correct horse';", "const password = 'correct horse';"], // a phrase with spaces is not a credential
-      ['if (password.length < 8) throw new Error("too short")', 'if (password.length < 8) throw new Error("too short")'],
+      [
+        'if (password.length < 8) throw new Error("too short")',
+        'if (password.length < 8) throw new Error("too short")',
+      ],
       ['const slack = "xoxb-1234567890-abcdefghij"', 'const slack = "[redacted]"'],
       ['see https://example.com/docs', 'see https://example.com/docs'],
       // Typed assignments, names that contain a secret word, short values, and tokens in prose.
@@ -186,7 +225,9 @@ describe('CodebaseSearchTool', () => {
     const short = await snippets.execute({ query: 'LruCache', k: 1 });
     await snippets.close();
     expect(short.results[0]!.snippet!.split('\n')).toHaveLength(3); // two lines and "… (n more lines)"
-    expect(() => new CodebaseSearchTool({ budget: { maxOutputChars: 10 } })).toThrow(/budget.maxOutputChars must be an integer of at least 1000/);
+    expect(() => new CodebaseSearchTool({ budget: { maxOutputChars: 10 } })).toThrow(
+      /budget.maxOutputChars must be an integer of at least 1000/,
+    );
   });
 
   it('asks the permission callback with the checked arguments, and obeys it', async () => {
@@ -195,15 +236,22 @@ describe('CodebaseSearchTool', () => {
       cwd: repo.root,
       permission: async (request) => {
         asked.push(request);
-        if (request.arguments.path_prefix?.startsWith('src/auth')) return { allow: false, reason: 'auth code is off limits' };
+        if (request.arguments.path_prefix?.startsWith('src/auth'))
+          return { allow: false, reason: 'auth code is off limits' };
         if (request.arguments.query === 'boom') throw new Error('policy service down');
         return request.arguments.query !== 'no';
       },
     });
     expect((await guarded.execute({ query: 'retry', k: 2 })).results.length).toBeGreaterThan(0);
-    expect(await guarded.execute({ query: 'token', path_prefix: 'src/auth' })).toEqual({ results: [], fallback_used: false, error: 'the call was denied: auth code is off limits' });
+    expect(await guarded.execute({ query: 'token', path_prefix: 'src/auth' })).toEqual({
+      results: [],
+      fallback_used: false,
+      error: 'the call was denied: auth code is off limits',
+    });
     expect((await guarded.execute({ query: 'no' })).error).toBe('the call was denied');
-    expect((await guarded.execute({ query: 'boom' })).error).toBe('the call was denied: the permission check failed (policy service down)');
+    expect((await guarded.execute({ query: 'boom' })).error).toBe(
+      'the call was denied: the permission check failed (policy service down)',
+    );
     // Bad arguments never reach the callback.
     await guarded.execute({ query: 'x', k: 'lots' });
     await guarded.close();
@@ -215,7 +263,10 @@ describe('CodebaseSearchTool', () => {
     const empty = tempRepo({ 'main.py': 'def greet(name):\n    """Say hello."""\n    return f"hello {name}"\n' });
     const lonely = new CodebaseSearchTool({ cwd: empty.root });
     const before = await lonely.execute({ query: 'greet' });
-    expect(before).toMatchObject({ results: [], error: expect.stringMatching(/^no index at or above .*: build one with oc-vector-index/) });
+    expect(before).toMatchObject({
+      results: [],
+      error: expect.stringMatching(/^no index at or above .*: build one with oc-vector-index/),
+    });
     await new Indexer({ path: empty.root, embedder: 'builtin', llm: false }).run();
     const after = await lonely.execute({ query: 'greet' });
     expect(after.results[0]).toMatchObject({ name: 'greet', path: 'main.py' });
@@ -233,32 +284,73 @@ describe('CodebaseSearchTool', () => {
   });
 
   it('describes itself in the formats of Ollama, OpenAI and Anthropic', () => {
-    const fn = { name: 'codebase_search', description: expect.stringMatching(/^Search the indexed codebase by meaning and by name/), parameters: CODEBASE_SEARCH_PARAMETERS };
+    const fn = {
+      name: 'codebase_search',
+      description: expect.stringMatching(/^Search the indexed codebase by meaning and by name/),
+      parameters: CODEBASE_SEARCH_PARAMETERS,
+    };
     expect(toOllamaTool(tool)).toEqual({ type: 'function', function: fn });
     expect(toOpenAITool(tool)).toEqual({ type: 'function', function: fn });
-    expect(toAnthropicTool(tool)).toEqual({ name: 'codebase_search', description: fn.description, input_schema: CODEBASE_SEARCH_PARAMETERS });
-    expect(CODEBASE_SEARCH_PARAMETERS).toMatchObject({ type: 'object', required: ['query'], additionalProperties: false });
-    expect(Object.keys(CODEBASE_SEARCH_PARAMETERS.properties)).toEqual(['query', 'k', 'path_prefix', 'language', 'element_type']);
+    expect(toAnthropicTool(tool)).toEqual({
+      name: 'codebase_search',
+      description: fn.description,
+      input_schema: CODEBASE_SEARCH_PARAMETERS,
+    });
+    expect(CODEBASE_SEARCH_PARAMETERS).toMatchObject({
+      type: 'object',
+      required: ['query'],
+      additionalProperties: false,
+    });
+    expect(Object.keys(CODEBASE_SEARCH_PARAMETERS.properties)).toEqual([
+      'query',
+      'k',
+      'path_prefix',
+      'language',
+      'element_type',
+    ]);
     // The schema itself is valid JSON Schema.
     expect(() => new Ajv({ strict: true }).compile(CODEBASE_SEARCH_PARAMETERS)).not.toThrow();
   });
 
   it('dispatches a model tool call in each format, and answers a malformed one with an error', async () => {
-    const ollama = await dispatchToolCall([tool], { function: { name: 'codebase_search', arguments: { query: 'hashPassword', k: 1 } } });
+    const ollama = await dispatchToolCall([tool], {
+      function: { name: 'codebase_search', arguments: { query: 'hashPassword', k: 1 } },
+    });
     expect(ollama).toMatchObject({ name: 'codebase_search', isError: false });
     expect((ollama.output as CodebaseSearchOutput).results[0]?.name).toBe('hashPassword');
     expect(JSON.parse(ollama.content)).toEqual(ollama.output);
     expect(ollamaToolMessage(ollama)).toEqual({ role: 'tool', tool_name: 'codebase_search', content: ollama.content });
 
-    const openai = await dispatchToolCall(tool, { id: 'call_1', type: 'function', function: { name: 'codebase_search', arguments: '{"query":"retry with backoff","k":2}' } });
+    const openai = await dispatchToolCall(tool, {
+      id: 'call_1',
+      type: 'function',
+      function: { name: 'codebase_search', arguments: '{"query":"retry with backoff","k":2}' },
+    });
     expect(openai).toMatchObject({ id: 'call_1', isError: false });
     expect(openAIToolMessage(openai)).toEqual({ role: 'tool', tool_call_id: 'call_1', content: openai.content });
 
-    const anthropic = await dispatchToolCall([tool], { type: 'tool_use', id: 'toolu_1', name: 'codebase_search', input: { query: 'LruCache' } });
-    expect(anthropicToolResult(anthropic)).toEqual({ type: 'tool_result', tool_use_id: 'toolu_1', content: anthropic.content, is_error: false });
+    const anthropic = await dispatchToolCall([tool], {
+      type: 'tool_use',
+      id: 'toolu_1',
+      name: 'codebase_search',
+      input: { query: 'LruCache' },
+    });
+    expect(anthropicToolResult(anthropic)).toEqual({
+      type: 'tool_result',
+      tool_use_id: 'toolu_1',
+      content: anthropic.content,
+      is_error: false,
+    });
 
-    const badJson = await dispatchToolCall([tool], { id: 'call_2', function: { name: 'codebase_search', arguments: '{"query": "x"' } });
-    expect(badJson).toMatchObject({ id: 'call_2', isError: true, output: { error: expect.stringMatching(/^the arguments are not valid JSON/) } });
+    const badJson = await dispatchToolCall([tool], {
+      id: 'call_2',
+      function: { name: 'codebase_search', arguments: '{"query": "x"' },
+    });
+    expect(badJson).toMatchObject({
+      id: 'call_2',
+      isError: true,
+      output: { error: expect.stringMatching(/^the arguments are not valid JSON/) },
+    });
     const unknown = await dispatchToolCall([tool], { function: { name: 'rm_rf', arguments: {} } });
     expect(unknown.output).toEqual({ error: 'unknown tool "rm_rf"; available: codebase_search' });
     const invalid = await dispatchToolCall([tool], { function: { name: 'codebase_search', arguments: { k: 3 } } });

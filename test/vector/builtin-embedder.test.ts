@@ -4,14 +4,19 @@ import { splitIdentifier, stem, subwordText } from '../../src/vector/terms.js';
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 
-const doc = (name: string, signature: string, code: string) => `function: ${name}\nAccess: public\nFile: src/${name}.ts\nSignature: ${signature}\nCode:\n${code}`;
+const doc = (name: string, signature: string, code: string) =>
+  `function: ${name}\nAccess: public\nFile: src/${name}.ts\nSignature: ${signature}\nCode:\n${code}`;
 
 const DOCS = {
   getUserById: doc('getUserById', 'getUserById(id: number): User', 'return users.find((u) => u.id === id);'),
   removeFile: doc('removeFile', 'removeFile(path: string): void', 'fs.unlinkSync(path);'),
   parseConfig: doc('parseConfig', 'parseConfig(text: string): Settings', 'return JSON.parse(text) as Settings;'),
   renderButton: doc('renderButton', 'renderButton(label: string): Element', 'return h("button", label);'),
-  authenticateUser: doc('authenticateUser', 'authenticateUser(password: string): boolean', 'return bcrypt.compare(password, hash);'),
+  authenticateUser: doc(
+    'authenticateUser',
+    'authenticateUser(password: string): boolean',
+    'return bcrypt.compare(password, hash);',
+  ),
 };
 
 describe('identifier terms', () => {
@@ -58,10 +63,16 @@ describe('the built-in embedder', () => {
   });
 
   it('brings a part of a name closer to the name that holds it than to names that only share its words', async () => {
-    const interfaceDoc = (name: string, code = '') => `interface: ${name}\nAccess: public\nFile: lib.dom.d.ts\nSignature: interface ${name} extends SVGElement${code}`;
+    const interfaceDoc = (name: string, code = '') =>
+      `interface: ${name}\nAccess: public\nFile: lib.dom.d.ts\nSignature: interface ${name} extends SVGElement${code}`;
     // The holder's longer body dilutes its vector, as a real declaration's members do.
-    const members = '\nCode:\nreadonly method: SVGAnimatedEnumeration;\nreadonly spacing: SVGAnimatedEnumeration;\nreadonly startOffset: SVGAnimatedLength;';
-    const [textPath, text, path] = [interfaceDoc('SVGTextPathElement', members), interfaceDoc('SVGTextElement'), interfaceDoc('SVGPathElement')];
+    const members =
+      '\nCode:\nreadonly method: SVGAnimatedEnumeration;\nreadonly spacing: SVGAnimatedEnumeration;\nreadonly startOffset: SVGAnimatedLength;';
+    const [textPath, text, path] = [
+      interfaceDoc('SVGTextPathElement', members),
+      interfaceDoc('SVGTextElement'),
+      interfaceDoc('SVGPathElement'),
+    ];
     const vectors = await embedder.embedDocuments([textPath, text, path]);
     const q = await embedder.embedQuery('the interface for the textPath element');
     const [holder, ...others] = [0, 1, 2].map((i) => dot(q, vectors.subarray(i * 512, (i + 1) * 512)));

@@ -7,10 +7,32 @@ const cover = (path: string, text: string) => coverFile(analyzeText(path, text),
 
 describe('every line of a file is searchable', () => {
   it("gives the file's summary (a module docstring, Rust's //! docs) to the chunk that holds it", () => {
-    const python = cover('blocking.py', ['"""Runs blocking code on a thread pool."""', 'import threading', '', 'def spawn(fn):', '    return threading.Thread(target=fn)'].join('\n'));
+    const python = cover(
+      'blocking.py',
+      [
+        '"""Runs blocking code on a thread pool."""',
+        'import threading',
+        '',
+        'def spawn(fn):',
+        '    return threading.Thread(target=fn)',
+      ].join('\n'),
+    );
     const pythonChunks = python.filter((c) => c.element.type === 'chunk');
-    expect(pythonChunks.map((c) => [c.element.startLine, c.element.description])).toEqual([[1, 'Runs blocking code on a thread pool.']]);
-    const rust = cover('blocking.rs', ['//! Runs blocking code on a thread pool.', '', 'use std::thread;', '', 'pub fn spawn() {}', '', 'const LIMIT: usize = 512;'].join('\n'));
+    expect(pythonChunks.map((c) => [c.element.startLine, c.element.description])).toEqual([
+      [1, 'Runs blocking code on a thread pool.'],
+    ]);
+    const rust = cover(
+      'blocking.rs',
+      [
+        '//! Runs blocking code on a thread pool.',
+        '',
+        'use std::thread;',
+        '',
+        'pub fn spawn() {}',
+        '',
+        'const LIMIT: usize = 512;',
+      ].join('\n'),
+    );
     const rustChunks = rust.filter((c) => c.element.type === 'chunk');
     expect(rustChunks[0]!.element.description).toBe('Runs blocking code on a thread pool.');
     // Only the chunk at the top: one further down describes nothing.
@@ -75,9 +97,18 @@ describe('every line of a file is searchable', () => {
   });
 
   it('gives each line to its innermost element: a class keeps its header, its methods their bodies', () => {
-    const text = ['class Cache {', '  entries = new Map();', '  get(key) {', '    return this.entries.get(key);', '  }', '}'].join('\n');
+    const text = [
+      'class Cache {',
+      '  entries = new Map();',
+      '  get(key) {',
+      '    return this.entries.get(key);',
+      '  }',
+      '}',
+    ].join('\n');
     const covered = cover('cache.ts', text);
-    const byName = new Map(covered.map((c) => [c.element.parent ? `${c.element.parent}.${c.element.name}` : c.element.name, c.ownText]));
+    const byName = new Map(
+      covered.map((c) => [c.element.parent ? `${c.element.parent}.${c.element.name}` : c.element.name, c.ownText]),
+    );
     expect(byName.get('Cache.get')).toBe('  get(key) {\n    return this.entries.get(key);\n  }');
     expect(byName.get('Cache')).toBe('class Cache {\n}');
     expect(covered.some((c) => c.element.type === 'chunk')).toBe(false);

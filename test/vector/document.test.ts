@@ -19,7 +19,9 @@ describe('element documents', () => {
     expect(access).toBe('Access: public');
     expect(path).toBe('File: src/native/faiss-index.ts');
     expect(span).toMatch(/^Lines: \d+-\d+$/);
-    expect(rest.join('\n')).toMatch(/^Signature: async search\(queries: Float32Array, k: number, params: SearchParams = \{\}\): Promise<SearchResult>\nDescription: k nearest neighbours/);
+    expect(rest.join('\n')).toMatch(
+      /^Signature: async search\(queries: Float32Array, k: number, params: SearchParams = \{\}\): Promise<SearchResult>\nDescription: k nearest neighbours/,
+    );
     expect(search.text).toMatch(/\nParameters: queries: Float32Array, k: number, params: SearchParams\n/);
     expect(search.text).toMatch(/\nReturns: Promise<SearchResult>\n/);
     expect(search.text).toMatch(/\nCode:\nasync search\(/); // dedented
@@ -46,12 +48,18 @@ describe('element documents', () => {
     const code = doc!.text.slice(doc!.text.indexOf('\nCode:\n') + 7).split('\n');
     expect(code).toHaveLength(101);
     expect(code.at(-1)).toBe('… (53 more lines)');
-    const [wide] = buildDocuments(analyzeText('w.ts', `export const wide = "${'w'.repeat(1000)}";\n`), [`export const wide = "${'w'.repeat(1000)}";`]);
+    const [wide] = buildDocuments(analyzeText('w.ts', `export const wide = "${'w'.repeat(1000)}";\n`), [
+      `export const wide = "${'w'.repeat(1000)}";`,
+    ]);
     expect(wide!.text.length).toBeLessThan(600);
   });
 
   it('hashes the embedded text, which leaves out line numbers: a moved element keeps its hash', () => {
-    const moved = buildDocuments(analyzeText('src/native/faiss-index.ts', `// one\n// two\n${text}`), ['// one', '// two', ...lines]);
+    const moved = buildDocuments(analyzeText('src/native/faiss-index.ts', `// one\n// two\n${text}`), [
+      '// one',
+      '// two',
+      ...lines,
+    ]);
     const before = new Map(documents.map((d) => [d.text.split('\n')[0], d]));
     // Chunks hold the lines above the first element, which did change.
     for (const document of moved.filter((d) => d.element.type !== 'chunk')) {

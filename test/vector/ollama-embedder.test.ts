@@ -10,10 +10,16 @@ afterEach(async () => {
   fake = undefined;
 });
 
-const inputs = (request: { input: string | string[] }) => (Array.isArray(request.input) ? request.input : [request.input]);
-const good = (request: { input: string | string[] }): Reply => ({ body: { embeddings: inputs(request).map((text) => [text.length, 1, 0]) } });
+const inputs = (request: { input: string | string[] }) =>
+  Array.isArray(request.input) ? request.input : [request.input];
+const good = (request: { input: string | string[] }): Reply => ({
+  body: { embeddings: inputs(request).map((text) => [text.length, 1, 0]) },
+});
 
-async function embedderWith(embed: (request: { input: string | string[] }, index: number) => Reply | Promise<Reply>, options: ConstructorParameters<typeof OllamaEmbedder>[0] = {}) {
+async function embedderWith(
+  embed: (request: { input: string | string[] }, index: number) => Reply | Promise<Reply>,
+  options: ConstructorParameters<typeof OllamaEmbedder>[0] = {},
+) {
   fake = await FakeOllama.start({ embed });
   return new OllamaEmbedder({ host: fake.url, model: 'fake-embed', ...options });
 }
@@ -36,13 +42,20 @@ describe('OllamaEmbedder', () => {
     const embedder = await embedderWith(good);
     await embedder.init({ dimension: 5 });
     expect(fake!.embeds).toHaveLength(0);
-    await expect(embedder.embedDocuments(['x'])).rejects.toMatchObject({ code: 'INVALID_RESPONSE', message: /3 dimensions, expected 5/ });
+    await expect(embedder.embedDocuments(['x'])).rejects.toMatchObject({
+      code: 'INVALID_RESPONSE',
+      message: /3 dimensions, expected 5/,
+    });
   });
 
   it('cuts inputs longer than the context, and asks the server to truncate too', async () => {
     const embedder = await embedderWith(good, { contextTokens: 100 });
     await embedder.embedDocuments(['x'.repeat(100_000)]);
-    const request = fake!.embeds.at(-1)! as unknown as { input: string[]; truncate: boolean; options: { num_ctx: number } };
+    const request = fake!.embeds.at(-1)! as unknown as {
+      input: string[];
+      truncate: boolean;
+      options: { num_ctx: number };
+    };
     expect(request.input[0]!.length).toBeLessThanOrEqual(300);
     expect(request.truncate).toBe(true);
     expect(request.options.num_ctx).toBe(100);
@@ -58,12 +71,27 @@ describe('OllamaEmbedder', () => {
 
   const failures: [string, (request: { input: string | string[] }) => Reply, RegExp, string][] = [
     ['a server error', () => ({ status: 500, body: { error: 'boom' } }), /HTTP 500/, 'SERVER_ERROR'],
-    ['a missing model', () => ({ status: 404, body: { error: 'model "fake-embed" not found, try pulling it first' } }), /ollama pull fake-embed/, 'MODEL_MISSING'],
+    [
+      'a missing model',
+      () => ({ status: 404, body: { error: 'model "fake-embed" not found, try pulling it first' } }),
+      /ollama pull fake-embed/,
+      'MODEL_MISSING',
+    ],
     ['too few vectors', () => ({ body: { embeddings: [] } }), /answered 0 embeddings for 1 inputs/, 'INVALID_RESPONSE'],
     ['no embeddings at all', () => ({ body: { nonsense: true } }), /answered no embeddings/, 'INVALID_RESPONSE'],
-    ['non-numbers', (r) => ({ body: { embeddings: inputs(r).map(() => [1, 'two', 3]) } }), /non-numbers/, 'INVALID_RESPONSE'],
+    [
+      'non-numbers',
+      (r) => ({ body: { embeddings: inputs(r).map(() => [1, 'two', 3]) } }),
+      /non-numbers/,
+      'INVALID_RESPONSE',
+    ],
     ['a hang-up', () => ({ hangUp: true }), /cannot reach the Ollama server/, 'UNREACHABLE'],
-    ['a body that is not JSON', () => ({ raw: '{"embeddings": [[1, 2' }), /gave an unusable answer: the Ollama server answered with something that is not JSON/, 'INVALID_RESPONSE'],
+    [
+      'a body that is not JSON',
+      () => ({ raw: '{"embeddings": [[1, 2' }),
+      /gave an unusable answer: the Ollama server answered with something that is not JSON/,
+      'INVALID_RESPONSE',
+    ],
   ];
 
   it.each(failures)('turns %s into an EmbedderError', async (_, reply, message, code) => {
@@ -83,10 +111,15 @@ describe('OllamaEmbedder', () => {
   });
 
   it('stops reading an answer that never ends at its size cap, with memory to spare', async () => {
-    const embedder = await embedderWith(() => ({ endless: { chunk: '[0.5, 0.5, 0.5],'.repeat(4_096) } }), { maxResponseBytes: 4 << 20 });
+    const embedder = await embedderWith(() => ({ endless: { chunk: '[0.5, 0.5, 0.5],'.repeat(4_096) } }), {
+      maxResponseBytes: 4 << 20,
+    });
     const before = process.memoryUsage().rss;
     const started = Date.now();
-    await expect(embedder.embedDocuments(['x'])).rejects.toMatchObject({ code: 'INVALID_RESPONSE', message: expect.stringContaining('larger than 4194304 bytes') });
+    await expect(embedder.embedDocuments(['x'])).rejects.toMatchObject({
+      code: 'INVALID_RESPONSE',
+      message: expect.stringContaining('larger than 4194304 bytes'),
+    });
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(process.memoryUsage().rss - before).toBeLessThan(512 << 20);
   });

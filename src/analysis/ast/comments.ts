@@ -19,7 +19,11 @@ export function commentAbove(node: SyntaxNode): string {
   // Collect the contiguous run of line comments ending just above the node.
   const lines = [text];
   let row = comment.startPosition.row;
-  for (let previous = comment.previousNamedSibling; previous?.type === 'comment'; previous = previous.previousNamedSibling) {
+  for (
+    let previous = comment.previousNamedSibling;
+    previous?.type === 'comment';
+    previous = previous.previousNamedSibling
+  ) {
     if (previous.endPosition.row !== row - 1 || !/^(\/\/|#)/.test(previous.text)) break;
     lines.unshift(previous.text);
     row = previous.startPosition.row;
@@ -53,7 +57,11 @@ export function docstringOf(body: SyntaxNode | null): string {
   // Like JSDoc tags, Google/NumPy-style sections and reST fields end the prose.
   const prose: string[] = [];
   for (const line of content.split('\n')) {
-    if (/^\s*(Args|Arguments|Parameters|Returns|Return|Raises|Yields|Examples?|Notes?|Attributes):\s*$/.test(line) || /^\s*:(param|returns?|raises|type)\b/.test(line)) break;
+    if (
+      /^\s*(Args|Arguments|Parameters|Returns|Return|Raises|Yields|Examples?|Notes?|Attributes):\s*$/.test(line) ||
+      /^\s*:(param|returns?|raises|type)\b/.test(line)
+    )
+      break;
     prose.push(line);
   }
   return clip(prose.join(' '));

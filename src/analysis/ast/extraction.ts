@@ -26,7 +26,9 @@ export function collapse(text: string, max: number): string {
 
 /** The text of `node` up to where `end` starts (its body): a declaration's signature. */
 export function signatureUntil(node: SyntaxNode, end: SyntaxNode | null | undefined): string {
-  return signatureText(end && end.startIndex >= node.startIndex ? node.text.slice(0, end.startIndex - node.startIndex) : node.text);
+  return signatureText(
+    end && end.startIndex >= node.startIndex ? node.text.slice(0, end.startIndex - node.startIndex) : node.text,
+  );
 }
 
 /** A declaration's head as a signature: what opens the body (`{`, or the `=` of `const f = …`) dropped, `=>` kept. */

@@ -58,6 +58,12 @@ function leadingComment(root: SyntaxNode): string {
   const first = root.firstNamedChild;
   if (first?.type !== 'comment' || !first.text.startsWith('/*')) return '';
   const next = first.nextNamedSibling;
-  if (next && next.type !== 'comment' && next.type !== 'import_statement' && next.startPosition.row <= first.endPosition.row + 1) return '';
+  if (
+    next &&
+    next.type !== 'comment' &&
+    next.type !== 'import_statement' &&
+    next.startPosition.row <= first.endPosition.row + 1
+  )
+    return '';
   return cleanBlock(first.text.replace(/^\/\*(?!\*)/, '/**'));
 }

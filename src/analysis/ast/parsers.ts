@@ -82,8 +82,14 @@ function loadGrammar(language: Language): Parser.Language {
   } else {
     module = require(source.package);
   }
-  const grammar = (source.export ? (module as Record<string, unknown>)[source.export] : module) as Parser.Language | undefined;
-  if (!grammar) throw new OcvectorError(`${source.package} has no grammar${source.export ? ` named ${source.export}` : ''}`, 'GRAMMAR_UNAVAILABLE');
+  const grammar = (source.export ? (module as Record<string, unknown>)[source.export] : module) as
+    | Parser.Language
+    | undefined;
+  if (!grammar)
+    throw new OcvectorError(
+      `${source.package} has no grammar${source.export ? ` named ${source.export}` : ''}`,
+      'GRAMMAR_UNAVAILABLE',
+    );
   return grammar;
 }
 

@@ -25,7 +25,8 @@ function visit(outer: SyntaxNode, owner: CodeElement | undefined, out: Extractio
   let decl = outer;
   const decorators: string[] = [];
   if (decl.type === 'decorated_definition') {
-    for (const child of decl.namedChildren) if (child.type === 'decorator') decorators.push(child.text.replace(/^@\s*/, ''));
+    for (const child of decl.namedChildren)
+      if (child.type === 'decorator') decorators.push(child.text.replace(/^@\s*/, ''));
     decl = decl.childForFieldName('definition') ?? decl;
   }
   switch (decl.type) {
@@ -90,7 +91,8 @@ function functionElement(
     let count = 0;
     for (const call of body.descendantsOfType('call')) {
       const callee = call.childForFieldName('function');
-      const target = callee?.type === 'identifier' || callee?.type === 'attribute' ? callee.text.replace(/^self\./, '') : '';
+      const target =
+        callee?.type === 'identifier' || callee?.type === 'attribute' ? callee.text.replace(/^self\./, '') : '';
       if (target) addDependency(element, 'calls', collapse(target, 80));
       if (++count >= MAX_CALLS) break;
     }
@@ -112,7 +114,8 @@ function constantElement(outer: SyntaxNode, statement: SyntaxNode, out: Extracti
 function parametersOf(list: SyntaxNode | null, isMethod: boolean): Parameter[] {
   const parameters: Parameter[] = [];
   for (const parameter of list?.namedChildren ?? []) {
-    const nameNode = parameter.type === 'identifier' ? parameter : parameter.childForFieldName('name') ?? parameter.firstNamedChild;
+    const nameNode =
+      parameter.type === 'identifier' ? parameter : (parameter.childForFieldName('name') ?? parameter.firstNamedChild);
     const parameterName = nameNode?.text ?? parameter.text;
     if (isMethod && parameters.length === 0 && (parameterName === 'self' || parameterName === 'cls')) continue;
     parameters.push({ name: parameterName, type: parameter.childForFieldName('type')?.text ?? '' });
@@ -133,7 +136,14 @@ function recordImports(statement: SyntaxNode, out: Extraction): void {
   }
 }
 
-function draft(outer: SyntaxNode, decl: SyntaxNode, type: CodeElementType, elementName: string, parent: string, signature: string): CodeElement {
+function draft(
+  outer: SyntaxNode,
+  decl: SyntaxNode,
+  type: CodeElementType,
+  elementName: string,
+  parent: string,
+  signature: string,
+): CodeElement {
   return newElement({
     type,
     name: elementName,

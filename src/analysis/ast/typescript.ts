@@ -147,7 +147,8 @@ function classMember(member: SyntaxNode, scope: string): CodeElement | undefined
     case 'abstract_method_signature': {
       const memberName = name(member);
       const accessors = accessorsOf(member);
-      const type: CodeElementType = memberName === 'constructor' ? 'constructor' : accessors.length > 0 ? 'property' : 'method';
+      const type: CodeElementType =
+        memberName === 'constructor' ? 'constructor' : accessors.length > 0 ? 'property' : 'method';
       const element = functionElement(memberSite(member, scope), type, memberName);
       if (type === 'property' && accessors[0] === 'set') element.returnType = element.parameters[0]?.type ?? '';
       return element;
@@ -156,13 +157,20 @@ function classMember(member: SyntaxNode, scope: string): CodeElement | undefined
     case 'field_definition': {
       const field = member.childForFieldName('name') ?? member.childForFieldName('property');
       if (!field) return undefined;
-      const element = draft(memberSite(member, scope), 'field', field.text, collapse(member.text.replace(/\s*=[\s\S]*$/, ''), 200));
+      const element = draft(
+        memberSite(member, scope),
+        'field',
+        field.text,
+        collapse(member.text.replace(/\s*=[\s\S]*$/, ''), 200),
+      );
       element.returnType = typeText(member.childForFieldName('type'));
       const value = member.childForFieldName('value');
       if (value?.type === 'arrow_function' || value?.type === 'function_expression') {
         // A method written as an arrow-function field: keep its shape.
         element.type = 'method';
-        element.parameters = parametersOf(value.childForFieldName('parameters') ?? value.childForFieldName('parameter'));
+        element.parameters = parametersOf(
+          value.childForFieldName('parameters') ?? value.childForFieldName('parameter'),
+        );
         element.returnType = typeText(value.childForFieldName('return_type'));
         calls(value.childForFieldName('body'), element);
       }
@@ -208,18 +216,27 @@ function variableElements(site: Site, exported: boolean, out: Extraction): void 
     const value = declarator.childForFieldName('value');
     const single = decl.namedChildCount === 1;
     const position = single ? outer : declarator;
-    if (value && (value.type === 'arrow_function' || value.type === 'function_expression' || value.type === 'function')) {
+    if (
+      value &&
+      (value.type === 'arrow_function' || value.type === 'function_expression' || value.type === 'function')
+    ) {
       const element = functionElement({ outer: position, decl: value, parent, access }, 'function', nameNode.text);
       const head = single ? signatureUntil(outer, value) : nameNode.text;
       element.signature = collapse(`${head} = ${signatureUntil(value, value.childForFieldName('body'))}`, 300);
       out.add(element);
     } else if (value?.type === 'call_expression' && value.childForFieldName('function')?.text === 'require') {
       const source = value.childForFieldName('arguments')?.firstNamedChild;
-      if (source?.type === 'string') out.imports.push({ module: unquote(source.text), line: declarator.startPosition.row + 1 });
+      if (source?.type === 'string')
+        out.imports.push({ module: unquote(source.text), line: declarator.startPosition.row + 1 });
     } else if (isConst && (exported || /^[A-Z][A-Z0-9_]*$/.test(nameNode.text))) {
       // Exported or SCREAMING_CASE constants are part of a module's surface;
       // other module-level consts are implementation detail.
-      const element = draft({ outer: position, decl: declarator, parent, access }, 'constant', nameNode.text, collapse((single ? outer : declarator).text, 200));
+      const element = draft(
+        { outer: position, decl: declarator, parent, access },
+        'constant',
+        nameNode.text,
+        collapse((single ? outer : declarator).text, 200),
+      );
       element.returnType = typeText(declarator.childForFieldName('type'));
       out.add(element);
     }
@@ -255,14 +272,21 @@ function assignedMember(left: SyntaxNode, site: Site, out: Extraction): void {
   let member = path.pop()!;
   // `module.exports = function createApplication() {…}` is named by the function itself.
   if (member === 'exports' && path.join('.') === 'module') member = value.childForFieldName('name')?.text ?? member;
-  const owner = path.filter((segment, i) => segment !== 'prototype' && segment !== 'exports' && !(i === 0 && segment === 'module'));
+  const owner = path.filter(
+    (segment, i) => segment !== 'prototype' && segment !== 'exports' && !(i === 0 && segment === 'module'),
+  );
   const parent = owner.length > 0 ? join(site.parent, owner.join('.')) : site.parent;
   const element = functionElement({ ...site, parent }, owner.length > 0 ? 'method' : 'function', member);
   element.signature = collapse(`${left.text} = ${signatureUntil(value, value.childForFieldName('body'))}`, 300);
   out.add(element);
 }
 
-const FUNCTION_VALUES: ReadonlySet<string> = new Set(['function_expression', 'function', 'arrow_function', 'generator_function']);
+const FUNCTION_VALUES: ReadonlySet<string> = new Set([
+  'function_expression',
+  'function',
+  'arrow_function',
+  'generator_function',
+]);
 
 function functionElement(site: Site, type: CodeElementType, elementName: string): CodeElement {
   const { outer, decl } = site;
@@ -293,7 +317,12 @@ function memberSite(member: SyntaxNode, scope: string, access: AccessModifier = 
   return { outer: member, decl: member, parent: scope, access };
 }
 
-function draft({ outer, decl, parent, access }: Site, type: CodeElementType, elementName: string, signature: string): CodeElement {
+function draft(
+  { outer, decl, parent, access }: Site,
+  type: CodeElementType,
+  elementName: string,
+  signature: string,
+): CodeElement {
   return newElement({
     type,
     name: elementName,
@@ -337,13 +366,30 @@ function calleeName(callee: SyntaxNode): string {
   if (callee.type === 'member_expression') {
     const property = callee.childForFieldName('property')?.text ?? '';
     const object = callee.childForFieldName('object');
-    const owner = object?.type === 'identifier' || object?.type === 'this' ? object.text : object?.type === 'member_expression' ? object.childForFieldName('property')?.text : '';
+    const owner =
+      object?.type === 'identifier' || object?.type === 'this'
+        ? object.text
+        : object?.type === 'member_expression'
+          ? object.childForFieldName('property')?.text
+          : '';
     return owner ? `${owner}.${property}` : property;
   }
   return '';
 }
 
-const BUILTIN_TYPES = new Set(['Promise', 'Array', 'Record', 'Partial', 'Readonly', 'Map', 'Set', 'Date', 'Error', 'Function', 'Object']);
+const BUILTIN_TYPES = new Set([
+  'Promise',
+  'Array',
+  'Record',
+  'Partial',
+  'Readonly',
+  'Map',
+  'Set',
+  'Date',
+  'Error',
+  'Function',
+  'Object',
+]);
 
 /**
  * Named types a type expression refers to (`Map<string, Index>` → Index).
@@ -356,7 +402,8 @@ function typeReferences(typeText: string, element: CodeElement): void {
   if (!typeText) return;
   for (const match of typeText.matchAll(/(?<![\w$.'"])((?:[A-Za-z_$][\w$]*\.)*[A-Z][\w$]*)/g)) {
     const target = match[1]!;
-    if (target !== element.name && !BUILTIN_TYPES.has(target) && target.length > 1) addDependency(element, 'uses', target);
+    if (target !== element.name && !BUILTIN_TYPES.has(target) && target.length > 1)
+      addDependency(element, 'uses', target);
   }
 }
 

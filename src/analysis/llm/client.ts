@@ -60,7 +60,10 @@ class Deadline {
 
   constructor(timeoutMs: number, signals: (AbortSignal | null | undefined)[]) {
     const controller = this.#controller;
-    this.#timer = setTimeout(() => controller.abort(new DOMException(`no complete answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+    this.#timer = setTimeout(
+      () => controller.abort(new DOMException(`no complete answer within ${timeoutMs} ms`, 'TimeoutError')),
+      timeoutMs,
+    );
     this.#timer.unref();
     controller.signal.addEventListener('abort', () => this.clear(), { once: true });
     for (const signal of signals) {
@@ -104,7 +107,11 @@ function capped(response: Response, limit: number, done: () => void): Response {
     },
     flush: done,
   });
-  return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });
+  return new Response(response.body.pipeThrough(counter), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 export interface OllamaFailure {
@@ -116,12 +123,31 @@ export interface OllamaFailure {
 }
 
 export function describeOllamaFailure(error: unknown, signal: AbortSignal | undefined): OllamaFailure {
-  const e = error as { name?: string; message?: string; status_code?: number; cause?: { name?: string; code?: string; message?: string } };
+  const e = error as {
+    name?: string;
+    message?: string;
+    status_code?: number;
+    cause?: { name?: string; code?: string; message?: string };
+  };
   if (signal?.aborted) return { kind: 'aborted', message: 'the run was aborted' };
-  if (e.name === 'TimeoutError' || e.name === 'AbortError' || e.cause?.name === 'TimeoutError') return { kind: 'timeout', message: '' };
-  if (e.name === 'ResponseError') return { kind: 'http', ...(e.status_code === undefined ? {} : { status: e.status_code }), message: e.message ?? '' };
-  if (error instanceof ResponseTooLargeError || e.cause instanceof ResponseTooLargeError) return { kind: 'invalid-response', message: (error instanceof ResponseTooLargeError ? error : (e.cause as ResponseTooLargeError)).message };
+  if (e.name === 'TimeoutError' || e.name === 'AbortError' || e.cause?.name === 'TimeoutError')
+    return { kind: 'timeout', message: '' };
+  if (e.name === 'ResponseError')
+    return {
+      kind: 'http',
+      ...(e.status_code === undefined ? {} : { status: e.status_code }),
+      message: e.message ?? '',
+    };
+  if (error instanceof ResponseTooLargeError || e.cause instanceof ResponseTooLargeError)
+    return {
+      kind: 'invalid-response',
+      message: (error instanceof ResponseTooLargeError ? error : (e.cause as ResponseTooLargeError)).message,
+    };
   // The answer came, but is not JSON: the server was reached.
-  if (e.name === 'SyntaxError') return { kind: 'invalid-response', message: `the Ollama server answered with something that is not JSON (${e.message ?? ''})` };
+  if (e.name === 'SyntaxError')
+    return {
+      kind: 'invalid-response',
+      message: `the Ollama server answered with something that is not JSON (${e.message ?? ''})`,
+    };
   return { kind: 'unreachable', message: e.cause?.code ?? e.cause?.message ?? e.message ?? String(error) };
 }

@@ -69,7 +69,11 @@ export class OllamaEnricher implements Enricher {
     this.#signal = options.signal;
     this.#emit = options.onEvent ?? (() => {});
     // A deadline per request; the run's own signal aborts everything.
-    this.#client = ollamaClient(resolveOllamaHost(options.host), { timeoutMs: options.timeoutMs ?? defaults.timeoutMs, signal: options.signal, maxResponseBytes: options.maxResponseBytes });
+    this.#client = ollamaClient(resolveOllamaHost(options.host), {
+      timeoutMs: options.timeoutMs ?? defaults.timeoutMs,
+      signal: options.signal,
+      maxResponseBytes: options.maxResponseBytes,
+    });
   }
 
   async enrich(file: CodeFile, text: string): Promise<CodeFile> {
@@ -81,10 +85,20 @@ export class OllamaEnricher implements Enricher {
       const result = reconcile(file, answers);
       const answered = answers.reduce((n, a) => n + a.elements.length, 0);
       if (answered > 0 && (result.matched === 0 || result.dropped > result.matched)) {
-        throw new Fallback('mismatch', `${result.dropped} of ${answered} elements in the answer match nothing in the syntax tree`);
+        throw new Fallback(
+          'mismatch',
+          `${result.dropped} of ${answered} elements in the answer match nothing in the syntax tree`,
+        );
       }
       if (!cached) await this.#cache.set(key, answers);
-      this.#emit({ type: 'llm-enriched', path, matched: result.matched, dropped: result.dropped, parts: answers.length, cached: Boolean(cached) });
+      this.#emit({
+        type: 'llm-enriched',
+        path,
+        matched: result.matched,
+        dropped: result.dropped,
+        parts: answers.length,
+        cached: Boolean(cached),
+      });
       return result.file;
     } catch (error) {
       const fallback = error instanceof Fallback ? error : new Fallback('server-error', (error as Error).message);
@@ -149,7 +163,11 @@ export class OllamaEnricher implements Enricher {
 
   #failed(): void {
     if (this.#breaker.failed()) {
-      this.#emit({ type: 'llm-circuit-open', failures: this.#breaker.failures, detail: 'the model server failed repeatedly; the rest of this run uses the syntax tree alone' });
+      this.#emit({
+        type: 'llm-circuit-open',
+        failures: this.#breaker.failures,
+        detail: 'the model server failed repeatedly; the rest of this run uses the syntax tree alone',
+      });
     }
   }
 }

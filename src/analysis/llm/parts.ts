@@ -21,11 +21,19 @@ export function planParts(file: CodeFile, lines: string[], budgetTokens: number)
   // Top-level elements first; a unit over budget is split at the elements
   // nested in it, and what is still over budget into runs of lines. What lies
   // between elements (imports, comments) goes with the element that follows.
-  const topLevel = rangesBetween([1, ...file.elements.filter((e) => e.parent === '').map((e) => e.startLine)], 1, total);
+  const topLevel = rangesBetween(
+    [1, ...file.elements.filter((e) => e.parent === '').map((e) => e.startLine)],
+    1,
+    total,
+  );
   const units = topLevel.flatMap((unit) => {
     if (fits(unit)) return [unit];
-    const inner = file.elements.filter((e) => e.startLine > unit.first && e.startLine <= unit.last).map((e) => e.startLine);
-    return rangesBetween([unit.first, ...inner], unit.first, unit.last).flatMap((piece) => (fits(piece) ? [piece] : lineRuns(piece, lines, budgetTokens)));
+    const inner = file.elements
+      .filter((e) => e.startLine > unit.first && e.startLine <= unit.last)
+      .map((e) => e.startLine);
+    return rangesBetween([unit.first, ...inner], unit.first, unit.last).flatMap((piece) =>
+      fits(piece) ? [piece] : lineRuns(piece, lines, budgetTokens),
+    );
   });
 
   const parts: Range[] = [];

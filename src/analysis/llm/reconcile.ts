@@ -14,7 +14,14 @@ export interface Reconciliation {
   dropped: number;
 }
 
-const DEPENDENCY_TYPES: ReadonlySet<string> = new Set(['inherits', 'implements', 'uses', 'calls', 'references', 'imports']);
+const DEPENDENCY_TYPES: ReadonlySet<string> = new Set([
+  'inherits',
+  'implements',
+  'uses',
+  'calls',
+  'references',
+  'imports',
+]);
 
 export function reconcile(file: CodeFile, answers: ModelAnswer[]): Reconciliation {
   const elements = file.elements.map((e) => ({ ...e, dependencies: [...e.dependencies] }));
@@ -37,7 +44,11 @@ export function reconcile(file: CodeFile, answers: ModelAnswer[]): Reconciliatio
   return { file: { ...file, elements, summary, source: 'ast+llm' }, matched, dropped };
 }
 
-function bestMatch(elements: CodeElement[], taken: Set<CodeElement>, modelElement: ModelElement): CodeElement | undefined {
+function bestMatch(
+  elements: CodeElement[],
+  taken: Set<CodeElement>,
+  modelElement: ModelElement,
+): CodeElement | undefined {
   // Models sometimes qualify names (`Class.method`): compare the last part.
   const name = modelElement.name.split('.').pop()!;
   let best: CodeElement | undefined;

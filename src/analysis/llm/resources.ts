@@ -10,11 +10,17 @@ import { Ajv, type ErrorObject } from 'ajv';
 
 const resources = fileURLToPath(new URL('../../../resources/ocvector/', import.meta.url));
 
-export const RESULT_SCHEMA: Record<string, unknown> = JSON.parse(readFileSync(`${resources}result-schema.json`, 'utf8'));
+export const RESULT_SCHEMA: Record<string, unknown> = JSON.parse(
+  readFileSync(`${resources}result-schema.json`, 'utf8'),
+);
 const PROMPT_TEMPLATE = readFileSync(`${resources}ocvector-prompt.txt`, 'utf8');
 const SCHEMA_TEXT = JSON.stringify(RESULT_SCHEMA);
 
-export const PROMPT_VERSION = createHash('sha256').update(PROMPT_TEMPLATE).update(SCHEMA_TEXT).digest('hex').slice(0, 12);
+export const PROMPT_VERSION = createHash('sha256')
+  .update(PROMPT_TEMPLATE)
+  .update(SCHEMA_TEXT)
+  .digest('hex')
+  .slice(0, 12);
 
 /** The answer shape the schema describes (kebab-case keys, as the model writes them). */
 export interface ModelElement {
@@ -41,7 +47,9 @@ export interface ModelAnswer {
 
 const validateAnswer = new Ajv({ allErrors: true, strict: false }).compile<ModelAnswer>(RESULT_SCHEMA);
 
-export type Checked = { ok: true; answer: ModelAnswer } | { ok: false; reason: 'invalid-json' | 'schema-violation'; detail: string };
+export type Checked =
+  | { ok: true; answer: ModelAnswer }
+  | { ok: false; reason: 'invalid-json' | 'schema-violation'; detail: string };
 
 /** Parses and validates a model's reply against the schema. */
 export function checkAnswer(content: string): Checked {

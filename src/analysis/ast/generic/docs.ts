@@ -65,7 +65,12 @@ export function docAbove(node: SyntaxNode, spec: GenericLanguage): string {
     anchor = anchor.parent;
     previous = anchor.previousNamedSibling;
   }
-  while (previous && spec.betweenDocAndDefinition?.includes(previous.type) && !spec.docAttribute?.test(previous.text) && previous.endPosition.row >= row - 1) {
+  while (
+    previous &&
+    spec.betweenDocAndDefinition?.includes(previous.type) &&
+    !spec.docAttribute?.test(previous.text) &&
+    previous.endPosition.row >= row - 1
+  ) {
     row = previous.startPosition.row;
     previous = previous.previousNamedSibling;
   }
@@ -74,7 +79,11 @@ export function docAbove(node: SyntaxNode, spec: GenericLanguage): string {
   // Some grammars end the node before with the comment (Haskell's imports).
   if (!isComment(previous, spec)) previous = lastComment(previous, spec);
   const run: string[] = [];
-  for (let comment: SyntaxNode | null = previous; comment && isComment(comment, spec) && comment.endPosition.row >= row - 1; comment = comment.previousNamedSibling) {
+  for (
+    let comment: SyntaxNode | null = previous;
+    comment && isComment(comment, spec) && comment.endPosition.row >= row - 1;
+    comment = comment.previousNamedSibling
+  ) {
     run.unshift(comment.text);
     row = comment.startPosition.row;
   }
@@ -116,7 +125,10 @@ export function fileSummary(root: SyntaxNode, spec: GenericLanguage): string {
       const last = run.at(-1)!;
       // A comment right above a declaration documents the declaration;
       // above a package, module or import line, it documents the file.
-      const attached = child.startPosition.row <= last.endPosition.row + 1 && !run[0]!.text.startsWith('//!') && !/package|module|namespace|import|use|include|preproc|pragma|header/.test(child.type);
+      const attached =
+        child.startPosition.row <= last.endPosition.row + 1 &&
+        !run[0]!.text.startsWith('//!') &&
+        !/package|module|namespace|import|use|include|preproc|pragma|header/.test(child.type);
       if (attached) return '';
       const prose = commentProse(run.map((c) => c.text));
       if (prose) return prose;
@@ -151,9 +163,12 @@ function commentProse(texts: string[]): string {
   const first = texts[0]!.trimStart();
   if (first.startsWith('{-#')) return ''; // a Haskell pragma
   if (texts.length === 1 && first.startsWith('/*')) return cleanBlock(first.replace(/^\/\*[*!]?/, '/**'));
-  if (texts.length === 1 && first.startsWith('{-')) return clip(prose(first.replace(/^\{-\s*\|?|-\}$/g, '').split('\n')));
-  if (texts.length === 1 && first.startsWith('--[[')) return clip(prose(first.replace(/^--\[=*\[|\]=*\]$/g, '').split('\n')));
-  if (texts.length === 1 && first.startsWith('=begin')) return clip(prose(first.replace(/^=begin|=end$/g, '').split('\n')));
+  if (texts.length === 1 && first.startsWith('{-'))
+    return clip(prose(first.replace(/^\{-\s*\|?|-\}$/g, '').split('\n')));
+  if (texts.length === 1 && first.startsWith('--[['))
+    return clip(prose(first.replace(/^--\[=*\[|\]=*\]$/g, '').split('\n')));
+  if (texts.length === 1 && first.startsWith('=begin'))
+    return clip(prose(first.replace(/^=begin|=end$/g, '').split('\n')));
   const lines = whole
     .split('\n')
     .filter((line) => !line.startsWith('#!')) // a shebang is not documentation

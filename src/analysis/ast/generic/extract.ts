@@ -19,7 +19,16 @@ import { OcvectorError } from '../../../errors.js';
 const MAX_CALLS = 40;
 
 /** Kinds whose members are named after them, and whose functions are methods. */
-const CONTAINERS: ReadonlySet<CodeElementType> = new Set(['class', 'struct', 'interface', 'trait', 'enum', 'impl', 'module', 'namespace']);
+const CONTAINERS: ReadonlySet<CodeElementType> = new Set([
+  'class',
+  'struct',
+  'interface',
+  'trait',
+  'enum',
+  'impl',
+  'module',
+  'namespace',
+]);
 const TYPE_LIKE: ReadonlySet<CodeElementType> = new Set(['class', 'struct', 'interface', 'trait', 'enum', 'impl']);
 const FUNCTION_LIKE: ReadonlySet<CodeElementType> = new Set(['function', 'method', 'constructor', 'macro']);
 const MEMBERS: ReadonlySet<CodeElementType> = new Set(['field', 'property', 'constant', 'signal']);
@@ -69,14 +78,21 @@ function compile(grammar: GrammarLanguage, spec: GenericLanguage): Compiled {
   if (!entry) {
     entry = { query: new Parser.Query(grammar, spec.query), spec };
     for (const [, kind] of spec.query.matchAll(/@definition\.([\w-]+)/g)) {
-      if (!isCodeElementType(kind!)) throw new OcvectorError(`query captures an unknown element kind: @definition.${kind}`, 'BAD_GRAMMAR_QUERY');
+      if (!isCodeElementType(kind!))
+        throw new OcvectorError(`query captures an unknown element kind: @definition.${kind}`, 'BAD_GRAMMAR_QUERY');
     }
     compiled.set(spec, entry);
   }
   return entry;
 }
 
-export function extractGeneric(root: SyntaxNode, source: string, grammar: GrammarLanguage, spec: GenericLanguage, out: Extraction): void {
+export function extractGeneric(
+  root: SyntaxNode,
+  source: string,
+  grammar: GrammarLanguage,
+  spec: GenericLanguage,
+  out: Extraction,
+): void {
   const { query } = compile(grammar, spec);
   const definitions = new Map<string, Definition>();
   const relations: Relation[] = [];
@@ -87,7 +103,15 @@ export function extractGeneric(root: SyntaxNode, source: string, grammar: Gramma
     for (const { name, node } of match.captures) {
       if (name.startsWith('definition.')) {
         const wide = widen(node, spec);
-        definition = { node: wide, inner: node, kind: name.slice('definition.'.length) as CodeElementType, name: '', start: wide.startIndex, end: wide.endIndex, pattern: match.pattern };
+        definition = {
+          node: wide,
+          inner: node,
+          kind: name.slice('definition.'.length) as CodeElementType,
+          name: '',
+          start: wide.startIndex,
+          end: wide.endIndex,
+          pattern: match.pattern,
+        };
       } else if (name in RELATIONS) {
         relations.push({ type: RELATIONS[name]!, node, start: node.startIndex });
       } else if (name === 'import') {
@@ -100,7 +124,8 @@ export function extractGeneric(root: SyntaxNode, source: string, grammar: Gramma
     }
     if (!definition || names.length === 0) continue;
     if (parts.keyword) {
-      const accepted = spec.keywords && Object.hasOwn(spec.keywords, definition.kind) ? spec.keywords[definition.kind] : undefined;
+      const accepted =
+        spec.keywords && Object.hasOwn(spec.keywords, definition.kind) ? spec.keywords[definition.kind] : undefined;
       const keyword = parts.keyword.text;
       if (!accepted || !Object.hasOwn(accepted, keyword)) continue;
       definition.kind = accepted[keyword]!;
@@ -118,7 +143,11 @@ export function extractGeneric(root: SyntaxNode, source: string, grammar: Gramma
     const known = definitions.get(key);
     if (!known || known.pattern > definition.pattern) definitions.set(key, definition);
   }
-  const elements = nest([...definitions.values()].sort((a, b) => a.start - b.start || b.end - a.end), new Rows(source), spec);
+  const elements = nest(
+    [...definitions.values()].sort((a, b) => a.start - b.start || b.end - a.end),
+    new Rows(source),
+    spec,
+  );
   for (const { element } of elements) out.add(element);
   credit(elements, relations, spec);
 }
@@ -152,7 +181,8 @@ function nest(definitions: Definition[], rows: Rows, spec: GenericLanguage): Pla
     if (definition.start < skipUntil) continue;
     while (open.length > 0 && open.at(-1)!.definition.end <= definition.start) open.pop();
     // Several definitions can share one node (`attr_reader :a, :b`): siblings, not containers.
-    const encloses = (entry: Placed) => entry.definition.start !== definition.start || entry.definition.end !== definition.end;
+    const encloses = (entry: Placed) =>
+      entry.definition.start !== definition.start || entry.definition.end !== definition.end;
     let container = open.findLast(encloses);
     if (container && FUNCTION_LIKE.has(container.element.type)) {
       // What is defined inside a function body (closures, local helpers) is
@@ -202,7 +232,12 @@ function scopeOf(element: CodeElement, definition: Definition): string {
   return join(element.parent, own);
 }
 
-function toElement(definition: Definition, container: Placed | undefined, rows: Rows, spec: GenericLanguage): Placed['element'] {
+function toElement(
+  definition: Definition,
+  container: Placed | undefined,
+  rows: Rows,
+  spec: GenericLanguage,
+): Placed['element'] {
   const { source } = rows;
   const { node, inner } = definition;
   let kind = definition.kind;
@@ -211,18 +246,31 @@ function toElement(definition: Definition, container: Placed | undefined, rows: 
   // `Foo::bar`, `M.bar`, `M:bar`: the qualifier is the parent.
   const parts = definition.name.split(/::|\.|:|->|\\/).filter(Boolean);
   let name = parts.pop() ?? definition.name;
-  if (kind === 'impl') name = (spec.implName ?? rustImplName)(typeName(definition.name), definition.trait ? typeName(definition.trait) : '');
+  if (kind === 'impl')
+    name = (spec.implName ?? rustImplName)(
+      typeName(definition.name),
+      definition.trait ? typeName(definition.trait) : '',
+    );
   else if (parts.length > 0) parent = join(parent, parts.join('.'));
-  const inType = (container && TYPE_LIKE.has(container.element.type)) || Boolean(definition.receiver) || (parts.length > 0 && kind === 'function' && definition.name.includes(':'));
+  const inType =
+    (container && TYPE_LIKE.has(container.element.type)) ||
+    Boolean(definition.receiver) ||
+    (parts.length > 0 && kind === 'function' && definition.name.includes(':'));
   if (kind === 'function' && inType) kind = 'method';
-  if ((kind === 'method' || kind === 'function') && (spec.constructorNames?.includes(name) || (spec.constructorIsTypeName && parent !== '' && name === lastPart(parent)))) {
+  if (
+    (kind === 'method' || kind === 'function') &&
+    (spec.constructorNames?.includes(name) ||
+      (spec.constructorIsTypeName && parent !== '' && name === lastPart(parent)))
+  ) {
     kind = 'constructor';
   }
   // Members (fields, constants) are shown whole; only what has a body is cut at it.
   const member = MEMBERS.has(kind);
-  const body = definition.body ?? (member ? undefined : inner.childForFieldName('body') ?? undefined);
+  const body = definition.body ?? (member ? undefined : (inner.childForFieldName('body') ?? undefined));
   // A body's opening word (Haskell's `where`, Elixir's `do`) is not part of the signature.
-  const signature = body ? signatureOf(source, definition.start, body) : headLine(source, definition, CONTAINERS.has(kind));
+  const signature = body
+    ? signatureOf(source, definition.start, body)
+    : headLine(source, definition, CONTAINERS.has(kind));
   const element = newElement({
     type: kind,
     name,
@@ -231,7 +279,10 @@ function toElement(definition: Definition, container: Placed | undefined, rows: 
     startLine: rows.of(definition.start) + 1,
     endLine: rows.last(definition.start, definition.end) + 1,
     signature,
-    description: spec.docAttribute && attributeAbove(source, definition.start) ? docAbove(node, spec) : docInSource(source, definition.start, spec),
+    description:
+      spec.docAttribute && attributeAbove(source, definition.start)
+        ? docAbove(node, spec)
+        : docInSource(source, definition.start, spec),
   }) as Placed['element'];
   if (!element.description && body && spec.docAttribute) element.description = docInside(body, spec);
   const callable = FUNCTION_LIKE.has(kind) || kind === 'delegate';
@@ -257,7 +308,8 @@ function parameterList(node: SyntaxNode): SyntaxNode | undefined {
 function signatureOf(source: string, start: number, body: SyntaxNode): string {
   let end = body.startIndex;
   if (/#|\/\/|\/\*|--/.test(source.slice(start, end))) {
-    for (let node = body.previousNamedSibling; node?.type.includes('comment'); node = node.previousNamedSibling) end = node.startIndex;
+    for (let node = body.previousNamedSibling; node?.type.includes('comment'); node = node.previousNamedSibling)
+      end = node.startIndex;
   }
   return signatureText(source.slice(start, end)).replace(/\s+(where|do)$/, '');
 }
@@ -328,7 +380,11 @@ function accessOf(definition: Definition, source: string, name: string, spec: Ge
   return spec.defaultAccess;
 }
 
-function accessKeyword({ start, nameNode }: Definition, source: string, spec: GenericLanguage): AccessModifier | undefined {
+function accessKeyword(
+  { start, nameNode }: Definition,
+  source: string,
+  spec: GenericLanguage,
+): AccessModifier | undefined {
   if (!spec.accessKeywords || !nameNode) return undefined;
   const head = source.slice(start, Math.max(start, nameNode.startIndex));
   for (const word of head.replace(/\s*\(\s*/g, '(').match(/[A-Za-z_]+(\([a-z]+\))?/g) ?? []) {
@@ -360,7 +416,8 @@ function parametersOf(list: SyntaxNode, spec: GenericLanguage): Parameter[] {
   }
   if (syntax === 'name type') {
     // Go: `a, b int` types both.
-    for (let i = parameters.length - 2; i >= 0; i--) if (!parameters[i]!.type && parameters[i + 1]!.name) parameters[i]!.type = parameters[i + 1]!.type;
+    for (let i = parameters.length - 2; i >= 0; i--)
+      if (!parameters[i]!.type && parameters[i + 1]!.name) parameters[i]!.type = parameters[i + 1]!.type;
   }
   return parameters;
 }
@@ -387,7 +444,8 @@ function splitTopLevel(text: string): string[] {
       // A Rust lifetime (`'a`) is not a string.
       if (!(ch === "'" && /\w/.test(text[i + 1] ?? '') && text[i + 2] !== "'")) quote = ch;
     } else if (ch === '(' || ch === '[' || ch === '{' || ch === '<') depth++;
-    else if (ch === ')' || ch === ']' || ch === '}' || (ch === '>' && text[i - 1] !== '=' && text[i - 1] !== '-')) depth = Math.max(0, depth - 1);
+    else if (ch === ')' || ch === ']' || ch === '}' || (ch === '>' && text[i - 1] !== '=' && text[i - 1] !== '-'))
+      depth = Math.max(0, depth - 1);
     else if (ch === ',' && depth === 0) {
       parts.push(text.slice(from, i).trim());
       from = i + 1;
@@ -413,10 +471,13 @@ function splitParameter(text: string, syntax: ParameterSyntax): Parameter | unde
   if (syntax === 'name type') {
     // Go: `w http.ResponseWriter`, `a, b int`, `args ...string`.
     const space = declaration.search(/\s/);
-    return space < 0 ? { name: '', type: declaration } : { name: declaration.slice(0, space).replace(/,$/, ''), type: declaration.slice(space).trim() };
+    return space < 0
+      ? { name: '', type: declaration }
+      : { name: declaration.slice(0, space).replace(/,$/, ''), type: declaration.slice(space).trim() };
   }
   // `String s`, `const char *name`, `int (*callback)(void *)`, `string $a`: the name is the last identifier (a function pointer's, inside its parentheses).
-  if (declaration === 'void' || declaration === '...') return declaration === '...' ? { name: '...', type: '' } : undefined;
+  if (declaration === 'void' || declaration === '...')
+    return declaration === '...' ? { name: '...', type: '' } : undefined;
   const pointer = /\(\s*[*&^]\s*([A-Za-z_$][\w$]*)\s*\)/.exec(declaration);
   const match = pointer ?? /([A-Za-z_$][\w$]*)\s*(\[[^\]]*\]\s*)*$/.exec(declaration);
   if (!match) return { name: '', type: declaration };
@@ -456,7 +517,11 @@ function credit(placed: Placed[], relations: Relation[], spec: GenericLanguage):
 function targetName(text: string): string {
   const open = text.indexOf('(');
   const callee = open > 0 ? text.slice(0, open) : text;
-  const name = typeName(callee).replace(/::|->|\\|:/g, '.').replace(/^\./, '').replace(/^(this|self|\$this|@)\.?(?=\w)/, '').replace(/\s*\.\s*/g, '.');
+  const name = typeName(callee)
+    .replace(/::|->|\\|:/g, '.')
+    .replace(/^\./, '')
+    .replace(/^(this|self|\$this|@)\.?(?=\w)/, '')
+    .replace(/\s*\.\s*/g, '.');
   return /^[\w$.\\@?!]+$/.test(name) && name.length <= 80 ? name : '';
 }
 

@@ -47,7 +47,8 @@ export const elixir: GenericLanguage = {
       defmacrop: 'macro',
     },
   },
-  ignoredCalls: /^(def[a-z]*|alias|import|require|use|quote|unquote|case|cond|if|unless|with|for|try|receive|raise|moduledoc|doc|spec|type|typep|opaque|callback|impl|behaviour)$/,
+  ignoredCalls:
+    /^(def[a-z]*|alias|import|require|use|quote|unquote|case|cond|if|unless|with|for|try|receive|raise|moduledoc|doc|spec|type|typep|opaque|callback|impl|behaviour)$/,
   // Everything is a call in Elixir: relations come from the calls that are
   // statements of a body, the stages of a pipe and one-line `do:` bodies,
   // not from every nested argument.

@@ -3,7 +3,13 @@ import type { GenericLanguage } from '../generic/spec.js';
 
 export const rust: GenericLanguage = {
   defaultAccess: 'private',
-  accessKeywords: { pub: 'public', 'pub(crate)': 'internal', 'pub(super)': 'internal', 'pub(self)': 'private', 'pub(in)': 'internal' },
+  accessKeywords: {
+    pub: 'public',
+    'pub(crate)': 'internal',
+    'pub(super)': 'internal',
+    'pub(self)': 'private',
+    'pub(in)': 'internal',
+  },
   attributeLine: /^#!?\[/,
   query: `
 (function_item name: (identifier) @name) @definition.function

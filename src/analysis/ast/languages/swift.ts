@@ -3,7 +3,13 @@ import type { GenericLanguage } from '../generic/spec.js';
 
 export const swift: GenericLanguage = {
   defaultAccess: 'internal',
-  accessKeywords: { public: 'public', open: 'public', internal: 'internal', private: 'private', fileprivate: 'private' },
+  accessKeywords: {
+    public: 'public',
+    open: 'public',
+    internal: 'internal',
+    private: 'private',
+    fileprivate: 'private',
+  },
   // Parameters are children of the declaration itself, not of a list.
   parameterTypes: ['parameter'],
   implName: (type) => `extension ${type}`,
