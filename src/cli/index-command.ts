@@ -14,13 +14,14 @@ import { indexStatus } from '../indexing/status.js';
 import { watchIndex } from '../indexing/watch.js';
 import { findIndex } from '../search/find-index.js';
 import { StoreError } from '../store/database.js';
+import { type DroppedIndex, dropIndex } from '../store/drop.js';
 import type { EmbedderChoice } from '../vector/choose.js';
 import { EXIT, UsageError } from './exit.js';
 import { analysisChoice } from './analysis-choice.js';
 import { IndexReporter, mergeSummaries, renderRunReport } from './index-report.js';
 import { renderDryRun, renderStatus } from './plan-report.js';
-import { colorEnabled, formatDuration, makeStyle } from './terminal.js';
-import { configure, parseInteger, runCommand } from './program.js';
+import { colorEnabled, formatDuration, makeStyle, plural } from './terminal.js';
+import { configure, parseInteger, parseSize, runCommand } from './program.js';
 import { ollamaOptions, readEnvironment } from './environment.js';
 
 interface IndexCliOptions {
@@ -38,6 +39,8 @@ interface IndexCliOptions {
   threads?: string;
   wait?: string;
   timeout?: string;
+  maxFileSize?: string;
+  drop?: boolean;
   json?: boolean;
   quiet?: boolean;
   progress: boolean;
@@ -83,6 +86,8 @@ export async function indexMain(argv: readonly string[]): Promise<number> {
       'deadline of each request to Ollama, analysis and embeddings, reading the answer included',
       '120',
     )
+    .option('--max-file-size <size>', 'skip files larger than this: bytes, or with k, M or G (default 1M)')
+    .option('--drop', 'delete the index (its database, vectors files and lock); nothing else is touched')
     .option('--json', 'machine-readable output on stdout')
     .option('-q, --quiet', 'no progress and no warnings on stderr')
     .option('--no-progress', 'no progress bar');
@@ -92,17 +97,30 @@ export async function indexMain(argv: readonly string[]): Promise<number> {
 
 async function runIndexCommand(paths: string[], options: IndexCliOptions): Promise<number> {
   const style = makeStyle(!options.json && colorEnabled(process.stdout));
-  const exclusive = [options.status && '--status', options.dryRun && '--dry-run', options.watch && '--watch'].filter(
-    Boolean,
-  );
+  const exclusive = [
+    options.status && '--status',
+    options.dryRun && '--dry-run',
+    options.watch && '--watch',
+    options.drop && '--drop',
+  ].filter(Boolean);
   if (exclusive.length > 1) throw new UsageError(`${exclusive.join(' and ')} cannot be used together`);
   if (options.watch && options.json) throw new UsageError('--watch and --json cannot be used together');
   const threads = options.threads === undefined ? undefined : parseInteger(options.threads, '--threads', 1, 256);
   const env = readEnvironment();
   const waitSeconds = options.wait === undefined ? undefined : parseInteger(options.wait, '--wait', 0, 86_400);
   const timeoutSeconds = parseInteger(options.timeout ?? '120', '--timeout', 1, 86_400);
+  const maxBytes = options.maxFileSize === undefined ? undefined : parseSize(options.maxFileSize, '--max-file-size');
   // One host and one deadline for everything that talks to Ollama: analysis, embeddings, the model probe.
   const ollama = { ...ollamaOptions(options.ollamaHost, env), timeoutMs: timeoutSeconds * 1_000 };
+
+  if (options.drop) {
+    const found = options.db ? { indexDir: resolve(options.db) } : findIndex(paths[0] ?? '.');
+    if (!found)
+      throw new StoreError(`no index found at or above ${resolve(paths[0] ?? '.')}: nothing to delete`, 'NOT_FOUND');
+    const dropped = await dropIndex(found.indexDir, waitSeconds !== undefined ? { waitMs: waitSeconds * 1_000 } : {});
+    process.stdout.write(options.json ? `${JSON.stringify(dropped, null, 2)}\n` : renderDropped(dropped));
+    return EXIT.OK;
+  }
 
   if (options.status) {
     const found = options.db ? { indexDir: resolve(options.db) } : findIndex(paths[0] ?? '.');
@@ -138,6 +156,7 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
       ...(options.since ? { since: options.since } : {}),
       ...(options.rebuild ? { rebuild: true } : {}),
       ...(waitSeconds !== undefined ? { lockWaitMs: waitSeconds * 1_000 } : {}),
+      ...(maxBytes !== undefined ? { limits: { maxBytes } } : {}),
       signal: controller.signal,
     };
     // One run per directory (each scoped to it), one for the files given, all into the same index.
@@ -260,4 +279,10 @@ async function checkTarget(target: string): Promise<void> {
   if (info.isFile() || info.isDirectory()) return;
   const { detail } = await describeSpecial(target, info.isSymbolicLink());
   throw new UsageError(`${target} is ${detail}; give a directory or a regular file`);
+}
+
+function renderDropped(dropped: DroppedIndex): string {
+  const files = plural(dropped.removed.length, 'file');
+  if (dropped.directoryRemoved) return `deleted the index at ${dropped.directory} (${files})\n`;
+  return `deleted the index's ${files} in ${dropped.directory}; left ${dropped.kept.join(', ')} there, and the directory with them\n`;
 }

@@ -63,6 +63,19 @@ export function parseInteger(value: string, name: string, min: number, max: numb
   return n;
 }
 
+/** A size in bytes, or with a unit: `1048576`, `512k`, `2M`, `1G` (powers of 1,024). */
+export function parseSize(value: string, name: string, max = 1 << 30): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([kmg]?)i?b?\s*$/i.exec(value);
+  const bytes = match
+    ? Math.round(Number(match[1]) * 1024 ** ' kmg'.indexOf((match[2] || ' ').toLowerCase()))
+    : Number.NaN;
+  if (!(bytes >= 1 && bytes <= max))
+    throw new UsageError(
+      `${name} must be a size from 1 byte to ${max / (1 << 20)}M (bytes, or with k, M or G), not "${value}"`,
+    );
+  return bytes;
+}
+
 /**
  * A comma-separated option value, each item made canonical (default:
  * trimmed, lower case); an item not allowed is a usage error naming it and

@@ -17,4 +17,6 @@ export { VectorIndex, planIndex, nprobeFor, listVectorFiles, VECTOR_INDEX_DEFAUL
 export { checkConsistency } from './check.js';
 export type { ConsistencyReport } from './check.js';
 export { openIndex } from './open-index.js';
+export { dropIndex } from './drop.js';
+export type { DroppedIndex } from './drop.js';
 export type { OpenedIndex } from './open-index.js';
