@@ -6,7 +6,12 @@ import { dropIndex, WriteLock } from '../../src/internal.js';
 import { type TempRepo, tempRepo } from '../helpers/repo.js';
 
 const made: TempRepo[] = [];
-const repos = { add: (repo: TempRepo) => (made.push(repo), repo) };
+const repos = {
+  add(repo: TempRepo): TempRepo {
+    made.push(repo);
+    return repo;
+  },
+};
 afterEach(() => {
   for (const repo of made.splice(0)) repo.cleanup();
 });
