@@ -10,6 +10,7 @@ import { TEXT_ELEMENT_TYPES } from '../analysis/element.js';
 import { findIndex } from '../search/find-index.js';
 import { canonicalLanguage, ELEMENT_TYPES, LANGUAGES } from '../search/filters.js';
 import { MAX_K, Searcher, type SearchMode, type SearchResponse, type SearchResult } from '../search/searcher.js';
+import { moreLinesMarker } from '../search/source.js';
 import { StoreError } from '../store/database.js';
 import { EXIT } from './exit.js';
 import { configure, parseInteger, parseList, runCommand } from './program.js';
@@ -128,13 +129,10 @@ export function renderResults(response: SearchResponse, style: Style): string {
           `  ${' '.repeat(width)}  ${style.dim(`… (${first - result.startLine} line${first - result.startLine === 1 ? '' : 's'} above)`)}`,
         );
       lines.forEach((line, i) => {
-        const more = line.startsWith('… (') && i === lines.length - 1;
-        out.push(
-          more
-            ? `  ${' '.repeat(width)}  ${style.dim(line)}`
-            : `  ${style.dim(`${String(first + i).padStart(width)}│`)} ${line}`,
-        );
+        out.push(`  ${style.dim(`${String(first + i).padStart(width)}│`)} ${line}`);
       });
+      if (result.snippetMoreLines)
+        out.push(`  ${' '.repeat(width)}  ${style.dim(moreLinesMarker(result.snippetMoreLines))}`);
     } else if (result.problem) out.push(`  ${style.warn(result.problem)}`);
     out.push('');
   }

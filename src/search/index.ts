@@ -12,4 +12,4 @@ export {
 } from './filters.js';
 export { DEFAULT_FUSION_WEIGHTS, fuseScores, nameMatch, relativeScores, type ScoredHit } from './fusion.js';
 export type { NameMatch } from './fusion.js';
-export { cutLines, DEFAULT_SNIPPET_OPTIONS } from './source.js';
+export { cutLines, DEFAULT_SNIPPET_OPTIONS, snippetLines } from './source.js';

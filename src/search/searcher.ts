@@ -23,7 +23,7 @@ import { compileFilters, type CompiledFilters, type SearchFilters } from './filt
 import { DEFAULT_FUSION_WEIGHTS, type FusionWeights, type ScoredHit } from './fusion.js';
 import { ftsExpression, parseQuery, symbolNames, type ParsedQuery, type QueryKind } from './query.js';
 import { rankCandidates, type Evidence, type RankedHit, type RankSignals } from './ranking.js';
-import { bestSnippetStart, cutLines, SourceCache, SourceReader, type SnippetOptions } from './source.js';
+import { bestSnippetStart, SourceCache, SourceReader, type SnippetOptions, snippetLines } from './source.js';
 import { terms } from '../vector/terms.js';
 import { isStopWord } from '../vector/vocabulary.js';
 
@@ -71,6 +71,8 @@ export interface SearchResult {
   snippet?: string;
   /** Where the snippet starts, when not at startLine: the lines that match the query, deep in a long element or chunk. */
   snippetStartLine?: number;
+  /** Lines of the element after the snippet, not shown (when the snippet was cut to its limit). */
+  snippetMoreLines?: number;
   /** The file changed since it was indexed: lines may have moved. */
   stale: boolean;
   /** Why there is no snippet, when there is none. */
@@ -466,7 +468,9 @@ export class Searcher {
       };
       if (wantText && state.text) {
         const from = bestSnippetStart(state.text, row.startLine, row.endLine, queryTerms, limits);
-        result.snippet = cutLines(state.text, from, row.endLine, limits);
+        const { text, moreLines } = snippetLines(state.text, from, row.endLine, limits);
+        result.snippet = text;
+        if (moreLines > 0) result.snippetMoreLines = moreLines;
         if (from !== row.startLine) result.snippetStartLine = from;
       }
       if (state.problem) result.problem = state.problem;

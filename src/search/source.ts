@@ -170,12 +170,12 @@ export class SourceReader {
 }
 
 /** Lines start..end (1-based, inclusive), cut to the limits, with a count of what was left out. */
-export function cutLines(
+export function snippetLines(
   source: SourceText | readonly string[],
   startLine: number,
   endLine: number,
   options: SnippetOptions = {},
-): string {
+): { text: string; moreLines: number } {
   const { maxLines, maxChars } = { ...DEFAULT_SNIPPET_OPTIONS, ...options };
   const start = Math.max(1, startLine);
   const wanted = Math.min(endLine, start + maxLines - 1);
@@ -198,9 +198,23 @@ export function cutLines(
     chars += text.length + 1;
   }
   const shown = dedent(out);
-  const hidden = lastLine - (start + out.length - 1);
-  if (hidden > 0) shown.push(`… (${hidden} more line${hidden === 1 ? '' : 's'})`);
-  return shown.join('\n');
+  return { text: shown.join('\n'), moreLines: Math.max(0, lastLine - (start + out.length - 1)) };
+}
+
+/** The same, with a line saying how many lines follow, for people and models reading the text alone. */
+export function cutLines(
+  source: SourceText | readonly string[],
+  startLine: number,
+  endLine: number,
+  options: SnippetOptions = {},
+): string {
+  const { text, moreLines } = snippetLines(source, startLine, endLine, options);
+  return moreLines > 0 ? `${text}\n${moreLinesMarker(moreLines)}` : text;
+}
+
+/** `… (3 more lines)`: what a cut snippet ends with when shown as text. */
+export function moreLinesMarker(count: number): string {
+  return `… (${count} more line${count === 1 ? '' : 's'})`;
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   type SearchResponse,
   type SearchResult,
 } from '../search/searcher.js';
+import { moreLinesMarker } from '../search/source.js';
 import { StoreError } from '../store/database.js';
 import { fitToBudget, MAX_NOTE_CHARS, resolveBudget, type ToolBudget } from './budget.js';
 import { confineToRoot, PathOutsideRootError } from './paths.js';
@@ -203,7 +204,13 @@ function toHit(result: SearchResult): CodebaseSearchHit {
     signature: redactSecrets(result.signature),
     description: redactSecrets(result.description),
     score: Math.round(result.score * 10_000) / 10_000,
-    snippet: result.snippet === undefined ? null : redactSecrets(result.snippet),
+    // A model reads the snippet as text: the count of lines left out is said in it.
+    snippet:
+      result.snippet === undefined
+        ? null
+        : redactSecrets(
+            result.snippetMoreLines ? `${result.snippet}\n${moreLinesMarker(result.snippetMoreLines)}` : result.snippet,
+          ),
     ...(result.snippetStartLine !== undefined ? { snippet_start_line: result.snippetStartLine } : {}),
     stale: result.stale,
   };

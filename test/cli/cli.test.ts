@@ -97,6 +97,17 @@ describe('oc-vector-index and oc-vector-search on the fixture', () => {
     expect(validateOutput(bare)).toBe(true);
     expect(bare.results[0]).toMatchObject({ name: 'parseCsv', path: 'src/util/csv.ts', stale: false });
     expect(bare.results[0].snippet).toBeUndefined();
+
+    // A cut snippet is code only in JSON; the count of the lines after it is a field, and text shows it as a line.
+    const cut = JSON.parse(
+      (await cli('search', ['parseCsv', '--json', '-k', '1', '--snippet-lines', '2'], { cwd: repo.root })).stdout,
+    );
+    expect(validateOutput(cut), JSON.stringify(validateOutput.errors)).toBe(true);
+    const top = cut.results[0];
+    expect(top.snippet.split('\n')).toHaveLength(2);
+    expect(top.snippetMoreLines).toBe(top.endLine - top.startLine - 1);
+    const text = await cli('search', ['parseCsv', '-k', '1', '--snippet-lines', '2'], { cwd: repo.root });
+    expect(text.stdout).toContain(`… (${top.snippetMoreLines} more lines)`);
   });
 
   it('--status says what is indexed and which files are stale', async () => {
@@ -242,7 +253,11 @@ describe('the CLIs on changes, a server that is down, and bad input', () => {
       expect(run.stderr).toMatch(/^oc-vector-search: no index at or above .*: run oc-vector-index first/);
       const json = await cli('search', ['anything', '--json'], { cwd: empty });
       expect(json.code).toBe(3);
-      expect(JSON.parse(json.stdout)).toMatchObject({ error: { kind: 'no-index' } });
+      const error = JSON.parse(json.stdout);
+      expect(error).toMatchObject({ error: { kind: 'no-index' } });
+      // The error object is part of the published schema too.
+      expect(validateOutput(error), JSON.stringify(validateOutput.errors)).toBe(true);
+      expect(validateOutput({ error: { kind: 'unheard-of', message: 'x' } })).toBe(false);
       expect((await cli('index', ['--status'], { cwd: empty })).code).toBe(3);
     } finally {
       rmSync(empty, { recursive: true, force: true });

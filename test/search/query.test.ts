@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { compileFilters, cutLines, globToRegExp, matchExpression, nameMatch, parseQuery } from '../../src/internal.js';
+import {
+  compileFilters,
+  cutLines,
+  globToRegExp,
+  matchExpression,
+  nameMatch,
+  parseQuery,
+  snippetLines,
+} from '../../src/internal.js';
 
 describe('parseQuery', () => {
   it.each([
@@ -95,5 +103,8 @@ describe('cutLines', () => {
     expect(cutLines(lines, 1, 5, { maxLines: 2 })).toBe('class A {\n  method() {\n… (3 more lines)');
     expect(cutLines(['x'.repeat(50)], 1, 1, { maxChars: 10 })).toBe(`${'x'.repeat(10)} …`);
     expect(cutLines(lines, 4, 99)).toBe('  }\n}');
+    // The same cut as code and a count, for JSON.
+    expect(snippetLines(lines, 1, 5, { maxLines: 2 })).toEqual({ text: 'class A {\n  method() {', moreLines: 3 });
+    expect(snippetLines(lines, 2, 4)).toEqual({ text: 'method() {\n  return 1;\n}', moreLines: 0 });
   });
 });
