@@ -52,7 +52,10 @@ export async function searchMain(argv: readonly string[]): Promise<number> {
         .default('hybrid'),
     )
     .option('--db <dir>', 'index directory (default: the nearest .ocvector at or above the current directory)')
-    .option('--ollama-host <url>', 'Ollama server, for an index built with an Ollama embedding model')
+    .option(
+      '--ollama-host <url>',
+      'Ollama server, for an index built with an Ollama embedding model (default: OLLAMA_HOST, else the one the index was built with)',
+    )
     .option('--json', 'the whole response as JSON on stdout')
     .option('--no-snippet', 'no code, only locations')
     .option('--snippet-lines <n>', 'lines of code shown per result', '12');

@@ -16,7 +16,7 @@ import { SearchReader, sumById, type ElementRecord } from '../store/search-reade
 import { openIndex } from '../store/open-index.js';
 import type { EmbedderRecord, IndexStore } from '../store/store.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
-import { embedderFromId } from '../vector/choose.js';
+import { embedderFromId, withRecordedHost } from '../vector/choose.js';
 import { EmbedderError, type Embedder } from '../vector/embedder.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
@@ -34,7 +34,10 @@ export interface SearcherOptions {
   indexDir: string;
   /** The query embedder. Default: the index's own, made from its recorded id. */
   embedder?: Embedder;
-  /** For an index built with an Ollama model: host, timeout. */
+  /**
+   * For an index built with an Ollama model: host, timeout. Without a host,
+   * the one the index recorded when it was last updated (else the default).
+   */
   ollama?: OllamaEmbedderOptions;
   vectorIndex?: VectorIndexOptions;
   /** Fusion weights by query kind (defaults: DEFAULT_FUSION_WEIGHTS). */
@@ -335,7 +338,11 @@ export class Searcher {
 
   async #queryEmbedder(): Promise<Embedder> {
     if (this.#embedder) return this.#embedder;
-    const embedder = embedderFromId(this.#record.id, this.#options.ollama);
+    // No host given: the one the index recorded, where its embedder was.
+    const embedder = embedderFromId(
+      this.#record.id,
+      withRecordedHost(this.#options.ollama, this.#store.meta.embedderHost),
+    );
     if (!embedder)
       throw new EmbedderError(
         `this version of ocvector cannot embed queries for ${this.#record.id}: run oc-vector-index to re-embed the index`,

@@ -87,6 +87,11 @@ export class OllamaEmbedder implements Embedder {
     return `ollama:${this.model}`;
   }
 
+  /** The server's URL, as resolved from the options. */
+  get host(): string {
+    return this.#host;
+  }
+
   get dimension(): number {
     if (this.#dimension === 0)
       throw new EmbedderError('call init() first: the dimension comes from the model', 'NOT_INITIALIZED');

@@ -12,7 +12,7 @@ import {
   type Embedder,
   type SearchResult,
 } from '../../src/index.js';
-import { FakeOllama } from '../helpers/fake-ollama.js';
+import { FakeOllama, fakeEmbeddingServer } from '../helpers/fake-ollama.js';
 import { cleanedUpAfterEach } from '../helpers/repo.js';
 import { LABELS, searchRepo } from '../helpers/search-repo.js';
 
@@ -161,6 +161,15 @@ describe('Searcher on the labelled fixture (built-in embedder)', () => {
 });
 
 /** The fixture indexed with the built-in embedder, and a Searcher open on it (the repository removed after the test). */
+/** The fixture indexed with the embedding model of a fake Ollama server (left running). */
+async function indexedWithOllama(owned: ReturnType<typeof cleanedUpAfterEach>) {
+  const fake = (owned.fake = await fakeEmbeddingServer(64));
+  const repo = (owned.repo = searchRepo());
+  const indexer = new Indexer({ path: repo.root, embedder: { host: fake.url, model: 'fake-embed' }, llm: false });
+  await indexer.run();
+  return { fake, indexer };
+}
+
 async function indexedFixture(owned: ReturnType<typeof cleanedUpAfterEach>) {
   const repo = (owned.repo = searchRepo());
   const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
@@ -223,23 +232,7 @@ describe('Searcher freshness and fallback', () => {
   });
 
   it("embeds the query with the index's Ollama model, and falls back to lexical when the server is down", async () => {
-    const builtin = new BuiltinEmbedder({ dimension: 64 });
-    const fake = (owned.fake = await FakeOllama.start({
-      models: ['fake-embed:latest'],
-      embed: (request) => {
-        const input = [request.input].flat();
-        const vectors = builtin.embedDocumentsSync(input);
-        return {
-          body: {
-            model: request.model,
-            embeddings: input.map((_, i) => Array.from(vectors.subarray(i * 64, (i + 1) * 64))),
-          },
-        };
-      },
-    }));
-    const repo = (owned.repo = searchRepo());
-    const indexer = new Indexer({ path: repo.root, embedder: { host: fake.url, model: 'fake-embed' }, llm: false });
-    await indexer.run();
+    const { fake, indexer } = await indexedWithOllama(owned);
 
     const events: string[] = [];
     const searcher = await Searcher.open({
@@ -268,6 +261,31 @@ describe('Searcher freshness and fallback', () => {
       expect(events).toContain('fallback');
     } finally {
       searcher.close();
+    }
+  });
+
+  it('remembers the Ollama host the index was built with: a searcher given no host asks it, a given host wins', async () => {
+    const { fake, indexer } = await indexedWithOllama(owned);
+
+    const remembered = await Searcher.open({ indexDir: indexer.indexDir });
+    try {
+      const embedsBefore = fake.embeds.length;
+      const response = await remembered.search('hash a password with a salt', { k: 3, mode: 'vector' });
+      expect(response).toMatchObject({ mode: 'vector', embedder: 'ollama:fake-embed' });
+      expect(response.fallback).toBeUndefined();
+      expect(fake.embeds.length).toBe(embedsBefore + 1);
+    } finally {
+      remembered.close();
+    }
+
+    const elsewhere = await FakeOllama.refusingUrl();
+    const explicit = await Searcher.open({ indexDir: indexer.indexDir, ollama: { host: elsewhere } });
+    try {
+      const response = await explicit.search('hash a password with a salt', { k: 3 });
+      expect(response.mode).toBe('lexical');
+      expect(response.fallback?.reason).toContain(elsewhere);
+    } finally {
+      explicit.close();
     }
   });
 
