@@ -47,7 +47,10 @@ export async function searchMain(argv: readonly string[]): Promise<number> {
     .option('--lang <languages>', `only these languages, comma-separated (${LANGUAGES.join(', ')})`)
     .option('--type <types>', `only these element types, comma-separated (${ELEMENT_TYPES.join(', ')})`)
     .addOption(
-      new Option('--mode <mode>', 'hybrid, or one side alone')
+      new Option(
+        '--mode <mode>',
+        'hybrid, or one side alone (hybrid answers lexically when the embedder is unavailable; vector then fails)',
+      )
         .choices(['hybrid', 'lexical', 'vector'])
         .default('hybrid'),
     )

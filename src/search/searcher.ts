@@ -50,7 +50,11 @@ export type SearchEvent = { type: 'vector-index'; event: VectorIndexEvent } | { 
 export interface SearchOptions extends SearchFilters {
   /** Results wanted, 1 to 100. Default 10. */
   k?: number;
-  /** Default hybrid. */
+  /**
+   * Default hybrid. When the embedder is unavailable, a hybrid search
+   * answers lexically (with `fallback` saying why), while a vector search
+   * rejects with SearchError EMBEDDER_UNAVAILABLE.
+   */
   mode?: SearchMode;
   /** Read snippets (default true), with limits. */
   snippet?: boolean | SnippetOptions;
@@ -104,7 +108,12 @@ export interface SearchResponse {
   timings: SearchTimings;
 }
 
-export class SearchError extends OcvectorError<'BAD_QUERY' | 'BAD_OPTION' | 'CLOSED'> {
+/**
+ * BAD_QUERY, BAD_OPTION: the query or an option is wrong. CLOSED: the
+ * searcher was closed. EMBEDDER_UNAVAILABLE: a `vector` search could not
+ * embed the query (a hybrid one answers lexically instead, with `fallback`).
+ */
+export class SearchError extends OcvectorError<'BAD_QUERY' | 'BAD_OPTION' | 'CLOSED' | 'EMBEDDER_UNAVAILABLE'> {
   override name = 'SearchError';
 }
 
@@ -218,16 +227,16 @@ export class Searcher {
       // The query is embedded and the FAISS search submitted to its worker threads
       // first, so that BM25 runs here meanwhile: the two halves overlap.
       const vectorSide =
-        requestedMode === 'lexical' ? undefined : await this.#startVectorSearch(parsed, k, filters, timings);
+        requestedMode === 'lexical'
+          ? undefined
+          : await this.#startVectorSearch(requestedMode, parsed, k, filters, timings);
       let t = performance.now();
-      let lexical = requestedMode === 'vector' ? NO_LEXICAL_EVIDENCE : this.#lexicalSearch(parsed, k, filters);
+      const lexical = requestedMode === 'vector' ? NO_LEXICAL_EVIDENCE : this.#lexicalSearch(parsed, k, filters);
       timings.lexicalMs = performance.now() - t;
       const vectorResult = typeof vectorSide === 'string' ? vectorSide : vectorSide ? await vectorSide.hits : [];
       const fallback = typeof vectorResult === 'string' ? vectorResult : undefined;
       const vectorHits = typeof vectorResult === 'string' ? [] : vectorResult;
-      // Vector-only asked for and unavailable: lexical is the honest substitute.
       const mode: SearchMode = fallback ? 'lexical' : requestedMode;
-      if (fallback && requestedMode === 'vector') lexical = this.#lexicalSearch(parsed, k, filters);
 
       t = performance.now();
       const ranked = this.#rank(parsed, lexical, vectorHits, filters, k, mode);
@@ -272,9 +281,11 @@ export class Searcher {
 
   /**
    * Embeds the query and submits the k-NN search; the hits arrive later.
-   * Returns why there will be none instead when the embedder is unavailable.
+   * When the embedder is unavailable: for a hybrid search, returns why there
+   * will be none; for a vector search, throws SearchError EMBEDDER_UNAVAILABLE.
    */
   async #startVectorSearch(
+    requestedMode: SearchMode,
     parsed: ParsedQuery,
     k: number,
     filters: CompiledFilters,
@@ -282,8 +293,15 @@ export class Searcher {
   ): Promise<{ hits: Promise<{ id: number; score: number }[]> } | string> {
     const ntotal = this.#vectors.ntotal;
     if (ntotal === 0) return { hits: Promise.resolve([]) };
-    const unavailable = () =>
-      `the embedder ${this.#record.id} is unavailable (${this.#embedderProblem}); answered by lexical search`;
+    const unavailable = () => {
+      // Vector search alone was asked for: answering by keywords would hide that it was not done.
+      if (requestedMode === 'vector')
+        throw new SearchError(
+          `vector search needs the embedder ${this.#record.id}, which is unavailable: ${this.#embedderProblem}`,
+          'EMBEDDER_UNAVAILABLE',
+        );
+      return `the embedder ${this.#record.id} is unavailable (${this.#embedderProblem}); answered by lexical search`;
+    };
     if (this.#embedderBreaker.isOpen) return unavailable();
     const embedStarted = performance.now();
     let query: Float32Array;

@@ -289,6 +289,30 @@ describe('Searcher freshness and fallback', () => {
     }
   });
 
+  it('an explicit vector search that cannot embed rejects (EMBEDDER_UNAVAILABLE); hybrid answers lexically, saying why', async () => {
+    const { fake, indexer } = await indexedWithOllama(owned);
+    await fake.close();
+    delete owned.fake;
+
+    const searcher = await Searcher.open({ indexDir: indexer.indexDir });
+    try {
+      const rejected = await searcher.search('hash a password', { mode: 'vector' }).catch((error: unknown) => error);
+      expect(rejected).toBeInstanceOf(SearchError);
+      expect(rejected).toMatchObject({ code: 'EMBEDDER_UNAVAILABLE' });
+      expect((rejected as Error).message).toMatch(/no Ollama server answers at http:\/\/127\.0\.0\.1:\d+/);
+      expect((rejected as Error).message).toMatch(/ollama serve/);
+      // Again while the searcher waits before retrying the embedder: still a rejection, not lexical answers.
+      await expect(searcher.search('hash a password', { mode: 'vector' })).rejects.toMatchObject({
+        code: 'EMBEDDER_UNAVAILABLE',
+      });
+      const hybrid = await searcher.search('hash a password', { k: 3 });
+      expect(hybrid).toMatchObject({ requestedMode: 'hybrid', mode: 'lexical' });
+      expect(hybrid.fallback?.reason).toMatch(/no Ollama server answers at .*answered by lexical search/);
+    } finally {
+      searcher.close();
+    }
+  });
+
   it("weighs the query's words by how rare they are in the index, and never writes to it", async () => {
     const repo = (owned.repo = searchRepo());
     const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
