@@ -108,6 +108,15 @@ export interface SearchResponse {
   timings: SearchTimings;
 }
 
+/** Whether the searcher can embed queries now (see {@link Searcher.embedderStatus}). */
+export interface EmbedderStatus {
+  /** The index's embedder id. */
+  embedder: string;
+  available: boolean;
+  /** Why not, when not. */
+  problem?: string;
+}
+
 /**
  * BAD_QUERY, BAD_OPTION: the query or an option is wrong. CLOSED: the
  * searcher was closed. EMBEDDER_UNAVAILABLE: a `vector` search could not
@@ -132,6 +141,8 @@ const COMMON_TERM_MIN_INDEX = 20_000;
 const MAX_CACHED_TERM_WEIGHTS = 50_000;
 /** After the embedder failed, searches stay lexical this long before trying it again. */
 const EMBEDDER_RETRY_MS = 30_000;
+/** How long a status probe waits for the embedder. */
+const PROBE_TIMEOUT_MS = 5_000;
 
 interface LexicalEvidence {
   elements: ScoredHit[];
@@ -306,14 +317,10 @@ export class Searcher {
     const embedStarted = performance.now();
     let query: Float32Array;
     try {
-      const embedder = await this.#queryEmbedder();
-      query = await embedder.embedQuery(parsed.semanticText, { termWeight: (term) => this.#termWeight(term) });
-    } catch (error) {
-      this.#embedderProblem = (error as Error).message;
-      this.#embedderBreaker.failed();
+      query = await this.#embedQuery(parsed.semanticText);
+    } catch {
       return unavailable();
     }
-    this.#embedderBreaker.succeeded();
     timings.embedMs = performance.now() - embedStarted;
 
     const searchStarted = performance.now();
@@ -334,6 +341,48 @@ export class Searcher {
       return out;
     });
     return { hits };
+  }
+
+  /** The query's vector; a failure is kept as the embedder's problem, and searches stay lexical a while. */
+  async #embedQuery(text: string, signal?: AbortSignal): Promise<Float32Array> {
+    try {
+      const embedder = await this.#queryEmbedder();
+      const vector = await embedder.embedQuery(text, {
+        termWeight: (term) => this.#termWeight(term),
+        ...(signal ? { signal } : {}),
+      });
+      this.#embedderBreaker.succeeded();
+      return vector;
+    } catch (error) {
+      this.#embedderProblem = signal?.aborted ? `no answer within ${PROBE_TIMEOUT_MS} ms` : (error as Error).message;
+      this.#embedderBreaker.failed();
+      throw error;
+    }
+  }
+
+  /**
+   * Whether vector search works now, for a status report: the embedder is
+   * asked to embed a probe query (unless it failed in the last
+   * EMBEDDER_RETRY_MS). When it does not, hybrid searches answer lexically
+   * and vector searches fail.
+   */
+  embedderStatus(): Promise<EmbedderStatus> {
+    const run = this.#queue.then(() =>
+      this.#store.readSnapshot(async (): Promise<EmbedderStatus> => {
+        if (this.#closed) throw new SearchError('the searcher is closed', 'CLOSED');
+        await this.#catchUp();
+        const embedder = this.#record.id;
+        if (!this.#embedderBreaker.isOpen) {
+          try {
+            await this.#embedQuery('ocvector', AbortSignal.timeout(PROBE_TIMEOUT_MS));
+            return { embedder, available: true };
+          } catch {}
+        }
+        return { embedder, available: false, problem: this.#embedderProblem ?? 'unknown' };
+      }),
+    );
+    this.#queue = run.catch(() => {});
+    return run;
   }
 
   /**
