@@ -65,6 +65,7 @@ export type {
   SearchResult,
   SearchSignals,
   SearchTimings,
+  EmbedderStatus,
 } from './search/searcher.js';
 export type { SearchFilters } from './search/filters.js';
 export type { FusionWeights } from './search/fusion.js';

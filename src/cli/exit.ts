@@ -11,7 +11,7 @@ import { EmbedderError } from '../vector/embedder.js';
 
 export const EXIT = {
   OK: 0,
-  /** The work failed: an unreadable index, an embedder that stopped the run, a lock held by another indexer. */
+  /** The work failed: an unreadable index, an embedder that stopped the run or a vector search, a lock held by another indexer. */
   FAILURE: 1,
   /** Bad arguments or options. */
   USAGE: 2,
@@ -37,7 +37,8 @@ export class HelpShown extends Error {
 export function exitCodeFor(error: unknown): number {
   if (error instanceof HelpShown) return EXIT.OK;
   if (error instanceof UsageError || error instanceof CommanderError) return EXIT.USAGE;
-  if (error instanceof SearchError) return error.code === 'CLOSED' ? EXIT.FAILURE : EXIT.USAGE;
+  if (error instanceof SearchError)
+    return error.code === 'CLOSED' || error.code === 'EMBEDDER_UNAVAILABLE' ? EXIT.FAILURE : EXIT.USAGE;
   if (error instanceof StoreError && error.code === 'NOT_FOUND') return EXIT.NO_INDEX;
   if (isAbort(error)) return EXIT.INTERRUPTED;
   return EXIT.FAILURE;

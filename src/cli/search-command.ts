@@ -48,12 +48,18 @@ export async function searchMain(argv: readonly string[]): Promise<number> {
     .option('--lang <languages>', `only these languages, comma-separated (${LANGUAGES.join(', ')})`)
     .option('--type <types>', `only these element types, comma-separated (${ELEMENT_TYPES.join(', ')})`)
     .addOption(
-      new Option('--mode <mode>', 'hybrid, or one side alone')
+      new Option(
+        '--mode <mode>',
+        'hybrid, or one side alone (hybrid answers lexically when the embedder is unavailable; vector then fails)',
+      )
         .choices(['hybrid', 'lexical', 'vector'])
         .default('hybrid'),
     )
     .option('--db <dir>', 'index directory (default: the nearest .ocvector at or above the current directory)')
-    .option('--ollama-host <url>', 'Ollama server, for an index built with an Ollama embedding model')
+    .option(
+      '--ollama-host <url>',
+      'Ollama server, for an index built with an Ollama embedding model (default: OLLAMA_HOST, else the one the index was built with)',
+    )
     .option('--json', 'the whole response as JSON on stdout')
     .option('--no-snippet', 'no code, only locations')
     .option('--snippet-lines <n>', 'lines of code shown per result', '12');

@@ -38,7 +38,7 @@ import { prepareDirectory, StoreError } from '../store/database.js';
 import { IndexStore, UNTRUSTED_MTIME, type EmbedderRecord, type FileRow } from '../store/store.js';
 import { WriteLock } from '../store/lock.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
-import { chooseEmbedder, isOutdatedBuiltin, type EmbedderChoice } from '../vector/choose.js';
+import { chooseEmbedder, isOutdatedBuiltin, withRecordedHost, type EmbedderChoice } from '../vector/choose.js';
 import { buildDocuments } from '../vector/document.js';
 import type { Embedder } from '../vector/embedder.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
@@ -261,7 +261,8 @@ export class Indexer {
     signal: AbortSignal | undefined,
   ): Promise<{ embedder: Embedder; mode: LastRun['mode'] }> {
     const recorded = store.embedder;
-    const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id, this.#options.ollama);
+    const ollama = withRecordedHost(this.#options.ollama, store.meta.embedderHost);
+    const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id, ollama);
     // A database copied or moved here from another root answers about files elsewhere: this one starts afresh.
     const rebuild = startsAfresh(options, recorded, embedder) || store.builtForElsewhere !== undefined;
     await embedder.init({
@@ -274,6 +275,8 @@ export class Indexer {
       store.beginSpan();
       store.reset(record);
     } else store.claimEmbedder(record);
+    // Where the embedder's server is, for searches that name none.
+    if (store.meta.embedderHost !== embedder.host) store.meta.embedderHost = embedder.host;
     return { embedder, mode: rebuild ? 'rebuild' : options.paths ? 'paths' : options.since ? 'since' : 'full' };
   }
 
@@ -330,7 +333,8 @@ export class Indexer {
     let pool: AnalysisPool | undefined;
     try {
       const recorded = run.rebuild ? undefined : store?.embedder;
-      const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id, this.#options.ollama);
+      const ollama = withRecordedHost(this.#options.ollama, run.rebuild ? undefined : store?.meta.embedderHost);
+      const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id, ollama);
       const rebuild = startsAfresh(run, recorded, embedder);
       // Looked up, not recorded: a dry run writes nothing (the store is open read-only).
       const rootId = store && !rebuild ? [...store.roots()].find(([, path]) => path === this.root)?.[0] : undefined;

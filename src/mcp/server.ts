@@ -147,7 +147,7 @@ function toolDefinitions(search: CodebaseSearchTool): Tool[] {
       name: 'index_status',
       title: 'Index status',
       description:
-        'What the code index covers and how fresh it is: root, embedder, when and how it was last updated, files and elements per language, and the files modified, deleted or added since (stale). Call reindex when files are stale.',
+        'What the code index covers and how fresh it is: root, embedder, when and how it was last updated, files and elements per language, and the files modified, deleted or added since (stale); and whether semantic search works now (search.degraded: the embedder is unavailable, so codebase_search answers with keyword matches only, search.reason says why). Call reindex when files are stale.',
       inputSchema: EMPTY_ARGS as unknown as Tool['inputSchema'],
       annotations: { title: 'Index status', readOnlyHint: true, openWorldHint: false },
     },
@@ -180,15 +180,36 @@ const searchCall: ToolHandler = async ({ search, log }, args, _extra, took) => {
   };
 };
 
-const statusCall: ToolHandler = async ({ indexDir, log }, args, _extra, took) => {
+const statusCall: ToolHandler = async ({ indexDir, log, search }, args, _extra, took) => {
   if (Object.keys(args).length > 0)
     return toolError(`index_status takes no arguments (got ${Object.keys(args).join(', ')})`);
   if (!existsSync(join(indexDir, DATABASE_FILE)))
     return toolError(`there is no index at ${indexDir} yet: call reindex to build it`);
-  const status = await indexStatus(indexDir);
-  log(`index_status (${took()})`);
+  const status = { ...(await indexStatus(indexDir)), search: await searchHealth(search) };
+  log(`index_status${status.search.degraded ? ': searches degraded (lexical only)' : ''} (${took()})`);
   return { content: [{ type: 'text', text: JSON.stringify(status) }], structuredContent: { ...status } };
 };
+
+/** What index_status says about search: hybrid, or degraded to keyword matches while the embedder is unavailable. */
+interface SearchHealth {
+  mode: 'hybrid' | 'lexical';
+  degraded: boolean;
+  reason?: string;
+}
+
+async function searchHealth(search: CodebaseSearchTool): Promise<SearchHealth> {
+  const health = await search.embedderStatus().catch((error: unknown) => ({
+    embedder: 'unknown',
+    available: false,
+    problem: (error as Error).message,
+  }));
+  if (health.available) return { mode: 'hybrid', degraded: false };
+  return {
+    mode: 'lexical',
+    degraded: true,
+    reason: `the embedder ${health.embedder} is unavailable (${health.problem}): codebase_search answers with keyword matches only until it is back`,
+  };
+}
 
 const reindexCall: ToolHandler = async (context, args, extra, took) => {
   const { root, indexDir, log } = context;

@@ -16,7 +16,7 @@ import { SearchReader, sumById, type ElementRecord } from '../store/search-reade
 import { openIndex } from '../store/open-index.js';
 import type { EmbedderRecord, IndexStore } from '../store/store.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
-import { embedderFromId } from '../vector/choose.js';
+import { embedderFromId, withRecordedHost } from '../vector/choose.js';
 import { EmbedderError, type Embedder } from '../vector/embedder.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
@@ -34,7 +34,10 @@ export interface SearcherOptions {
   indexDir: string;
   /** The query embedder. Default: the index's own, made from its recorded id. */
   embedder?: Embedder;
-  /** For an index built with an Ollama model: host, timeout. */
+  /**
+   * For an index built with an Ollama model: host, timeout. Without a host,
+   * the one the index recorded when it was last updated (else the default).
+   */
   ollama?: OllamaEmbedderOptions;
   vectorIndex?: VectorIndexOptions;
   /** Fusion weights by query kind (defaults: DEFAULT_FUSION_WEIGHTS). */
@@ -47,7 +50,11 @@ export type SearchEvent = { type: 'vector-index'; event: VectorIndexEvent } | { 
 export interface SearchOptions extends SearchFilters {
   /** Results wanted, 1 to 100. Default 10. */
   k?: number;
-  /** Default hybrid. */
+  /**
+   * Default hybrid. When the embedder is unavailable, a hybrid search
+   * answers lexically (with `fallback` saying why), while a vector search
+   * rejects with SearchError EMBEDDER_UNAVAILABLE.
+   */
   mode?: SearchMode;
   /** Read snippets (default true), with limits. */
   snippet?: boolean | SnippetOptions;
@@ -103,7 +110,21 @@ export interface SearchResponse {
   timings: SearchTimings;
 }
 
-export class SearchError extends OcvectorError<'BAD_QUERY' | 'BAD_OPTION' | 'CLOSED'> {
+/** Whether the searcher can embed queries now (see {@link Searcher.embedderStatus}). */
+export interface EmbedderStatus {
+  /** The index's embedder id. */
+  embedder: string;
+  available: boolean;
+  /** Why not, when not. */
+  problem?: string;
+}
+
+/**
+ * BAD_QUERY, BAD_OPTION: the query or an option is wrong. CLOSED: the
+ * searcher was closed. EMBEDDER_UNAVAILABLE: a `vector` search could not
+ * embed the query (a hybrid one answers lexically instead, with `fallback`).
+ */
+export class SearchError extends OcvectorError<'BAD_QUERY' | 'BAD_OPTION' | 'CLOSED' | 'EMBEDDER_UNAVAILABLE'> {
   override name = 'SearchError';
 }
 
@@ -122,6 +143,8 @@ const COMMON_TERM_MIN_INDEX = 20_000;
 const MAX_CACHED_TERM_WEIGHTS = 50_000;
 /** After the embedder failed, searches stay lexical this long before trying it again. */
 const EMBEDDER_RETRY_MS = 30_000;
+/** How long a status probe waits for the embedder. */
+const PROBE_TIMEOUT_MS = 5_000;
 
 interface LexicalEvidence {
   elements: ScoredHit[];
@@ -217,16 +240,16 @@ export class Searcher {
       // The query is embedded and the FAISS search submitted to its worker threads
       // first, so that BM25 runs here meanwhile: the two halves overlap.
       const vectorSide =
-        requestedMode === 'lexical' ? undefined : await this.#startVectorSearch(parsed, k, filters, timings);
+        requestedMode === 'lexical'
+          ? undefined
+          : await this.#startVectorSearch(requestedMode, parsed, k, filters, timings);
       let t = performance.now();
-      let lexical = requestedMode === 'vector' ? NO_LEXICAL_EVIDENCE : this.#lexicalSearch(parsed, k, filters);
+      const lexical = requestedMode === 'vector' ? NO_LEXICAL_EVIDENCE : this.#lexicalSearch(parsed, k, filters);
       timings.lexicalMs = performance.now() - t;
       const vectorResult = typeof vectorSide === 'string' ? vectorSide : vectorSide ? await vectorSide.hits : [];
       const fallback = typeof vectorResult === 'string' ? vectorResult : undefined;
       const vectorHits = typeof vectorResult === 'string' ? [] : vectorResult;
-      // Vector-only asked for and unavailable: lexical is the honest substitute.
       const mode: SearchMode = fallback ? 'lexical' : requestedMode;
-      if (fallback && requestedMode === 'vector') lexical = this.#lexicalSearch(parsed, k, filters);
 
       t = performance.now();
       const ranked = this.#rank(parsed, lexical, vectorHits, filters, k, mode);
@@ -271,9 +294,11 @@ export class Searcher {
 
   /**
    * Embeds the query and submits the k-NN search; the hits arrive later.
-   * Returns why there will be none instead when the embedder is unavailable.
+   * When the embedder is unavailable: for a hybrid search, returns why there
+   * will be none; for a vector search, throws SearchError EMBEDDER_UNAVAILABLE.
    */
   async #startVectorSearch(
+    requestedMode: SearchMode,
     parsed: ParsedQuery,
     k: number,
     filters: CompiledFilters,
@@ -281,20 +306,23 @@ export class Searcher {
   ): Promise<{ hits: Promise<{ id: number; score: number }[]> } | string> {
     const ntotal = this.#vectors.ntotal;
     if (ntotal === 0) return { hits: Promise.resolve([]) };
-    const unavailable = () =>
-      `the embedder ${this.#record.id} is unavailable (${this.#embedderProblem}); answered by lexical search`;
+    const unavailable = () => {
+      // Vector search alone was asked for: answering by keywords would hide that it was not done.
+      if (requestedMode === 'vector')
+        throw new SearchError(
+          `vector search needs the embedder ${this.#record.id}, which is unavailable: ${this.#embedderProblem}`,
+          'EMBEDDER_UNAVAILABLE',
+        );
+      return `the embedder ${this.#record.id} is unavailable (${this.#embedderProblem}); answered by lexical search`;
+    };
     if (this.#embedderBreaker.isOpen) return unavailable();
     const embedStarted = performance.now();
     let query: Float32Array;
     try {
-      const embedder = await this.#queryEmbedder();
-      query = await embedder.embedQuery(parsed.semanticText, { termWeight: (term) => this.#termWeight(term) });
-    } catch (error) {
-      this.#embedderProblem = (error as Error).message;
-      this.#embedderBreaker.failed();
+      query = await this.#embedQuery(parsed.semanticText);
+    } catch {
       return unavailable();
     }
-    this.#embedderBreaker.succeeded();
     timings.embedMs = performance.now() - embedStarted;
 
     const searchStarted = performance.now();
@@ -317,6 +345,48 @@ export class Searcher {
     return { hits };
   }
 
+  /** The query's vector; a failure is kept as the embedder's problem, and searches stay lexical a while. */
+  async #embedQuery(text: string, signal?: AbortSignal): Promise<Float32Array> {
+    try {
+      const embedder = await this.#queryEmbedder();
+      const vector = await embedder.embedQuery(text, {
+        termWeight: (term) => this.#termWeight(term),
+        ...(signal ? { signal } : {}),
+      });
+      this.#embedderBreaker.succeeded();
+      return vector;
+    } catch (error) {
+      this.#embedderProblem = signal?.aborted ? `no answer within ${PROBE_TIMEOUT_MS} ms` : (error as Error).message;
+      this.#embedderBreaker.failed();
+      throw error;
+    }
+  }
+
+  /**
+   * Whether vector search works now, for a status report: the embedder is
+   * asked to embed a probe query (unless it failed in the last
+   * EMBEDDER_RETRY_MS). When it does not, hybrid searches answer lexically
+   * and vector searches fail.
+   */
+  embedderStatus(): Promise<EmbedderStatus> {
+    const run = this.#queue.then(() =>
+      this.#store.readSnapshot(async (): Promise<EmbedderStatus> => {
+        if (this.#closed) throw new SearchError('the searcher is closed', 'CLOSED');
+        await this.#catchUp();
+        const embedder = this.#record.id;
+        if (!this.#embedderBreaker.isOpen) {
+          try {
+            await this.#embedQuery('ocvector', AbortSignal.timeout(PROBE_TIMEOUT_MS));
+            return { embedder, available: true };
+          } catch {}
+        }
+        return { embedder, available: false, problem: this.#embedderProblem ?? 'unknown' };
+      }),
+    );
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
   /**
    * Inverse document frequency of a (stemmed) term among the indexed
    * elements, scaled so that a term in 1% of them weighs 1. FTS5 keeps the
@@ -337,7 +407,11 @@ export class Searcher {
 
   async #queryEmbedder(): Promise<Embedder> {
     if (this.#embedder) return this.#embedder;
-    const embedder = embedderFromId(this.#record.id, this.#options.ollama);
+    // No host given: the one the index recorded, where its embedder was.
+    const embedder = embedderFromId(
+      this.#record.id,
+      withRecordedHost(this.#options.ollama, this.#store.meta.embedderHost),
+    );
     if (!embedder)
       throw new EmbedderError(
         `this version of ocvector cannot embed queries for ${this.#record.id}: run oc-vector-index to re-embed the index`,

@@ -27,6 +27,7 @@ type MetaKey =
   | 'generation'
   | 'embedder'
   | 'dimension'
+  | 'embedder_host'
   | 'rebuilt_at_generation'
   | 'index_description'
   | 'last_run'
@@ -61,6 +62,19 @@ export class IndexMeta {
   set embedder(record: EmbedderRecord) {
     this.#write('embedder', record.id);
     this.#write('dimension', record.dimension);
+  }
+
+  /**
+   * Where the embedder's server was when the index was last updated (an
+   * Ollama URL); undefined for an embedder without one. A search given no
+   * host of its own asks this one.
+   */
+  get embedderHost(): string | undefined {
+    return this.#read('embedder_host') || undefined;
+  }
+
+  set embedderHost(value: string | undefined) {
+    this.#write('embedder_host', value ?? '');
   }
 
   /** The generation of the last reset (-1: never): FAISS files older than it describe nothing. */

@@ -11,6 +11,7 @@ import { findIndex } from '../search/find-index.js';
 import {
   Searcher,
   SearchError,
+  type EmbedderStatus,
   type SearcherOptions,
   type SearchResponse,
   type SearchResult,
@@ -88,6 +89,11 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
     } catch (error) {
       return failure(`the search failed: ${(error as Error).message}`);
     }
+  }
+
+  /** Whether semantic search works now (else answers are keyword matches): see Searcher.embedderStatus. */
+  async embedderStatus(): Promise<EmbedderStatus> {
+    return (await this.#open()).embedderStatus();
   }
 
   /** Closes the Searcher the tool opened (a later call opens it again). */

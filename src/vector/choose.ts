@@ -49,6 +49,18 @@ export async function chooseEmbedder(
     : new BuiltinEmbedder();
 }
 
+/**
+ * The Ollama options to use on an index: the host asked for, else the one
+ * the index recorded (where its embedder was when it was last updated).
+ */
+export function withRecordedHost(
+  ollama: OllamaEmbedderOptions | undefined,
+  recordedHost: string | undefined,
+): OllamaEmbedderOptions {
+  if (ollama?.host || !recordedHost) return ollama ?? {};
+  return { ...ollama, host: recordedHost };
+}
+
 function parseBuiltinId(id: string): { version: number; dimension: number } | undefined {
   const match = /^builtin:v(\d+):(\d+)$/.exec(id);
   return match ? { version: Number(match[1]), dimension: Number(match[2]) } : undefined;

@@ -22,6 +22,11 @@ export interface Embedder {
    */
   readonly inProcess?: boolean;
   /**
+   * The server the embedder asks (an Ollama URL), for one that has one: the
+   * index records it, so that searches find the same server again.
+   */
+  readonly host?: string;
+  /**
    * Checks the embedder can work and learns its dimension. Idempotent. An
    * index that recorded this embedder passes its dimension, so a re-run
    * makes no request just to learn it.

@@ -8,7 +8,7 @@
  * a failure stops the run with an EmbedderError.
  */
 import { CircuitBreaker } from '../analysis/llm/circuit-breaker.js';
-import { describeOllamaFailure, ollamaClient } from '../analysis/llm/client.js';
+import { describeOllamaFailure, isModelMissing, ollamaClient } from '../analysis/llm/client.js';
 import { resolveOllamaHost } from '../analysis/llm/config.js';
 import {
   EmbedderError,
@@ -87,6 +87,11 @@ export class OllamaEmbedder implements Embedder {
     return `ollama:${this.model}`;
   }
 
+  /** The server's URL, as resolved from the options. */
+  get host(): string {
+    return this.#host;
+  }
+
   get dimension(): number {
     if (this.#dimension === 0)
       throw new EmbedderError('call init() first: the dimension comes from the model', 'NOT_INITIALIZED');
@@ -149,7 +154,7 @@ export class OllamaEmbedder implements Embedder {
         this.#breaker.succeeded();
         return vectors;
       } catch (error) {
-        last = classify(error, signal, this.model);
+        last = classify(error, signal, this.model, this.#host);
         if (last.code === 'ABORTED' || last.code === 'MODEL_MISSING') throw last;
         this.#breaker.failed();
       }
@@ -178,31 +183,46 @@ export class OllamaEmbedder implements Embedder {
   }
 }
 
-function classify(error: unknown, signal: AbortSignal | undefined, model: string): EmbedderError {
+/** Network errors that mean nothing listens at the address. */
+const NO_LISTENER = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL)$/;
+
+/** What to do instead of an Ollama embedder, for either failure. */
+const BUILTIN_INSTEAD = 'or index with the built-in embedder instead (oc-vector-index --rebuild --embedder builtin)';
+
+/**
+ * The failure as a message that says which it was (no server at the URL, or
+ * a server without the model), names the URL, and says what to do.
+ */
+function classify(error: unknown, signal: AbortSignal | undefined, model: string, host: string): EmbedderError {
   if (error instanceof EmbedderError) return error;
   const failure = describeOllamaFailure(error, signal);
+  if (isModelMissing(failure))
+    return new EmbedderError(
+      `the Ollama server at ${host} has no model ${model}: run \`ollama pull ${model}\` there, ${BUILTIN_INSTEAD}`,
+      'MODEL_MISSING',
+    );
   switch (failure.kind) {
     case 'aborted':
       return new EmbedderError(failure.message, 'ABORTED');
     case 'timeout':
-      return new EmbedderError(`the embedding model ${model} did not answer in time`, 'TIMEOUT');
+      return new EmbedderError(`the embedding model ${model} at ${host} did not answer in time`, 'TIMEOUT');
     case 'http':
-      if (failure.status === 404 || /not found|pull/i.test(failure.message)) {
-        return new EmbedderError(
-          `the Ollama server has no model ${model}: run \`ollama pull ${model}\`, or use the built-in embedder`,
-          'MODEL_MISSING',
-        );
-      }
       return new EmbedderError(
-        `the embedding request failed: HTTP ${failure.status ?? '?'}: ${failure.message}`.trim(),
+        `the embedding request to ${host} failed: HTTP ${failure.status ?? '?'}: ${failure.message}`.trim(),
         'SERVER_ERROR',
       );
     case 'invalid-response':
       return new EmbedderError(
-        `the embedding model ${model} gave an unusable answer: ${failure.message}`,
+        `the embedding model ${model} at ${host} gave an unusable answer: ${failure.message}`,
         'INVALID_RESPONSE',
       );
     case 'unreachable':
-      return new EmbedderError(`cannot reach the Ollama server for embeddings: ${failure.message}`, 'UNREACHABLE');
+      // Refused or no such host: nothing listens there. Anything else (a hang-up): something does, and failed.
+      return new EmbedderError(
+        NO_LISTENER.test(failure.message)
+          ? `no Ollama server answers at ${host} (${failure.message}): start it with \`ollama serve\`, or give the right address (--ollama-host, OLLAMA_HOST), ${BUILTIN_INSTEAD}`
+          : `cannot reach the Ollama server at ${host} for embeddings: ${failure.message}`,
+        'UNREACHABLE',
+      );
   }
 }

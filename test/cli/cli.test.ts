@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BuiltinEmbedder } from '../../src/index.js';
-import { FakeOllama } from '../helpers/fake-ollama.js';
+import { FakeOllama, fakeEmbeddingServer } from '../helpers/fake-ollama.js';
 import { cleanedUpAfterEach, type TempRepo } from '../helpers/repo.js';
 import { runNode, type Run } from '../helpers/run-node.js';
 import { searchFixtureFiles, searchRepo } from '../helpers/search-repo.js';
@@ -197,15 +196,7 @@ describe('the CLIs on changes, a server that is down, and bad input', () => {
 
   it('falls back to lexical search, says so on stderr and in the JSON, when the embedding server is down', async () => {
     const repo = (owned.repo = searchRepo());
-    const builtin = new BuiltinEmbedder({ dimension: 32 });
-    const fake = await FakeOllama.start({
-      models: ['fake-embed:latest'],
-      embed: (request) => {
-        const input = [request.input].flat();
-        const vectors = builtin.embedDocumentsSync(input);
-        return { body: { embeddings: input.map((_, i) => Array.from(vectors.subarray(i * 32, (i + 1) * 32))) } };
-      },
-    });
+    const fake = await fakeEmbeddingServer(32);
     const env = { OCVECTOR_EMBEDDER: '' };
     const indexed = await cli('index', ['--no-llm', '--embedding-model', 'fake-embed', '--ollama-host', fake.url], {
       cwd: repo.root,
@@ -231,6 +222,38 @@ describe('the CLIs on changes, a server that is down, and bad input', () => {
     expect(response.fallback.reason).toMatch(/ollama:fake-embed is unavailable/);
     expect(response.results[0].name).toBe('file_checksum');
     expect(down.stderr).toMatch(/^warning: the embedder ollama:fake-embed is unavailable/);
+  });
+
+  it('an index remembers its Ollama server: searches without --ollama-host use it, and --mode vector fails when it is down', async () => {
+    const repo = (owned.repo = searchRepo());
+    const fake = await fakeEmbeddingServer(32);
+    // No OLLAMA_HOST: only the flag at index time says where the server is.
+    const env = { OCVECTOR_EMBEDDER: '', OLLAMA_HOST: '' };
+    const indexed = await cli('index', ['--no-llm', '--embedding-model', 'fake-embed', '--ollama-host', fake.url], {
+      cwd: repo.root,
+      env,
+    });
+    expect(indexed.code).toBe(0);
+    const up = await cli('search', ['checksum of a file', '--json', '--mode', 'vector'], { cwd: repo.root, env });
+    expect(up.code).toBe(0);
+    expect(JSON.parse(up.stdout)).toMatchObject({ mode: 'vector', embedder: 'ollama:fake-embed' });
+    expect(up.stderr).toBe('');
+    await fake.close();
+
+    const vector = await cli('search', ['checksum of a file', '--mode', 'vector'], { cwd: repo.root, env });
+    expect(vector.code).toBe(1);
+    expect(vector.stdout).toBe('');
+    expect(vector.stderr).toMatch(
+      /^oc-vector-search: vector search needs the embedder ollama:fake-embed, which is unavailable: no Ollama server answers at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\): start it with `ollama serve`/,
+    );
+    expect(vector.stderr).toContain(fake.url);
+
+    const hybrid = await cli('search', ['checksum of a file'], { cwd: repo.root, env });
+    expect(hybrid.code).toBe(0);
+    expect(hybrid.stderr).toMatch(
+      /^warning: the embedder ollama:fake-embed is unavailable \(no Ollama server answers at/,
+    );
+    expect(hybrid.stdout).toContain('file_checksum');
   });
 
   it('with no model server, analysis is syntax-tree only after one check, with a note', async () => {

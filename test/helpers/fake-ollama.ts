@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { BuiltinEmbedder } from '../../src/vector/builtin-embedder.js';
 
 export interface ToolCall {
   function: { name: string; arguments: Record<string, unknown> };
@@ -150,5 +151,23 @@ function drainOrClose(response: ServerResponse): Promise<void> {
       resolve();
     };
     response.on('drain', done).on('close', done);
+  });
+}
+
+/** A server whose one embedding model, `fake-embed`, is the built-in embedder at `dimension` dimensions. */
+export function fakeEmbeddingServer(dimension: number): Promise<FakeOllama> {
+  const builtin = new BuiltinEmbedder({ dimension });
+  return FakeOllama.start({
+    models: ['fake-embed:latest'],
+    embed: (request) => {
+      const input = [request.input].flat();
+      const vectors = builtin.embedDocumentsSync(input);
+      return {
+        body: {
+          model: request.model,
+          embeddings: input.map((_, i) => Array.from(vectors.subarray(i * dimension, (i + 1) * dimension))),
+        },
+      };
+    },
   });
 }

@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer, type CodebaseSearchOutput } from '../../src/index.js';
+import { fakeEmbeddingServer } from '../helpers/fake-ollama.js';
 import type { TempRepo } from '../helpers/repo.js';
 import { searchRepo } from '../helpers/search-repo.js';
 
@@ -135,6 +136,42 @@ describe('oc-vector-mcp over stdio, with the SDK client', () => {
     // Still serving.
     const after = await client.callTool({ name: 'codebase_search', arguments: { query: 'LruCache', k: 1 } });
     expect((after.structuredContent as unknown as CodebaseSearchOutput).results).toHaveLength(1);
+  });
+});
+
+describe('oc-vector-mcp with an Ollama embedder', () => {
+  it('index_status says when searches are degraded to keyword matches, and why', async () => {
+    const fake = await fakeEmbeddingServer(64);
+    const repo = searchRepo();
+    // No OLLAMA_HOST: the server finds the embedder where the index recorded it.
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [SERVER, '--no-llm'],
+      cwd: repo.root,
+      env: { ...ENV, OLLAMA_HOST: '', OCVECTOR_EMBEDDER: '' },
+    });
+    const client = new Client({ name: 'ocvector-test', version: '1.0.0' });
+    try {
+      await new Indexer({ path: repo.root, embedder: { host: fake.url, model: 'fake-embed' }, llm: false }).run();
+      await client.connect(transport);
+      const up = await client.callTool({ name: 'index_status', arguments: {} });
+      expect(up.structuredContent).toMatchObject({
+        embedder: { id: 'ollama:fake-embed' },
+        search: { mode: 'hybrid', degraded: false },
+      });
+
+      await fake.close();
+      const down = await client.callTool({ name: 'index_status', arguments: {} });
+      expect(down.isError).toBeFalsy();
+      const search = (down.structuredContent as { search: { mode: string; degraded: boolean; reason: string } }).search;
+      expect(search).toMatchObject({ mode: 'lexical', degraded: true });
+      expect(search.reason).toContain(`no Ollama server answers at ${fake.url}`);
+      expect(search.reason).toMatch(/keyword matches only/);
+    } finally {
+      await client.close();
+      await fake.close();
+      repo.cleanup();
+    }
   });
 });
 

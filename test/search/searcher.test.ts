@@ -12,7 +12,7 @@ import {
   type Embedder,
   type SearchResult,
 } from '../../src/index.js';
-import { FakeOllama } from '../helpers/fake-ollama.js';
+import { FakeOllama, fakeEmbeddingServer } from '../helpers/fake-ollama.js';
 import { cleanedUpAfterEach } from '../helpers/repo.js';
 import { LABELS, searchRepo } from '../helpers/search-repo.js';
 
@@ -164,6 +164,15 @@ describe('Searcher on the labelled fixture (built-in embedder)', () => {
 });
 
 /** The fixture indexed with the built-in embedder, and a Searcher open on it (the repository removed after the test). */
+/** The fixture indexed with the embedding model of a fake Ollama server (left running). */
+async function indexedWithOllama(owned: ReturnType<typeof cleanedUpAfterEach>) {
+  const fake = (owned.fake = await fakeEmbeddingServer(64));
+  const repo = (owned.repo = searchRepo());
+  const indexer = new Indexer({ path: repo.root, embedder: { host: fake.url, model: 'fake-embed' }, llm: false });
+  await indexer.run();
+  return { fake, indexer };
+}
+
 async function indexedFixture(owned: ReturnType<typeof cleanedUpAfterEach>) {
   const repo = (owned.repo = searchRepo());
   const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
@@ -226,23 +235,7 @@ describe('Searcher freshness and fallback', () => {
   });
 
   it("embeds the query with the index's Ollama model, and falls back to lexical when the server is down", async () => {
-    const builtin = new BuiltinEmbedder({ dimension: 64 });
-    const fake = (owned.fake = await FakeOllama.start({
-      models: ['fake-embed:latest'],
-      embed: (request) => {
-        const input = [request.input].flat();
-        const vectors = builtin.embedDocumentsSync(input);
-        return {
-          body: {
-            model: request.model,
-            embeddings: input.map((_, i) => Array.from(vectors.subarray(i * 64, (i + 1) * 64))),
-          },
-        };
-      },
-    }));
-    const repo = (owned.repo = searchRepo());
-    const indexer = new Indexer({ path: repo.root, embedder: { host: fake.url, model: 'fake-embed' }, llm: false });
-    await indexer.run();
+    const { fake, indexer } = await indexedWithOllama(owned);
 
     const events: string[] = [];
     const searcher = await Searcher.open({
@@ -269,6 +262,55 @@ describe('Searcher freshness and fallback', () => {
       expect(down.results[0]!.name).toBe('hashPassword');
       expect(down.results.every((r: SearchResult) => r.signals.vector === undefined)).toBe(true);
       expect(events).toContain('fallback');
+    } finally {
+      searcher.close();
+    }
+  });
+
+  it('remembers the Ollama host the index was built with: a searcher given no host asks it, a given host wins', async () => {
+    const { fake, indexer } = await indexedWithOllama(owned);
+
+    const remembered = await Searcher.open({ indexDir: indexer.indexDir });
+    try {
+      const embedsBefore = fake.embeds.length;
+      const response = await remembered.search('hash a password with a salt', { k: 3, mode: 'vector' });
+      expect(response).toMatchObject({ mode: 'vector', embedder: 'ollama:fake-embed' });
+      expect(response.fallback).toBeUndefined();
+      expect(fake.embeds.length).toBe(embedsBefore + 1);
+    } finally {
+      remembered.close();
+    }
+
+    const elsewhere = await FakeOllama.refusingUrl();
+    const explicit = await Searcher.open({ indexDir: indexer.indexDir, ollama: { host: elsewhere } });
+    try {
+      const response = await explicit.search('hash a password with a salt', { k: 3 });
+      expect(response.mode).toBe('lexical');
+      expect(response.fallback?.reason).toContain(elsewhere);
+    } finally {
+      explicit.close();
+    }
+  });
+
+  it('an explicit vector search that cannot embed rejects (EMBEDDER_UNAVAILABLE); hybrid answers lexically, saying why', async () => {
+    const { fake, indexer } = await indexedWithOllama(owned);
+    await fake.close();
+    delete owned.fake;
+
+    const searcher = await Searcher.open({ indexDir: indexer.indexDir });
+    try {
+      const rejected = await searcher.search('hash a password', { mode: 'vector' }).catch((error: unknown) => error);
+      expect(rejected).toBeInstanceOf(SearchError);
+      expect(rejected).toMatchObject({ code: 'EMBEDDER_UNAVAILABLE' });
+      expect((rejected as Error).message).toMatch(/no Ollama server answers at http:\/\/127\.0\.0\.1:\d+/);
+      expect((rejected as Error).message).toMatch(/ollama serve/);
+      // Again while the searcher waits before retrying the embedder: still a rejection, not lexical answers.
+      await expect(searcher.search('hash a password', { mode: 'vector' })).rejects.toMatchObject({
+        code: 'EMBEDDER_UNAVAILABLE',
+      });
+      const hybrid = await searcher.search('hash a password', { k: 3 });
+      expect(hybrid).toMatchObject({ requestedMode: 'hybrid', mode: 'lexical' });
+      expect(hybrid.fallback?.reason).toMatch(/no Ollama server answers at .*answered by lexical search/);
     } finally {
       searcher.close();
     }

@@ -74,7 +74,7 @@ describe('OllamaEmbedder', () => {
     [
       'a missing model',
       () => ({ status: 404, body: { error: 'model "fake-embed" not found, try pulling it first' } }),
-      /ollama pull fake-embed/,
+      /^the Ollama server at http:\/\/127\.0\.0\.1:\d+ has no model fake-embed: run `ollama pull fake-embed`.*--embedder builtin/,
       'MODEL_MISSING',
     ],
     ['too few vectors', () => ({ body: { embeddings: [] } }), /answered 0 embeddings for 1 inputs/, 'INVALID_RESPONSE'],
@@ -108,6 +108,16 @@ describe('OllamaEmbedder', () => {
     expect(Date.now() - started).toBeLessThan(1_500);
     const dead = new OllamaEmbedder({ host: await FakeOllama.refusingUrl(), model: 'm' });
     await expect(dead.init()).rejects.toMatchObject({ code: 'UNREACHABLE', message: /ECONNREFUSED/ });
+  });
+
+  it('tells no server at the URL from a server without the model, naming the URL and what to do', async () => {
+    const url = await FakeOllama.refusingUrl();
+    const dead = new OllamaEmbedder({ host: url, model: 'm' });
+    const error = (await dead.embedQuery('x').catch((e: unknown) => e)) as EmbedderError;
+    expect(error.code).toBe('UNREACHABLE');
+    expect(error.message.startsWith(`no Ollama server answers at ${url} (ECONNREFUSED)`)).toBe(true);
+    expect(error.message).toMatch(/`ollama serve`.*--ollama-host.*--embedder builtin/);
+    expect(error.message).not.toMatch(/ollama pull/);
   });
 
   it('stops reading an answer that never ends at its size cap, with memory to spare', async () => {

@@ -151,3 +151,12 @@ export function describeOllamaFailure(error: unknown, signal: AbortSignal | unde
     };
   return { kind: 'unreachable', message: e.cause?.code ?? e.cause?.message ?? e.message ?? String(error) };
 }
+
+/**
+ * An HTTP failure that says the server lacks the model asked for (Ollama
+ * answers 404, "model \"m\" not found, try pulling it first"): the server
+ * was reached, so the remedy is `ollama pull`, not `ollama serve`.
+ */
+export function isModelMissing(failure: OllamaFailure): boolean {
+  return failure.kind === 'http' && (failure.status === 404 || /not found|pull/i.test(failure.message));
+}
