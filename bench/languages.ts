@@ -34,6 +34,7 @@ import {
 import { grammarOf, loadedGrammars, parse } from '../src/analysis/ast/parsers.js';
 import { LANGUAGES } from '../src/analysis/languages.js';
 import { loadBenchmarkRepos } from '../src/eval/benchmark.js';
+import type { Figures as AnalysisFigures } from './analysis.js';
 import { describeMachine } from './lib/machine.js';
 import { writeFigures } from './lib/out.js';
 import { mib, ms, printTable } from './lib/stats.js';
@@ -150,14 +151,9 @@ for (const repo of repos) {
 }
 
 // 4. Throughput per language, and coverage from the same analyses.
-interface Throughput {
+/** The analysis benchmark's figures for one corpus, by language, with the elements the pool made. */
+interface Throughput extends Omit<AnalysisFigures, 'corpus' | 'threads'> {
   language: Language;
-  files: number;
-  bytes: number;
-  elements: number;
-  parseMs: number;
-  analysisMs: number;
-  poolMs: number;
   poolElements: number;
 }
 const throughput: Throughput[] = [];

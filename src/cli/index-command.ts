@@ -114,22 +114,14 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
   const ollama = { ...ollamaOptions(options.ollamaHost, env), timeoutMs: timeoutSeconds * 1_000 };
 
   if (options.drop) {
-    const found = options.db ? { indexDir: resolve(options.db) } : findIndex(paths[0] ?? '.');
-    if (!found)
-      throw new StoreError(`no index found at or above ${resolve(paths[0] ?? '.')}: nothing to delete`, 'NOT_FOUND');
-    const dropped = await dropIndex(found.indexDir, waitSeconds !== undefined ? { waitMs: waitSeconds * 1_000 } : {});
+    const indexDir = existingIndexDir(paths, options.db, 'nothing to delete');
+    const dropped = await dropIndex(indexDir, waitSeconds !== undefined ? { waitMs: waitSeconds * 1_000 } : {});
     process.stdout.write(options.json ? `${JSON.stringify(dropped, null, 2)}\n` : renderDropped(dropped));
     return EXIT.OK;
   }
 
   if (options.status) {
-    const found = options.db ? { indexDir: resolve(options.db) } : findIndex(paths[0] ?? '.');
-    if (!found || !existsSync(found.indexDir))
-      throw new StoreError(
-        `no index found at or above ${resolve(paths[0] ?? '.')}: run oc-vector-index first`,
-        'NOT_FOUND',
-      );
-    const status = await indexStatus(found.indexDir);
+    const status = await indexStatus(existingIndexDir(paths, options.db, 'run oc-vector-index first'));
     process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status, style));
     return EXIT.OK;
   }
@@ -285,4 +277,12 @@ function renderDropped(dropped: DroppedIndex): string {
   const files = plural(dropped.removed.length, 'file');
   if (dropped.directoryRemoved) return `deleted the index at ${dropped.directory} (${files})\n`;
   return `deleted the index's ${files} in ${dropped.directory}; left ${dropped.kept.join(', ')} there, and the directory with them\n`;
+}
+
+/** The index `--db` names, or the nearest one at or above the first path; StoreError NOT_FOUND, saying what to do, when there is none. */
+function existingIndexDir(paths: readonly string[], db: string | undefined, whatToDo: string): string {
+  const found = db ? { indexDir: resolve(db) } : findIndex(paths[0] ?? '.');
+  if (!found || !existsSync(found.indexDir))
+    throw new StoreError(`no index found at or above ${resolve(paths[0] ?? '.')}: ${whatToDo}`, 'NOT_FOUND');
+  return found.indexDir;
 }

@@ -209,6 +209,11 @@ export function cutLines(
   options: SnippetOptions = {},
 ): string {
   const { text, moreLines } = snippetLines(source, startLine, endLine, options);
+  return withMoreLines(text, moreLines);
+}
+
+/** A snippet as text alone: with a last line saying how many lines follow, when some do. */
+export function withMoreLines(text: string, moreLines = 0): string {
   return moreLines > 0 ? `${text}\n${moreLinesMarker(moreLines)}` : text;
 }
 

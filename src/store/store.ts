@@ -58,16 +58,8 @@ export interface FileUpdate {
   error: string | null;
 }
 
-/** A file as listed by `--status`: its recorded state and element count. */
-export interface FileSummary {
-  path: string;
-  language: string | null;
-  size: number;
-  mtimeMs: number;
-  /** The content hash, which decides when the mtime could not be trusted. */
-  hash: string | null;
-  status: FileStatus;
-  error: string | null;
+/** A file as listed by `--status`: its recorded state (the hash decides when the mtime could not be trusted) and element count. */
+export interface FileSummary extends FileUpdate {
   elements: number;
 }
 

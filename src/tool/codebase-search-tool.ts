@@ -16,7 +16,7 @@ import {
   type SearchResponse,
   type SearchResult,
 } from '../search/searcher.js';
-import { moreLinesMarker } from '../search/source.js';
+import { withMoreLines } from '../search/source.js';
 import { StoreError } from '../store/database.js';
 import { fitToBudget, MAX_NOTE_CHARS, resolveBudget, type ToolBudget } from './budget.js';
 import { confineToRoot, PathOutsideRootError } from './paths.js';
@@ -212,11 +212,7 @@ function toHit(result: SearchResult): CodebaseSearchHit {
     score: Math.round(result.score * 10_000) / 10_000,
     // A model reads the snippet as text: the count of lines left out is said in it.
     snippet:
-      result.snippet === undefined
-        ? null
-        : redactSecrets(
-            result.snippetMoreLines ? `${result.snippet}\n${moreLinesMarker(result.snippetMoreLines)}` : result.snippet,
-          ),
+      result.snippet === undefined ? null : redactSecrets(withMoreLines(result.snippet, result.snippetMoreLines)),
     ...(result.snippetStartLine !== undefined ? { snippet_start_line: result.snippetStartLine } : {}),
     stale: result.stale,
   };

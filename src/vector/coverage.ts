@@ -55,7 +55,11 @@ export function coverFile(
     else if (at !== SKIPPED && text.trim() !== '') uncovered.push(line);
   }
   const covered = file.elements.map((element, i) => ({ element, ownText: own[i]!.join('\n') }));
-  const firstElement = Math.min(...file.elements.map((element) => element.startLine));
+  // Not Math.min(...lines): a generated file may hold more elements than a call takes arguments.
+  const firstElement = file.elements.reduce(
+    (first, element) => Math.min(first, element.startLine),
+    Number.POSITIVE_INFINITY,
+  );
   for (const [start, end] of chunkRuns(uncovered, lines, limits)) {
     // Named after the file alone: a name with line numbers would change, and re-embed the chunk, whenever code above it moves.
     const element = newElement({

@@ -10,10 +10,9 @@ import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeOllama, fakeEmbeddingServer } from '../helpers/fake-ollama.js';
 import { cleanedUpAfterEach, type TempRepo } from '../helpers/repo.js';
-import { runNode, type Run } from '../helpers/run-node.js';
+import { type Run, runCli } from '../helpers/run-node.js';
 import { searchFixtureFiles, searchRepo } from '../helpers/search-repo.js';
 
-const DIST = new URL('../../dist/cli/', import.meta.url).pathname;
 const outputSchema = JSON.parse(
   readFileSync(new URL('../../resources/ocvector/search-output.schema.json', import.meta.url), 'utf8'),
 ) as object;
@@ -25,16 +24,7 @@ function cli(
   args: string[],
   options: { cwd: string; env?: Record<string, string> },
 ): Promise<Run> {
-  return runNode([join(DIST, `oc-vector-${command}.js`), ...args], {
-    cwd: options.cwd,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      OLLAMA_HOST: 'http://127.0.0.1:9',
-      OCVECTOR_EMBEDDER: 'builtin',
-      ...options.env,
-    },
-  });
+  return runCli(`oc-vector-${command}`, args, options);
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape that starts a colour is what is looked for

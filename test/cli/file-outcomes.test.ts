@@ -4,21 +4,11 @@ import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanedUpAfterEach, tempRepo } from '../helpers/repo.js';
-import { runNode, type Run } from '../helpers/run-node.js';
+import { type Run, runCli } from '../helpers/run-node.js';
 
 const owned = cleanedUpAfterEach();
-const INDEX = new URL('../../dist/cli/oc-vector-index.js', import.meta.url).pathname;
 const index = (args: string[], cwd: string): Promise<Run> =>
-  runNode([INDEX, '--no-llm', ...args], {
-    cwd,
-    timeout: 30_000,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      OLLAMA_HOST: 'http://127.0.0.1:9',
-      OCVECTOR_EMBEDDER: 'builtin',
-    },
-  });
+  runCli('oc-vector-index', ['--no-llm', ...args], { cwd, timeout: 30_000 });
 
 describe('paths that are not files or directories', () => {
   it('a FIFO, a link loop, a link to a directory given on the command line: a usage error naming what it is', async () => {

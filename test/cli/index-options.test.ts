@@ -4,19 +4,15 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseSize } from '../../src/cli/program.js';
 import { type TempRepo, tempRepo } from '../helpers/repo.js';
-import { runNode } from '../helpers/run-node.js';
+import { runCli } from '../helpers/run-node.js';
 
-const INDEX = new URL('../../dist/cli/oc-vector-index.js', import.meta.url).pathname;
 const made: TempRepo[] = [];
 afterEach(() => {
   for (const repo of made.splice(0)) repo.cleanup();
 });
 
 function index(args: string[], cwd: string) {
-  return runNode([INDEX, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', OLLAMA_HOST: 'http://127.0.0.1:9' },
-  });
+  return runCli('oc-vector-index', args, { cwd });
 }
 
 function repoWithABigFile(): TempRepo {

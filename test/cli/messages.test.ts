@@ -5,22 +5,11 @@ import { prepareDirectory } from '../../src/store/database.js';
 import { WriteLock } from '../../src/store/lock.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
 import { cleanedUpAfterEach, SAMPLE_FILES, tempRepo } from '../helpers/repo.js';
-import { runNode, type Run } from '../helpers/run-node.js';
+import { type Run, runCli } from '../helpers/run-node.js';
 
 const owned = cleanedUpAfterEach();
-const INDEX = new URL('../../dist/cli/oc-vector-index.js', import.meta.url).pathname;
 const index = (args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> =>
-  runNode([INDEX, '--no-llm', ...args], {
-    cwd,
-    timeout: 60_000,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      OLLAMA_HOST: 'http://127.0.0.1:9',
-      OCVECTOR_EMBEDDER: 'builtin',
-      ...env,
-    },
-  });
+  runCli('oc-vector-index', ['--no-llm', ...args], { cwd, env, timeout: 60_000 });
 
 describe('oc-vector-index messages and options', () => {
   it('the lock message names --wait, and --wait waits for the other indexer', async () => {

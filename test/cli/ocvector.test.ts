@@ -3,16 +3,13 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TempRepo } from '../helpers/repo.js';
-import { runNode, type Run } from '../helpers/run-node.js';
+import { type Run, runCli } from '../helpers/run-node.js';
 import { searchRepo } from '../helpers/search-repo.js';
 
 const OCVECTOR = new URL('../../dist/cli/ocvector.js', import.meta.url).pathname;
 
 function ocvector(args: string[], cwd: string): Promise<Run> {
-  return runNode([OCVECTOR, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', OLLAMA_HOST: 'http://127.0.0.1:9' },
-  });
+  return runCli('ocvector', args, { cwd });
 }
 
 describe('ocvector', () => {

@@ -21,3 +21,29 @@ export function runNode(
     );
   });
 }
+
+/** The compiled CLIs, as a user runs them once the package is built. */
+const CLI_DIR = new URL('../../dist/cli/', import.meta.url).pathname;
+
+/**
+ * Runs a built CLI (`oc-vector-index`, `ocvector`, …) without a terminal and
+ * without the user's settings: no model server (a port nothing answers on)
+ * and the built-in embedder, unless `env` says otherwise.
+ */
+export function runCli(
+  bin: string,
+  args: readonly string[],
+  options: { cwd: string; env?: Record<string, string>; timeout?: number },
+): Promise<Run> {
+  return runNode([`${CLI_DIR}${bin}.js`, ...args], {
+    cwd: options.cwd,
+    ...(options.timeout ? { timeout: options.timeout } : {}),
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      OLLAMA_HOST: 'http://127.0.0.1:9',
+      OCVECTOR_EMBEDDER: 'builtin',
+      ...options.env,
+    },
+  });
+}

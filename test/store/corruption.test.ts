@@ -19,25 +19,15 @@ import {
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';
-import { runNode, type Run } from '../helpers/run-node.js';
+import { type Run, runCli } from '../helpers/run-node.js';
 import { searchRepo } from '../helpers/search-repo.js';
 
-const DIST = new URL('../../dist/cli/', import.meta.url).pathname;
 const QUERIES = ['hash a password with a salt', 'parse the configuration file', 'retry with backoff'];
 /** What a failure must say: what is wrong and what to do. */
 const CLEAR_FAILURE = /damaged.*(delete|index again)|not a regular file.*index again|no index|run oc-vector-index/;
 
 function cli(command: 'index' | 'search', args: string[], cwd: string): Promise<Run> {
-  return runNode([join(DIST, `oc-vector-${command}.js`), ...args], {
-    cwd,
-    timeout: 30_000,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      OLLAMA_HOST: 'http://127.0.0.1:9',
-      OCVECTOR_EMBEDDER: 'builtin',
-    },
-  });
+  return runCli(`oc-vector-${command}`, args, { cwd, timeout: 30_000 });
 }
 
 type Answer = string[];
