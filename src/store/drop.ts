@@ -6,7 +6,7 @@
  */
 import { readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATABASE_FILE, StoreError } from './database.js';
+import { CHECKED_FILE, DATABASE_FILE, StoreError } from './database.js';
 import { LOCK_FILE, type LockOptions, WriteLock } from './lock.js';
 
 export interface DroppedIndex {
@@ -23,6 +23,7 @@ const OWN_FILES = new Set([
   `${DATABASE_FILE}-wal`,
   `${DATABASE_FILE}-shm`,
   `${DATABASE_FILE}-journal`,
+  CHECKED_FILE,
   '.gitignore',
 ]);
 const VECTORS_FILE = /^vectors-g\d+\.ocvx(?:\.tmp[\w.-]*)?$/;

@@ -10,7 +10,7 @@ export type {
   FileUpdate,
 } from './store.js';
 export { DEFAULT_INDEX_DESCRIPTION, IndexMeta } from './meta.js';
-export { openDatabase, DATABASE_FILE } from './database.js';
+export { CHECKED_FILE, DATABASE_FILE, openDatabase, recordLastWriter, unchangedSinceLastWriter } from './database.js';
 export { SCHEMA_VERSION } from './schema.js';
 export { WriteLock, LOCK_FILE } from './lock.js';
 export { VectorIndex, planIndex, nprobeFor, listVectorFiles, VECTOR_INDEX_DEFAULTS } from './vector-file.js';

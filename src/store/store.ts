@@ -13,7 +13,14 @@ import { INDEX_DIR_NAME } from '../files/root.js';
 import type { ElementDocument } from '../vector/document.js';
 import { qualifiedName } from '../vector/document.js';
 import { lexicalText } from '../vector/terms.js';
-import { damaged, isCorruption, openDatabase, StoreError, type OpenDatabaseOptions } from './database.js';
+import {
+  damaged,
+  isCorruption,
+  openDatabase,
+  recordLastWriter,
+  StoreError,
+  type OpenDatabaseOptions,
+} from './database.js';
 import { IndexMeta, type EmbedderRecord } from './meta.js';
 
 export type { EmbedderRecord } from './meta.js';
@@ -155,7 +162,9 @@ export class IndexStore {
   }
 
   close(): void {
-    if (this.#db.open) this.#db.close();
+    if (!this.#db.open) return;
+    this.#db.close();
+    if (!this.readonly) recordLastWriter(this.directory);
   }
 
   /** Runs work in one write transaction (taken at once: IMMEDIATE). */
