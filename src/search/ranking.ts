@@ -41,6 +41,8 @@ export interface Evidence {
   definitions: ReadonlySet<number>;
   /** Files named after the symbol the query names (`Router` -> Router.php), by file id. */
   namedFiles: ReadonlySet<number>;
+  /** BM25 over whole files, each file's score over the best file's (prose queries). */
+  files?: ReadonlyMap<number, number> | undefined;
 }
 
 export interface RankingOptions {
@@ -91,6 +93,8 @@ const FRAGMENT_PRIOR = 0.8;
 export const FILE_COHERENCE = 0.7;
 /** Each further result of a file already listed counts this much less again. */
 export const FILE_SATURATION = 0.5;
+/** Times the file's BM25 over whole files (over the best file's), added to each of its elements (1 and 0.25 did less well). */
+export const FILE_BM25_WEIGHT = 0.5;
 
 export function rankCandidates<Row extends CandidateRow>(
   parsed: ParsedQuery,
@@ -160,6 +164,7 @@ function score<Row extends CandidateRow>(
         value += PATH_WORD_BOOST * share;
       }
     }
+    if (parsed.kind === 'prose' && evidence.files) value += FILE_BM25_WEIGHT * (evidence.files.get(row.fileId) ?? 0);
     value *= rolePrior(row.path, roles);
     if (parsed.kind === 'prose' && isCHeader(row)) value *= C_HEADER_PRIOR;
     out.push({ row, score: value, signals });

@@ -21,6 +21,7 @@ import { EmbedderError, type Embedder } from '../vector/embedder.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
 import { DEFAULT_FUSION_WEIGHTS, type FusionWeights, type ScoredHit } from './fusion.js';
+import { fileScores } from './file-evidence.js';
 import { ftsExpression, parseQuery, symbolNames, type ParsedQuery, type QueryKind } from './query.js';
 import { rankCandidates, type Evidence, type RankedHit, type RankSignals } from './ranking.js';
 import { bestSnippetStart, SourceCache, SourceReader, type SnippetOptions, snippetLines } from './source.js';
@@ -148,6 +149,8 @@ const PROBE_TIMEOUT_MS = 5_000;
 
 interface LexicalEvidence {
   elements: ScoredHit[];
+  /** BM25 over whole files, relative to the best file (prose queries). */
+  files?: Map<number, number> | undefined;
   definitions: Set<number>;
   namedFiles: { fileId: number; ids: number[] }[];
 }
@@ -443,7 +446,28 @@ export class Searcher {
     const match = this.#matchExpression(parsed.terms, false);
     const codeMatch = this.#matchExpression(parsed.terms, true);
     const elements = match || codeMatch ? this.#reader.elementHits(match, codeMatch, filters, limit) : [];
-    return { elements: this.#withWholeNames(elements, parsed, filters, limit), definitions, namedFiles };
+    const files = parsed.kind === 'prose' ? this.#fileEvidence(parsed.terms) : undefined;
+    return { elements: this.#withWholeNames(elements, parsed, filters, limit), definitions, namedFiles, files };
+  }
+
+  /**
+   * BM25 over whole files, on the terms that are not too common in code
+   * (the others weigh next to nothing over files too, and would cost a scan
+   * of most of the index).
+   */
+  #fileEvidence(terms: string[]): Map<number, number> | undefined {
+    const informative = this.#rareTerms(terms, true) ?? [];
+    if (informative.length === 0) return undefined;
+    return fileScores(this.#reader.fileTermCounts(informative.map((term) => ftsExpression([term])!)));
+  }
+
+  /** The terms in at most COMMON_TERM_SHARE of a large index; all of them in a small one; undefined when every term is common. */
+  #rareTerms(terms: string[], inCode: boolean): string[] | undefined {
+    const count = this.#vectors.ntotal;
+    if (count < COMMON_TERM_MIN_INDEX || terms.length < 2) return terms;
+    const threshold = Math.floor(count * COMMON_TERM_SHARE);
+    const rare = terms.filter((term) => !this.#reader.matchesMoreThan(ftsExpression([term])!, threshold, inCode));
+    return rare.length > 0 ? rare : undefined;
   }
 
   /**
@@ -468,11 +492,8 @@ export class Searcher {
    */
   #matchExpression(terms: string[], inCode: boolean): string | undefined {
     if (terms.length === 0) return undefined;
-    const count = this.#vectors.ntotal;
-    if (count < COMMON_TERM_MIN_INDEX || terms.length < 2) return ftsExpression(terms);
-    const threshold = Math.floor(count * COMMON_TERM_SHARE);
-    const rare = terms.filter((term) => !this.#reader.matchesMoreThan(ftsExpression([term])!, threshold, inCode));
-    if (rare.length > 0) return ftsExpression(rare);
+    const rare = this.#rareTerms(terms, inCode);
+    if (rare) return ftsExpression(rare);
     // In code, a query of only common words adds nothing the names do not.
     if (inCode) return undefined;
     const all = terms.map((term) => ftsExpression([term])).join(' AND ');
@@ -512,6 +533,7 @@ export class Searcher {
       vector: vectorHits,
       definitions: lexical.definitions,
       namedFiles: new Set(lexical.namedFiles.map((file) => file.fileId)),
+      files: lexical.files,
     };
     return rankCandidates(parsed, evidence, rows, { k, weights, lexicalSignals: mode !== 'vector' });
   }

@@ -8,6 +8,7 @@
 import type { Statement } from 'better-sqlite3';
 import { TEXT_ELEMENT_TYPES } from '../analysis/element.js';
 import { fileStem } from '../files/rules.js';
+import type { FileTermCounts } from '../search/file-evidence.js';
 import type Database from 'better-sqlite3';
 import { databaseOf, type IndexStore } from './store.js';
 
@@ -72,6 +73,15 @@ export class SearchReader {
         'SELECT 1 AS found FROM code_fts WHERE code_fts MATCH ? LIMIT 1 OFFSET ?',
       ),
       count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM elements_fts WHERE elements_fts MATCH ?'),
+      // An element holds a term in its names and description or in its code.
+      fileTermCounts: db.prepare<[string, string], { fileId: number; n: number; size: number }>(
+        `SELECT e.file_id AS fileId, count(*) AS n, f.element_count AS size FROM elements e JOIN files f ON f.id = e.file_id
+         WHERE e.vector_id IN (SELECT rowid FROM elements_fts WHERE elements_fts MATCH ? UNION SELECT rowid FROM code_fts WHERE code_fts MATCH ?)
+         GROUP BY e.file_id`,
+      ),
+      fileSizes: db.prepare<[], { files: number; averageSize: number | null }>(
+        "SELECT count(*) AS files, avg(element_count) AS averageSize FROM files WHERE status = 'indexed'",
+      ),
       fileStems: db.prepare<[], { id: number; path: string }>("SELECT id, path FROM files WHERE status = 'indexed'"),
       rows: db.prepare<[string], ElementRecord>(
         `SELECT e.vector_id AS id, e.file_id AS fileId, e.element_type AS type, e.element_name AS name, e.start_line AS startLine, e.end_line AS endLine,
@@ -178,6 +188,21 @@ export class SearchReader {
   /** Whether more than `count` elements match an expression, in their names and descriptions or in their code. */
   matchesMoreThan(match: string, count: number, inCode = false): boolean {
     return (inCode ? this.#sql.codeBeyond : this.#sql.beyond).get(match, count) !== undefined;
+  }
+
+  /** For BM25 over whole files: per term (an FTS5 expression), how many elements of each file hold it. */
+  fileTermCounts(terms: readonly string[]): FileTermCounts {
+    const sizes = new Map<number, number>();
+    const perTerm = terms.map((term) => {
+      const counts = new Map<number, number>();
+      for (const { fileId, n, size } of this.#sql.fileTermCounts.all(term, term)) {
+        counts.set(fileId, n);
+        sizes.set(fileId, size);
+      }
+      return counts;
+    });
+    const { files, averageSize } = this.#sql.fileSizes.get()!;
+    return { perTerm, sizes, files, averageSize: averageSize ?? 0 };
   }
 
   matchCount(match: string): number {

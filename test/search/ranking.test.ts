@@ -62,6 +62,24 @@ describe('the ranking stack', () => {
     expect(order.indexOf(2)).toBeLessThan(order.indexOf(1));
   });
 
+  it('a file whose whole text answers the question rises with all its elements, in their own order', () => {
+    const lexical = [
+      { id: 4, score: 10 },
+      { id: 2, score: 6 },
+      { id: 1, score: 5 },
+    ];
+    expect(rank('insert and update records in a transaction', { lexical })[0]).toBe(4);
+    const files = new Map([
+      [10, 1],
+      [30, 0.2],
+    ]);
+    const order = rank('insert and update records in a transaction', { lexical, files });
+    expect(order[0]).toBe(2);
+    expect(order.indexOf(2)).toBeLessThan(order.indexOf(1));
+    // A name or a path is not a question about a whole file: the evidence is for prose only.
+    expect(rank('Ecto.Multi.insert', { lexical: [{ id: 4, score: 10 }], files })[0]).toBe(4);
+  });
+
   it('a name spelled differently in case only resembles the symbol: the definition itself is not lifted', () => {
     const lexical = [
       { id: 3, score: 10 },

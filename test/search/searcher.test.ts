@@ -13,7 +13,7 @@ import {
   type SearchResult,
 } from '../../src/index.js';
 import { FakeOllama, fakeEmbeddingServer } from '../helpers/fake-ollama.js';
-import { cleanedUpAfterEach } from '../helpers/repo.js';
+import { cleanedUpAfterEach, tempRepo } from '../helpers/repo.js';
 import { LABELS, searchRepo } from '../helpers/search-repo.js';
 
 const expectedNames = (expected: string | string[]) => [expected].flat();
@@ -396,6 +396,48 @@ describe('Searcher freshness and fallback', () => {
       await expect(Searcher.open({ indexDir: join(empty, '.ocvector') })).rejects.toBeInstanceOf(StoreError);
     } finally {
       rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('Searcher: evidence of the whole file', () => {
+  const owned = cleanedUpAfterEach();
+
+  it("a question answered across one file's functions finds that file before a function that repeats one of its words", async () => {
+    const method = (name: string, body: string) => `  ${name}(row: Row): void {\n    ${body}\n  }\n`;
+    const repo = (owned.repo = tempRepo({
+      'src/store.ts': [
+        'type Row = Record<string, unknown>;',
+        'export class Store {',
+        method('add', 'this.journal.push({ op: "insert", row });'),
+        method('change', 'this.journal.push({ op: "update", row });'),
+        method('drop', 'this.journal.push({ op: "delete", row });'),
+        method('atomically', 'this.journal.push({ op: "commit", row }); // one transaction'),
+        '  journal: unknown[] = [];',
+        '}',
+      ].join('\n'),
+      'src/audit.ts': [
+        'type Row = Record<string, unknown>;',
+        '/** Audit log of insert events. */',
+        'export function auditInsert(row: Row): string {',
+        '  return "insert " + JSON.stringify(row);',
+        '}',
+        ...Array.from(
+          { length: 6 },
+          (_, i) => `export function helper${i}(n: number): number {\n  return n * ${i + 2};\n}`,
+        ),
+      ].join('\n'),
+    }));
+    repo.age();
+    const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
+    await indexer.run();
+    const searcher = await Searcher.open({ indexDir: indexer.indexDir });
+    try {
+      // Lexical: the built-in embedder's vectors favour the function named after one of the words, as they should.
+      const { results } = await searcher.search('insert update delete within a transaction', { mode: 'lexical' });
+      expect(results[0]?.path, results.map((r) => `${r.path}:${r.name}`).join(', ')).toBe('src/store.ts');
+    } finally {
+      searcher.close();
     }
   });
 });
