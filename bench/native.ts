@@ -3,6 +3,7 @@
  *
  *   npm run bench:native                 # the full run (about 4 minutes here)
  *   npm run bench:native -- --quick      # small sizes, to check the bench itself
+ *   npm run bench:native -- --prebuilt   # the prebuilt addon against the one built here (bench/lib/prebuilt.ts)
  *
  * Prints tables and writes its figures to bench/out/native.json (native-quick.json with --quick).
  * Raw C++ and binding are measured in alternating rounds on the same queries,
@@ -17,10 +18,15 @@ import { measureEventLoopLag, type LagFigures } from './lib/event-loop.js';
 import { describeMachine } from './lib/machine.js';
 import { RawBaseline, buildRawBaseline, type RawMode } from './lib/raw-baseline.js';
 import { writeFigures } from './lib/out.js';
+import { comparePrebuilt } from './lib/prebuilt.js';
 import { markdownTable, replaceReadmeSection } from './lib/readme.js';
 import { median, mib, ms, percentile, printTable, timed } from './lib/stats.js';
 
 const quick = process.argv.includes('--quick');
+if (process.argv.includes('--prebuilt')) {
+  comparePrebuilt(quick);
+  process.exit(0);
+}
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cacheDir = join(root, 'bench/.cache');
 mkdirSync(cacheDir, { recursive: true });

@@ -2,7 +2,8 @@
 # One-command set-up for a Debian/Ubuntu machine, safe to run again (and quick
 # when everything is there: `npm test` runs it before every test run).
 #   1. system packages FAISS needs: libfaiss-dev, OpenBLAS built for OpenMP,
-#      a C++ compiler (apt-get as root; otherwise it prints the sudo command);
+#      a C++ compiler, patchelf for the prebuilt addon (apt-get as root;
+#      otherwise it prints the sudo command);
 #   2. OpenBLAS (OpenMP) as the libblas.so.3 FAISS loads, not the reference BLAS;
 #   3. npm dependencies (when package.json or package-lock.json changed);
 #   4. the native addon and the TypeScript (incremental).
@@ -36,7 +37,7 @@ run_step() {
 }
 
 # --- 1. system packages -------------------------------------------------------
-packages=(libfaiss-dev libopenblas-openmp-dev g++ make python3)
+packages=(libfaiss-dev libopenblas-openmp-dev g++ make python3 patchelf)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for package in "${packages[@]}"; do

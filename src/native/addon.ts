@@ -103,12 +103,18 @@ export function setNativeAddonPath(path: string | undefined): void {
   configuredPath = path;
 }
 
-/** Where the addon may be, first match wins. */
+/**
+ * Where the addon may be, first match wins: one the caller names, one built
+ * here from source (against this machine's FAISS, perhaps with GPU support),
+ * then the prebuilt one the package ships for this platform, with FAISS,
+ * OpenBLAS and OpenMP beside it (scripts/prebuild.mjs).
+ */
 export function addonCandidates(path: string | undefined = configuredPath): string[] {
   return [
     ...(path ? [path] : []),
     `${packageRoot}build/Release/ocvector.node`,
     `${packageRoot}build/Debug/ocvector.node`,
+    `${packageRoot}prebuilds/${process.platform}-${process.arch}/ocvector.node`,
   ];
 }
 

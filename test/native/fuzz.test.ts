@@ -4,8 +4,16 @@
  * calls to the facade, 1,200 to the raw addon, and 300 mutated index files
  * and buffers. Seeded: a failure can be replayed.
  */
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runIsolated, settled } from '../helpers/isolated.js';
+
+// The fuzzed calls write index files to whatever paths they are given (`gpu`, `HNSW32,Flat`): in a scratch directory, not the checkout.
+const scratch = mkdtempSync(join(tmpdir(), 'ocvector-fuzz-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const fuzz = (code: string) => runIsolated(code, { cwd: scratch });
 
 /** Shared by the children: a seeded generator and a pool of hostile values. */
 const PRELUDE = `
@@ -32,7 +40,7 @@ async function attempt(call) {
 
 describe('fuzzing the native boundary (0 crashes, 0 hangs)', () => {
   it('1,200 random calls to the facade: each settles, failures are FaissErrors with a code', async () => {
-    const run = await runIsolated(`${PRELUDE}
+    const run = await fuzz(`${PRELUDE}
       const { FaissIndex, FaissError } = await import(DIST);
       const make = () => [
         FaissIndex.create({ dimension: 8, metric: 'l2' }),
@@ -69,7 +77,7 @@ describe('fuzzing the native boundary (0 crashes, 0 hangs)', () => {
   });
 
   it('1,200 random calls to the raw addon: each settles or throws, nothing crashes', async () => {
-    const run = await runIsolated(`${PRELUDE}
+    const run = await fuzz(`${PRELUDE}
       import { createRequire } from 'node:module';
       const addon = createRequire(import.meta.url)(ADDON);
       class CodedError extends Error { constructor(message, code) { super(message); this.code = code; } }

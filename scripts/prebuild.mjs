@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+// Makes the prebuilt addon that the package ships for its own platform
+// (prebuilds/linux-x64/): the addon built against the system FAISS (linked
+// in statically by Debian's libfaiss-dev) with every shared library it needs
+// beyond the C and C++ runtimes copied beside it (OpenBLAS with its LAPACK and
+// Fortran runtime, the OpenMP runtime), each with its run path set to its own
+// directory, so that an install on a machine without FAISS or OpenBLAS loads
+// it as it is. Runs before `npm pack` (prepack); needs patchelf and ldd.
+//
+//   npm run build:prebuilt               # builds the addon first if needed
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// --if-possible (prepack): a platform without a prebuilt packs without one, and says so.
+const ifPossible = process.argv.includes('--if-possible');
+const fail = (message) => {
+  process.stderr.write(
+    `ocvector prebuild: ${message}${ifPossible ? ' (the package is packed without a prebuilt addon)' : ''}\n`,
+  );
+  process.exit(ifPossible ? 0 : 1);
+};
+
+/** What every Linux with glibc and a C++ runtime has: never copied. */
+export const BASE_LIBRARIES = /^(linux-vdso|ld-linux[^/]*|libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s)\.so/;
+
+if (process.platform !== 'linux' || process.arch !== 'x64')
+  fail(`prebuilt addons are made on linux-x64 only, not ${process.platform}-${process.arch}`);
+if (spawnSync('patchelf', ['--version']).status !== 0)
+  fail('patchelf is missing (apt-get install -y patchelf, or bash scripts/setup.sh)');
+
+const built = join(root, 'build', 'Release', 'ocvector.node');
+if (!existsSync(built)) {
+  const result = spawnSync(process.execPath, [join(root, 'scripts', 'build-native.mjs'), '--build-from-source'], {
+    stdio: 'inherit',
+  });
+  if (result.status !== 0) fail('the addon could not be built');
+}
+
+const out = join(root, 'prebuilds', 'linux-x64');
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+copyFileSync(built, join(out, 'ocvector.node'));
+
+// Each library the addon needs, directly or through another, as the loader resolves it here.
+const libraries = new Map();
+for (const line of execFileSync('ldd', [built], { encoding: 'utf8' }).split('\n')) {
+  const match = /^\s*(\S+) => (\/\S+)/.exec(line);
+  if (match && !BASE_LIBRARIES.test(match[1])) libraries.set(match[1], match[2]);
+}
+for (const [soname, path] of libraries) {
+  const target = join(out, soname);
+  copyFileSync(realpathSync(path), target);
+}
+// DT_RPATH, not RUNPATH: searched before the system's directories for the
+// libraries' own dependencies too (libopenblas -> libgfortran -> libquadmath).
+execFileSync('patchelf', ['--force-rpath', '--set-rpath', '$ORIGIN', join(out, 'ocvector.node')]);
+for (const soname of libraries.keys())
+  execFileSync('patchelf', ['--force-rpath', '--set-rpath', '$ORIGIN', join(out, soname)]);
+
+const unresolved = execFileSync('ldd', [join(out, 'ocvector.node')], { encoding: 'utf8' })
+  .split('\n')
+  .filter((line) => / => /.test(line))
+  .map((line) => /^\s*(\S+) => (\S+)/.exec(line))
+  .filter((match) => match && !BASE_LIBRARIES.test(match[1]) && !match[2].startsWith(`${out}/`));
+if (unresolved.length > 0)
+  fail(`libraries still resolved outside ${out}: ${unresolved.map((m) => `${m[1]} => ${m[2]}`).join(', ')}`);
+
+const probe = spawnSync(
+  process.execPath,
+  [
+    '-e',
+    `const a = require(${JSON.stringify(join(out, 'ocvector.node'))}); console.log(JSON.stringify({ faiss: a.faissVersion, blas: a.blasInfo() }))`,
+  ],
+  { encoding: 'utf8' },
+);
+if (probe.status !== 0) fail(`the prebuilt addon does not load: ${probe.stderr.trim()}`);
+const { faiss, blas } = JSON.parse(probe.stdout);
+writeFileSync(
+  join(out, 'manifest.json'),
+  `${JSON.stringify({ platform: 'linux-x64', libc: 'glibc', napi: 8, faiss, blas: blas.config, libraries: [...libraries.keys()] }, null, 2)}\n`,
+);
+process.stdout.write(
+  `ocvector prebuild: ${out} (FAISS ${faiss}, ${blas.config}; ${[...libraries.keys()].map((name) => basename(name)).join(', ')})\n`,
+);
