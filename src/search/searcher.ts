@@ -125,7 +125,9 @@ export interface EmbedderStatus {
  * searcher was closed. EMBEDDER_UNAVAILABLE: a `vector` search could not
  * embed the query (a hybrid one answers lexically instead, with `fallback`).
  */
-export class SearchError extends OcvectorError<'BAD_QUERY' | 'BAD_OPTION' | 'CLOSED' | 'EMBEDDER_UNAVAILABLE'> {
+export class SearchError extends OcvectorError<
+  'BAD_QUERY' | 'BAD_OPTION' | 'CLOSED' | 'EMBEDDER_UNAVAILABLE' | 'VECTORS_UNAVAILABLE'
+> {
   override name = 'SearchError';
 }
 
@@ -166,7 +168,9 @@ export class Searcher {
   readonly #options: SearcherOptions;
   readonly #roots: Map<number, string>;
   readonly #weights: Record<QueryKind, FusionWeights>;
-  #vectors: VectorIndex;
+  /** Undefined when the native addon cannot load: every search is then lexical, and says why. */
+  #vectors: VectorIndex | undefined;
+  readonly #vectorsProblem: string | undefined;
   #record: EmbedderRecord;
   #embedder: Embedder | undefined;
   /** One failure sends searches to lexical for EMBEDDER_RETRY_MS; then the embedder is tried again. */
@@ -187,10 +191,12 @@ export class Searcher {
   private constructor(
     options: SearcherOptions,
     store: IndexStore,
-    vectors: VectorIndex,
+    vectors: VectorIndex | undefined,
+    vectorsProblem: string | undefined,
     record: EmbedderRecord,
     roots: Map<number, string>,
   ) {
+    this.#vectorsProblem = vectorsProblem;
     this.#options = options;
     this.indexDir = options.indexDir;
     this.#store = store;
@@ -202,10 +208,26 @@ export class Searcher {
     this.#reader = new SearchReader(store);
   }
 
-  /** Opens the index read-only; throws StoreError NOT_FOUND when there is none (or it is empty). */
+  /**
+   * Opens the index read-only; throws StoreError NOT_FOUND when there is none
+   * (or it is empty). Without the native addon (it cannot load on this
+   * machine) the searcher still opens, and answers from the lexical index.
+   */
   static async open(options: SearcherOptions): Promise<Searcher> {
-    const opened = await openIndex(options.indexDir, { ...options.vectorIndex, onEvent: vectorEvents(options) });
-    const searcher = new Searcher(options, opened.store, opened.vectors, opened.embedder, opened.store.roots());
+    const opened = await openIndex(options.indexDir, {
+      ...options.vectorIndex,
+      onEvent: vectorEvents(options),
+      withoutAddon: true,
+    });
+    const problem = opened.vectors ? undefined : (opened as { vectorsProblem: string }).vectorsProblem;
+    const searcher = new Searcher(
+      options,
+      opened.store,
+      opened.vectors,
+      problem,
+      opened.embedder,
+      opened.store.roots(),
+    );
     searcher.#embedder = options.embedder;
     return searcher;
   }
@@ -224,7 +246,7 @@ export class Searcher {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#vectors.close();
+    this.#vectors?.close();
     this.#store.close();
   }
 
@@ -272,16 +294,21 @@ export class Searcher {
         results,
         root: this.root,
         embedder: this.#record.id,
-        elements: this.#vectors.ntotal,
+        elements: this.#elementCount(),
         timings,
       };
     });
   }
 
+  /** Elements searched: the vectors', or without them the database's count. */
+  #elementCount(): number {
+    return this.#vectors?.ntotal ?? this.#store.elementCount;
+  }
+
   /** Picks up what an indexer committed since the last search (or a switch of embedder). */
   async #catchUp(): Promise<void> {
     const record = this.#store.embedder;
-    if (!record) return;
+    if (!record || !this.#vectors) return;
     const onEvent = vectorEvents(this.#options);
     if (record.id !== this.#record.id || record.dimension !== this.#record.dimension) {
       const fresh = await VectorIndex.open(this.#store, record, this.#options.vectorIndex, onEvent);
@@ -307,7 +334,13 @@ export class Searcher {
     filters: CompiledFilters,
     timings: SearchTimings,
   ): Promise<{ hits: Promise<{ id: number; score: number }[]> } | string> {
-    const ntotal = this.#vectors.ntotal;
+    const vectors = this.#vectors;
+    if (!vectors) {
+      if (requestedMode === 'vector')
+        throw new SearchError(`vector search is unavailable: ${this.#vectorsProblem}`, 'VECTORS_UNAVAILABLE');
+      return `${this.#vectorsProblem}; answered by lexical search`;
+    }
+    const ntotal = vectors.ntotal;
     if (ntotal === 0) return { hits: Promise.resolve([]) };
     const unavailable = () => {
       // Vector search alone was asked for: answering by keywords would hide that it was not done.
@@ -334,8 +367,8 @@ export class Searcher {
       ntotal,
       filters.active || parsed.kind === 'path' ? Math.max(400, k * 40) : Math.max(100, k * 10),
     );
-    const nprobe = this.#vectors.nprobe;
-    const search = this.#vectors.index.search(query, wanted, nprobe ? { nprobe } : {});
+    const nprobe = vectors.nprobe;
+    const search = vectors.index.search(query, wanted, nprobe ? { nprobe } : {});
     const hits = search.then(({ labels, distances }) => {
       timings.vectorMs = performance.now() - searchStarted;
       const out: { id: number; score: number }[] = [];
@@ -377,6 +410,7 @@ export class Searcher {
         if (this.#closed) throw new SearchError('the searcher is closed', 'CLOSED');
         await this.#catchUp();
         const embedder = this.#record.id;
+        if (!this.#vectors) return { embedder, available: false, problem: this.#vectorsProblem! };
         if (!this.#embedderBreaker.isOpen) {
           try {
             await this.#embedQuery('ocvector', AbortSignal.timeout(PROBE_TIMEOUT_MS));
@@ -396,7 +430,8 @@ export class Searcher {
    * counts; a term it does not know (stemmed differently) keeps weight 1.
    */
   #termWeight(term: string): number {
-    const { generation, ntotal } = this.#vectors;
+    const generation = this.#vectors?.generation ?? -1;
+    const ntotal = this.#elementCount();
     // Bounded: a long-lived searcher meets an open-ended vocabulary.
     if (this.#termWeights.generation !== generation || this.#termWeights.byTerm.size >= MAX_CACHED_TERM_WEIGHTS)
       this.#termWeights = { generation, byTerm: new Map() };
@@ -463,7 +498,7 @@ export class Searcher {
 
   /** The terms in at most COMMON_TERM_SHARE of a large index; all of them in a small one; undefined when every term is common. */
   #rareTerms(terms: string[], inCode: boolean): string[] | undefined {
-    const count = this.#vectors.ntotal;
+    const count = this.#elementCount();
     if (count < COMMON_TERM_MIN_INDEX || terms.length < 2) return terms;
     const threshold = Math.floor(count * COMMON_TERM_SHARE);
     const rare = terms.filter((term) => !this.#reader.matchesMoreThan(ftsExpression([term])!, threshold, inCode));
