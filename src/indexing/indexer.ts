@@ -464,8 +464,7 @@ export class Indexer {
 
   /** What to ask of each kind of embedding server. */
   get #servers(): EmbedderServers {
-    const { ollama, openai } = this.#options;
-    return { ...(ollama ? { ollama } : {}), ...(openai ? { openai } : {}) };
+    return { ollama: this.#options.ollama, openai: this.#options.openai };
   }
 
   /**

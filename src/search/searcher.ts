@@ -415,11 +415,8 @@ export class Searcher {
     if (this.#embedder) return this.#embedder;
     // No host given: the one the index recorded, where its embedder was.
     const { ollama, openai } = this.#options;
-    const servers = { ...(ollama ? { ollama } : {}), ...(openai ? { openai } : {}) };
-    const embedder = embedderFromId(
-      this.#record.id,
-      withRecordedHost(servers, this.#record.id, this.#store.meta.embedderHost),
-    );
+    const servers = withRecordedHost({ ollama, openai }, this.#record.id, this.#store.meta.embedderHost);
+    const embedder = embedderFromId(this.#record.id, servers);
     if (!embedder)
       throw new EmbedderError(
         `this version of ocvector cannot embed queries for ${this.#record.id}: run oc-vector-index to re-embed the index`,

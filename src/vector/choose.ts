@@ -28,8 +28,8 @@ export type EmbedderChoice =
 
 /** What to ask of each kind of server whenever an embedder of that kind is made from a name. */
 export interface EmbedderServers {
-  ollama?: OllamaEmbedderOptions;
-  openai?: OpenAIEmbedderOptions;
+  ollama?: OllamaEmbedderOptions | undefined;
+  openai?: OpenAIEmbedderOptions | undefined;
 }
 
 /**

@@ -34,6 +34,8 @@ describe('oc-vector-index --embedder openai, then oc-vector-search with no embed
     expect(indexed.code, indexed.stderr).toBe(0);
     expect(JSON.parse(indexed.stdout).summary.embedder).toBe('openai:fake-embed');
     const requestsWhileIndexing = fake.embeddingRequests.length;
+    const status = await runCli('oc-vector-index', ['--status'], { cwd: repo.root });
+    expect(status.stdout).toContain(`embedder   openai:fake-embed (32 dimensions) at ${fake.url}`);
     expect(requestsWhileIndexing).toBeGreaterThan(1);
     expect(new Set(fake.headers.map((headers) => headers.authorization))).toEqual(new Set(['Bearer sk-e2e']));
 
@@ -110,6 +112,8 @@ describe('oc-vector-index --embedder openai, then oc-vector-search with no embed
       });
       const status = JSON.parse((await runCli('oc-vector-index', ['--status', '--json'], { cwd: repo.root })).stdout);
       expect(status.lastRun).toMatchObject({ analysisModel: 'coder', modelCalls: answers.chats.length });
+      expect(status.embedder).toMatchObject({ id: 'builtin:v2:512' });
+      expect(status.embedder.host).toBeUndefined();
     } finally {
       await answers.close();
     }
