@@ -8,12 +8,13 @@
  */
 import { isNoListener } from '../analysis/llm/http.js';
 import {
-  API_KEY_VARIABLE,
+  authRemedy,
   describeOpenAIFailure,
   isAuthFailure,
   isUnknownModel,
   OpenAIClient,
   type OpenAIServerOptions,
+  unknownModelRemedy,
 } from '../analysis/llm/openai-client.js';
 import { EmbedderError } from './embedder.js';
 import { BUILTIN_INSTEAD, commonEmbedderError, RemoteEmbedder, type RemoteEmbedderOptions } from './remote-embedder.js';
@@ -75,17 +76,13 @@ export class OpenAIEmbedder extends RemoteEmbedder {
     const url = this.host;
     if (isAuthFailure(failure))
       return new EmbedderError(
-        `the server at ${url} refused the request (HTTP ${failure.status}: ${failure.message}): ${
-          this.#client.hasApiKey
-            ? `check the API key given (${API_KEY_VARIABLE}; apiKey in the library)`
-            : `it wants an API key: set ${API_KEY_VARIABLE} (apiKey in the library)`
-        }`,
+        `the server at ${url} refused the request (HTTP ${failure.status}: ${failure.message}): ${authRemedy(this.#client.hasApiKey)}`,
         'UNAUTHORIZED',
       );
     if (isUnknownModel(failure))
       return new EmbedderError(
         `the server at ${url} has no embedding model ${this.model} (HTTP ${failure.status}: ${failure.message}): ` +
-          `check the model name it serves (${await this.#servedModels(signal)}) and the base URL (it usually ends in /v1), ${BUILTIN_INSTEAD}`,
+          `${unknownModelRemedy(await this.#servedModels(signal))}, ${BUILTIN_INSTEAD}`,
         'MODEL_MISSING',
       );
     if (isNoListener(failure))

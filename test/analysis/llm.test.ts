@@ -391,7 +391,9 @@ describe('an OpenAI-compatible server (/v1/chat/completions)', () => {
     expect(missing).toContainEqual(
       expect.objectContaining({
         reason: 'server-error',
-        detail: expect.stringMatching(/^HTTP 404: The model `llama` does not exist/),
+        detail: expect.stringMatching(
+          /^HTTP 404: The model `llama` does not exist: check the model name it serves \(GET http:.*\/v1\/models lists them\)/,
+        ),
       }),
     );
   });

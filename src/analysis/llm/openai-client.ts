@@ -145,3 +145,15 @@ export function isUnknownModel(failure: ServerFailure): boolean {
 export function isAuthFailure(failure: ServerFailure): boolean {
   return failure.kind === 'http' && (failure.status === 401 || failure.status === 403);
 }
+
+/** What to do about a refused request, for a client that sent a key or did not. */
+export function authRemedy(sentKey: boolean): string {
+  return sentKey
+    ? `check the API key given (${API_KEY_VARIABLE}; apiKey in the library)`
+    : `it wants an API key: set ${API_KEY_VARIABLE} (apiKey in the library)`;
+}
+
+/** What to do about a model the server does not serve; `served` says what it lists, or how to ask. */
+export function unknownModelRemedy(served: string): string {
+  return `check the model name it serves (${served}) and the base URL (it usually ends in /v1)`;
+}

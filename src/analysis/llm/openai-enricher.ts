@@ -10,7 +10,15 @@
 import { MODEL_ENRICHER_DEFAULTS } from './config.js';
 import { type ServerFailure, UnusableAnswerError } from './http.js';
 import { type ChatReply, ModelEnricher, type ModelEnricherOptions } from './model-enricher.js';
-import { describeOpenAIFailure, OpenAIClient, type OpenAIServerOptions } from './openai-client.js';
+import {
+  authRemedy,
+  describeOpenAIFailure,
+  isAuthFailure,
+  isUnknownModel,
+  OpenAIClient,
+  type OpenAIServerOptions,
+  unknownModelRemedy,
+} from './openai-client.js';
 import { checkAnswer, RESULT_SCHEMA, type Checked } from './resources.js';
 import { strictSchema, withoutNulls } from './strict-schema.js';
 
@@ -69,7 +77,16 @@ export class OpenAIEnricher extends ModelEnricher {
     return checkAnswer(content, withoutNulls);
   }
 
+  /** A refused key or an unknown model says what to do, as the embedder's errors do. */
   protected describeFailure(error: unknown, signal: AbortSignal | undefined): ServerFailure {
-    return describeOpenAIFailure(error, signal);
+    const failure = describeOpenAIFailure(error, signal);
+    const client = this.#client;
+    if (isAuthFailure(failure)) return { ...failure, message: `${failure.message}: ${authRemedy(client.hasApiKey)}` };
+    if (isUnknownModel(failure))
+      return {
+        ...failure,
+        message: `${failure.message}: ${unknownModelRemedy(`GET ${client.baseUrl}/models lists them`)}`,
+      };
+    return failure;
   }
 }
