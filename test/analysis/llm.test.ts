@@ -377,7 +377,9 @@ describe('an OpenAI-compatible server (/v1/chat/completions)', () => {
     expect(events).toContainEqual(
       expect.objectContaining({
         reason: 'server-error',
-        detail: expect.stringMatching(/^HTTP 401: Incorrect API key/),
+        detail: expect.stringMatching(
+          /^HTTP 401: Incorrect API key provided: check the API key given \(OCVECTOR_API_KEY/,
+        ),
       }),
     );
     const missing: AnalysisEvent[] = [];
