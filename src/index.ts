@@ -39,6 +39,11 @@ export { createAnalyzer } from './analysis/create.js';
 export type { CreateAnalyzerOptions } from './analysis/create.js';
 export { OllamaEnricher } from './analysis/llm/ollama-enricher.js';
 export type { OllamaEnricherOptions } from './analysis/llm/ollama-enricher.js';
+export { OpenAIEnricher } from './analysis/llm/openai-enricher.js';
+export type { OpenAIEnricherOptions } from './analysis/llm/openai-enricher.js';
+export type { ModelEnricher, ModelEnricherOptions } from './analysis/llm/model-enricher.js';
+export type { LlmChoice } from './analysis/llm/choose-enricher.js';
+export type { OpenAIServerOptions } from './analysis/llm/openai-client.js';
 export type { FileAnalyzer } from './analysis/pool.js';
 export type { AnalysisEvent, LlmFallbackReason } from './analysis/events.js';
 export { isSkipped } from './analysis/types.js';
@@ -51,8 +56,11 @@ export { BuiltinEmbedder } from './vector/builtin-embedder.js';
 export type { BuiltinEmbedderOptions } from './vector/builtin-embedder.js';
 export { OllamaEmbedder } from './vector/ollama-embedder.js';
 export type { OllamaEmbedderOptions } from './vector/ollama-embedder.js';
+export { OpenAIEmbedder } from './vector/openai-embedder.js';
+export type { OpenAIEmbedderOptions } from './vector/openai-embedder.js';
+export type { RemoteEmbedderOptions } from './vector/remote-embedder.js';
 export { ollamaHasModel } from './vector/choose.js';
-export type { EmbedderChoice } from './vector/choose.js';
+export type { EmbedderChoice, EmbedderServers } from './vector/choose.js';
 
 // Search.
 export { Searcher, SEARCH_DEFAULTS } from './search/searcher.js';

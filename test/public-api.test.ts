@@ -22,11 +22,13 @@ const PUBLIC_RUNTIME_NAMES = [
   'Analyzer',
   'createAnalyzer',
   'OllamaEnricher',
+  'OpenAIEnricher',
   'isSkipped',
   'resolveOllamaHost',
   // embedders
   'BuiltinEmbedder',
   'OllamaEmbedder',
+  'OpenAIEmbedder',
   'ollamaHasModel',
   // search
   'Searcher',

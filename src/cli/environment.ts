@@ -3,17 +3,25 @@
  * library takes options; the CLIs turn flags and the environment into
  * options (a flag wins over its variable).
  */
+import { API_KEY_VARIABLE } from '../analysis/llm/openai-client.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
+import type { OpenAIEmbedderOptions } from '../vector/openai-embedder.js';
 
 export interface Environment {
   /** OLLAMA_HOST: the Ollama server, as the ollama CLI itself reads it. */
   ollamaHost: string | undefined;
-  /** OCVECTOR_EMBEDDER: builtin, ollama, or auto (anything else). Unset: the index's own, else auto. */
-  embedder: 'builtin' | 'ollama' | 'auto' | undefined;
-  /** OCVECTOR_EMBEDDING_MODEL: the Ollama embedding model. */
+  /** OCVECTOR_EMBEDDER: builtin, ollama, openai, or auto (anything else). Unset: the index's own, else auto. */
+  embedder: 'builtin' | 'ollama' | 'openai' | 'auto' | undefined;
+  /** OCVECTOR_EMBEDDING_MODEL: the embedding model (Ollama's, or the OpenAI-compatible server's). */
   embeddingModel: string | undefined;
-  /** OCVECTOR_ANALYSIS_MODEL: the Ollama analysis model. */
+  /** OCVECTOR_ANALYSIS_MODEL: the analysis model (Ollama's, or the OpenAI-compatible server's). */
   analysisModel: string | undefined;
+  /**
+   * OCVECTOR_API_KEY: the key for an OpenAI-compatible server. Not
+   * OPENAI_API_KEY: a key kept for api.openai.com is not to be sent to
+   * whatever server --openai-base-url names.
+   */
+  apiKey: string | undefined;
   /** OCVECTOR_LLM: 0, off, false or no turn analysis by a model off. */
   llm: boolean;
   /** OCVECTOR_NATIVE_PATH: an ocvector.node to load before the built ones. */
@@ -26,13 +34,18 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
   const embedder = env.OCVECTOR_EMBEDDER?.toLowerCase();
   return {
     ollamaHost: env.OLLAMA_HOST || undefined,
-    embedder: embedder === undefined ? undefined : embedder === 'builtin' || embedder === 'ollama' ? embedder : 'auto',
+    embedder: embedder === undefined ? undefined : isNamedEmbedder(embedder) ? embedder : 'auto',
     embeddingModel: env.OCVECTOR_EMBEDDING_MODEL || undefined,
     analysisModel: env.OCVECTOR_ANALYSIS_MODEL || undefined,
+    apiKey: env[API_KEY_VARIABLE] || undefined,
     llm: !/^(0|off|false|no)$/i.test(env.OCVECTOR_LLM ?? ''),
     nativePath: env.OCVECTOR_NATIVE_PATH || undefined,
     debug: Boolean(env.OCVECTOR_DEBUG),
   };
+}
+
+function isNamedEmbedder(name: string): name is 'builtin' | 'ollama' | 'openai' {
+  return name === 'builtin' || name === 'ollama' || name === 'openai';
 }
 
 /** What the library is to ask of Ollama: `--ollama-host` before OLLAMA_HOST, and the embedding model. */
@@ -42,4 +55,20 @@ export function ollamaOptions(
 ): OllamaEmbedderOptions {
   const host = hostFlag ?? env.ollamaHost;
   return { ...(host ? { host } : {}), ...(env.embeddingModel ? { model: env.embeddingModel } : {}) };
+}
+
+/**
+ * What the library is to ask of an OpenAI-compatible server: the base URL
+ * `--openai-base-url` gives (none: the one an index recorded), the key from
+ * OCVECTOR_API_KEY, and the embedding model.
+ */
+export function openAIOptions(
+  baseUrlFlag: string | undefined,
+  env: Environment = readEnvironment(),
+): OpenAIEmbedderOptions {
+  return {
+    ...(baseUrlFlag ? { baseUrl: baseUrlFlag } : {}),
+    ...(env.apiKey ? { apiKey: env.apiKey } : {}),
+    ...(env.embeddingModel ? { model: env.embeddingModel } : {}),
+  };
 }

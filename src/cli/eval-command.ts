@@ -14,7 +14,8 @@ import { StoreError } from '../store/database.js';
 import { EXIT } from './exit.js';
 import { configure, parseList, runCommand } from './program.js';
 import { colorEnabled, makeStyle, ProgressBar, type Style } from './terminal.js';
-import { ollamaOptions } from './environment.js';
+import { OPENAI_BASE_URL_HELP } from './embedder-choice.js';
+import { ollamaOptions, openAIOptions } from './environment.js';
 
 interface EvalCliOptions {
   db?: string;
@@ -22,6 +23,7 @@ interface EvalCliOptions {
   json?: boolean;
   quiet?: boolean;
   ollamaHost?: string;
+  openaiBaseUrl?: string;
 }
 
 const PROGRAM = 'oc-vector-eval';
@@ -35,6 +37,7 @@ export async function evalMain(argv: readonly string[]): Promise<number> {
     .option('--db <dir>', 'index directory (default: the nearest .ocvector at or above the current directory)')
     .option('--mode <modes>', `modes to score, comma-separated (${EVAL_MODES.join(', ')})`, EVAL_MODES.join(','))
     .option('--ollama-host <url>', 'Ollama server, for an index built with an Ollama embedding model')
+    .option('--openai-base-url <url>', `${OPENAI_BASE_URL_HELP}, for an index built with one`)
     .option('--json', "the scores and every query's ranks as JSON on stdout")
     .option('-q, --quiet', 'no progress on stderr');
 
@@ -48,7 +51,11 @@ async function runEval(files: string[], options: EvalCliOptions): Promise<number
 
   const found = options.db ? { indexDir: resolve(options.db) } : findIndex(process.cwd());
   if (!found) throw new StoreError(`no index at or above ${process.cwd()}: run oc-vector-index first`, 'NOT_FOUND');
-  const searcher = await Searcher.open({ indexDir: found.indexDir, ollama: ollamaOptions(options.ollamaHost) });
+  const searcher = await Searcher.open({
+    indexDir: found.indexDir,
+    ollama: ollamaOptions(options.ollamaHost),
+    openai: openAIOptions(options.openaiBaseUrl),
+  });
   const reports: (EvalReport & { set: string })[] = [];
   try {
     for (const { file, queries } of sets) {

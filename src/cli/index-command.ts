@@ -15,22 +15,23 @@ import { watchIndex } from '../indexing/watch.js';
 import { findIndex } from '../search/find-index.js';
 import { StoreError } from '../store/database.js';
 import { type DroppedIndex, dropIndex } from '../store/drop.js';
-import type { EmbedderChoice } from '../vector/choose.js';
 import { EXIT, UsageError } from './exit.js';
 import { analysisChoice } from './analysis-choice.js';
 import { IndexReporter, mergeSummaries, renderRunReport } from './index-report.js';
 import { renderDryRun, renderStatus } from './plan-report.js';
 import { colorEnabled, formatDuration, makeStyle, plural } from './terminal.js';
 import { configure, parseInteger, parseSize, runCommand } from './program.js';
-import { ollamaOptions, readEnvironment } from './environment.js';
+import { embedderChoice, EMBEDDER_KINDS, type EmbedderKind, OPENAI_BASE_URL_HELP } from './embedder-choice.js';
+import { ollamaOptions, openAIOptions, readEnvironment } from './environment.js';
 
 interface IndexCliOptions {
   db?: string;
-  llm: boolean;
+  llm?: boolean | 'ollama' | 'openai';
   model?: string;
-  embedder?: 'auto' | 'builtin' | 'ollama';
+  embedder?: EmbedderKind;
   embeddingModel?: string;
   ollamaHost?: string;
+  openaiBaseUrl?: string;
   since?: string;
   rebuild?: boolean;
   dryRun?: boolean;
@@ -59,18 +60,25 @@ export async function indexMain(argv: readonly string[]): Promise<number> {
       'index directory (default: <root>/.ocvector, the root being the enclosing git work tree or index)',
     )
     .option('--no-llm', 'syntax-tree analysis only: no descriptions from an analysis model')
-    .option('--model <name>', 'Ollama analysis model (default: qwen2.5-coder, or OCVECTOR_ANALYSIS_MODEL)')
+    .addOption(
+      new Option(
+        '--llm <kind>',
+        "the analysis model's server: ollama, or openai (with --model and --openai-base-url) (default: Ollama when it has the model)",
+      ).choices(['ollama', 'openai']),
+    )
+    .option('--model <name>', 'analysis model (default: qwen2.5-coder on Ollama, or OCVECTOR_ANALYSIS_MODEL)')
     .addOption(
       new Option(
         '--embedder <kind>',
         "embedder for a new index (default: the index's own; for a new one Ollama when it has the model, else built-in)",
-      ).choices(['auto', 'builtin', 'ollama']),
+      ).choices([...EMBEDDER_KINDS]),
     )
     .option(
       '--embedding-model <name>',
-      'Ollama embedding model (default: nomic-embed-text, or OCVECTOR_EMBEDDING_MODEL)',
+      'embedding model (default: nomic-embed-text on Ollama, or OCVECTOR_EMBEDDING_MODEL; needed with --embedder openai)',
     )
     .option('--ollama-host <url>', 'Ollama server (default: OLLAMA_HOST, else http://127.0.0.1:11434)')
+    .option('--openai-base-url <url>', OPENAI_BASE_URL_HELP)
     .option('--since <rev>', 'only files git reports changed since this revision (plus untracked files)')
     .option('--rebuild', 'forget everything indexed and start again (needed to change embedder)')
     .option('--dry-run', 'count files, elements and model calls, and estimate the time; write nothing')
@@ -83,7 +91,7 @@ export async function indexMain(argv: readonly string[]): Promise<number> {
     )
     .option(
       '--timeout <seconds>',
-      'deadline of each request to Ollama, analysis and embeddings, reading the answer included',
+      'deadline of each request to a model server, analysis and embeddings, reading the answer included',
       '120',
     )
     .option('--max-file-size <size>', 'skip files larger than this: bytes, or with k, M or G (default 1M)')
@@ -110,8 +118,9 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
   const waitSeconds = options.wait === undefined ? undefined : parseInteger(options.wait, '--wait', 0, 86_400);
   const timeoutSeconds = parseInteger(options.timeout ?? '120', '--timeout', 1, 86_400);
   const maxBytes = options.maxFileSize === undefined ? undefined : parseSize(options.maxFileSize, '--max-file-size');
-  // One host and one deadline for everything that talks to Ollama: analysis, embeddings, the model probe.
+  // One address and one deadline per server for everything that talks to it: analysis, embeddings, the model probe.
   const ollama = { ...ollamaOptions(options.ollamaHost, env), timeoutMs: timeoutSeconds * 1_000 };
+  const openai = { ...openAIOptions(options.openaiBaseUrl, env), timeoutMs: timeoutSeconds * 1_000 };
 
   if (options.drop) {
     const indexDir = existingIndexDir(paths, options.db, 'nothing to delete');
@@ -135,15 +144,18 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const llm = await analysisChoice(options, ollama.host, env, (note) => {
+    const embedder = embedderChoice(options, env);
+    const servers = { ollamaHost: ollama.host, openaiBaseUrl: openai.baseUrl };
+    const llm = await analysisChoice(options, servers, env, (note) => {
       if (!options.quiet && !options.json) process.stderr.write(`note: ${note}\n`);
     });
     const common: Omit<IndexerOptions, 'path'> = {
       root,
       indexDir: options.db ? resolve(options.db) : defaultIndexDir(root),
-      ...defined('embedder', embedderChoice(options) ?? env.embedder),
+      ...defined('embedder', embedder),
       ...defined('llm', llm),
       ollama,
+      openai,
       ...(threads ? { threads } : {}),
       ...(options.since ? { since: options.since } : {}),
       ...(options.rebuild ? { rebuild: true } : {}),
@@ -234,17 +246,6 @@ function commonDirectory(targets: readonly string[]): string {
     directory === common || directory.startsWith(common.endsWith(sep) ? common : common + sep);
   while (!directories.every(within)) common = dirname(common);
   return common;
-}
-
-function embedderChoice(options: IndexCliOptions): EmbedderChoice | undefined {
-  const ollama = options.embeddingModel ? { model: options.embeddingModel } : {};
-  if (options.embedder === 'builtin') {
-    if (options.embeddingModel)
-      throw new UsageError('--embedding-model names an Ollama model: it cannot go with --embedder builtin');
-    return 'builtin';
-  }
-  if (options.embedder === 'ollama' || options.embeddingModel) return ollama;
-  return options.embedder === 'auto' ? 'auto' : undefined;
 }
 
 /** `{ key: value }`, or nothing when the value is undefined (exact optional properties). */

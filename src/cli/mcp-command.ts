@@ -10,18 +10,20 @@ import { defaultIndexDir, findRoot } from '../files/root.js';
 import { createCodebaseMcpServer } from '../mcp/server.js';
 import { findIndex } from '../search/find-index.js';
 import { DEFAULT_TOOL_BUDGET } from '../tool/budget.js';
-import type { IndexerOptions } from '../indexing/indexer.js';
 import { analysisChoice } from './analysis-choice.js';
-import { ollamaOptions, readEnvironment } from './environment.js';
+import { embedderChoice, EMBEDDER_KINDS, type EmbedderKind, OPENAI_BASE_URL_HELP } from './embedder-choice.js';
+import { ollamaOptions, openAIOptions, readEnvironment } from './environment.js';
 import { EXIT } from './exit.js';
 import { configure, parseInteger, runCommand, VERSION } from './program.js';
 
 interface McpCliOptions {
   db?: string;
-  llm: boolean;
+  llm?: boolean | 'ollama' | 'openai';
   model?: string;
-  embedder?: 'auto' | 'builtin' | 'ollama';
+  embedder?: EmbedderKind;
+  embeddingModel?: string;
   ollamaHost?: string;
+  openaiBaseUrl?: string;
   maxOutput: string;
   quiet?: boolean;
 }
@@ -36,11 +38,20 @@ export async function mcpMain(argv: readonly string[]): Promise<number> {
     .argument('[root]', 'the directory to serve (default: the root of the index at or above the current directory)')
     .option('--db <dir>', 'index directory (default: <root>/.ocvector)')
     .option('--no-llm', 'reindex with syntax-tree analysis only')
-    .option('--model <name>', 'Ollama analysis model for reindex (default: qwen2.5-coder when the server has it)')
     .addOption(
-      new Option('--embedder <kind>', 'embedder when reindex creates the index').choices(['auto', 'builtin', 'ollama']),
+      new Option(
+        '--llm <kind>',
+        "reindex's analysis model server: ollama, or openai (with --model and --openai-base-url)",
+      ).choices(['ollama', 'openai']),
+    )
+    .option('--model <name>', 'analysis model for reindex (default: qwen2.5-coder when the Ollama server has it)')
+    .addOption(new Option('--embedder <kind>', 'embedder when reindex creates the index').choices([...EMBEDDER_KINDS]))
+    .option(
+      '--embedding-model <name>',
+      'embedding model when reindex creates the index (needed with --embedder openai)',
     )
     .option('--ollama-host <url>', 'Ollama server (default: OLLAMA_HOST, else http://127.0.0.1:11434)')
+    .option('--openai-base-url <url>', OPENAI_BASE_URL_HELP)
     .option(
       '--max-output <chars>',
       'size budget of a codebase_search answer, in characters of JSON',
@@ -60,17 +71,19 @@ async function serve(rootArgument: string | undefined, options: McpCliOptions): 
   const maxOutputChars = parseInteger(options.maxOutput, '--max-output', 1_000, 10_000_000);
   const env = readEnvironment();
   const ollama = ollamaOptions(options.ollamaHost, env);
+  const openai = openAIOptions(options.openaiBaseUrl, env);
+  const embedder = embedderChoice(options, env);
 
   const root = rootArgument
     ? findRoot(resolve(rootArgument))
     : (findIndex(process.cwd())?.root ?? findRoot(process.cwd()));
   const indexDir = options.db ? resolve(options.db) : defaultIndexDir(root);
-  const llm = await analysisChoice(options, ollama.host, env, (note) => log(note));
+  const llm = await analysisChoice(options, { ollamaHost: ollama.host, openaiBaseUrl: openai.baseUrl }, env, log);
   const server = createCodebaseMcpServer({
     root,
     indexDir,
-    indexer: { ...(llm === undefined ? {} : { llm }), ...embedderOption(options.embedder ?? env.embedder), ollama },
-    search: { budget: { maxOutputChars }, searcherOptions: { ollama } },
+    indexer: { ...(llm === undefined ? {} : { llm }), ...(embedder ? { embedder } : {}), ollama, openai },
+    search: { budget: { maxOutputChars }, searcherOptions: { ollama, openai } },
     version: VERSION,
     onLog: log,
   });
@@ -87,9 +100,4 @@ async function serve(rootArgument: string | undefined, options: McpCliOptions): 
   await closed;
   await server.close();
   return EXIT.OK;
-}
-
-/** The embedder named by --embedder or OCVECTOR_EMBEDDER, for when reindex creates the index. */
-function embedderOption(kind: McpCliOptions['embedder']): Pick<IndexerOptions, 'embedder'> {
-  return kind ? { embedder: kind === 'ollama' ? {} : kind } : {};
 }

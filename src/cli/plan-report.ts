@@ -13,7 +13,7 @@ export function renderStatus(status: IndexStatus, style: Style): string {
     `  updated    ${run ? `${run.finishedAt} (${run.mode} run, ${formatDuration(run.durationMs)})` : 'never completed'}`,
   );
   lines.push(
-    `  embedder   ${status.embedder ? `${status.embedder.id} (${status.embedder.dimension} dimensions)` : 'none yet'}`,
+    `  embedder   ${status.embedder ? `${status.embedder.id} (${status.embedder.dimension} dimensions)${status.embedder.host ? ` at ${status.embedder.host}` : ''}` : 'none yet'}`,
   );
   lines.push(
     `  analysis   ${run?.analysisModel ? `syntax tree + ${run.analysisModel} (${run.modelCalls} calls in the last run)` : 'syntax tree only'}`,

@@ -15,7 +15,8 @@ import { StoreError } from '../store/database.js';
 import { EXIT } from './exit.js';
 import { configure, parseInteger, parseList, runCommand } from './program.js';
 import { colorEnabled, formatDuration, makeStyle, type Style } from './terminal.js';
-import { ollamaOptions } from './environment.js';
+import { OPENAI_BASE_URL_HELP } from './embedder-choice.js';
+import { ollamaOptions, openAIOptions } from './environment.js';
 
 interface SearchCliOptions {
   limit: string;
@@ -28,6 +29,7 @@ interface SearchCliOptions {
   snippet: boolean;
   snippetLines: string;
   ollamaHost?: string;
+  openaiBaseUrl?: string;
 }
 
 const PROGRAM = 'oc-vector-search';
@@ -60,6 +62,10 @@ export async function searchMain(argv: readonly string[]): Promise<number> {
       '--ollama-host <url>',
       'Ollama server, for an index built with an Ollama embedding model (default: OLLAMA_HOST, else the one the index was built with)',
     )
+    .option(
+      '--openai-base-url <url>',
+      `${OPENAI_BASE_URL_HELP}, for an index built with one (default: the one the index was built with)`,
+    )
     .option('--json', 'the whole response as JSON on stdout')
     .option('--no-snippet', 'no code, only locations')
     .option('--snippet-lines <n>', 'lines of code shown per result', '12');
@@ -81,7 +87,11 @@ async function runSearch(query: string, options: SearchCliOptions): Promise<numb
       `no index at or above ${process.cwd()}: run oc-vector-index first (e.g. oc-vector-index .)`,
       'NOT_FOUND',
     );
-  const searcher = await Searcher.open({ indexDir: found.indexDir, ollama: ollamaOptions(options.ollamaHost) });
+  const searcher = await Searcher.open({
+    indexDir: found.indexDir,
+    ollama: ollamaOptions(options.ollamaHost),
+    openai: openAIOptions(options.openaiBaseUrl),
+  });
   let response: SearchResponse;
   try {
     response = await searcher.search(query, {

@@ -18,7 +18,7 @@ import { stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../analysis/content.js';
 import type { Enricher } from '../analysis/analyzer.js';
-import { OllamaEnricher, type OllamaEnricherOptions } from '../analysis/llm/ollama-enricher.js';
+import { type LlmChoice, makeEnricher } from '../analysis/llm/choose-enricher.js';
 import { AnalysisPool, type FileAnalyzer } from '../analysis/pool.js';
 import { isSkipped, type AnalysisResult, type CodeFile, type SkippedFile } from '../analysis/types.js';
 import { defaultIndexDir, findRoot } from '../files/root.js';
@@ -38,10 +38,17 @@ import { prepareDirectory, StoreError } from '../store/database.js';
 import { IndexStore, UNTRUSTED_MTIME, type EmbedderRecord, type FileRow } from '../store/store.js';
 import { WriteLock } from '../store/lock.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
-import { chooseEmbedder, isOutdatedBuiltin, withRecordedHost, type EmbedderChoice } from '../vector/choose.js';
+import {
+  chooseEmbedder,
+  type EmbedderServers,
+  isOutdatedBuiltin,
+  withRecordedHost,
+  type EmbedderChoice,
+} from '../vector/choose.js';
 import { buildDocuments } from '../vector/document.js';
 import type { Embedder } from '../vector/embedder.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
+import type { OpenAIEmbedderOptions } from '../vector/openai-embedder.js';
 import { DryRunTally, estimateRun, type DryRunReport } from './dry-run.js';
 import { EmbeddingQueue } from './embedding-queue.js';
 import { eachConcurrently, IndexRun, type FileOutcome } from './index-run.js';
@@ -56,16 +63,31 @@ export interface IndexerOptions {
   root?: string;
   /** Where the database lives. Default `<root>/.ocvector`. */
   indexDir?: string;
-  /** Default: the index's own embedder; for a new index Ollama when it answers, else the built-in one. */
+  /**
+   * Default: the index's own embedder; for a new index Ollama when it
+   * answers, else the built-in one. An OpenAI-compatible server only when
+   * named ('openai', or options with `kind: 'openai'`).
+   */
   embedder?: EmbedderChoice;
-  /** LLM analysis: false (syntax tree only), true, or Ollama options. Default true. */
-  llm?: boolean | OllamaEnricherOptions;
+  /**
+   * LLM analysis: false (syntax tree only), true, Ollama options, or
+   * OpenAI-compatible options (`kind: 'openai'`). Default true (Ollama).
+   */
+  llm?: LlmChoice;
   /**
    * What to ask of Ollama when an embedder is made from a name ('auto',
    * 'ollama', the index's recorded one): host, model, timeouts. Its host and
    * its timeout are also the analysis model's, unless `llm` names them.
    */
   ollama?: OllamaEmbedderOptions;
+  /**
+   * What to ask of an OpenAI-compatible server when an embedder is made
+   * from a name ('openai', the index's recorded one): base URL, API key,
+   * model, timeouts. Without a base URL, the one the index recorded. Its
+   * address, key and timeout are also an OpenAI-compatible analysis
+   * model's, unless `llm` names them.
+   */
+  openai?: OpenAIEmbedderOptions;
   /**
    * The enricher to use instead of the Ollama one `llm` describes (then
    * `llm` is not read). It keeps its own cache of answers.
@@ -261,8 +283,8 @@ export class Indexer {
     signal: AbortSignal | undefined,
   ): Promise<{ embedder: Embedder; mode: LastRun['mode'] }> {
     const recorded = store.embedder;
-    const ollama = withRecordedHost(this.#options.ollama, store.meta.embedderHost);
-    const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id, ollama);
+    const servers = withRecordedHost(this.#servers, recorded?.id, store.meta.embedderHost);
+    const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id, servers);
     // A database copied or moved here from another root answers about files elsewhere: this one starts afresh.
     const rebuild = startsAfresh(options, recorded, embedder) || store.builtForElsewhere !== undefined;
     await embedder.init({
@@ -333,8 +355,8 @@ export class Indexer {
     let pool: AnalysisPool | undefined;
     try {
       const recorded = run.rebuild ? undefined : store?.embedder;
-      const ollama = withRecordedHost(this.#options.ollama, run.rebuild ? undefined : store?.meta.embedderHost);
-      const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id, ollama);
+      const servers = withRecordedHost(this.#servers, recorded?.id, run.rebuild ? undefined : store?.meta.embedderHost);
+      const embedder = await chooseEmbedder(this.#options.embedder, recorded?.id, servers);
       const rebuild = startsAfresh(run, recorded, embedder);
       // Looked up, not recorded: a dry run writes nothing (the store is open read-only).
       const rootId = store && !rebuild ? [...store.roots()].find(([, path]) => path === this.root)?.[0] : undefined;
@@ -440,24 +462,31 @@ export class Indexer {
     };
   }
 
+  /** What to ask of each kind of embedding server. */
+  get #servers(): EmbedderServers {
+    return { ollama: this.#options.ollama, openai: this.#options.openai };
+  }
+
   /**
-   * The enricher given, or an Ollama one when analysis by a model is on: its
-   * answers are cached in the store when there is one.
+   * The enricher given, or the one `llm` describes when analysis by a model
+   * is on: its answers are cached in the store when there is one.
    */
   #enricherFor(store: IndexStore | undefined, signal: AbortSignal | undefined): Enricher | undefined {
     if (this.#options.enricher) return this.#options.enricher;
-    const llm = this.#options.llm ?? INDEXER_DEFAULTS.llm;
-    if (llm === false) return undefined;
-    // One server for embeddings and analysis: the same host, and the same deadline per request.
+    // One server for embeddings and analysis: the same address, and the same deadline per request.
     const { host, timeoutMs } = this.#options.ollama ?? {};
-    return new OllamaEnricher({
-      ...(host ? { host } : {}),
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-      ...(llm === true ? {} : llm),
-      ...(store ? { cache: store.analysisCache() } : {}),
-      ...(signal ? { signal } : {}),
-      onEvent: (event) => this.#emit({ type: 'analysis', event }),
-    });
+    return makeEnricher(
+      this.#options.llm ?? INDEXER_DEFAULTS.llm,
+      {
+        ollama: { ...(host ? { host } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) },
+        ...(this.#options.openai ? { openai: this.#options.openai } : {}),
+      },
+      {
+        ...(store ? { cache: store.analysisCache() } : {}),
+        ...(signal ? { signal } : {}),
+        onEvent: (event) => this.#emit({ type: 'analysis', event }),
+      },
+    );
   }
 
   async #plan(

@@ -16,7 +16,8 @@ import type { LastRun } from '../store/meta.js';
 export interface IndexStatus {
   root: string;
   indexDir: string;
-  embedder: { id: string; dimension: number } | null;
+  /** With `host`, the server it was asked at (an Ollama URL, an OpenAI-compatible base URL) when the index was last updated. */
+  embedder: { id: string; dimension: number; host?: string } | null;
   lastRun: LastRun | null;
   generation: number;
   files: { indexed: number; skipped: number; failed: number };
@@ -83,7 +84,9 @@ export async function indexStatus(indexDir: string, options: StatusOptions = {})
     return {
       root,
       indexDir,
-      embedder: store.embedder ?? null,
+      embedder: store.embedder
+        ? { ...store.embedder, ...(store.meta.embedderHost ? { host: store.meta.embedderHost } : {}) }
+        : null,
       lastRun: store.meta.lastRun,
       generation: store.generation,
       files: counts,

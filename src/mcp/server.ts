@@ -32,7 +32,7 @@ export interface CodebaseMcpServerOptions {
   /** Default `<root>/.ocvector`. */
   indexDir?: string;
   /** How reindex indexes: the analysis model, the embedder for a new index, threads. */
-  indexer?: Pick<IndexerOptions, 'llm' | 'embedder' | 'ollama' | 'threads' | 'limits'>;
+  indexer?: Pick<IndexerOptions, 'llm' | 'embedder' | 'ollama' | 'openai' | 'threads' | 'limits'>;
   /** Size budget and permission callback of codebase_search. */
   search?: Pick<CodebaseSearchToolOptions, 'budget' | 'permission' | 'searcherOptions'>;
   version?: string;

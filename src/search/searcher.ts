@@ -19,6 +19,7 @@ import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../
 import { embedderFromId, withRecordedHost } from '../vector/choose.js';
 import { EmbedderError, type Embedder } from '../vector/embedder.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
+import type { OpenAIEmbedderOptions } from '../vector/openai-embedder.js';
 import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
 import { DEFAULT_FUSION_WEIGHTS, type FusionWeights, type ScoredHit } from './fusion.js';
 import { fileScores } from './file-evidence.js';
@@ -40,6 +41,11 @@ export interface SearcherOptions {
    * the one the index recorded when it was last updated (else the default).
    */
   ollama?: OllamaEmbedderOptions;
+  /**
+   * For an index built with an OpenAI-compatible server: API key, timeout.
+   * Without a base URL, the one the index recorded when it was last updated.
+   */
+  openai?: OpenAIEmbedderOptions;
   vectorIndex?: VectorIndexOptions;
   /** Fusion weights by query kind (defaults: DEFAULT_FUSION_WEIGHTS). */
   weights?: Partial<Record<QueryKind, FusionWeights>>;
@@ -446,10 +452,9 @@ export class Searcher {
   async #queryEmbedder(): Promise<Embedder> {
     if (this.#embedder) return this.#embedder;
     // No host given: the one the index recorded, where its embedder was.
-    const embedder = embedderFromId(
-      this.#record.id,
-      withRecordedHost(this.#options.ollama, this.#store.meta.embedderHost),
-    );
+    const { ollama, openai } = this.#options;
+    const servers = withRecordedHost({ ollama, openai }, this.#record.id, this.#store.meta.embedderHost);
+    const embedder = embedderFromId(this.#record.id, servers);
     if (!embedder)
       throw new EmbedderError(
         `this version of ocvector cannot embed queries for ${this.#record.id}: run oc-vector-index to re-embed the index`,

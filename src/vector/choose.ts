@@ -2,47 +2,76 @@
  * Which embedder an index uses. The one it was built with, if it has one;
  * otherwise the one asked for; otherwise an Ollama model when a local
  * server answers and has it, else the built-in embedder (no model at all).
+ * An OpenAI-compatible server is used only when asked for (or recorded):
+ * nothing probes for one.
  */
 import { ollamaClient } from '../analysis/llm/client.js';
 import { resolveOllamaHost } from '../analysis/llm/config.js';
 import { BUILTIN_EMBEDDER_VERSION, BuiltinEmbedder } from './builtin-embedder.js';
 import type { Embedder } from './embedder.js';
 import { DEFAULT_EMBEDDING_MODEL, OllamaEmbedder, type OllamaEmbedderOptions } from './ollama-embedder.js';
+import { OPENAI_ID_PREFIX, OpenAIEmbedder, type OpenAIEmbedderOptions } from './openai-embedder.js';
 
-/** An embedder, or how to make one: 'builtin', 'ollama', or Ollama options. */
-export type EmbedderChoice = Embedder | 'builtin' | 'ollama' | 'auto' | OllamaEmbedderOptions;
+/**
+ * An embedder, or how to make one: 'builtin', 'ollama', 'openai' (with the
+ * server options of that kind), 'auto', or options of one kind (Ollama's
+ * unless `kind: 'openai'`).
+ */
+export type EmbedderChoice =
+  | Embedder
+  | 'builtin'
+  | 'ollama'
+  | 'openai'
+  | 'auto'
+  | OllamaEmbedderOptions
+  | (OpenAIEmbedderOptions & { kind: 'openai' });
+
+/** What to ask of each kind of server whenever an embedder of that kind is made from a name. */
+export interface EmbedderServers {
+  ollama?: OllamaEmbedderOptions | undefined;
+  openai?: OpenAIEmbedderOptions | undefined;
+}
 
 /**
  * Makes the embedder a recorded id names (`builtin:v2:512`,
- * `ollama:nomic-embed-text`); undefined when this version cannot (another
- * version of the built-in embedder: its vectors would not match).
+ * `ollama:nomic-embed-text`, `openai:bge-m3`); undefined when this version
+ * cannot (another version of the built-in embedder: its vectors would not
+ * match).
  */
-export function embedderFromId(id: string, ollama: OllamaEmbedderOptions = {}): Embedder | undefined {
+export function embedderFromId(id: string, servers: EmbedderServers = {}): Embedder | undefined {
   const builtin = parseBuiltinId(id);
   if (builtin)
     return builtin.version === BUILTIN_EMBEDDER_VERSION
       ? new BuiltinEmbedder({ dimension: builtin.dimension })
       : undefined;
-  if (id.startsWith('ollama:')) return new OllamaEmbedder({ ...ollama, model: id.slice('ollama:'.length) });
+  if (id.startsWith('ollama:')) return new OllamaEmbedder({ ...servers.ollama, model: id.slice('ollama:'.length) });
+  if (id.startsWith(OPENAI_ID_PREFIX))
+    return new OpenAIEmbedder({ ...servers.openai, model: id.slice(OPENAI_ID_PREFIX.length) });
   return undefined;
 }
 
 /**
- * The embedder for a run. `ollama` holds what to ask of Ollama (host,
- * model, timeouts) whenever an Ollama embedder is made: asked for, made
- * from the recorded id (which names its model), or chosen by 'auto'.
+ * The embedder for a run. `servers` holds what to ask of each kind of
+ * server (host or base URL, model, timeouts) whenever an embedder of that
+ * kind is made: asked for, made from the recorded id (which names its
+ * model), or chosen by 'auto' (Ollama only).
  */
 export async function chooseEmbedder(
   choice: EmbedderChoice = 'auto',
   recordedId: string | undefined,
-  ollama: OllamaEmbedderOptions = {},
+  servers: EmbedderServers = {},
 ): Promise<Embedder> {
+  const { ollama = {}, openai = {} } = servers;
   if (typeof choice === 'object' && 'embedDocuments' in choice) return choice;
   if (choice === 'builtin') return new BuiltinEmbedder();
   if (choice === 'ollama') return new OllamaEmbedder(ollama);
-  if (typeof choice === 'object') return new OllamaEmbedder({ ...ollama, ...choice });
+  if (choice === 'openai') return new OpenAIEmbedder(openai);
+  if (typeof choice === 'object')
+    return choice.kind === 'openai'
+      ? new OpenAIEmbedder({ ...openai, ...choice })
+      : new OllamaEmbedder({ ...ollama, ...choice });
   // A recorded id this version cannot make (an older built-in embedder) gets the current one.
-  if (recordedId) return embedderFromId(recordedId, ollama) ?? new BuiltinEmbedder();
+  if (recordedId) return embedderFromId(recordedId, servers) ?? new BuiltinEmbedder();
   const model = ollama.model ?? DEFAULT_EMBEDDING_MODEL;
   return (await ollamaHasModel(resolveOllamaHost(ollama.host), model))
     ? new OllamaEmbedder({ ...ollama, model })
@@ -50,15 +79,19 @@ export async function chooseEmbedder(
 }
 
 /**
- * The Ollama options to use on an index: the host asked for, else the one
- * the index recorded (where its embedder was when it was last updated).
+ * The server options to use on an index: the address asked for, else the
+ * one the index recorded (where its embedder was when it was last
+ * updated), for the kind of server its recorded id names.
  */
 export function withRecordedHost(
-  ollama: OllamaEmbedderOptions | undefined,
+  servers: EmbedderServers,
+  recordedId: string | undefined,
   recordedHost: string | undefined,
-): OllamaEmbedderOptions {
-  if (ollama?.host || !recordedHost) return ollama ?? {};
-  return { ...ollama, host: recordedHost };
+): EmbedderServers {
+  if (!recordedHost) return servers;
+  if (recordedId?.startsWith(OPENAI_ID_PREFIX))
+    return servers.openai?.baseUrl ? servers : { ...servers, openai: { ...servers.openai, baseUrl: recordedHost } };
+  return servers.ollama?.host ? servers : { ...servers, ollama: { ...servers.ollama, host: recordedHost } };
 }
 
 function parseBuiltinId(id: string): { version: number; dimension: number } | undefined {

@@ -22,8 +22,9 @@ export interface Embedder {
    */
   readonly inProcess?: boolean;
   /**
-   * The server the embedder asks (an Ollama URL), for one that has one: the
-   * index records it, so that searches find the same server again.
+   * The server the embedder asks (an Ollama URL, an OpenAI-compatible base
+   * URL), for one that has one: the index records it, so that searches find
+   * the same server again.
    */
   readonly host?: string;
   /**
@@ -57,10 +58,14 @@ export type EmbedderErrorCode =
   | 'TIMEOUT'
   | 'SERVER_ERROR'
   | 'MODEL_MISSING'
+  /** The server refused the request (HTTP 401, 403): it wants an API key, or another one. */
+  | 'UNAUTHORIZED'
   | 'INVALID_RESPONSE'
   | 'CIRCUIT_OPEN'
   | 'ABORTED'
   | 'NOT_INITIALIZED'
+  /** The options cannot make this embedder (an OpenAI-compatible one without a base URL or a model). */
+  | 'NOT_CONFIGURED'
   | 'UNKNOWN_EMBEDDER';
 
 export class EmbedderError extends OcvectorError<EmbedderErrorCode> {

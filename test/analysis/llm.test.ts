@@ -11,7 +11,10 @@ import {
   type CodeFile,
   type OllamaEnricherOptions,
 } from '../../src/internal.js';
+import { OpenAIEnricher, type OpenAIEnricherOptions } from '../../src/analysis/llm/openai-enricher.js';
+import { strictSchema, withoutNulls } from '../../src/analysis/llm/strict-schema.js';
 import { FakeOllama, type Reply } from '../helpers/fake-ollama.js';
+import { FakeOpenAI, type Reply as OpenAIReply } from '../helpers/fake-openai.js';
 
 const text = readFileSync(new URL('../fixtures/analysis/faiss-index.ts.txt', import.meta.url), 'utf8');
 const path = 'src/native/faiss-index.ts';
@@ -277,5 +280,185 @@ describe('the on/off switch', () => {
     const on = createAnalyzer({ llm: { host: server.url } });
     expect(await on.analyzer.analyzeBytes(path, Buffer.from(text))).toMatchObject({ source: 'ast+llm' });
     expect(server.chats).toHaveLength(1);
+  });
+});
+
+describe('an OpenAI-compatible server (/v1/chat/completions)', () => {
+  let openai: FakeOpenAI | undefined;
+  afterEach(async () => {
+    await openai?.close();
+    openai = undefined;
+  });
+
+  async function openAIEnricherFor(chat: (index: number) => OpenAIReply, options: Partial<OpenAIEnricherOptions> = {}) {
+    openai = await FakeOpenAI.start({ chat: (_, index) => chat(index), models: ['coder'], apiKey: 'sk-test' });
+    const events: AnalysisEvent[] = [];
+    const enricher = new OpenAIEnricher({
+      baseUrl: openai.url,
+      model: 'coder',
+      apiKey: 'sk-test',
+      timeoutMs: 5_000,
+      onEvent: (e) => events.push(e),
+      ...options,
+    });
+    return { enricher, events, fake: openai };
+  }
+
+  it('asks with a strict json_schema response format and enriches the syntax tree with the answer', async () => {
+    const { enricher, events, fake } = await openAIEnricherFor(() => ({ content: goodAnswer() }));
+    const file = await enricher.enrich(astOnly, text);
+    expect(file.source).toBe('ast+llm');
+    expect(file.elements.find((e) => e.name === 'FaissIndex')!.description).toBe('MODEL: what FaissIndex does.');
+    expect(events).toEqual([
+      { type: 'llm-enriched', path, matched: astOnly.elements.length, dropped: 0, parts: 1, cached: false },
+    ]);
+    const request = fake.chats[0]!;
+    expect(request).toMatchObject({ model: 'coder', temperature: 0, stream: false });
+    expect(request.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'ocvector_analysis', schema: strictSchema(RESULT_SCHEMA), strict: true },
+    });
+    expect(request.messages[0]!.content).toContain('66| export class FaissIndex {');
+    expect(fake.headers[0]!.authorization).toBe('Bearer sk-test');
+    expect(enricher.calls).toBe(1);
+  });
+
+  it('takes a strict answer, with null for what it leaves out', async () => {
+    const answer = JSON.parse(goodAnswer());
+    for (const element of answer.elements) Object.assign(element, { parameters: null, 'return-type': null });
+    const { enricher } = await openAIEnricherFor(() => ({ content: JSON.stringify(answer) }));
+    expect((await enricher.enrich(astOnly, text)).source).toBe('ast+llm');
+  });
+
+  it('invalid JSON, twice: the syntax tree stands, as with Ollama', async () => {
+    const { enricher, events, fake } = await openAIEnricherFor(() => ({ content: '{"file-path": "x", "elements": [' }));
+    expect(await enricher.enrich(astOnly, text)).toEqual(astOnly);
+    expect(fake.chats).toHaveLength(2);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'llm-fallback', path, reason: 'invalid-json' }));
+  });
+
+  it('a refusal is a bad answer: retried once, then the syntax tree stands', async () => {
+    const { enricher, events, fake } = await openAIEnricherFor((i) =>
+      i === 0 ? { refusal: 'I cannot help with that.' } : { refusal: 'Still no.' },
+    );
+    expect(await enricher.enrich(astOnly, text)).toEqual(astOnly);
+    expect(fake.chats).toHaveLength(2);
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'llm-fallback',
+        reason: 'invalid-json',
+        detail: 'the model refused to answer: Still no.',
+      }),
+    );
+  });
+
+  const failures: [string, OpenAIReply, string, RegExp][] = [
+    ['an answer without choices', { body: { object: 'chat.completion' } }, 'invalid-response', /without choices/],
+    ['a body that is not JSON', { raw: '{"choices": [' }, 'invalid-response', /not JSON/],
+    [
+      'an HTTP 500',
+      { status: 500, body: { error: { message: 'out of memory' } } },
+      'server-error',
+      /HTTP 500: out of memory/,
+    ],
+  ];
+
+  it.each(failures)('%s ends in the syntax tree, reported', async (_, reply, reason, detail) => {
+    const { enricher, events } = await openAIEnricherFor(() => reply);
+    expect(await enricher.enrich(astOnly, text)).toEqual(astOnly);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'llm-fallback', reason, detail: expect.stringMatching(detail) }),
+    );
+  });
+
+  it('a wrong key and a model the server lacks are server errors that say so', async () => {
+    const { enricher, events } = await openAIEnricherFor(() => ({ content: goodAnswer() }), { apiKey: 'sk-wrong' });
+    expect(await enricher.enrich(astOnly, text)).toEqual(astOnly);
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        reason: 'server-error',
+        detail: expect.stringMatching(
+          /^HTTP 401: Incorrect API key provided: check the API key given \(OCVECTOR_API_KEY/,
+        ),
+      }),
+    );
+    const missing: AnalysisEvent[] = [];
+    const other = new OpenAIEnricher({
+      baseUrl: openai!.url,
+      model: 'llama',
+      apiKey: 'sk-test',
+      onEvent: (e) => missing.push(e),
+    });
+    expect(await other.enrich(astOnly, text)).toEqual(astOnly);
+    expect(missing).toContainEqual(
+      expect.objectContaining({
+        reason: 'server-error',
+        detail: expect.stringMatching(
+          /^HTTP 404: The model `llama` does not exist: check the model name it serves \(GET http:.*\/v1\/models lists them\)/,
+        ),
+      }),
+    );
+  });
+
+  it('caches apart from an Ollama model of the same name', async () => {
+    const cache = new MemoryAnalysisCache();
+    server = await FakeOllama.start({ chat: () => ({ content: goodAnswer() }) });
+    await new OllamaEnricher({ host: server.url, model: 'coder', cache }).enrich(astOnly, text);
+    const { enricher, fake } = await openAIEnricherFor(() => ({ content: goodAnswer() }), { cache });
+    await enricher.enrich(astOnly, text);
+    expect(fake.chats).toHaveLength(1);
+    expect(await enricher.plannedCalls(astOnly, text)).toBe(0);
+  });
+
+  it('is made by createAnalyzer with kind: openai, and needs a base URL and a model', async () => {
+    const { createAnalyzer } = await import('../../src/internal.js');
+    openai = await FakeOpenAI.start({ chat: () => ({ content: goodAnswer() }) });
+    const { analyzer, enricher } = createAnalyzer({ llm: { kind: 'openai', baseUrl: openai.url, model: 'coder' } });
+    expect(enricher).toBeInstanceOf(OpenAIEnricher);
+    expect(await analyzer.analyzeBytes(path, Buffer.from(text))).toMatchObject({ source: 'ast+llm' });
+    expect(() => createAnalyzer({ llm: { kind: 'openai', model: 'coder' } })).toThrow(/needs its base URL/);
+    expect(() => createAnalyzer({ llm: { kind: 'openai', baseUrl: openai!.url } })).toThrow(/needs its name/);
+  });
+});
+
+describe('the strict form of the result schema', () => {
+  it('requires every property of every object, lets the optional ones be null, and keeps the rest', () => {
+    const strict = strictSchema(RESULT_SCHEMA);
+    interface SchemaNode {
+      properties?: Record<string, SchemaNode>;
+      items?: SchemaNode;
+      required?: string[];
+      additionalProperties?: boolean;
+      type?: unknown;
+    }
+    const objects: SchemaNode[] = [];
+    // Schema positions only: a property may itself be called "properties".
+    const walk = (schema: SchemaNode) => {
+      if (schema.properties) {
+        objects.push(schema);
+        Object.values(schema.properties).forEach(walk);
+      }
+      if (schema.items) walk(schema.items);
+    };
+    walk(strict as SchemaNode);
+    expect(objects.length).toBeGreaterThanOrEqual(6);
+    for (const object of objects) {
+      expect(object.required).toEqual(Object.keys(object.properties!));
+      expect(object.additionalProperties).toBe(false);
+    }
+    const element = (strict as SchemaNode).properties!.elements!.items!.properties!;
+    expect(element.parameters!.type).toEqual(['array', 'null']);
+    expect(element.name).toEqual({ type: 'string' }); // minLength is ajv's to check
+    expect(JSON.stringify(strict)).not.toMatch(/"\$schema"|"minimum"|"minLength"/);
+  });
+
+  it('an answer in the strict form, nulls dropped, is an answer in the full form', () => {
+    const answer = JSON.parse(goodAnswer());
+    answer.elements[0].parameters = null;
+    answer.elements[0].properties = [{ name: 'p', type: 'T', accessors: null }];
+    const adapted = withoutNulls(answer) as typeof answer;
+    expect('parameters' in adapted.elements[0]).toBe(false);
+    expect(adapted.elements[0].properties).toEqual([{ name: 'p', type: 'T' }]);
+    expect(adapted.elements[1]).toEqual(answer.elements[1]);
   });
 });

@@ -1,6 +1,6 @@
 /** The environment variables, read by the CLIs alone and turned into options. */
 import { describe, expect, it } from 'vitest';
-import { ollamaOptions, readEnvironment } from '../../src/cli/environment.js';
+import { ollamaOptions, openAIOptions, readEnvironment } from '../../src/cli/environment.js';
 
 describe('the CLIs read the environment', () => {
   it('reads every variable ocvector knows', () => {
@@ -9,6 +9,7 @@ describe('the CLIs read the environment', () => {
       OCVECTOR_EMBEDDER: 'Builtin',
       OCVECTOR_EMBEDDING_MODEL: 'mxbai-embed-large',
       OCVECTOR_ANALYSIS_MODEL: 'qwen3-coder',
+      OCVECTOR_API_KEY: 'sk-local',
       OCVECTOR_LLM: 'off',
       OCVECTOR_NATIVE_PATH: '/opt/ocvector.node',
       OCVECTOR_DEBUG: '1',
@@ -18,6 +19,7 @@ describe('the CLIs read the environment', () => {
       embedder: 'builtin',
       embeddingModel: 'mxbai-embed-large',
       analysisModel: 'qwen3-coder',
+      apiKey: 'sk-local',
       llm: false,
       nativePath: '/opt/ocvector.node',
       debug: true,
@@ -30,6 +32,7 @@ describe('the CLIs read the environment', () => {
       embedder: undefined,
       embeddingModel: undefined,
       analysisModel: undefined,
+      apiKey: undefined,
       llm: true,
       nativePath: undefined,
       debug: false,
@@ -38,6 +41,7 @@ describe('the CLIs read the environment', () => {
       embedder: 'auto',
       llm: true,
     });
+    expect(readEnvironment({ OCVECTOR_EMBEDDER: 'OpenAI' }).embedder).toBe('openai');
   });
 
   it('puts --ollama-host before OLLAMA_HOST in the options for the library', () => {
@@ -45,5 +49,19 @@ describe('the CLIs read the environment', () => {
     expect(ollamaOptions(undefined, env)).toEqual({ host: 'from-env', model: 'm' });
     expect(ollamaOptions('from-flag', env)).toEqual({ host: 'from-flag', model: 'm' });
     expect(ollamaOptions(undefined, readEnvironment({}))).toEqual({});
+  });
+
+  it('gives an OpenAI-compatible server the base URL of the flag and OCVECTOR_API_KEY, never OPENAI_API_KEY', () => {
+    const env = readEnvironment({
+      OCVECTOR_API_KEY: 'sk-local',
+      OPENAI_API_KEY: 'sk-hosted',
+      OCVECTOR_EMBEDDING_MODEL: 'e5',
+    });
+    expect(openAIOptions('http://127.0.0.1:8080/v1', env)).toEqual({
+      baseUrl: 'http://127.0.0.1:8080/v1',
+      apiKey: 'sk-local',
+      model: 'e5',
+    });
+    expect(openAIOptions(undefined, readEnvironment({ OPENAI_API_KEY: 'sk-hosted' }))).toEqual({});
   });
 });

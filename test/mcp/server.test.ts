@@ -11,6 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer, type CodebaseSearchOutput } from '../../src/index.js';
 import { fakeEmbeddingServer } from '../helpers/fake-ollama.js';
+import { fakeOpenAIEmbeddingServer } from '../helpers/fake-openai.js';
 import type { TempRepo } from '../helpers/repo.js';
 import { searchRepo } from '../helpers/search-repo.js';
 
@@ -139,18 +140,23 @@ describe('oc-vector-mcp over stdio, with the SDK client', () => {
   });
 });
 
+/** The server (--no-llm) in `cwd`, with `env` over the test's environment, and a client for it (not yet connected). */
+function serverFor(cwd: string, env: Record<string, string>): { transport: StdioClientTransport; client: Client } {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SERVER, '--no-llm'],
+    cwd,
+    env: { ...ENV, ...env },
+  });
+  return { transport, client: new Client({ name: 'ocvector-test', version: '1.0.0' }) };
+}
+
 describe('oc-vector-mcp with an Ollama embedder', () => {
   it('index_status says when searches are degraded to keyword matches, and why', async () => {
     const fake = await fakeEmbeddingServer(64);
     const repo = searchRepo();
     // No OLLAMA_HOST: the server finds the embedder where the index recorded it.
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [SERVER, '--no-llm'],
-      cwd: repo.root,
-      env: { ...ENV, OLLAMA_HOST: '', OCVECTOR_EMBEDDER: '' },
-    });
-    const client = new Client({ name: 'ocvector-test', version: '1.0.0' });
+    const { transport, client } = serverFor(repo.root, { OLLAMA_HOST: '', OCVECTOR_EMBEDDER: '' });
     try {
       await new Indexer({ path: repo.root, embedder: { host: fake.url, model: 'fake-embed' }, llm: false }).run();
       await client.connect(transport);
@@ -167,6 +173,36 @@ describe('oc-vector-mcp with an Ollama embedder', () => {
       expect(search).toMatchObject({ mode: 'lexical', degraded: true });
       expect(search.reason).toContain(`no Ollama server answers at ${fake.url}`);
       expect(search.reason).toMatch(/keyword matches only/);
+    } finally {
+      await client.close();
+      await fake.close();
+      repo.cleanup();
+    }
+  });
+});
+
+describe('oc-vector-mcp with an OpenAI-compatible embedder', () => {
+  it('searches through the server the index recorded, with the key from OCVECTOR_API_KEY', async () => {
+    const fake = await fakeOpenAIEmbeddingServer(64, { apiKey: 'sk-mcp' });
+    const repo = searchRepo();
+    const { transport, client } = serverFor(repo.root, { OCVECTOR_EMBEDDER: '', OCVECTOR_API_KEY: 'sk-mcp' });
+    try {
+      const embedder = { kind: 'openai', baseUrl: fake.url, model: 'fake-embed', apiKey: 'sk-mcp' } as const;
+      await new Indexer({ path: repo.root, embedder, llm: false }).run();
+      const indexed = fake.embeddingRequests.length;
+      await client.connect(transport);
+      const status = await client.callTool({ name: 'index_status', arguments: {} });
+      expect(status.structuredContent).toMatchObject({
+        embedder: { id: 'openai:fake-embed', host: fake.url },
+        search: { mode: 'hybrid', degraded: false },
+      });
+      const found = await client.callTool({
+        name: 'codebase_search',
+        arguments: { query: 'checksum of a file', k: 3 },
+      });
+      expect((found.structuredContent as unknown as CodebaseSearchOutput).results.length).toBeGreaterThan(0);
+      expect(fake.embeddingRequests.length).toBeGreaterThan(indexed);
+      expect(fake.headers.at(-1)!.authorization).toBe('Bearer sk-mcp');
     } finally {
       await client.close();
       await fake.close();

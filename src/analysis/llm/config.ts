@@ -2,13 +2,15 @@
 
 export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
 
-/** What an OllamaEnricher does when its options leave something out. */
-export const OLLAMA_ENRICHER_DEFAULTS = {
-  model: 'qwen2.5-coder',
+/** What any enricher does when its options leave something out. */
+export const MODEL_ENRICHER_DEFAULTS = {
   timeoutMs: 120_000,
   contextTokens: 8_192,
   failureThreshold: 3,
 } as const;
+
+/** What an OllamaEnricher does when its options leave something out. */
+export const OLLAMA_ENRICHER_DEFAULTS = { model: 'qwen2.5-coder', ...MODEL_ENRICHER_DEFAULTS } as const;
 
 export const DEFAULT_ANALYSIS_MODEL = OLLAMA_ENRICHER_DEFAULTS.model;
 

@@ -51,11 +51,14 @@ export type Checked =
   | { ok: true; answer: ModelAnswer }
   | { ok: false; reason: 'invalid-json' | 'schema-violation'; detail: string };
 
-/** Parses and validates a model's reply against the schema. */
-export function checkAnswer(content: string): Checked {
+/**
+ * Parses and validates a model's reply against the schema; `adapt` turns
+ * the parsed value into the schema's terms first (a server's dialect).
+ */
+export function checkAnswer(content: string, adapt: (value: unknown) => unknown = (value) => value): Checked {
   let value: unknown;
   try {
-    value = JSON.parse(content);
+    value = adapt(JSON.parse(content));
   } catch (error) {
     return { ok: false, reason: 'invalid-json', detail: (error as Error).message };
   }

@@ -1,0 +1,180 @@
+/**
+ * What every request to a model server shares, whatever its API (Ollama's,
+ * or an OpenAI-compatible one): a deadline that covers reading the answer,
+ * the caller's signal, a cap on the size of the answer, and a reading of
+ * what went wrong when a request fails.
+ */
+
+/** Bytes one answer may have. An embedding batch of 32 × 1,024 floats is about 0.7 MB as JSON. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 << 20;
+
+/** An answer larger than the cap: the server misbehaves (or never ends its answer). */
+export class ResponseTooLargeError extends Error {
+  override readonly name = 'ResponseTooLargeError';
+  constructor(readonly limit: number) {
+    super(`the server's answer is larger than ${limit} bytes; the request was stopped`);
+  }
+}
+
+/** An answer with an HTTP error status, and the server's own message for it. */
+export class HttpStatusError extends Error {
+  override readonly name = 'HttpStatusError';
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** An answer that is JSON but not of the shape the API promises (no `choices`, say). */
+export class UnusableAnswerError extends Error {
+  override readonly name = 'UnusableAnswerError';
+}
+
+export interface BoundedFetchOptions {
+  /** The deadline of a request, reading its answer included. */
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+  /** Bytes one answer may have. Default {@link DEFAULT_MAX_RESPONSE_BYTES}. */
+  maxResponseBytes?: number | undefined;
+}
+
+/**
+ * A fetch whose requests end at `timeoutMs` (the deadline covers reading the
+ * answer, not only its headers), when `signal` or the request's own signal
+ * aborts, or when an answer grows past `maxResponseBytes`.
+ */
+export function boundedFetch(options: BoundedFetchOptions): typeof fetch {
+  const limit = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  return async (input, init) => {
+    const deadline = new Deadline(options.timeoutMs, [init?.signal, options.signal]);
+    try {
+      const response = await fetch(input, { ...init, signal: deadline.signal });
+      return capped(response, limit, () => deadline.clear());
+    } catch (error) {
+      deadline.clear();
+      throw error;
+    }
+  };
+}
+
+/**
+ * One request's end: a timer of its own and the callers' signals, joined in
+ * one controller that the timer holds (AbortSignal.timeout joined with
+ * AbortSignal.any could be collected while a body was still being read, and
+ * then never fired). Cleared when the answer has been read.
+ */
+class Deadline {
+  readonly #controller = new AbortController();
+  readonly #timer: NodeJS.Timeout;
+  readonly #unlink: (() => void)[] = [];
+
+  constructor(timeoutMs: number, signals: (AbortSignal | null | undefined)[]) {
+    const controller = this.#controller;
+    this.#timer = setTimeout(
+      () => controller.abort(new DOMException(`no complete answer within ${timeoutMs} ms`, 'TimeoutError')),
+      timeoutMs,
+    );
+    this.#timer.unref();
+    controller.signal.addEventListener('abort', () => this.clear(), { once: true });
+    for (const signal of signals) {
+      if (!signal) continue;
+      if (signal.aborted) controller.abort(signal.reason);
+      const onAbort = () => controller.abort(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#unlink.push(() => signal.removeEventListener('abort', onAbort));
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+    for (const unlink of this.#unlink.splice(0)) unlink();
+  }
+}
+
+/** The same response, whose body fails with ResponseTooLargeError past `limit` bytes; `done` runs when the body ends, however. */
+function capped(response: Response, limit: number, done: () => void): Response {
+  const announced = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (announced > limit) {
+    void response.body?.cancel();
+    throw new ResponseTooLargeError(limit);
+  }
+  if (!response.body) {
+    done();
+    return response;
+  }
+  let seen = 0;
+  const counter = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      seen += chunk.byteLength;
+      if (seen > limit) {
+        done();
+        controller.error(new ResponseTooLargeError(limit));
+      } else controller.enqueue(chunk);
+    },
+    flush: done,
+  });
+  return new Response(response.body.pipeThrough(counter), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+/** What went wrong with a request to a model server, in the terms its callers act on. */
+export interface ServerFailure {
+  kind: 'aborted' | 'timeout' | 'http' | 'invalid-response' | 'unreachable';
+  /** HTTP status, for 'http'. */
+  status?: number;
+  /** The server's message ('http'), what was wrong with the answer ('invalid-response'), or the network's cause ('unreachable'). */
+  message: string;
+}
+
+/**
+ * Reads a failed request: `server` names the server in messages ("the
+ * Ollama server"). HTTP errors are HttpStatusError, or the ollama client's
+ * ResponseError (which carries `status_code`).
+ */
+export function describeServerFailure(error: unknown, signal: AbortSignal | undefined, server: string): ServerFailure {
+  const e = error as {
+    name?: string;
+    message?: string;
+    status_code?: number;
+    cause?: { name?: string; code?: string; message?: string };
+  };
+  if (signal?.aborted) return { kind: 'aborted', message: 'the run was aborted' };
+  if (e.name === 'TimeoutError' || e.name === 'AbortError' || e.cause?.name === 'TimeoutError')
+    return { kind: 'timeout', message: '' };
+  if (error instanceof HttpStatusError) return { kind: 'http', status: error.status, message: error.message };
+  if (e.name === 'ResponseError')
+    return {
+      kind: 'http',
+      ...(e.status_code === undefined ? {} : { status: e.status_code }),
+      message: e.message ?? '',
+    };
+  if (error instanceof UnusableAnswerError) return { kind: 'invalid-response', message: error.message };
+  if (error instanceof ResponseTooLargeError || e.cause instanceof ResponseTooLargeError)
+    return {
+      kind: 'invalid-response',
+      message: (error instanceof ResponseTooLargeError ? error : (e.cause as ResponseTooLargeError)).message,
+    };
+  // The answer came, but is not JSON: the server was reached.
+  if (e.name === 'SyntaxError')
+    return {
+      kind: 'invalid-response',
+      message: `${server} answered with something that is not JSON (${e.message ?? ''})`,
+    };
+  return { kind: 'unreachable', message: e.cause?.code ?? e.cause?.message ?? e.message ?? String(error) };
+}
+
+/** Network errors that mean nothing listens at the address (rather than a server that answered and failed). */
+export function isNoListener(failure: ServerFailure): boolean {
+  return failure.kind === 'unreachable' && NO_LISTENER.test(failure.message);
+}
+
+const NO_LISTENER = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL)$/;

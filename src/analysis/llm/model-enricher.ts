@@ -1,0 +1,191 @@
+/**
+ * What the enrichers share, whatever API their server speaks: files too
+ * large for the context go in parts, each answer is validated with ajv (one
+ * retry when it is not valid JSON, breaks the schema, or is a refusal) and
+ * reconciled with the syntax tree, answers are cached, and a circuit
+ * breaker stops calling a failing server. Whatever goes wrong (a timeout, a
+ * refused connection, a 500, nonsense), the AST result stands and the
+ * fallback is reported as an event; no exception leaves `enrich`. A
+ * subclass says how to ask its server and how to read its failures.
+ */
+import type { Enricher } from '../analyzer.js';
+import type { AnalysisEvent, LlmFallbackReason } from '../events.js';
+import type { CodeFile } from '../types.js';
+import { analysisCacheKey, MemoryAnalysisCache, type AnalysisCache } from './cache.js';
+import { CircuitBreaker } from './circuit-breaker.js';
+import { MODEL_ENRICHER_DEFAULTS } from './config.js';
+import type { ServerFailure } from './http.js';
+import { planParts } from './parts.js';
+import { reconcile } from './reconcile.js';
+import { buildPrompt, checkAnswer, PROMPT_VERSION, type Checked, type ModelAnswer } from './resources.js';
+
+export interface ModelEnricherOptions {
+  /** Per request, reading the answer included. Default 120 s. */
+  timeoutMs?: number;
+  /** Bytes one answer may have. Default 64 MiB. */
+  maxResponseBytes?: number;
+  /** The model's context window in tokens: files larger than it go in parts. Default 8,192. */
+  contextTokens?: number;
+  /** Failures in a row before no more calls are made in this run. Default 3. */
+  failureThreshold?: number;
+  cache?: AnalysisCache;
+  signal?: AbortSignal;
+  onEvent?: (event: AnalysisEvent) => void;
+}
+
+/** A model's reply: the content it wrote, or why it would not answer. */
+export type ChatReply = { content: string } | { refusal: string };
+
+class Fallback extends Error {
+  constructor(
+    readonly reason: LlmFallbackReason,
+    detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+export abstract class ModelEnricher implements Enricher {
+  readonly model: string;
+  protected readonly contextTokens: number;
+  /** The model as the cache knows it: answers of another server's model of the same name are not reused. */
+  readonly #cacheModel: string;
+  /** Tokens left for source lines once the prompt, schema and answer are accounted for. */
+  readonly #codeBudgetTokens: number;
+  readonly #cache: AnalysisCache;
+  readonly #breaker: CircuitBreaker;
+  readonly #signal: AbortSignal | undefined;
+  readonly #emit: (event: AnalysisEvent) => void;
+  /** Model calls made (not cache hits): what an unchanged re-run must keep at zero. */
+  calls = 0;
+
+  constructor(model: string, options: ModelEnricherOptions, cacheModel = model) {
+    this.model = model;
+    this.#cacheModel = cacheModel;
+    this.contextTokens = options.contextTokens ?? MODEL_ENRICHER_DEFAULTS.contextTokens;
+    const fixedTokens = Math.ceil(buildPrompt('', '', [], undefined).length / 3.5);
+    this.#codeBudgetTokens = Math.max(512, Math.floor((this.contextTokens - fixedTokens) * 0.5));
+    this.#cache = options.cache ?? new MemoryAnalysisCache();
+    this.#breaker = new CircuitBreaker(options.failureThreshold ?? MODEL_ENRICHER_DEFAULTS.failureThreshold);
+    this.#signal = options.signal;
+    this.#emit = options.onEvent ?? (() => {});
+  }
+
+  /** Asks the model once, with the run's signal and a deadline; throws what the request threw. */
+  protected abstract chat(prompt: string): Promise<ChatReply>;
+
+  /** What a thrown request failure was. */
+  protected abstract describeFailure(error: unknown, signal: AbortSignal | undefined): ServerFailure;
+
+  /** Parses and validates the content of a reply (a server may need to adapt it first). */
+  protected checkContent(content: string): Checked {
+    return checkAnswer(content);
+  }
+
+  async enrich(file: CodeFile, text: string): Promise<CodeFile> {
+    const path = file.path;
+    try {
+      const key = analysisCacheKey(this.#cacheModel, PROMPT_VERSION, text);
+      const cached = await this.#cache.get(key);
+      const answers = cached ?? (await this.#ask(file, text));
+      const result = reconcile(file, answers);
+      const answered = answers.reduce((n, a) => n + a.elements.length, 0);
+      if (answered > 0 && (result.matched === 0 || result.dropped > result.matched)) {
+        throw new Fallback(
+          'mismatch',
+          `${result.dropped} of ${answered} elements in the answer match nothing in the syntax tree`,
+        );
+      }
+      if (!cached) await this.#cache.set(key, answers);
+      this.#emit({
+        type: 'llm-enriched',
+        path,
+        matched: result.matched,
+        dropped: result.dropped,
+        parts: answers.length,
+        cached: Boolean(cached),
+      });
+      return result.file;
+    } catch (error) {
+      const fallback = error instanceof Fallback ? error : new Fallback('server-error', (error as Error).message);
+      this.#emit({ type: 'llm-fallback', path, reason: fallback.reason, detail: fallback.message });
+      return file;
+    }
+  }
+
+  /** Model calls `enrich` would make for this file now: 0 when its answers are cached, else one per part. */
+  async plannedCalls(file: CodeFile, text: string): Promise<number> {
+    if (await this.#cache.get(analysisCacheKey(this.#cacheModel, PROMPT_VERSION, text))) return 0;
+    return planParts(file, text.split('\n'), this.#codeBudgetTokens).length;
+  }
+
+  async #ask(file: CodeFile, text: string): Promise<ModelAnswer[]> {
+    const lines = text.split('\n');
+    const parts = planParts(file, lines, this.#codeBudgetTokens);
+    const answers: ModelAnswer[] = [];
+    for (const part of parts) {
+      const slice = lines.slice(part.firstLine - 1, part.lastLine);
+      const prompt = buildPrompt(file.path, file.language, slice, parts.length > 1 ? part : undefined);
+      answers.push(await this.#askWithRetry(prompt));
+    }
+    return answers;
+  }
+
+  async #askWithRetry(prompt: string): Promise<ModelAnswer> {
+    let last: Fallback | undefined;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const reply = await this.#chat(prompt);
+      // A refusal is a bad answer like any other: retried once, then the syntax tree stands.
+      const checked: Checked =
+        'refusal' in reply
+          ? { ok: false, reason: 'invalid-json', detail: `the model refused to answer: ${reply.refusal}` }
+          : this.checkContent(reply.content);
+      if (checked.ok) {
+        this.#breaker.succeeded();
+        return checked.answer;
+      }
+      last = new Fallback(checked.reason, checked.detail);
+    }
+    this.#failed();
+    throw last!;
+  }
+
+  async #chat(prompt: string): Promise<ChatReply> {
+    if (this.#breaker.isOpen) {
+      throw new Fallback('circuit-open', `no model calls after ${this.#breaker.failures} failures in a row`);
+    }
+    try {
+      this.calls++;
+      return await this.chat(prompt);
+    } catch (error) {
+      const fallback = asFallback(this.describeFailure(error, this.#signal));
+      if (fallback.reason !== 'aborted') this.#failed();
+      throw fallback;
+    }
+  }
+
+  #failed(): void {
+    if (this.#breaker.failed()) {
+      this.#emit({
+        type: 'llm-circuit-open',
+        failures: this.#breaker.failures,
+        detail: 'the model server failed repeatedly; the rest of this run uses the syntax tree alone',
+      });
+    }
+  }
+}
+
+function asFallback(failure: ServerFailure): Fallback {
+  switch (failure.kind) {
+    case 'aborted':
+      return new Fallback('aborted', failure.message);
+    case 'timeout':
+      return new Fallback('timeout', 'the model did not answer in time');
+    case 'http':
+      return new Fallback('server-error', `HTTP ${failure.status ?? '?'}: ${failure.message}`.trim());
+    case 'invalid-response':
+      return new Fallback('invalid-response', failure.message);
+    case 'unreachable':
+      return new Fallback('unreachable', `cannot reach the model server: ${failure.message}`);
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * LLM analysis through an OpenAI-compatible server: `POST
+ * {baseUrl}/chat/completions` with the result schema as a strict
+ * `json_schema` response format and temperature 0; the answer is read from
+ * `choices[0].message.content` (or its `refusal`). Parts, validation,
+ * retries, the cache and the circuit breaker are ModelEnricher's: whatever
+ * goes wrong, the AST result stands and the fallback is reported as an
+ * event.
+ */
+import { MODEL_ENRICHER_DEFAULTS } from './config.js';
+import { type ServerFailure, UnusableAnswerError } from './http.js';
+import { type ChatReply, ModelEnricher, type ModelEnricherOptions } from './model-enricher.js';
+import {
+  authRemedy,
+  describeOpenAIFailure,
+  isAuthFailure,
+  isUnknownModel,
+  OpenAIClient,
+  type OpenAIServerOptions,
+  unknownModelRemedy,
+} from './openai-client.js';
+import { checkAnswer, RESULT_SCHEMA, type Checked } from './resources.js';
+import { strictSchema, withoutNulls } from './strict-schema.js';
+
+export interface OpenAIEnricherOptions extends ModelEnricherOptions, OpenAIServerOptions {
+  /** Names this kind where options of several kinds may be given (`llm: { kind: 'openai', … }`). */
+  kind?: 'openai';
+  /** The server's base URL, e.g. http://127.0.0.1:8080/v1. Required: nothing is sent anywhere unless asked. */
+  baseUrl?: string;
+  /** The chat model, as the server names it. Required. */
+  model?: string;
+  /** The model's context window in tokens: files larger than it go in parts. Default 8,192. */
+  contextTokens?: number;
+}
+
+/** The response format: computed once, the same for every request. */
+const RESPONSE_FORMAT = {
+  type: 'json_schema',
+  json_schema: { name: 'ocvector_analysis', schema: strictSchema(RESULT_SCHEMA), strict: true },
+} as const;
+
+export class OpenAIEnricher extends ModelEnricher {
+  readonly #client: OpenAIClient;
+
+  /** Throws TypeError without a model or a usable base URL. */
+  constructor(options: OpenAIEnricherOptions) {
+    const model = options.model?.trim();
+    if (!model)
+      throw new TypeError('an OpenAI-compatible analysis model needs its name as the server serves it (model)');
+    super(model, options, `openai:${model}`);
+    // A deadline per request; the run's own signal aborts everything.
+    this.#client = new OpenAIClient(options.baseUrl ?? '', {
+      timeoutMs: options.timeoutMs ?? MODEL_ENRICHER_DEFAULTS.timeoutMs,
+      signal: options.signal,
+      maxResponseBytes: options.maxResponseBytes,
+      apiKey: options.apiKey,
+    });
+  }
+
+  protected async chat(prompt: string): Promise<ChatReply> {
+    const answer = await this.#client.post('chat/completions', {
+      model: this.model,
+      messages: [{ role: 'user', content: prompt }],
+      response_format: RESPONSE_FORMAT,
+      temperature: 0,
+      stream: false,
+    });
+    const message = (answer as { choices?: { message?: { content?: unknown; refusal?: unknown } }[] } | null)
+      ?.choices?.[0]?.message;
+    if (!message) throw new UnusableAnswerError('the server answered without choices[0].message');
+    if (typeof message.refusal === 'string' && message.refusal) return { refusal: message.refusal };
+    return { content: typeof message.content === 'string' ? message.content : '' };
+  }
+
+  /** Strict answers write null for what they leave out: dropped before the full schema checks them. */
+  protected override checkContent(content: string): Checked {
+    return checkAnswer(content, withoutNulls);
+  }
+
+  /** A refused key or an unknown model says what to do, as the embedder's errors do. */
+  protected describeFailure(error: unknown, signal: AbortSignal | undefined): ServerFailure {
+    const failure = describeOpenAIFailure(error, signal);
+    const client = this.#client;
+    if (isAuthFailure(failure)) return { ...failure, message: `${failure.message}: ${authRemedy(client.hasApiKey)}` };
+    if (isUnknownModel(failure))
+      return {
+        ...failure,
+        message: `${failure.message}: ${unknownModelRemedy(`GET ${client.baseUrl}/models lists them`)}`,
+      };
+    return failure;
+  }
+}
