@@ -17,7 +17,7 @@
 import { stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../analysis/content.js';
-import type { Enricher } from '../analysis/analyzer.js';
+import { Analyzer, type Enricher } from '../analysis/analyzer.js';
 import { type LlmChoice, makeEnricher } from '../analysis/llm/choose-enricher.js';
 import { AnalysisPool, type FileAnalyzer } from '../analysis/pool.js';
 import { isSkipped, type AnalysisResult, type CodeFile, type SkippedFile } from '../analysis/types.js';
@@ -138,6 +138,8 @@ export const INDEXER_DEFAULTS = {
 
 /** A file modified this close to being read may change again within the same mtime tick. */
 const RACY_WINDOW_MS = 1_000;
+/** Changed files up to which analysis runs on the calling thread (#analyzerFor). */
+const IN_PROCESS_ANALYSIS_MAX_FILES = 4;
 
 /** What a dry run reads from and adds to, per file. */
 interface DryRunContext {
@@ -226,8 +228,9 @@ export class Indexer {
         lookup: (hash) => opened.getEmbedding(embedder.id, hash),
       });
       const enricher = this.#enricherFor(opened, signal);
-      pool = this.#options.analyzer || candidates.length === 0 ? undefined : this.#newPool();
-      const analyzer = this.#options.analyzer ?? pool;
+      const analysis = this.#analyzerFor(candidates.length);
+      pool = analysis.pool;
+      const analyzer = analysis.analyzer;
       const run = new IndexRun({
         store: opened,
         embedder,
@@ -366,8 +369,9 @@ export class Indexer {
       const enricher = this.#enricherFor(store, signal);
       const tally = new DryRunTally();
       const analysisStarted = performance.now();
-      pool = this.#options.analyzer || candidates.length === 0 ? undefined : this.#newPool();
-      const analyzer = this.#options.analyzer ?? pool;
+      const analysis = this.#analyzerFor(candidates.length);
+      pool = analysis.pool;
+      const analyzer = analysis.analyzer;
       const context = { store, known, embedderId: embedder.id, enricher, analyzer: analyzer!, tally };
       const stopped = await eachConcurrently(
         candidates,
@@ -442,6 +446,26 @@ export class Indexer {
     ).size;
     const modelCalls = enricher && result.source === 'ast' ? await enricher.plannedCalls(result, text) : 0;
     tally.add(result, documents.length, toEmbed, modelCalls);
+  }
+
+  /**
+   * What analyses a run's files: the caller's analyzer; none for no files;
+   * this thread for a few (a re-index after an edit), where starting worker
+   * threads, each loading tree-sitter and its grammars, costs more than the
+   * analysis itself; else a pool of worker threads.
+   */
+  #analyzerFor(files: number): { analyzer?: FileAnalyzer; pool?: AnalysisPool } {
+    if (this.#options.analyzer) return { analyzer: this.#options.analyzer };
+    if (files === 0) return {};
+    if (files <= IN_PROCESS_ANALYSIS_MAX_FILES) {
+      const analyzer = new Analyzer({
+        limits: this.#limits,
+        onEvent: (event) => this.#emit({ type: 'analysis', event }),
+      });
+      return { analyzer: { threads: 1, analyzeBytes: (path, bytes) => analyzer.analyzeBytes(path, bytes) } };
+    }
+    const pool = this.#newPool();
+    return { analyzer: pool, pool };
   }
 
   #newPool(): AnalysisPool {

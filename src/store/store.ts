@@ -517,9 +517,9 @@ export class IndexStore {
    * does not grow without bound.
    */
   pruneEmbeddings(): number {
-    const live = this.#db
-      .prepare<[], { n: number }>('SELECT count(DISTINCT document_hash) AS n FROM elements')
-      .get()!.n;
+    // Elements, not their distinct hashes: an upper bound that the primary key counts quickly.
+    // Counting distinct hashes read every element's hash, 200 ms a run at 100,000 elements.
+    const live = this.elementCount;
     const total = this.#db.prepare<[], { n: number }>('SELECT count(*) AS n FROM embeddings').get()!.n;
     if (total <= 2 * live + 1000) return 0;
     return this.#db
