@@ -28,6 +28,12 @@ export interface Enricher {
   plannedCalls(file: CodeFile, text: string): Promise<number>;
 }
 
+/** An analysis and, for a file that was read as text, that text as analysis saw it. */
+export interface AnalysisOutput {
+  result: AnalysisResult;
+  text?: string;
+}
+
 export interface AnalyzerOptions {
   limits?: Partial<ContentLimits>;
   enricher?: Enricher;
@@ -66,12 +72,17 @@ export class Analyzer {
   }
 
   async analyzeBytes(path: string, bytes: Uint8Array): Promise<AnalysisResult> {
+    return (await this.analyzeWithText(path, bytes)).result;
+  }
+
+  /** The same, with the text analysis read (decoded, credentials redacted), for a caller that needs it too. */
+  async analyzeWithText(path: string, bytes: Uint8Array): Promise<AnalysisOutput> {
     const screened = screenContent(bytes, this.#limits);
-    if (!screened.ok) return this.#skip({ path, skipped: screened.reason, detail: screened.detail });
+    if (!screened.ok) return { result: this.#skip({ path, skipped: screened.reason, detail: screened.detail }) };
     const file = analyzeText(path, screened.text, screened.warnings);
     for (const message of file.warnings) this.#emit({ type: 'warning', path, message });
-    if (!this.#enricher || file.source !== 'ast') return file;
-    return this.#enricher.enrich(file, screened.text);
+    if (!this.#enricher || file.source !== 'ast') return { result: file, text: screened.text };
+    return { result: await this.#enricher.enrich(file, screened.text), text: screened.text };
   }
 
   #skip(skipped: SkippedFile): SkippedFile {

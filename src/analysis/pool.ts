@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ContentLimits } from './content.js';
+import type { AnalysisOutput } from './analyzer.js';
 import type { AnalysisEvent } from './events.js';
 import type { AnalysisResult } from './types.js';
 import { OcvectorError } from '../errors.js';
@@ -26,7 +27,7 @@ export interface PoolRequest {
 }
 
 export type PoolResponse =
-  | { id: number; result: AnalysisResult; events: AnalysisEvent[]; error?: undefined }
+  | { id: number; result: AnalysisResult; text?: string; events: AnalysisEvent[]; error?: undefined }
   | { id: number; error: string; result?: undefined; events?: undefined };
 
 export interface AnalysisPoolOptions {
@@ -66,7 +67,7 @@ function shutDown(worker: Worker): Promise<void> {
 }
 
 interface Pending {
-  resolve: (result: AnalysisResult) => void;
+  resolve: (output: AnalysisOutput) => void;
   reject: (error: Error) => void;
 }
 
@@ -75,6 +76,12 @@ export interface FileAnalyzer {
   /** Files it analyses at once: the Indexer keeps about four times as many in flight. */
   readonly threads: number;
   analyzeBytes(path: string, bytes: Uint8Array): Promise<AnalysisResult>;
+  /**
+   * The same, with the text analysis read (decoded, credentials redacted):
+   * the Indexer then builds documents from it instead of decoding and
+   * redacting the file again on its own thread.
+   */
+  analyzeWithText?(path: string, bytes: Uint8Array): Promise<AnalysisOutput>;
 }
 
 export class AnalysisPool implements FileAnalyzer {
@@ -104,16 +111,20 @@ export class AnalysisPool implements FileAnalyzer {
     return this.#workers.length;
   }
 
-  analyzeFile(path: string): Promise<AnalysisResult> {
-    return this.#submit({ id: this.#nextId++, path });
+  async analyzeFile(path: string): Promise<AnalysisResult> {
+    return (await this.#submit({ id: this.#nextId++, path })).result;
   }
 
   /** Analyses bytes already read (they are copied to the worker); `path` names the file and picks its language. */
-  analyzeBytes(path: string, bytes: Uint8Array): Promise<AnalysisResult> {
+  async analyzeBytes(path: string, bytes: Uint8Array): Promise<AnalysisResult> {
+    return (await this.analyzeWithText(path, bytes)).result;
+  }
+
+  analyzeWithText(path: string, bytes: Uint8Array): Promise<AnalysisOutput> {
     return this.#submit({ id: this.#nextId++, path, bytes });
   }
 
-  #submit(request: PoolRequest): Promise<AnalysisResult> {
+  #submit(request: PoolRequest): Promise<AnalysisOutput> {
     if (this.#closed) return Promise.reject(new Error('the analysis pool is closed'));
     return new Promise((resolve, reject) => {
       this.#queue.push({ request, pending: { resolve, reject } });
@@ -153,7 +164,9 @@ export class AnalysisPool implements FileAnalyzer {
     if (response.error !== undefined) pending?.reject(new Error(response.error));
     else {
       for (const event of response.events) this.#emit(event);
-      pending?.resolve(response.result);
+      pending?.resolve(
+        response.text === undefined ? { result: response.result } : { result: response.result, text: response.text },
+      );
     }
     this.#dispatch();
   }

@@ -14,9 +14,14 @@ const analyzer = new Analyzer({
 port.on('message', (request: PoolRequest | PoolShutdown) => {
   // Closing the port empties the event loop, so the thread ends between files, never inside a parse.
   if (request.shutdown) return port.close();
-  (request.bytes ? analyzer.analyzeBytes(request.path, request.bytes) : analyzer.analyzeFile(request.path)).then(
-    (result) => {
-      const response: PoolResponse = { id: request.id, result, events };
+  // With bytes, the text analysis read goes back too: the indexer builds its documents from it.
+  (request.bytes
+    ? analyzer.analyzeWithText(request.path, request.bytes)
+    : analyzer.analyzeFile(request.path).then((result) => ({ result, text: undefined }))
+  ).then(
+    ({ result, text }) => {
+      const response: PoolResponse =
+        text === undefined ? { id: request.id, result, events } : { id: request.id, result, text, events };
       events = [];
       port.postMessage(response);
     },

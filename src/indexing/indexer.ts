@@ -17,10 +17,10 @@
 import { stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../analysis/content.js';
-import { Analyzer, type Enricher } from '../analysis/analyzer.js';
+import { Analyzer, type AnalysisOutput, type Enricher } from '../analysis/analyzer.js';
 import { type LlmChoice, makeEnricher } from '../analysis/llm/choose-enricher.js';
 import { AnalysisPool, type FileAnalyzer } from '../analysis/pool.js';
-import { isSkipped, type AnalysisResult, type CodeFile, type SkippedFile } from '../analysis/types.js';
+import { isSkipped, type CodeFile, type SkippedFile } from '../analysis/types.js';
 import { defaultIndexDir, findRoot } from '../files/root.js';
 import { gitChangesSince } from '../files/git.js';
 import { contentHash } from '../files/hash.js';
@@ -433,12 +433,13 @@ export class Indexer {
       tally.sameContent++;
       return;
     }
-    const result = await analyzer.analyzeBytes(scanned.path, bytes).catch(() => undefined);
+    const analysed = await analyzeWithText(analyzer, scanned.path, bytes).catch(() => undefined);
+    const result = analysed?.result;
     if (!result || isSkipped(result)) {
       tally.skipped++;
       return;
     }
-    const text = bytes.toString('utf8');
+    const text = analysed.text ?? redactSecrets(bytes.toString('utf8'));
     const live = new Set(row && store ? store.elementsOfFile(row.id).map((element) => element.documentHash) : []);
     const documents = buildDocuments(result, text.split('\n'));
     const toEmbed = new Set(
@@ -462,7 +463,13 @@ export class Indexer {
         limits: this.#limits,
         onEvent: (event) => this.#emit({ type: 'analysis', event }),
       });
-      return { analyzer: { threads: 1, analyzeBytes: (path, bytes) => analyzer.analyzeBytes(path, bytes) } };
+      return {
+        analyzer: {
+          threads: 1,
+          analyzeBytes: (path, bytes) => analyzer.analyzeBytes(path, bytes),
+          analyzeWithText: (path, bytes) => analyzer.analyzeWithText(path, bytes),
+        },
+      };
     }
     const pool = this.#newPool();
     return { analyzer: pool, pool };
@@ -594,15 +601,16 @@ export class Indexer {
       outcome.change = 'unchanged';
       return outcome;
     }
-    let result: AnalysisResult;
+    let analysed: AnalysisOutput;
     try {
-      result = await run.analyzer!.analyzeBytes(scanned.path, bytes);
+      analysed = await analyzeWithText(run.analyzer!, scanned.path, bytes);
     } catch (error) {
       return this.#failed(outcome, `analysis failed: ${(error as Error).message}`);
     }
+    const { result } = analysed;
     if (isSkipped(result)) return this.#skipped(outcome, result);
     // As analysis saw it: credentials redacted, line breaks kept.
-    const text = redactSecrets(bytes.toString('utf8'));
+    const text = analysed.text ?? redactSecrets(bytes.toString('utf8'));
     let file: CodeFile = result;
     if (run.enricher && file.source === 'ast') file = await run.enricher.enrich(file, text);
     outcome.language = file.language;
@@ -687,4 +695,10 @@ function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undef
 /** Same size and mtime as indexed, and not a failure to retry: the file is not even read. */
 function unchangedByStat(row: FileRow | undefined, file: ScannedFile): boolean {
   return row !== undefined && row.size === file.size && row.mtimeMs === file.mtimeMs && row.status !== 'failed';
+}
+
+/** An analysis and the text it read, from an analyzer that gives both, else the analysis alone. */
+function analyzeWithText(analyzer: FileAnalyzer, path: string, bytes: Uint8Array): Promise<AnalysisOutput> {
+  if (analyzer.analyzeWithText) return analyzer.analyzeWithText(path, bytes);
+  return analyzer.analyzeBytes(path, bytes).then((result) => ({ result }));
 }
