@@ -483,10 +483,13 @@ export class Searcher {
     const definitions = new Set(this.#reader.definitions(symbols, filters, DEFINITION_CANDIDATES));
     const namedFiles =
       parsed.kind === 'identifier' ? this.#reader.namedFiles(symbols, filters, NAMED_FILE_ELEMENTS) : [];
-    const match = this.#matchExpression(parsed.terms, false);
-    const codeMatch = this.#matchExpression(parsed.terms, true);
+    const match = this.#matchExpression(parsed.terms);
+    // Over code, the terms not too common there (a query of only common words adds nothing in
+    // code that the names do not); asked once, as the whole-file evidence reads the same terms.
+    const rareInCode = parsed.terms.length > 0 ? this.#rareTerms(parsed.terms, true) : undefined;
+    const codeMatch = rareInCode ? ftsExpression(rareInCode) : undefined;
     const elements = match || codeMatch ? this.#reader.elementHits(match, codeMatch, filters, limit) : [];
-    const files = parsed.kind === 'prose' ? this.#fileEvidence(parsed.terms) : undefined;
+    const files = parsed.kind === 'prose' && rareInCode ? this.#fileEvidence(rareInCode) : undefined;
     return { elements: this.#withWholeNames(elements, parsed, filters, limit), definitions, namedFiles, files };
   }
 
@@ -495,8 +498,7 @@ export class Searcher {
    * (the others weigh next to nothing over files too, and would cost a scan
    * of most of the index).
    */
-  #fileEvidence(terms: string[]): Map<number, number> | undefined {
-    const informative = this.#rareTerms(terms, true) ?? [];
+  #fileEvidence(informative: string[]): Map<number, number> | undefined {
     if (informative.length === 0) return undefined;
     return fileScores(this.#reader.fileTermCounts(informative.map((term) => ftsExpression([term])!)));
   }
@@ -530,12 +532,10 @@ export class Searcher {
    * those holding the rarest. Whether a term is that common is asked of
    * FTS5 itself: is there a row past the threshold?
    */
-  #matchExpression(terms: string[], inCode: boolean): string | undefined {
+  #matchExpression(terms: string[]): string | undefined {
     if (terms.length === 0) return undefined;
-    const rare = this.#rareTerms(terms, inCode);
+    const rare = this.#rareTerms(terms, false);
     if (rare) return ftsExpression(rare);
-    // In code, a query of only common words adds nothing the names do not.
-    if (inCode) return undefined;
     const all = terms.map((term) => ftsExpression([term])).join(' AND ');
     if (this.#reader.matchesMoreThan(all, 0)) return all;
     return ftsExpression([

@@ -74,10 +74,13 @@ export class SearchReader {
       ),
       count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM elements_fts WHERE elements_fts MATCH ?'),
       // An element holds a term in its names and description or in its code.
+      // Grouped before the join: one lookup in files per file, not per element.
       fileTermCounts: db.prepare<[string, string], { fileId: number; n: number; size: number }>(
-        `SELECT e.file_id AS fileId, count(*) AS n, f.element_count AS size FROM elements e JOIN files f ON f.id = e.file_id
-         WHERE e.vector_id IN (SELECT rowid FROM elements_fts WHERE elements_fts MATCH ? UNION SELECT rowid FROM code_fts WHERE code_fts MATCH ?)
-         GROUP BY e.file_id`,
+        `SELECT g.fileId, g.n, f.element_count AS size FROM (
+           SELECT e.file_id AS fileId, count(*) AS n FROM elements e
+           WHERE e.vector_id IN (SELECT rowid FROM elements_fts WHERE elements_fts MATCH ? UNION SELECT rowid FROM code_fts WHERE code_fts MATCH ?)
+           GROUP BY e.file_id
+         ) g JOIN files f ON f.id = g.fileId`,
       ),
       fileSizes: db.prepare<[], { files: number; averageSize: number | null }>(
         "SELECT count(*) AS files, avg(element_count) AS averageSize FROM files WHERE status = 'indexed'",
