@@ -10,7 +10,7 @@
  * builds of this checkout, the same versions; the grammars' own prebuilt
  * binaries load as they are.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -38,7 +38,10 @@ describe.runIf(supported)('the packed tarball in an empty directory (linux-x64)'
       }),
     ) as [{ filename: string }];
     mkdirSync(app);
-    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }));
+    writeFileSync(
+      join(app, 'package.json'),
+      JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module' }),
+    );
     execFileSync(
       'npm',
       ['install', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund', join(work, pack.filename)],
@@ -83,6 +86,37 @@ describe.runIf(supported)('the packed tarball in an empty directory (linux-x64)'
       .map((line) => /^\s*(\S+)(?: => (\S+))?/.exec(line)!)
       .filter(([, name, path]) => !BASE_LIBRARIES.test(basename(name!)) && !path?.startsWith(`${prebuilt}/`));
     expect(outside.map(([line]) => line)).toEqual([]);
+  });
+
+  it('type-checks in a TypeScript app under skipLibCheck: false, with no dev dependency of ocvector installed', () => {
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+          types: ['node'],
+        },
+        files: ['app.ts'],
+      }),
+    );
+    writeFileSync(
+      join(app, 'app.ts'),
+      [
+        "import { FaissIndex, Indexer, Searcher, StoreError, type SearchResponse } from 'ocvector';",
+        "import { createCodebaseMcpServer } from 'ocvector/mcp';",
+        'export const parts = [FaissIndex, Indexer, Searcher, StoreError, createCodebaseMcpServer];',
+        'export type Response = SearchResponse;',
+      ].join('\n'),
+    );
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = spawnSync(process.execPath, [tsc, '-p', app], { cwd: app, encoding: 'utf8' });
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.status).toBe(0);
   });
 
   it('loads the prebuilt addon and its own BLAS, and runs the Quick start: index a directory, search it', () => {
