@@ -10,8 +10,9 @@
 //   npm run build:prebuilt               # builds the addon first if needed
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BASE_LIBRARIES } from './base-libraries.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // --if-possible (prepack): a platform without a prebuilt packs without one, and says so.
@@ -22,9 +23,6 @@ const fail = (message) => {
   );
   process.exit(ifPossible ? 0 : 1);
 };
-
-/** What every Linux with glibc and a C++ runtime has: never copied. */
-export const BASE_LIBRARIES = /^(linux-vdso|ld-linux[^/]*|libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s)\.so/;
 
 if (process.platform !== 'linux' || process.arch !== 'x64')
   fail(`prebuilt addons are made on linux-x64 only, not ${process.platform}-${process.arch}`);
@@ -83,5 +81,5 @@ writeFileSync(
   `${JSON.stringify({ platform: 'linux-x64', libc: 'glibc', napi: 8, faiss, blas: blas.config, libraries: [...libraries.keys()] }, null, 2)}\n`,
 );
 process.stdout.write(
-  `ocvector prebuild: ${out} (FAISS ${faiss}, ${blas.config}; ${[...libraries.keys()].map((name) => basename(name)).join(', ')})\n`,
+  `ocvector prebuild: ${out} (FAISS ${faiss}, ${blas.config}; ${[...libraries.keys()].join(', ')})\n`,
 );

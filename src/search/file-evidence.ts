@@ -7,6 +7,8 @@
  * and a file's length is its number of elements.
  */
 
+import type { FileTermCounts } from '../store/search-reader.js';
+
 /** Term-frequency saturation, as in BM25 over elements. */
 const K1 = 1.2;
 /**
@@ -14,16 +16,6 @@ const K1 = 1.2;
  * size alone (0.75 and 0.3 did less well on the benchmark).
  */
 const B = 1;
-
-export interface FileTermCounts {
-  /** For each query term: file id -> how many of the file's elements hold it. */
-  perTerm: readonly ReadonlyMap<number, number>[];
-  /** Elements per file, for the files any term occurs in. */
-  sizes: ReadonlyMap<number, number>;
-  /** Indexed files, and their mean number of elements. */
-  files: number;
-  averageSize: number;
-}
 
 /** Each file's BM25 over the best file's (1 for the best), for the files that hold any term. */
 export function fileScores({ perTerm, sizes, files, averageSize }: FileTermCounts): Map<number, number> {

@@ -225,7 +225,7 @@ export class Searcher {
       onEvent: vectorEvents(options),
       withoutAddon: true,
     });
-    const problem = opened.vectors ? undefined : (opened as { vectorsProblem: string }).vectorsProblem;
+    const problem = opened.vectors ? undefined : opened.vectorsProblem;
     const searcher = new Searcher(
       options,
       opened.store,
@@ -486,7 +486,7 @@ export class Searcher {
     const match = this.#matchExpression(parsed.terms);
     // Over code, the terms not too common there (a query of only common words adds nothing in
     // code that the names do not); asked once, as the whole-file evidence reads the same terms.
-    const rareInCode = parsed.terms.length > 0 ? this.#rareTerms(parsed.terms, true) : undefined;
+    const rareInCode = this.#rareTerms(parsed.terms, true);
     const codeMatch = rareInCode ? ftsExpression(rareInCode) : undefined;
     const elements = match || codeMatch ? this.#reader.elementHits(match, codeMatch, filters, limit) : [];
     const files = parsed.kind === 'prose' && rareInCode ? this.#fileEvidence(rareInCode) : undefined;

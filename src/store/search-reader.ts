@@ -8,7 +8,6 @@
 import type { Statement } from 'better-sqlite3';
 import { TEXT_ELEMENT_TYPES } from '../analysis/element.js';
 import { fileStem } from '../files/rules.js';
-import type { FileTermCounts } from '../search/file-evidence.js';
 import type Database from 'better-sqlite3';
 import { databaseOf, type IndexStore } from './store.js';
 
@@ -17,6 +16,16 @@ export interface FilterSql {
   sql: string;
   params: (string | number)[];
   active: boolean;
+}
+
+export interface FileTermCounts {
+  /** For each query term: file id -> how many of the file's elements hold it. */
+  perTerm: readonly ReadonlyMap<number, number>[];
+  /** Elements per file, for the files any term occurs in. */
+  sizes: ReadonlyMap<number, number>;
+  /** Indexed files, and their mean number of elements. */
+  files: number;
+  averageSize: number;
 }
 
 export interface IdScore {

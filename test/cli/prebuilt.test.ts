@@ -16,11 +16,10 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BASE_LIBRARIES } from '../../scripts/base-libraries.mjs';
 import { searchFixtureFiles } from '../helpers/search-repo.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** What every Linux with glibc and a C++ runtime has (as scripts/prebuild.mjs). */
-const BASE_LIBRARIES = /^(linux-vdso|ld-linux[^/]*|libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s)\.so/;
 const supported = process.platform === 'linux' && process.arch === 'x64';
 
 describe.runIf(supported)('the packed tarball in an empty directory (linux-x64)', () => {

@@ -1,0 +1,2 @@
+/** See base-libraries.mjs. */
+export declare const BASE_LIBRARIES: RegExp;
