@@ -6,12 +6,13 @@
  * are the API a question is often about; a prior of 0.85 lowered the
  * typescript-lib evaluation set and left the benchmark as it was.) And a file whose name the query spells (`binding` in
  * binding/json.go, `router` in router.ts) is more likely than one whose
- * content merely mentions the words.
+ * content merely mentions the words; more so when the query spells all of
+ * the file's name (`streams.py` for "response streaming").
  */
 import { posix } from 'node:path';
 import { fileStem } from '../files/rules.js';
 import { splitIdentifier, stem } from '../vector/terms.js';
-import { isStopWord } from '../vector/vocabulary.js';
+import { conceptFor, isStopWord } from '../vector/vocabulary.js';
 
 export type PathRole = 'test' | 'docs' | 'example' | 'bench' | 'generated' | 'vendor';
 
@@ -77,18 +78,37 @@ export function rolePrior(path: string, requested: ReadonlySet<PathRole>): numbe
   return prior;
 }
 
+/** How a file's path spells the query. */
+export interface PathWordMatch {
+  /** The share of the query's meaningful words that the file's name or its directory's name spells. */
+  share: number;
+  /**
+   * The share of the file name's own words that the query spells: 1 for
+   * `streams.py` under "response streaming and payload", `args.go` under
+   * "positional argument validators". A file named after what a question
+   * is about is where it is answered, more often than a file that merely
+   * mentions the words.
+   */
+  coverage: number;
+}
+
 /**
- * The share of the query's meaningful words that the file's name or its
- * directory's name spells (prefixes of three letters or more count:
- * `dependency` ~ `dependencies`). 0 when none does.
+ * Words match when one is a prefix of the other (three letters or more,
+ * at most four letters apart: `dependency` ~ `dependencies`), before or
+ * after stemming (`streams` ~ `streaming`, `distilled` ~ `distillation`),
+ * or when the vocabulary puts them in one group (`args` ~ `argument`).
  */
-export function pathWordShare(path: string, queryWords: readonly string[]): number {
-  const keywords = meaningfulWords(queryWords);
-  if (keywords.length === 0) return 0;
-  const parts = pathParts(path);
+export function pathWordMatch(path: string, keywords: readonly string[]): PathWordMatch {
+  if (keywords.length === 0) return { share: 0, coverage: 0 };
+  const own = splitIdentifier(fileStem(path));
+  const directory = posix.basename(posix.dirname(path));
+  const parts = directory && directory !== '.' ? [...own, ...splitIdentifier(directory)] : own;
   let matched = 0;
-  for (const keyword of keywords) if (parts.some((part) => sharesPrefix(keyword, part))) matched++;
-  return matched / keywords.length;
+  for (const keyword of keywords) if (parts.some((part) => wordsMatch(keyword, part))) matched++;
+  const named = own.filter((part) => part.length >= 3 && !isStopWord(stem(part)));
+  let covered = 0;
+  for (const part of named) if (keywords.some((keyword) => wordsMatch(keyword, part))) covered++;
+  return { share: matched / keywords.length, coverage: named.length > 0 ? covered / named.length : 0 };
 }
 
 /** Lower-cased words of a query worth matching against paths: no stop words, three letters or more. */
@@ -100,12 +120,10 @@ export function meaningfulWords(queryWords: readonly string[]): string[] {
   return [...out];
 }
 
-/** The sub-words of a file's stem (without extensions) and of its directory's name. */
-function pathParts(path: string): string[] {
-  const directory = posix.basename(posix.dirname(path));
-  const parts = splitIdentifier(fileStem(path));
-  if (directory && directory !== '.') parts.push(...splitIdentifier(directory));
-  return parts;
+function wordsMatch(a: string, b: string): boolean {
+  if (sharesPrefix(a, b) || sharesPrefix(stem(a), stem(b))) return true;
+  const concept = conceptFor(stem(a));
+  return concept !== undefined && concept === conceptFor(stem(b));
 }
 
 function sharesPrefix(a: string, b: string): boolean {

@@ -2,13 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { parseQuery } from '../../src/search/query.js';
 import { rankCandidates, type CandidateRow, type Evidence } from '../../src/search/ranking.js';
 
-/** Rows of a small Elixir-like project: a module and its functions, and a helper file. */
+/**
+ * Rows of a small Elixir-like project: a module and its functions, and a
+ * helper file. The module's file is not named after it (a query that spells
+ * the file's name lifts it on that alone).
+ */
 const ROWS: CandidateRow[] = [
-  { id: 1, fileId: 10, path: 'lib/ecto/repo.ex', type: 'module', name: 'Ecto.Repo', startLine: 1, endLine: 900 },
+  { id: 1, fileId: 10, path: 'lib/ecto/adapter.ex', type: 'module', name: 'Ecto.Repo', startLine: 1, endLine: 900 },
   {
     id: 2,
     fileId: 10,
-    path: 'lib/ecto/repo.ex',
+    path: 'lib/ecto/adapter.ex',
     type: 'function',
     name: 'Ecto.Repo.insert',
     startLine: 120,
@@ -78,6 +82,34 @@ describe('the ranking stack', () => {
     expect(order.indexOf(2)).toBeLessThan(order.indexOf(1));
     // A name or a path is not a question about a whole file: the evidence is for prose only.
     expect(rank('Ecto.Multi.insert', { lexical: [{ id: 4, score: 10 }], files })[0]).toBe(4);
+  });
+
+  it('a file named after what the question is about comes before one whose name the question only partly spells', () => {
+    const sessions = new Map<number, CandidateRow>([
+      [
+        11,
+        { id: 11, fileId: 1, path: 'src/cookie_session.ts', type: 'function', name: 'renew', startLine: 1, endLine: 9 },
+      ],
+      [12, { id: 12, fileId: 2, path: 'src/session.ts', type: 'function', name: 'renew', startLine: 1, endLine: 9 }],
+    ]);
+    const order = (query: string) =>
+      rankCandidates(
+        parseQuery(query),
+        {
+          lexical: [
+            { id: 11, score: 5 },
+            { id: 12, score: 5 },
+          ],
+          vector: [],
+          definitions: new Set(),
+          namedFiles: new Set(),
+        },
+        sessions,
+        { k: 10, weights: { lexical: 1, vector: 1 }, lexicalSignals: true },
+      ).map((hit) => hit.row.path);
+    // Both names hold "session"; all of session.ts's name is in the question, half of cookie_session.ts's.
+    expect(order('how sessions expire')).toEqual(['src/session.ts', 'src/cookie_session.ts']);
+    expect(order('cookie sessions')).toEqual(['src/cookie_session.ts', 'src/session.ts']);
   });
 
   it('a name spelled differently in case only resembles the symbol: the definition itself is not lifted', () => {

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { meaningfulWords, pathWordMatch, rolePrior, requestedRoles } from '../../src/search/path-priors.js';
+
+const keywords = (query: string) => meaningfulWords(query.split(/\s+/));
+
+describe('how a path spells the query', () => {
+  it('a file named after what the question is about is covered whole, through inflections', () => {
+    expect(pathWordMatch('aiohttp/streams.py', keywords('response streaming and payload')).coverage).toBe(1);
+    expect(pathWordMatch('model2vec/distill/distillation.py', keywords('how a model is distilled')).coverage).toBe(1);
+    expect(pathWordMatch('lib/rack/mime.rb', keywords('MIME type detection from file extensions')).coverage).toBe(1);
+  });
+
+  it('the vocabulary joins a file name to the word the question uses for the same idea', () => {
+    expect(pathWordMatch('args.go', keywords('positional argument validators')).coverage).toBe(1);
+    expect(pathWordMatch('src/config.ts', keywords('loading settings from disk')).coverage).toBe(1);
+  });
+
+  it('counts the share of the file name the query spells, and of the query the path spells', () => {
+    const match = pathWordMatch('lib/http/middleware_stack.rb', keywords('middleware order in the HTTP layer'));
+    // middleware of middleware, stack
+    expect(match.coverage).toBeCloseTo(1 / 2);
+    // middleware from the file's name and http from its directory's, of middleware, order, http, layer
+    expect(match.share).toBeCloseTo(2 / 4);
+  });
+
+  it('words that only share a short prefix, or none, do not match', () => {
+    expect(pathWordMatch('src/parser.ts', keywords('parallel workers')).coverage).toBe(0);
+    expect(pathWordMatch('src/index.ts', keywords('the and of')).coverage).toBe(0);
+    expect(pathWordMatch('src/a.ts', keywords('alias handling')).coverage).toBe(0);
+  });
+});
+
+describe('path roles', () => {
+  it('holds tests back unless the query asks for them', () => {
+    expect(rolePrior('src/foo.test.ts', requestedRoles(['parse', 'config']))).toBeLessThan(1);
+    expect(rolePrior('src/foo.test.ts', requestedRoles(['config', 'tests']))).toBe(1);
+  });
+});
