@@ -23,6 +23,7 @@ import type { OpenAIEmbedderOptions } from '../vector/openai-embedder.js';
 import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
 import { DEFAULT_FUSION_WEIGHTS, type FusionWeights, type ScoredHit } from './fusion.js';
 import { fileScores } from './file-evidence.js';
+import { GenerationCache } from './generation-cache.js';
 import { ftsExpression, parseQuery, symbolNames, type ParsedQuery, type QueryKind } from './query.js';
 import { rankCandidates, type Evidence, type RankedHit, type RankSignals } from './ranking.js';
 import { bestSnippetStart, SourceCache, SourceReader, type SnippetOptions, snippetLines } from './source.js';
@@ -149,7 +150,7 @@ const COMMON_TERM_SHARE = 0.03;
 /** ...in an index of at least this many elements (smaller ones answer fast with every term). */
 const COMMON_TERM_MIN_INDEX = 20_000;
 /** Term weights kept by a searcher before it starts afresh. */
-const MAX_CACHED_TERM_WEIGHTS = 50_000;
+const MAX_CACHED_TERMS = 50_000;
 /** After the embedder failed, searches stay lexical this long before trying it again. */
 const EMBEDDER_RETRY_MS = 30_000;
 /** How long a status probe waits for the embedder. */
@@ -190,7 +191,13 @@ export class Searcher {
    * (over a millisecond at 100k elements), and the common terms are the ones
    * every query repeats.
    */
-  #termWeights = { generation: -1, byTerm: new Map<string, number>() };
+  #termWeights = new GenerationCache<number>(MAX_CACHED_TERMS);
+  /**
+   * Whether a term is too common to be worth reading, by table: asking
+   * FTS5 reads up to COMMON_TERM_SHARE of the index's matches (a tenth of
+   * a query's time at 100,000 elements), for words every query repeats.
+   */
+  #commonTerms = new GenerationCache<boolean>(MAX_CACHED_TERMS);
   readonly #reader: SearchReader;
   #closed = false;
 
@@ -436,17 +443,11 @@ export class Searcher {
    * counts; a term it does not know (stemmed differently) keeps weight 1.
    */
   #termWeight(term: string): number {
-    const generation = this.#vectors?.generation ?? -1;
     const ntotal = this.#elementCount();
-    // Bounded: a long-lived searcher meets an open-ended vocabulary.
-    if (this.#termWeights.generation !== generation || this.#termWeights.byTerm.size >= MAX_CACHED_TERM_WEIGHTS)
-      this.#termWeights = { generation, byTerm: new Map() };
-    const cached = this.#termWeights.byTerm.get(term);
-    if (cached !== undefined) return cached;
-    const df = this.#reader.documentFrequency(term);
-    const weight = !df || ntotal === 0 ? 1 : Math.log(1 + ntotal / df) / Math.log(101);
-    this.#termWeights.byTerm.set(term, weight);
-    return weight;
+    return this.#termWeights.get(this.#vectors?.generation ?? -1, term, () => {
+      const df = this.#reader.documentFrequency(term);
+      return !df || ntotal === 0 ? 1 : Math.log(1 + ntotal / df) / Math.log(101);
+    });
   }
 
   async #queryEmbedder(): Promise<Embedder> {
@@ -500,7 +501,8 @@ export class Searcher {
    */
   #fileEvidence(informative: string[]): Map<number, number> | undefined {
     if (informative.length === 0) return undefined;
-    return fileScores(this.#reader.fileTermCounts(informative.map((term) => ftsExpression([term])!)));
+    const terms = informative.map((term) => ftsExpression([term])!);
+    return fileScores(this.#reader.fileTermCounts(terms, this.#store.generation));
   }
 
   /** The terms in at most COMMON_TERM_SHARE of a large index; all of them in a small one; undefined when every term is common. */
@@ -508,7 +510,13 @@ export class Searcher {
     const count = this.#elementCount();
     if (count < COMMON_TERM_MIN_INDEX || terms.length < 2) return terms;
     const threshold = Math.floor(count * COMMON_TERM_SHARE);
-    const rare = terms.filter((term) => !this.#reader.matchesMoreThan(ftsExpression([term])!, threshold, inCode));
+    const generation = this.#store.generation;
+    const rare = terms.filter(
+      (term) =>
+        !this.#commonTerms.get(generation, `${inCode ? 'code' : 'names'}:${term}`, () =>
+          this.#reader.matchesMoreThan(ftsExpression([term])!, threshold, inCode),
+        ),
+    );
     return rare.length > 0 ? rare : undefined;
   }
 

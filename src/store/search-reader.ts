@@ -9,6 +9,7 @@ import type { Statement } from 'better-sqlite3';
 import { TEXT_ELEMENT_TYPES } from '../analysis/element.js';
 import { fileStem } from '../files/rules.js';
 import type Database from 'better-sqlite3';
+import { ElementFiles } from './element-files.js';
 import { databaseOf, type IndexStore } from './store.js';
 
 export interface FilterSql {
@@ -55,12 +56,22 @@ export interface ElementRecord {
 const ELEMENT_BM25 = 'bm25(elements_fts, 4.0, 2.0, 1.0, 0.5)';
 /** The weight of code_fts's BM25 beside elements_fts's (0.15 and 0.5 did less well on the benchmark and the evaluation sets). */
 const CODE_WEIGHT = 0.3;
+/**
+ * Whole-file counts asked of SQLite this many times per index generation
+ * before the element-to-file map is read (ElementFiles): a process that
+ * searches once (the CLI) does not pay for reading it, a long-lived one
+ * (the MCP server, an agent's tool) reads it once and counts faster.
+ */
+const COUNTS_BEFORE_MAP = 2;
 /** Pieces of text name nothing: they are never a symbol's definition. */
 const TEXT_TYPES_SQL = TEXT_ELEMENT_TYPES.map((type) => `'${type}'`).join(', ');
 
 export class SearchReader {
   readonly #db: Database.Database;
   readonly #sql;
+  /** The map, or undefined when this generation's ids are too sparse for it. */
+  #elementFiles: { generation: number; map: ElementFiles | undefined } | undefined;
+  #countsWithoutMap = { generation: -1, count: 0 };
 
   constructor(store: IndexStore) {
     const db = (this.#db = databaseOf(store));
@@ -78,6 +89,8 @@ export class SearchReader {
       beyond: db.prepare<[string, number], { found: number }>(
         'SELECT 1 AS found FROM elements_fts WHERE elements_fts MATCH ? LIMIT 1 OFFSET ?',
       ),
+      elementMatches: db.prepare<[string], number>('SELECT rowid FROM elements_fts WHERE elements_fts MATCH ?').pluck(),
+      codeMatches: db.prepare<[string], number>('SELECT rowid FROM code_fts WHERE code_fts MATCH ?').pluck(),
       codeBeyond: db.prepare<[string, number], { found: number }>(
         'SELECT 1 AS found FROM code_fts WHERE code_fts MATCH ? LIMIT 1 OFFSET ?',
       ),
@@ -202,8 +215,33 @@ export class SearchReader {
     return (inCode ? this.#sql.codeBeyond : this.#sql.beyond).get(match, count) !== undefined;
   }
 
-  /** For BM25 over whole files: per term (an FTS5 expression), how many elements of each file hold it. */
-  fileTermCounts(terms: readonly string[]): FileTermCounts {
+  /**
+   * For BM25 over whole files: per term (an FTS5 expression), how many
+   * elements of each file hold it, in the names' or in the code's table.
+   * `generation` is the index's, which the element-to-file map must match.
+   */
+  fileTermCounts(terms: readonly string[], generation: number): FileTermCounts {
+    const map = this.#elementFilesOf(generation);
+    if (!map) return this.#fileTermCountsBySql(terms);
+    const sizes = new Map<number, number>();
+    const perTerm = terms.map((term) => {
+      const counts = map.countByFile([this.#sql.elementMatches.all(term), this.#sql.codeMatches.all(term)]);
+      for (const file of counts.keys()) sizes.set(file, map.sizeOf(file)!);
+      return counts;
+    });
+    const { files, averageSize } = this.#sql.fileSizes.get()!;
+    return { perTerm, sizes, files, averageSize: averageSize ?? 0 };
+  }
+
+  #elementFilesOf(generation: number): ElementFiles | undefined {
+    if (this.#elementFiles?.generation === generation) return this.#elementFiles.map;
+    if (this.#countsWithoutMap.generation !== generation) this.#countsWithoutMap = { generation, count: 0 };
+    if (this.#countsWithoutMap.count++ < COUNTS_BEFORE_MAP) return undefined;
+    this.#elementFiles = { generation, map: ElementFiles.read(this.#db) };
+    return this.#elementFiles.map;
+  }
+
+  #fileTermCountsBySql(terms: readonly string[]): FileTermCounts {
     const sizes = new Map<number, number>();
     const perTerm = terms.map((term) => {
       const counts = new Map<number, number>();

@@ -1,0 +1,24 @@
+/**
+ * Answers about the index's terms that hold until an indexer commits: kept
+ * for one index generation, and bounded, since a long-lived searcher meets
+ * an open-ended vocabulary.
+ */
+export class GenerationCache<V> {
+  readonly #limit: number;
+  #generation = Number.NaN;
+  #values = new Map<string, V>();
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  get(generation: number, key: string, compute: () => V): V {
+    if (generation !== this.#generation || this.#values.size >= this.#limit) {
+      this.#generation = generation;
+      this.#values = new Map();
+    }
+    let value = this.#values.get(key);
+    if (value === undefined) this.#values.set(key, (value = compute()));
+    return value;
+  }
+}
