@@ -66,6 +66,17 @@ describe('the ranking stack', () => {
     expect(order.indexOf(2)).toBeLessThan(order.indexOf(1));
   });
 
+  it('a capitalised word in a sentence names a type: the file that defines it, so spelled, rises', () => {
+    const lexical = [
+      { id: 3, score: 20 },
+      { id: 2, score: 3 },
+    ];
+    expect(rank('Repo behaviour for database interactions', { lexical })[0]).toBe(3);
+    expect(rank('Repo behaviour for database interactions', { lexical, definitions: new Set([1]) })[0]).toBe(2);
+    // In lower case it is a word, not a name.
+    expect(rank('repo behaviour for database interactions', { lexical, definitions: new Set([1]) })[0]).toBe(3);
+  });
+
   it('a file whose whole text answers the question rises with all its elements, in their own order', () => {
     const lexical = [
       { id: 4, score: 10 },
