@@ -103,16 +103,14 @@ export function parseQuery(text: string): ParsedQuery {
  * `Engine` in "how the Gin Engine embeds RouterGroup"), which name a type
  * when the code defines one so spelled (benchmark: 0.864 -> 0.870). Words
  * in capitals only (`HTTP`, `JSON`) are left out: acronyms, not names.
+ * A token is taken as written: stripping the sentence's punctuation from it
+ * ("Context," -> Context) left the benchmark as it was and lowered the
+ * typescript-lib set's element MRR (0.359 -> 0.355).
  */
 function sentenceIdentifiers(tokens: readonly string[]): string[] {
   const out: string[] = [];
   for (const token of tokens) {
-    // Punctuation of the sentence around a name is not part of it ("RouterGroup," "(Context)").
-    const name = token
-      .replace(/^[^\p{L}\p{N}_$]+/u, '')
-      .replace(/[.,;:!?'"`\]]+$/u, '')
-      .replace(/\(\)$/, '')
-      .replace(/\)+$/u, '');
+    const name = token.replace(/\(\)$/, '');
     if (isIdentifierLike(name) || CAPITALISED_WORD.test(name)) out.push(name);
   }
   return out;

