@@ -103,7 +103,12 @@ describe('the ranking stack', () => {
       ],
       [12, { id: 12, fileId: 2, path: 'src/session.ts', type: 'function', name: 'renew', startLine: 1, endLine: 9 }],
     ]);
-    const order = (query: string) =>
+    // Both files answer as well on their whole text.
+    const bothAnswer = new Map([
+      [1, 1],
+      [2, 1],
+    ]);
+    const order = (query: string, files: Map<number, number> = bothAnswer) =>
       rankCandidates(
         parseQuery(query),
         {
@@ -114,6 +119,7 @@ describe('the ranking stack', () => {
           vector: [],
           definitions: new Set(),
           namedFiles: new Set(),
+          files,
         },
         sessions,
         { k: 10, weights: { lexical: 1, vector: 1 }, lexicalSignals: true },
@@ -121,6 +127,8 @@ describe('the ranking stack', () => {
     // Both names hold "session"; all of session.ts's name is in the question, half of cookie_session.ts's.
     expect(order('how sessions expire')).toEqual(['src/session.ts', 'src/cookie_session.ts']);
     expect(order('cookie sessions')).toEqual(['src/cookie_session.ts', 'src/session.ts']);
+    // The name counts as far as the content answers: with no whole-file evidence it does not reorder them.
+    expect(order('how sessions expire', new Map())).toEqual(['src/cookie_session.ts', 'src/session.ts']);
   });
 
   it('a name spelled differently in case only resembles the symbol: the definition itself is not lifted', () => {
