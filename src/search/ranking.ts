@@ -148,6 +148,8 @@ function score<Row extends CandidateRow>(
       signals.similarity = candidate.vectorScore!;
     }
     let value = candidate.score;
+    // The file's whole-file score (over the best file's), for questions in words.
+    const fileScore = parsed.kind === 'prose' ? (evidence.files?.get(row.fileId) ?? 0) : 0;
     if (parsed.kind === 'prose' && FRAGMENT_TYPES.has(row.type)) value *= FRAGMENT_PRIOR;
     if (lexicalSignals) {
       if (parsed.identifiers.length > 0 && isCodeElementType(row.type)) {
@@ -170,12 +172,11 @@ function score<Row extends CandidateRow>(
       if (parsed.kind === 'prose') {
         let match = pathMatches.get(row.path);
         if (!match) pathMatches.set(row.path, (match = pathWordMatch(row.path, keywords)));
-        // The name counts as far as the file's content answers too (its whole-file score).
-        const answers = evidence.files?.get(row.fileId) ?? 0;
-        value += PATH_WORD_BOOST * match.share + FILE_NAME_COVERAGE_BOOST * match.coverage * answers;
+        // The name counts as far as the file's content answers too.
+        value += PATH_WORD_BOOST * match.share + FILE_NAME_COVERAGE_BOOST * match.coverage * fileScore;
       }
     }
-    if (parsed.kind === 'prose' && evidence.files) value += FILE_BM25_WEIGHT * (evidence.files.get(row.fileId) ?? 0);
+    value += FILE_BM25_WEIGHT * fileScore;
     value *= rolePrior(row.path, roles);
     if (parsed.kind === 'prose' && isCHeader(row)) value *= C_HEADER_PRIOR;
     out.push({ row, score: value, signals });

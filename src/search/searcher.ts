@@ -473,6 +473,8 @@ export class Searcher {
    */
   #lexicalSearch(parsed: ParsedQuery, k: number, filters: CompiledFilters): LexicalEvidence {
     const limit = Math.max(100, k * 10);
+    // What is cached about the index's terms holds for this generation: read once per search.
+    const generation = this.#store.generation;
     if (parsed.kind === 'path') {
       // In file order, not by relevance: a score that only keeps that order.
       const elements = this.#reader
@@ -484,13 +486,13 @@ export class Searcher {
     const definitions = new Set(this.#reader.definitions(symbols, filters, DEFINITION_CANDIDATES));
     const namedFiles =
       parsed.kind === 'identifier' ? this.#reader.namedFiles(symbols, filters, NAMED_FILE_ELEMENTS) : [];
-    const match = this.#matchExpression(parsed.terms);
+    const match = this.#matchExpression(parsed.terms, generation);
     // Over code, the terms not too common there (a query of only common words adds nothing in
     // code that the names do not); asked once, as the whole-file evidence reads the same terms.
-    const rareInCode = this.#rareTerms(parsed.terms, true);
+    const rareInCode = this.#rareTerms(parsed.terms, true, generation);
     const codeMatch = rareInCode ? ftsExpression(rareInCode) : undefined;
     const elements = match || codeMatch ? this.#reader.elementHits(match, codeMatch, filters, limit) : [];
-    const files = parsed.kind === 'prose' && rareInCode ? this.#fileEvidence(rareInCode) : undefined;
+    const files = parsed.kind === 'prose' && rareInCode ? this.#fileEvidence(rareInCode, generation) : undefined;
     return { elements: this.#withWholeNames(elements, parsed, filters, limit), definitions, namedFiles, files };
   }
 
@@ -499,18 +501,17 @@ export class Searcher {
    * (the others weigh next to nothing over files too, and would cost a scan
    * of most of the index).
    */
-  #fileEvidence(informative: string[]): Map<number, number> | undefined {
+  #fileEvidence(informative: string[], generation: number): Map<number, number> | undefined {
     if (informative.length === 0) return undefined;
     const terms = informative.map((term) => ftsExpression([term])!);
-    return fileScores(this.#reader.fileTermCounts(terms, this.#store.generation));
+    return fileScores(this.#reader.fileTermCounts(terms, generation));
   }
 
   /** The terms in at most COMMON_TERM_SHARE of a large index; all of them in a small one; undefined when every term is common. */
-  #rareTerms(terms: string[], inCode: boolean): string[] | undefined {
+  #rareTerms(terms: string[], inCode: boolean, generation: number): string[] | undefined {
     const count = this.#elementCount();
     if (count < COMMON_TERM_MIN_INDEX || terms.length < 2) return terms;
     const threshold = Math.floor(count * COMMON_TERM_SHARE);
-    const generation = this.#store.generation;
     const rare = terms.filter(
       (term) =>
         !this.#commonTerms.get(generation, `${inCode ? 'code' : 'names'}:${term}`, () =>
@@ -540,9 +541,9 @@ export class Searcher {
    * those holding the rarest. Whether a term is that common is asked of
    * FTS5 itself: is there a row past the threshold?
    */
-  #matchExpression(terms: string[]): string | undefined {
+  #matchExpression(terms: string[], generation: number): string | undefined {
     if (terms.length === 0) return undefined;
-    const rare = this.#rareTerms(terms, false);
+    const rare = this.#rareTerms(terms, false, generation);
     if (rare) return ftsExpression(rare);
     const all = terms.map((term) => ftsExpression([term])).join(' AND ');
     if (this.#reader.matchesMoreThan(all, 0)) return all;

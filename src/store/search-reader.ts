@@ -69,9 +69,13 @@ const TEXT_TYPES_SQL = TEXT_ELEMENT_TYPES.map((type) => `'${type}'`).join(', ');
 export class SearchReader {
   readonly #db: Database.Database;
   readonly #sql;
-  /** The map, or undefined when this generation's ids are too sparse for it. */
-  #elementFiles: { generation: number; map: ElementFiles | undefined } | undefined;
-  #countsWithoutMap = { generation: -1, count: 0 };
+  /** This generation's element-to-file map: how often it was done without, and the map once read (undefined when too sparse). */
+  #elementFiles: { generation: number; countsBySql: number; read: boolean; map: ElementFiles | undefined } = {
+    generation: Number.NaN,
+    countsBySql: 0,
+    read: false,
+    map: undefined,
+  };
 
   constructor(store: IndexStore) {
     const db = (this.#db = databaseOf(store));
@@ -222,37 +226,39 @@ export class SearchReader {
    */
   fileTermCounts(terms: readonly string[], generation: number): FileTermCounts {
     const map = this.#elementFilesOf(generation);
-    if (!map) return this.#fileTermCountsBySql(terms);
     const sizes = new Map<number, number>();
-    const perTerm = terms.map((term) => {
-      const counts = map.countByFile([this.#sql.elementMatches.all(term), this.#sql.codeMatches.all(term)]);
-      for (const file of counts.keys()) sizes.set(file, map.sizeOf(file)!);
-      return counts;
-    });
+    const perTerm = terms.map((term) => (map ? this.#countsByMap(map, term, sizes) : this.#countsBySql(term, sizes)));
     const { files, averageSize } = this.#sql.fileSizes.get()!;
     return { perTerm, sizes, files, averageSize: averageSize ?? 0 };
   }
 
   #elementFilesOf(generation: number): ElementFiles | undefined {
-    if (this.#elementFiles?.generation === generation) return this.#elementFiles.map;
-    if (this.#countsWithoutMap.generation !== generation) this.#countsWithoutMap = { generation, count: 0 };
-    if (this.#countsWithoutMap.count++ < COUNTS_BEFORE_MAP) return undefined;
-    this.#elementFiles = { generation, map: ElementFiles.read(this.#db) };
-    return this.#elementFiles.map;
+    if (this.#elementFiles.generation !== generation)
+      this.#elementFiles = { generation, countsBySql: 0, read: false, map: undefined };
+    const state = this.#elementFiles;
+    if (!state.read) {
+      if (state.countsBySql++ < COUNTS_BEFORE_MAP) return undefined;
+      state.map = ElementFiles.read(this.#db);
+      state.read = true;
+    }
+    return state.map;
   }
 
-  #fileTermCountsBySql(terms: readonly string[]): FileTermCounts {
-    const sizes = new Map<number, number>();
-    const perTerm = terms.map((term) => {
-      const counts = new Map<number, number>();
-      for (const { fileId, n, size } of this.#sql.fileTermCounts.all(term, term)) {
-        counts.set(fileId, n);
-        sizes.set(fileId, size);
-      }
-      return counts;
-    });
-    const { files, averageSize } = this.#sql.fileSizes.get()!;
-    return { perTerm, sizes, files, averageSize: averageSize ?? 0 };
+  /** One term's counts per file, through the map; the files' sizes added to `sizes`. */
+  #countsByMap(map: ElementFiles, term: string, sizes: Map<number, number>): Map<number, number> {
+    const counts = map.countByFile([this.#sql.elementMatches.all(term), this.#sql.codeMatches.all(term)]);
+    for (const file of counts.keys()) sizes.set(file, map.sizeOf(file)!);
+    return counts;
+  }
+
+  /** The same, asked of SQLite: a table lookup per match. */
+  #countsBySql(term: string, sizes: Map<number, number>): Map<number, number> {
+    const counts = new Map<number, number>();
+    for (const { fileId, n, size } of this.#sql.fileTermCounts.all(term, term)) {
+      counts.set(fileId, n);
+      sizes.set(fileId, size);
+    }
+    return counts;
   }
 
   matchCount(match: string): number {
