@@ -20,14 +20,24 @@ export interface PoolShutdown {
 
 export interface PoolRequest {
   shutdown?: undefined;
+  embed?: undefined;
   id: number;
   path: string;
   /** The file's bytes when the caller has read them already (then `path` only names the file). */
   bytes?: Uint8Array;
 }
 
+/** Documents for the built-in embedder of this dimension to embed on the worker. */
+export interface PoolEmbedRequest {
+  shutdown?: undefined;
+  embed: { dimension: number };
+  id: number;
+  texts: readonly string[];
+}
+
 export type PoolResponse =
   | { id: number; result: AnalysisResult; text?: string; events: AnalysisEvent[]; error?: undefined }
+  | { id: number; vectors: Float32Array; result?: undefined; error?: undefined }
   | { id: number; error: string; result?: undefined; events?: undefined };
 
 export interface AnalysisPoolOptions {
@@ -67,7 +77,7 @@ function shutDown(worker: Worker): Promise<void> {
 }
 
 interface Pending {
-  resolve: (output: AnalysisOutput) => void;
+  resolve: (output: AnalysisOutput | Float32Array) => void;
   reject: (error: Error) => void;
 }
 
@@ -87,7 +97,7 @@ export interface FileAnalyzer {
 export class AnalysisPool implements FileAnalyzer {
   readonly #workers: Worker[] = [];
   readonly #idle: Worker[] = [];
-  readonly #queue: { request: PoolRequest; pending: Pending }[] = [];
+  readonly #queue: { request: PoolRequest | PoolEmbedRequest; pending: Pending }[] = [];
   readonly #pending = new Map<number, Pending>();
   readonly #emit: (event: AnalysisEvent) => void;
   #nextId = 0;
@@ -112,7 +122,7 @@ export class AnalysisPool implements FileAnalyzer {
   }
 
   async analyzeFile(path: string): Promise<AnalysisResult> {
-    return (await this.#submit({ id: this.#nextId++, path })).result;
+    return ((await this.#submit({ id: this.#nextId++, path })) as AnalysisOutput).result;
   }
 
   /** Analyses bytes already read (they are copied to the worker); `path` names the file and picks its language. */
@@ -121,13 +131,25 @@ export class AnalysisPool implements FileAnalyzer {
   }
 
   analyzeWithText(path: string, bytes: Uint8Array): Promise<AnalysisOutput> {
-    return this.#submit({ id: this.#nextId++, path, bytes });
+    return this.#submit({ id: this.#nextId++, path, bytes }) as Promise<AnalysisOutput>;
   }
 
-  #submit(request: PoolRequest): Promise<AnalysisOutput> {
+  /**
+   * Embeds documents with the built-in embedder on a worker: what the
+   * indexer's own thread would otherwise spend most of a full index on,
+   * while the workers wait for files. Ahead of the files waiting, because
+   * the files analysed already wait for these vectors to be written.
+   */
+  embedBuiltin(dimension: number, texts: readonly string[]): Promise<Float32Array> {
+    return this.#submit({ id: this.#nextId++, embed: { dimension }, texts }, true) as Promise<Float32Array>;
+  }
+
+  #submit(request: PoolRequest | PoolEmbedRequest, first = false): Promise<AnalysisOutput | Float32Array> {
     if (this.#closed) return Promise.reject(new Error('the analysis pool is closed'));
     return new Promise((resolve, reject) => {
-      this.#queue.push({ request, pending: { resolve, reject } });
+      const entry = { request, pending: { resolve, reject } };
+      if (first) this.#queue.unshift(entry);
+      else this.#queue.push(entry);
       this.#dispatch();
     });
   }
@@ -162,6 +184,7 @@ export class AnalysisPool implements FileAnalyzer {
     worker.unref();
     this.#idle.push(worker);
     if (response.error !== undefined) pending?.reject(new Error(response.error));
+    else if (response.result === undefined) pending?.resolve(response.vectors);
     else {
       for (const event of response.events) this.#emit(event);
       pending?.resolve(

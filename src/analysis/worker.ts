@@ -1,8 +1,9 @@
-/** A worker thread of AnalysisPool: reads, screens and parses files (no model calls). */
+/** A worker thread of AnalysisPool: reads, screens and parses files (no model calls), and runs the built-in embedder. */
 import { parentPort, workerData } from 'node:worker_threads';
 import { Analyzer } from './analyzer.js';
+import { BuiltinEmbedder } from '../vector/builtin-embedder.js';
 import type { AnalysisEvent } from './events.js';
-import type { PoolRequest, PoolResponse, PoolShutdown } from './pool.js';
+import type { PoolEmbedRequest, PoolRequest, PoolResponse, PoolShutdown } from './pool.js';
 
 const port = parentPort!;
 let events: AnalysisEvent[] = [];
@@ -11,9 +12,24 @@ const analyzer = new Analyzer({
   onEvent: (event) => events.push(event),
 });
 
-port.on('message', (request: PoolRequest | PoolShutdown) => {
+/** One per dimension asked for, kept: its memo of word features serves every later batch. */
+const embedders = new Map<number, BuiltinEmbedder>();
+
+function embed({ id, embed: { dimension }, texts }: PoolEmbedRequest): void {
+  try {
+    let embedder = embedders.get(dimension);
+    if (!embedder) embedders.set(dimension, (embedder = new BuiltinEmbedder({ dimension })));
+    const vectors = embedder.embedDocumentsSync(texts);
+    port.postMessage({ id, vectors } satisfies PoolResponse, [vectors.buffer as ArrayBuffer]);
+  } catch (error) {
+    port.postMessage({ id, error: error instanceof Error ? error.message : String(error) } satisfies PoolResponse);
+  }
+}
+
+port.on('message', (request: PoolRequest | PoolEmbedRequest | PoolShutdown) => {
   // Closing the port empties the event loop, so the thread ends between files, never inside a parse.
   if (request.shutdown) return port.close();
+  if (request.embed) return embed(request);
   // With bytes, the text analysis read goes back too: the indexer builds its documents from it.
   (request.bytes
     ? analyzer.analyzeWithText(request.path, request.bytes)

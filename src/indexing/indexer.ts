@@ -51,6 +51,7 @@ import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import type { OpenAIEmbedderOptions } from '../vector/openai-embedder.js';
 import { DryRunTally, estimateRun, type DryRunReport } from './dry-run.js';
 import { EmbeddingQueue } from './embedding-queue.js';
+import { embedderOnPool } from './pooled-embedder.js';
 import { eachConcurrently, IndexRun, type FileOutcome } from './index-run.js';
 import type { LastRun } from '../store/meta.js';
 import type { IndexEvent, IndexSummary } from './events.js';
@@ -221,16 +222,17 @@ export class Indexer {
         excluded: plan.excluded,
       });
 
-      const embedCallsBefore = embedder.calls;
-      const queue = new EmbeddingQueue(embedder, {
-        ...this.#embeddingBatching(embedder),
-        ...(signal ? { signal } : {}),
-        lookup: (hash) => opened.getEmbedding(embedder.id, hash),
-      });
       const enricher = this.#enricherFor(opened, signal);
       const analysis = this.#analyzerFor(candidates.length);
       pool = analysis.pool;
       const analyzer = analysis.analyzer;
+      const embedding = embedderOnPool(embedder, pool);
+      const embedCallsBefore = embedding.calls;
+      const queue = new EmbeddingQueue(embedding, {
+        ...this.#embeddingBatching(embedder, embedding !== embedder ? pool?.threads : undefined),
+        ...(signal ? { signal } : {}),
+        lookup: (hash) => opened.getEmbedding(embedder.id, hash),
+      });
       const run = new IndexRun({
         store: opened,
         embedder,
@@ -248,7 +250,7 @@ export class Indexer {
       if (stopped === undefined && !signal?.aborted) run.removeDeleted(plan.deleted);
       queue.close();
       summary.embeddings = { computed: queue.computed, cached: queue.cached };
-      summary.calls = { embedding: embedder.calls - embedCallsBefore, model: enricher?.calls ?? 0 };
+      summary.calls = { embedding: embedding.calls - embedCallsBefore, model: enricher?.calls ?? 0 };
       await this.#finish(run);
       summary.durationMs = performance.now() - started;
 
@@ -314,7 +316,7 @@ export class Indexer {
     let done = 0;
     const width = filesInFlight(run.analyzer, !run.embedder.inProcess);
     const stopped = await eachConcurrently(
-      candidates,
+      largestFirst(candidates),
       width,
       async (scanned) => {
         run.add(await this.#processFile(run, scanned));
@@ -483,13 +485,17 @@ export class Indexer {
     });
   }
 
-  /** Documents per embedding request (the built-in embedder has no round trip to amortise), and requests in flight. */
-  #embeddingBatching(embedder: Embedder): { batchSize: number; concurrency: number } {
+  /**
+   * Documents per embedding request (the built-in embedder has no round
+   * trip to amortise), and requests in flight: one per thread when the
+   * built-in embedder runs on `poolThreads` worker threads.
+   */
+  #embeddingBatching(embedder: Embedder, poolThreads?: number): { batchSize: number; concurrency: number } {
     const d = INDEXER_DEFAULTS;
     return {
       batchSize:
         this.#options.embeddingBatchSize ?? (embedder.inProcess ? d.inProcessEmbeddingBatchSize : d.embeddingBatchSize),
-      concurrency: this.#options.embeddingConcurrency ?? d.embeddingConcurrency,
+      concurrency: this.#options.embeddingConcurrency ?? poolThreads ?? d.embeddingConcurrency,
     };
   }
 
@@ -675,6 +681,15 @@ function toRootRelative(root: string, path: string): string {
 function filesInFlight(analyzer: FileAnalyzer | undefined, waitsForServer: boolean): number {
   const analysing = Math.max(4, (analyzer?.threads ?? 1) * 4);
   return waitsForServer ? Math.max(analysing, 64) : analysing;
+}
+
+/**
+ * The files in the order to start them: largest first, so that the longest
+ * parses (a 9 MB bundle takes seconds) overlap the many small files instead
+ * of running alone at the end of the run. Same sizes keep the scan's order.
+ */
+function largestFirst(files: readonly ScannedFile[]): ScannedFile[] {
+  return [...files].sort((a, b) => b.size - a.size);
 }
 
 /** The index for a dry run to compare with, when there is one. */

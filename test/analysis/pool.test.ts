@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { Analyzer, AnalysisPool, type AnalysisEvent } from '../../src/internal.js';
+import { Analyzer, AnalysisPool, BuiltinEmbedder, type AnalysisEvent } from '../../src/internal.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const sources = (readdirSync(join(root, 'src'), { recursive: true }) as string[])
@@ -28,6 +28,26 @@ describe('AnalysisPool', () => {
     await pool.close();
     rmSync(dir, { recursive: true, force: true });
     await expect(pool.analyzeFile(files[0]!)).rejects.toThrow(/closed/);
+  });
+
+  it('embeds with the built-in embedder on its workers: the same vectors as on the calling thread', async () => {
+    const pool = new AnalysisPool({ threads: 2 });
+    try {
+      const texts = sources.slice(0, 12).map((path) => readFileSync(path, 'utf8'));
+      const [whole, first, second, narrow] = await Promise.all([
+        pool.embedBuiltin(512, texts),
+        pool.embedBuiltin(512, texts.slice(0, 6)),
+        pool.embedBuiltin(512, texts.slice(6)),
+        pool.embedBuiltin(64, texts.slice(0, 2)),
+      ]);
+      const expected = new BuiltinEmbedder().embedDocumentsSync(texts);
+      expect(whole).toEqual(expected);
+      expect(Float32Array.from([...first!, ...second!])).toEqual(expected);
+      expect(narrow).toEqual(new BuiltinEmbedder({ dimension: 64 }).embedDocumentsSync(texts.slice(0, 2)));
+      await expect(pool.embedBuiltin(3, texts)).rejects.toThrow(/dimension/);
+    } finally {
+      await pool.close();
+    }
   });
 
   it('closes at any moment, even while its workers still load the grammars, without aborting the process', () => {

@@ -85,4 +85,23 @@ describe('an Indexer with collaborators passed in', () => {
     expect(status.embedder).toEqual({ id: 'fake:v1', dimension: DIMENSION });
     expect(status.lastRun?.analysisModel).toBe('fake-model');
   });
+
+  it('starts the largest files first, so that the longest parses do not run alone at the end', async () => {
+    const files = {
+      'a.ts': 'export const a = 1;\n',
+      'b.ts': `export const b = "${'b'.repeat(3000)}";\n`,
+      'c.ts': `export const c = "${'c'.repeat(900)}";\n`,
+    };
+    const repo = (owned.repo = tempRepo(files));
+    const order: string[] = [];
+    const recording: FileAnalyzer = {
+      threads: 1,
+      analyzeBytes: async (path, bytes) => {
+        order.push(path);
+        return inline.analyzeBytes(path, bytes);
+      },
+    };
+    await new Indexer({ path: repo.root, embedder: new FakeEmbedder(), llm: false, analyzer: recording }).run();
+    expect(order).toEqual(['b.ts', 'c.ts', 'a.ts']);
+  });
 });

@@ -45,6 +45,17 @@ describe('the built-in embedder', () => {
     expect(() => new BuiltinEmbedder({ dimension: 3 })).toThrow(/dimension/);
   });
 
+  it('gives a document the same vector whatever it embedded before (its sums start from zero)', async () => {
+    const used = new BuiltinEmbedder();
+    await used.embedDocuments([...Object.values(DOCS), 'getUserById getUserById user by id', 'user']);
+    await used.embedQuery('user by id');
+    const texts = Object.values(DOCS);
+    expect(await used.embedDocuments(texts)).toEqual(await new BuiltinEmbedder().embedDocuments(texts));
+    expect(await used.embedDocuments(texts.slice(1, 2))).toEqual(
+      (await new BuiltinEmbedder().embedDocuments(texts)).subarray(512, 1024),
+    );
+  });
+
   /** The document each query should rank first, and why it is more than exact-word overlap. */
   const QUERIES: [string, keyof typeof DOCS][] = [
     ['user by id', 'getUserById'], // sub-words of an identifier
