@@ -6,3 +6,4 @@ export type { ExcludeReason } from './rules.js';
 export { gitChangesSince } from './git.js';
 export type { GitChanges } from './git.js';
 export { contentHash } from './hash.js';
+export { LineStarts } from './line-starts.js';

@@ -7,6 +7,7 @@
  */
 import type { Enricher } from '../analysis/analyzer.js';
 import type { FileAnalyzer } from '../analysis/pool.js';
+import type { LineStarts } from '../files/line-starts.js';
 import type { ScannedFile } from '../files/scan.js';
 import type { FileRow, IndexStore } from '../store/store.js';
 import type { ElementDocument } from '../vector/document.js';
@@ -28,6 +29,8 @@ export interface FileOutcome {
   documents: ElementDocument[];
   vectors: Map<string, Float32Array>;
   mtimeMs: number;
+  /** The file's line starts in its bytes as read: each element's byte range is recorded with it. */
+  lineStarts?: LineStarts;
 }
 
 export interface IndexRunParts {
@@ -124,7 +127,14 @@ export class IndexRun {
           status,
           error: outcome.error,
         } as const;
-        const written = store.writeFile(this.rootId, update, outcome.documents, this.generation);
+        const lines = outcome.lineStarts;
+        const written = store.writeFile(
+          this.rootId,
+          update,
+          outcome.documents,
+          this.generation,
+          lines && ((first, last) => lines.range(first, last)),
+        );
         for (const { document } of written.added) {
           // Absent only for a hash the file already had (a second copy of a document): its vector is stored.
           const vector = outcome.vectors.get(document.hash);

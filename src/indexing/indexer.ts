@@ -24,6 +24,7 @@ import { isSkipped, type CodeFile, type SkippedFile } from '../analysis/types.js
 import { defaultIndexDir, findRoot } from '../files/root.js';
 import { gitChangesSince } from '../files/git.js';
 import { contentHash } from '../files/hash.js';
+import { LineStarts } from '../files/line-starts.js';
 import { readRegularFile } from '../files/read.js';
 import { redactSecrets } from '../files/redact.js';
 import {
@@ -621,6 +622,7 @@ export class Indexer {
     if (run.enricher && file.source === 'ast') file = await run.enricher.enrich(file, text);
     outcome.language = file.language;
     outcome.documents = buildDocuments(file, text.split('\n'));
+    outcome.lineStarts = new LineStarts(bytes);
     // Documents the file already has keep their vectors: only new ones need one.
     const live = run.liveHashes(row);
     outcome.vectors = await run.queue.vectorsFor(outcome.documents.filter((document) => !live.has(document.hash)));

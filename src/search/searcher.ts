@@ -596,7 +596,7 @@ export class Searcher {
       const root = this.#roots.get(row.rootId) ?? this.root;
       let reader = readers.get(row.rootId);
       if (!reader) readers.set(row.rootId, (reader = new SourceReader(root, this.#sources)));
-      const state = reader.state(row, wantText);
+      const state = reader.state(row, wantText, row);
       const result: SearchResult = {
         path: row.path,
         absolutePath: join(root, row.path),

@@ -5,9 +5,10 @@
  * inside the indexed root: a path whose real location lies outside it (a
  * symlink swapped in since indexing) is not read.
  */
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { contentHash } from '../files/hash.js';
+import { LineStarts } from '../files/line-starts.js';
 import { dedent } from '../vector/snippet.js';
 import { terms } from '../vector/terms.js';
 
@@ -38,38 +39,36 @@ export interface SourceState {
 }
 
 /**
- * A file's bytes with its line starts found lazily: showing lines 90,000 to
- * 90,020 of a 9 MB file finds newlines with memchr and decodes only those
- * lines, instead of turning the whole file into strings.
+ * A file's bytes, or the bytes of some of its lines (from `firstLine`), cut
+ * into lines on demand: showing lines 90,000 to 90,020 of a 9 MB file
+ * decodes only those lines, instead of turning the whole file into strings.
  */
 export class SourceText {
   readonly #bytes: Buffer;
-  /** Byte offset where each line starts, as far as scanned so far. */
-  readonly #starts: number[] = [0];
+  readonly #starts: LineStarts;
+  readonly #firstLine: number;
   #hash: string | undefined;
 
-  constructor(bytes: Buffer) {
+  constructor(bytes: Buffer, firstLine = 1) {
     this.#bytes = bytes;
+    this.#starts = new LineStarts(bytes);
+    this.#firstLine = firstLine;
   }
 
-  /** The indexer's content hash of these bytes, computed once. */
+  /** The indexer's content hash of these bytes, computed once (of the whole file when they are the whole file). */
   hash(): string {
     return (this.#hash ??= contentHash(this.#bytes));
   }
 
-  /** Lines first..last (1-based, inclusive), cut at the end of the file. */
+  /** Lines first..last (1-based, of the file, inclusive), cut where these bytes end. */
   lines(first: number, last: number): string[] {
     const bytes = this.#bytes;
-    const starts = this.#starts;
-    while (starts.length <= last && starts.at(-1)! <= bytes.length) {
-      const newline = bytes.indexOf(10, starts.at(-1)!);
-      starts.push(newline < 0 ? bytes.length + 1 : newline + 1);
-    }
+    const offset = this.#firstLine - 1;
     const out: string[] = [];
-    for (let line = Math.max(1, first); line <= last && line < starts.length; line++) {
-      const from = starts[line - 1]!;
+    for (let line = Math.max(1 + offset, first) - offset; line <= last - offset; line++) {
+      const from = this.#starts.start(line);
       if (from > bytes.length) break;
-      out.push(bytes.toString('utf8', from, Math.min(starts[line]! - 1, bytes.length)));
+      out.push(bytes.toString('utf8', from, Math.min(this.#starts.start(line + 1) - 1, bytes.length)));
     }
     return out;
   }
@@ -110,11 +109,21 @@ export class SourceCache {
   }
 }
 
+/** Where an element's lines lie in its file, as the index recorded them (bytes -1 when it did not). */
+export interface ElementLines {
+  startLine: number;
+  startByte: number;
+  endByte: number;
+}
+
+/** An element's bytes larger than this are not read apart: the whole file is (and kept for the next search). */
+const MAX_ELEMENT_READ_BYTES = 1024 * 1024;
+
 /** Decides, once per file per search, whether a file is stale, and reads it when a snippet is wanted. */
 export class SourceReader {
   readonly #root: string;
   readonly #realRoot: string;
-  readonly #states = new Map<string, SourceState>();
+  readonly #states = new Map<string, SourceState & { real?: string }>();
   readonly #cache: SourceCache;
 
   constructor(root: string, cache: SourceCache) {
@@ -127,8 +136,25 @@ export class SourceReader {
     }
   }
 
-  /** Stale or not, without reading the file when its size and mtime still match. */
-  state(file: IndexedFile, needText: boolean): SourceState {
+  /**
+   * Stale or not, without reading the file when its size and mtime still
+   * match; with `element`, the text to cut that element's snippet from:
+   * only its own bytes when the file is as indexed (a result in a 9 MB
+   * bundle no longer reads the whole bundle), else the whole file.
+   */
+  state(file: IndexedFile, needText: boolean, element?: ElementLines): SourceState {
+    if (needText && element) {
+      // Located and checked once per file per search; the text comes with it when the file changed or is cached whole.
+      const checked = this.#checked(file, false);
+      if (checked.problem || checked.text) return publicState(checked);
+      const own = this.#elementText(checked.real!, element);
+      if (own) return own;
+    }
+    return publicState(this.#checked(file, needText));
+  }
+
+  /** The file's state, from this search's memory or read now. */
+  #checked(file: IndexedFile, needText: boolean): SourceState & { real?: string } {
     const known = this.#states.get(file.path);
     if (known && (known.text || !needText || known.problem)) return known;
     const state = this.#read(file, needText);
@@ -136,7 +162,24 @@ export class SourceReader {
     return state;
   }
 
-  #read(file: IndexedFile, needText: boolean): SourceState {
+  /** An unchanged file's bytes of one element, when recorded and not too many (the whole file is cached instead). */
+  #elementText(real: string, element: ElementLines): SourceState | undefined {
+    const { startByte, endByte } = element;
+    if (startByte < 0 || endByte < startByte || endByte - startByte > MAX_ELEMENT_READ_BYTES) return undefined;
+    let fd: number | undefined;
+    try {
+      fd = openSync(real, 'r');
+      const bytes = Buffer.allocUnsafe(endByte - startByte);
+      const read = readSync(fd, bytes, 0, bytes.length, startByte);
+      return { stale: false, text: new SourceText(bytes.subarray(0, read), element.startLine) };
+    } catch {
+      return undefined; // the whole file is tried next, and says what went wrong
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+
+  #read(file: IndexedFile, needText: boolean): SourceState & { real?: string } {
     const absolute = join(this.#root, file.path);
     let real: string;
     let size: number;
@@ -153,9 +196,10 @@ export class SourceReader {
     if (real !== this.#realRoot && !real.startsWith(this.#realRoot + sep))
       return { stale: true, problem: 'the file now leads outside the indexed root' };
     const unchangedStat = size === file.size && mtimeMs === file.mtimeMs;
-    if (unchangedStat && !needText) return { stale: false };
+    const cached = this.#cache.get(real, size, mtimeMs);
+    if (unchangedStat && !needText) return cached ? { stale: false, text: cached, real } : { stale: false, real };
     if (size > MAX_SOURCE_BYTES) return { stale: true, problem: `the file has grown to ${size} bytes` };
-    let text = this.#cache.get(real, size, mtimeMs);
+    let text = cached;
     if (!text) {
       try {
         text = new SourceText(readFileSync(real));
@@ -165,8 +209,13 @@ export class SourceReader {
       this.#cache.set(real, size, mtimeMs, text);
     }
     // The same hash as the indexer's: a touched but unchanged file is not stale.
-    return { stale: !unchangedStat && text.hash() !== file.hash, text };
+    return { stale: !unchangedStat && text.hash() !== file.hash, text, real };
   }
+}
+
+/** A state without the reader's own notes. */
+function publicState({ real: _real, ...state }: SourceState & { real?: string }): SourceState {
+  return state;
 }
 
 /** Lines start..end (1-based, inclusive), cut to the limits, with a count of what was left out. */

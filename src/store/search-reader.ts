@@ -42,6 +42,9 @@ export interface ElementRecord {
   name: string;
   startLine: number;
   endLine: number;
+  /** The element's lines in its file, in bytes, [startByte, endByte); -1 when not recorded. */
+  startByte: number;
+  endByte: number;
   signature: string;
   description: string;
   path: string;
@@ -114,7 +117,7 @@ export class SearchReader {
       fileStems: db.prepare<[], { id: number; path: string }>("SELECT id, path FROM files WHERE status = 'indexed'"),
       rows: db.prepare<[string], ElementRecord>(
         `SELECT e.vector_id AS id, e.file_id AS fileId, e.element_type AS type, e.element_name AS name, e.start_line AS startLine, e.end_line AS endLine,
-           e.signature, e.description, f.path, f.language, f.size, f.mtime_ms AS mtimeMs, f.hash, f.root_id AS rootId
+           e.start_byte AS startByte, e.end_byte AS endByte, e.signature, e.description, f.path, f.language, f.size, f.mtime_ms AS mtimeMs, f.hash, f.root_id AS rootId
          FROM elements e JOIN files f ON f.id = e.file_id WHERE e.vector_id IN (SELECT value FROM json_each(?))`,
       ),
     };

@@ -49,10 +49,18 @@ export interface ElementRow {
   access: string;
   startLine: number;
   endLine: number;
+  /** The element's lines in its file, in bytes, [startByte, endByte); -1 when not recorded. */
+  startByte: number;
+  endByte: number;
   signature: string;
   description: string;
   documentHash: string;
 }
+
+const UNKNOWN_BYTES = { start: -1, end: -1 } as const;
+
+/** The bytes of a file's lines first..last (1-based, inclusive), as the file was read: [start, end). */
+export type LineBytes = (first: number, last: number) => { start: number; end: number };
 
 /** A file's new state, written with its elements in one transaction. */
 export interface FileUpdate {
@@ -125,16 +133,19 @@ export class IndexStore {
       deleteFile: db.prepare('DELETE FROM files WHERE id = ?'),
       elementsOfFile: db.prepare<[number], ElementRow>(
         `SELECT vector_id AS vectorId, file_id AS fileId, generation, element_type AS type, element_name AS name, access,
-           start_line AS startLine, end_line AS endLine, signature, description, document_hash AS documentHash
+           start_line AS startLine, end_line AS endLine, start_byte AS startByte, end_byte AS endByte,
+           signature, description, document_hash AS documentHash
          FROM elements WHERE file_id = ?`,
       ),
       insertElement: db.prepare<
-        [number, number, string, string, string, string, number, number, string, string, string]
+        [number, number, string, string, string, string, number, number, number, number, string, string, string]
       >(
-        `INSERT INTO elements (file_id, generation, element_type, element_name, short_name, access, start_line, end_line, signature, description, document_hash)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO elements (file_id, generation, element_type, element_name, short_name, access, start_line, end_line, start_byte, end_byte, signature, description, document_hash)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
-      moveElement: db.prepare('UPDATE elements SET start_line = ?, end_line = ? WHERE vector_id = ?'),
+      moveElement: db.prepare(
+        'UPDATE elements SET start_line = ?, end_line = ?, start_byte = ?, end_byte = ? WHERE vector_id = ?',
+      ),
       deleteElement: db.prepare('DELETE FROM elements WHERE vector_id = ?'),
       insertFts: db.prepare(
         'INSERT INTO elements_fts (rowid, name, signature, description, path) VALUES (?, ?, ?, ?, ?)',
@@ -319,6 +330,7 @@ export class IndexStore {
     update: FileUpdate,
     documents: readonly ElementDocument[],
     generation: number,
+    lineBytes?: LineBytes,
   ): { fileId: number; added: { vectorId: number; document: ElementDocument }[]; removed: number[]; kept: number } {
     const fileId = this.#s.upsertFile.get(
       rootId,
@@ -342,10 +354,17 @@ export class IndexStore {
     for (const document of documents) {
       const reusable = old.get(document.hash)?.pop();
       const e = document.element;
+      const bytes = lineBytes?.(e.startLine, e.endLine) ?? UNKNOWN_BYTES;
       if (reusable) {
         kept++;
-        if (reusable.startLine !== e.startLine || reusable.endLine !== e.endLine)
-          this.#s.moveElement.run(e.startLine, e.endLine, reusable.vectorId);
+        // Lines above it may have changed length without changing in number: its bytes moved too.
+        if (
+          reusable.startLine !== e.startLine ||
+          reusable.endLine !== e.endLine ||
+          reusable.startByte !== bytes.start ||
+          reusable.endByte !== bytes.end
+        )
+          this.#s.moveElement.run(e.startLine, e.endLine, bytes.start, bytes.end, reusable.vectorId);
         continue;
       }
       const name = qualifiedName(e);
@@ -359,6 +378,8 @@ export class IndexStore {
           e.access,
           e.startLine,
           e.endLine,
+          bytes.start,
+          bytes.end,
           e.signature,
           e.description,
           document.hash,
