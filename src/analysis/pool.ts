@@ -1,7 +1,9 @@
 /**
  * Runs the model-free part of analysis (read, screen, parse, extract) on
  * worker threads, so that indexing uses every core. Model enrichment is I/O
- * and stays on the calling thread.
+ * and stays on the calling thread. The same threads run the built-in
+ * embedder for the indexer (embedBuiltin): in a full index they would
+ * otherwise wait while the calling thread embeds and writes.
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
