@@ -149,7 +149,7 @@ export const MAX_QUERY_LENGTH = 2_000;
 const COMMON_TERM_SHARE = 0.03;
 /**
  * The same over code, where a word is in many more elements and each costs
- * BM25 a row: at 105,000 elements, lexical p95 27 -> 21 ms, hybrid p95 43
+ * BM25 a row: at 105,000 elements, lexical p95 29 -> 22 ms, hybrid p95 42
  * -> 33 ms (alternating runs); on the benchmark hybrid 0.8721 -> 0.8712, and
  * typescript-lib element MRR 0.359 -> 0.353 (file MRR 0.911 -> 0.910).
  */
