@@ -127,14 +127,7 @@ export class IndexRun {
           status,
           error: outcome.error,
         } as const;
-        const lines = outcome.lineStarts;
-        const written = store.writeFile(
-          this.rootId,
-          update,
-          outcome.documents,
-          this.generation,
-          lines && ((first, last) => lines.range(first, last)),
-        );
+        const written = store.writeFile(this.rootId, update, outcome.documents, this.generation, outcome.lineStarts);
         for (const { document } of written.added) {
           // Absent only for a hash the file already had (a second copy of a document): its vector is stored.
           const vector = outcome.vectors.get(document.hash);

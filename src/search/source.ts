@@ -116,6 +116,11 @@ export interface ElementLines {
   endByte: number;
 }
 
+/** A file's state as the reader found it, with where the file really is when it could be located. */
+interface CheckedState extends SourceState {
+  real?: string;
+}
+
 /** An element's bytes larger than this are not read apart: the whole file is (and kept for the next search). */
 const MAX_ELEMENT_READ_BYTES = 1024 * 1024;
 
@@ -123,7 +128,7 @@ const MAX_ELEMENT_READ_BYTES = 1024 * 1024;
 export class SourceReader {
   readonly #root: string;
   readonly #realRoot: string;
-  readonly #states = new Map<string, SourceState & { real?: string }>();
+  readonly #states = new Map<string, CheckedState>();
   readonly #cache: SourceCache;
 
   constructor(root: string, cache: SourceCache) {
@@ -146,15 +151,15 @@ export class SourceReader {
     if (needText && element) {
       // Located and checked once per file per search; the text comes with it when the file changed or is cached whole.
       const checked = this.#checked(file, false);
-      if (checked.problem || checked.text) return publicState(checked);
+      if (checked.problem || checked.text) return checked;
       const own = this.#elementText(checked.real!, element);
       if (own) return own;
     }
-    return publicState(this.#checked(file, needText));
+    return this.#checked(file, needText);
   }
 
   /** The file's state, from this search's memory or read now. */
-  #checked(file: IndexedFile, needText: boolean): SourceState & { real?: string } {
+  #checked(file: IndexedFile, needText: boolean): CheckedState {
     const known = this.#states.get(file.path);
     if (known && (known.text || !needText || known.problem)) return known;
     const state = this.#read(file, needText);
@@ -179,7 +184,7 @@ export class SourceReader {
     }
   }
 
-  #read(file: IndexedFile, needText: boolean): SourceState & { real?: string } {
+  #read(file: IndexedFile, needText: boolean): CheckedState {
     const absolute = join(this.#root, file.path);
     let real: string;
     let size: number;
@@ -211,11 +216,6 @@ export class SourceReader {
     // The same hash as the indexer's: a touched but unchanged file is not stale.
     return { stale: !unchangedStat && text.hash() !== file.hash, text, real };
   }
-}
-
-/** A state without the reader's own notes. */
-function publicState({ real: _real, ...state }: SourceState & { real?: string }): SourceState {
-  return state;
 }
 
 /** Lines start..end (1-based, inclusive), cut to the limits, with a count of what was left out. */

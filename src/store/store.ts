@@ -59,8 +59,11 @@ export interface ElementRow {
 
 const UNKNOWN_BYTES = { start: -1, end: -1 } as const;
 
-/** The bytes of a file's lines first..last (1-based, inclusive), as the file was read: [start, end). */
-export type LineBytes = (first: number, last: number) => { start: number; end: number };
+/** Where a file's lines lie in its bytes as read (files/LineStarts is one). */
+export interface LineBytes {
+  /** The bytes of lines first..last (1-based, inclusive): [start, end). */
+  range(first: number, last: number): { start: number; end: number };
+}
 
 /** A file's new state, written with its elements in one transaction. */
 export interface FileUpdate {
@@ -354,7 +357,7 @@ export class IndexStore {
     for (const document of documents) {
       const reusable = old.get(document.hash)?.pop();
       const e = document.element;
-      const bytes = lineBytes?.(e.startLine, e.endLine) ?? UNKNOWN_BYTES;
+      const bytes = lineBytes?.range(e.startLine, e.endLine) ?? UNKNOWN_BYTES;
       if (reusable) {
         kept++;
         // Lines above it may have changed length without changing in number: its bytes moved too.
