@@ -174,6 +174,15 @@ interface LexicalEvidence {
 const NO_LEXICAL_EVIDENCE: LexicalEvidence = { elements: [], definitions: new Set(), namedFiles: [] };
 /** Elements taken from a file named after the queried symbol, in file order. */
 const NAMED_FILE_ELEMENTS = 3;
+/**
+ * For a query that is one identifier, its whole spelling in code counts as
+ * much as in a name (else CODE_WEIGHT, 0.3): `checkFiles` asks for the code
+ * that holds it (here a property of an interface, in no element's name),
+ * not for `CHECKED_FILE` or `#checked`, which only share its parts. Not for
+ * sentences, whose capitalised words are context: applied to them, the
+ * typescript-lib set's element MRR fell from 0.369 to 0.329.
+ */
+const WHOLE_IDENTIFIER_CODE_WEIGHT = 1;
 
 export class Searcher {
   readonly indexDir: string;
@@ -536,7 +545,8 @@ export class Searcher {
   #withWholeNames(hits: ScoredHit[], parsed: ParsedQuery, filters: CompiledFilters, limit: number): ScoredHit[] {
     const whole = ftsExpression(parsed.wholeTerms);
     if (!whole) return hits;
-    return sumById([hits, this.#reader.elementHits(whole, whole, filters, limit)]);
+    const codeWeight = parsed.kind === 'identifier' ? WHOLE_IDENTIFIER_CODE_WEIGHT : undefined;
+    return sumById([hits, this.#reader.elementHits(whole, whole, filters, limit, codeWeight)]);
   }
 
   /**

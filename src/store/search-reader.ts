@@ -126,10 +126,16 @@ export class SearchReader {
   /**
    * BM25 over elements, best first, filtered in SQL (the join is paid only
    * when a filter needs it): over their names, signatures, descriptions and
-   * paths, plus CODE_WEIGHT times BM25 over their own code (`codeMatch`,
+   * paths, plus `codeWeight` times BM25 over their own code (`codeMatch`,
    * which may leave out terms too common in code to be worth reading).
    */
-  elementHits(match: string | undefined, codeMatch: string | undefined, filters: FilterSql, limit: number): IdScore[] {
+  elementHits(
+    match: string | undefined,
+    codeMatch: string | undefined,
+    filters: FilterSql,
+    limit: number,
+    codeWeight = CODE_WEIGHT,
+  ): IdScore[] {
     const names = match
       ? this.#bm25('elements_fts', ELEMENT_BM25, this.#sql.elements, match, filters, limit).map(({ id, rank }) => ({
           id,
@@ -139,7 +145,7 @@ export class SearchReader {
     const code = codeMatch
       ? this.#bm25('code_fts', 'bm25(code_fts)', this.#sql.code, codeMatch, filters, limit).map(({ id, rank }) => ({
           id,
-          score: -CODE_WEIGHT * rank,
+          score: -codeWeight * rank,
         }))
       : [];
     return sumById([names, code]);

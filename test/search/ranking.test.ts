@@ -142,6 +142,55 @@ describe('the ranking stack', () => {
   });
 });
 
+describe('inside a file and across files', () => {
+  const QUESTION = 'how the database opens connections';
+
+  it("a file's second element is listed on its own evidence: the file's evidence counts once", () => {
+    // File 10 holds two good matches; files 20 and 30 one weaker each.
+    expect(rank(QUESTION, { lexical: [1, 2, 3, 4].map((id, i) => ({ id, score: [10, 9, 6, 5][i]! })) })).toEqual([
+      1, 2, 3, 4,
+    ]);
+    // Its second element matches weakly: the file's evidence (coherence) no longer carries it above the others.
+    expect(rank(QUESTION, { lexical: [1, 3, 4, 2].map((id, i) => ({ id, score: [10, 6, 5, 3][i]! })) })).toEqual([
+      1, 3, 4, 2,
+    ]);
+  });
+
+  it("a file's chunk yields the file's best place to the file's best element, and the file keeps that place", () => {
+    const rowsWith = (chunkType: string) =>
+      new Map<number, CandidateRow>(
+        [
+          { id: 1, fileId: 10, path: 'src/db.ts', type: chunkType, name: 'db.ts', startLine: 1, endLine: 10 },
+          { id: 2, fileId: 10, path: 'src/db.ts', type: 'function', name: 'open', startLine: 12, endLine: 30 },
+          { id: 3, fileId: 20, path: 'src/pool.ts', type: 'function', name: 'acquire', startLine: 5, endLine: 20 },
+        ].map((row) => [row.id, row]),
+      );
+    const ranked = (chunkType: string, query = QUESTION) =>
+      rankCandidates(
+        parseQuery(query),
+        {
+          lexical: [
+            { id: 1, score: 10 },
+            { id: 3, score: 9 },
+            { id: 2, score: 8 },
+          ],
+          vector: [],
+          definitions: new Set(),
+          namedFiles: new Set(),
+        },
+        rowsWith(chunkType),
+        { k: 10, weights: { lexical: 1, vector: 1 }, lexicalSignals: true },
+      );
+    const asFunction = ranked('function');
+    expect(asFunction.map((hit) => hit.row.id)).toEqual([1, 3, 2]);
+    const asChunk = ranked('chunk');
+    expect(asChunk.map((hit) => hit.row.id)).toEqual([2, 3, 1]);
+    expect(asChunk[0]!.score).toBe(asFunction[0]!.score);
+    // A name is not a question: the evidence's order stands.
+    expect(ranked('chunk', 'openConnection').map((hit) => hit.row.id)[0]).toBe(1);
+  });
+});
+
 describe('C headers', () => {
   const row = (id: number, path: string, language: string): CandidateRow => ({
     id,
