@@ -61,7 +61,7 @@ export interface RankedHit<Row extends CandidateRow> {
    * coherence, the file's name and path), the same for each element of
    * the file; the rest is the element's own.
    */
-  fileScore: number;
+  fileBonus: number;
   signals: RankSignals;
 }
 
@@ -202,7 +202,7 @@ function score<Row extends CandidateRow>(
     file += FILE_BM25_WEIGHT * fileScore;
     let prior = rolePrior(row.path, roles);
     if (parsed.kind === 'prose' && isCHeader(row)) prior *= C_HEADER_PRIOR;
-    out.push({ row, score: (own + file) * prior, fileScore: file * prior, signals });
+    out.push({ row, score: (own + file) * prior, fileBonus: file * prior, signals });
   }
   addFileCoherence(out, FILE_COHERENCE);
   out.sort(byScore);
@@ -247,7 +247,7 @@ function addFileCoherence<Row extends CandidateRow>(sorted: RankedHit<Row>[], we
   for (const hit of sorted) {
     const bonus = weight * (sums.get(hit.row.fileId)! / top);
     hit.score += bonus;
-    hit.fileScore += bonus;
+    hit.fileBonus += bonus;
   }
 }
 
@@ -266,11 +266,13 @@ function orderWithinFiles<Row extends CandidateRow>(sorted: RankedHit<Row>[]): v
   }
   const key = (hit: RankedHit<Row>) => (hit.row.type === 'chunk' ? hit.score * CHUNK_PRIOR_IN_FILE : hit.score);
   for (const places of byFile.values()) {
-    if (places.length < 2) continue;
     const hits = places.map((i) => sorted[i]!);
+    // Only chunks move: a file without one keeps its order (the sort is stable).
+    if (!hits.some((hit) => hit.row.type === 'chunk')) continue;
     const reordered = [...hits].sort((a, b) => key(b) - key(a));
     // Scores sorted best first, as `places` are: each place keeps its score and takes the next hit in the file's new order.
-    for (const [j, i] of places.entries()) sorted[i] = { ...reordered[j]!, score: hits[j]!.score };
+    for (const [j, i] of places.entries())
+      if (reordered[j] !== hits[j]) sorted[i] = { ...reordered[j]!, score: hits[j]!.score };
   }
 }
 
@@ -300,7 +302,7 @@ export function spreadOverFiles<Row extends CandidateRow>(ranked: readonly Ranke
     const before = listed.get(hit.row.fileId) ?? 0;
     listed.set(hit.row.fileId, before + 1);
     if (before === 0) return hit;
-    return { ...hit, score: (hit.score - hit.fileScore) * FURTHER_HIT_DECAY ** (before - 1), fileScore: 0 };
+    return { ...hit, score: (hit.score - hit.fileBonus) * FURTHER_HIT_DECAY ** (before - 1), fileBonus: 0 };
   });
   return spread.sort(byScore);
 }
