@@ -22,3 +22,6 @@ export class GenerationCache<V> {
     return value;
   }
 }
+
+/** Answers a searcher keeps for one generation before it starts afresh. */
+export const MAX_CACHED_TERMS = 50_000;

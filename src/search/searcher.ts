@@ -12,7 +12,7 @@
 import { join } from 'node:path';
 import { CircuitBreaker } from '../analysis/llm/circuit-breaker.js';
 import { OcvectorError } from '../errors.js';
-import { SearchReader, sumById, type ElementRecord } from '../store/search-reader.js';
+import { SearchReader, type ElementRecord } from '../store/search-reader.js';
 import { openIndex } from '../store/open-index.js';
 import type { EmbedderRecord, IndexStore } from '../store/store.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
@@ -22,9 +22,8 @@ import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import type { OpenAIEmbedderOptions } from '../vector/openai-embedder.js';
 import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
 import { DEFAULT_FUSION_WEIGHTS, type FusionWeights, type ScoredHit } from './fusion.js';
-import { fileScores } from './file-evidence.js';
-import { GenerationCache } from './generation-cache.js';
-import { ftsExpression, parseQuery, symbolNames, type ParsedQuery, type QueryKind } from './query.js';
+import { LexicalSearch, NO_LEXICAL_EVIDENCE, type LexicalEvidence } from './lexical-search.js';
+import { parseQuery, type ParsedQuery, type QueryKind } from './query.js';
 import { rankCandidates, type Evidence, type RankedHit, type RankSignals } from './ranking.js';
 import { bestSnippetStart, SourceCache, SourceReader, type SnippetOptions, snippetLines } from './source.js';
 import { terms } from '../vector/terms.js';
@@ -142,47 +141,11 @@ export class SearchError extends OcvectorError<
 export const SEARCH_DEFAULTS = { k: 10, mode: 'hybrid', snippet: true } as const satisfies SearchOptions;
 
 export const MAX_K = 100;
-/** Definitions of a named symbol taken at most. */
-const DEFINITION_CANDIDATES = 50;
 export const MAX_QUERY_LENGTH = 2_000;
-/** Terms in more than this share of the elements are left out of BM25 when rarer ones remain... */
-const COMMON_TERM_SHARE = 0.03;
-/**
- * The same over code, where a word is in many more elements and each costs
- * BM25 a row: at 105,000 elements, lexical p95 29 -> 22 ms, hybrid p95 42
- * -> 33 ms (alternating runs); on the benchmark hybrid 0.8721 -> 0.8712, and
- * typescript-lib element MRR 0.359 -> 0.353 (file MRR 0.911 -> 0.910).
- */
-const COMMON_CODE_TERM_SHARE = 0.01;
-/** ...in an index of at least this many elements (smaller ones answer fast with every term). */
-const COMMON_TERM_MIN_INDEX = 20_000;
-/** Term weights kept by a searcher before it starts afresh. */
-const MAX_CACHED_TERMS = 50_000;
 /** After the embedder failed, searches stay lexical this long before trying it again. */
 const EMBEDDER_RETRY_MS = 30_000;
 /** How long a status probe waits for the embedder. */
 const PROBE_TIMEOUT_MS = 5_000;
-
-interface LexicalEvidence {
-  elements: ScoredHit[];
-  /** BM25 over whole files, relative to the best file (prose queries). */
-  files?: Map<number, number> | undefined;
-  definitions: Set<number>;
-  namedFiles: { fileId: number; ids: number[] }[];
-}
-
-const NO_LEXICAL_EVIDENCE: LexicalEvidence = { elements: [], definitions: new Set(), namedFiles: [] };
-/** Elements taken from a file named after the queried symbol, in file order. */
-const NAMED_FILE_ELEMENTS = 3;
-/**
- * For a query that is one identifier, its whole spelling in code counts as
- * much as in a name (else CODE_WEIGHT, 0.3): `checkFiles` asks for the code
- * that holds it (here a property of an interface, in no element's name),
- * not for `CHECKED_FILE` or `#checked`, which only share its parts. Not for
- * sentences, whose capitalised words are context: applied to them, the
- * typescript-lib set's element MRR fell from 0.369 to 0.329.
- */
-const WHOLE_IDENTIFIER_CODE_WEIGHT = 1;
 
 export class Searcher {
   readonly indexDir: string;
@@ -201,20 +164,8 @@ export class Searcher {
   #embedderProblem: string | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   readonly #sources = new SourceCache();
-  /**
-   * Term weights by term, for the generation of the vectors they were
-   * counted against. Counting a common term reads its whole posting list
-   * (over a millisecond at 100k elements), and the common terms are the ones
-   * every query repeats.
-   */
-  #termWeights = new GenerationCache<number>(MAX_CACHED_TERMS);
-  /**
-   * Whether a term is too common to be worth reading, by table: asking
-   * FTS5 reads up to COMMON_TERM_SHARE of the index's matches (a tenth of
-   * a query's time at 100,000 elements), for words every query repeats.
-   */
-  #commonTerms = new GenerationCache<boolean>(MAX_CACHED_TERMS);
   readonly #reader: SearchReader;
+  readonly #lexical: LexicalSearch;
   #closed = false;
 
   private constructor(
@@ -235,6 +186,7 @@ export class Searcher {
     this.root = roots.values().next().value ?? options.indexDir;
     this.#weights = { ...DEFAULT_FUSION_WEIGHTS, ...options.weights };
     this.#reader = new SearchReader(store);
+    this.#lexical = new LexicalSearch(this.#reader, () => this.#elementCount());
   }
 
   /**
@@ -298,7 +250,10 @@ export class Searcher {
           ? undefined
           : await this.#startVectorSearch(requestedMode, parsed, k, filters, timings);
       let t = performance.now();
-      const lexical = requestedMode === 'vector' ? NO_LEXICAL_EVIDENCE : this.#lexicalSearch(parsed, k, filters);
+      const lexical =
+        requestedMode === 'vector'
+          ? NO_LEXICAL_EVIDENCE
+          : this.#lexical.search(parsed, k, filters, this.#store.generation);
       timings.lexicalMs = performance.now() - t;
       const vectorResult = typeof vectorSide === 'string' ? vectorSide : vectorSide ? await vectorSide.hits : [];
       const fallback = typeof vectorResult === 'string' ? vectorResult : undefined;
@@ -415,7 +370,7 @@ export class Searcher {
     try {
       const embedder = await this.#queryEmbedder();
       const vector = await embedder.embedQuery(text, {
-        termWeight: (term) => this.#termWeight(term),
+        termWeight: (term) => this.#lexical.termWeight(term, this.#vectors?.generation ?? -1),
         ...(signal ? { signal } : {}),
       });
       this.#embedderBreaker.succeeded();
@@ -453,19 +408,6 @@ export class Searcher {
     return run;
   }
 
-  /**
-   * Inverse document frequency of a (stemmed) term among the indexed
-   * elements, scaled so that a term in 1% of them weighs 1. FTS5 keeps the
-   * counts; a term it does not know (stemmed differently) keeps weight 1.
-   */
-  #termWeight(term: string): number {
-    const ntotal = this.#elementCount();
-    return this.#termWeights.get(this.#vectors?.generation ?? -1, term, () => {
-      const df = this.#reader.documentFrequency(term);
-      return !df || ntotal === 0 ? 1 : Math.log(1 + ntotal / df) / Math.log(101);
-    });
-  }
-
   async #queryEmbedder(): Promise<Embedder> {
     if (this.#embedder) return this.#embedder;
     // No host given: the one the index recorded, where its embedder was.
@@ -480,94 +422,6 @@ export class Searcher {
     await embedder.init({ dimension: this.#record.dimension });
     this.#embedder = embedder;
     return embedder;
-  }
-
-  /**
-   * The lexical evidence: BM25 over elements (names, signatures,
-   * descriptions, paths and their own code), filtered in SQL, and the
-   * definitions of a symbol the query names and the files named after it.
-   */
-  #lexicalSearch(parsed: ParsedQuery, k: number, filters: CompiledFilters): LexicalEvidence {
-    const limit = Math.max(100, k * 10);
-    // What is cached about the index's terms holds for this generation: read once per search.
-    const generation = this.#store.generation;
-    if (parsed.kind === 'path') {
-      // In file order, not by relevance: a score that only keeps that order.
-      const elements = this.#reader
-        .pathElements(parsed.paths, filters, limit)
-        .map((id, i) => ({ id, score: 1 / (i + 1) }));
-      return { ...NO_LEXICAL_EVIDENCE, elements };
-    }
-    const symbols = symbolNames(parsed);
-    const definitions = new Set(this.#reader.definitions(symbols, filters, DEFINITION_CANDIDATES));
-    const namedFiles =
-      parsed.kind === 'identifier' ? this.#reader.namedFiles(symbols, filters, NAMED_FILE_ELEMENTS) : [];
-    const match = this.#matchExpression(parsed.terms, generation);
-    // Over code, the terms not too common there (a query of only common words adds nothing in
-    // code that the names do not); asked once, as the whole-file evidence reads the same terms.
-    const rareInCode = this.#rareTerms(parsed.terms, true, generation);
-    const codeMatch = rareInCode ? ftsExpression(rareInCode) : undefined;
-    const elements = match || codeMatch ? this.#reader.elementHits(match, codeMatch, filters, limit) : [];
-    const files = parsed.kind === 'prose' && rareInCode ? this.#fileEvidence(rareInCode, generation) : undefined;
-    return { elements: this.#withWholeNames(elements, parsed, filters, limit), definitions, namedFiles, files };
-  }
-
-  /**
-   * BM25 over whole files, on the terms that are not too common in code
-   * (the others weigh next to nothing over files too, and would cost a scan
-   * of most of the index).
-   */
-  #fileEvidence(informative: string[], generation: number): Map<number, number> | undefined {
-    if (informative.length === 0) return undefined;
-    const terms = informative.map((term) => ftsExpression([term])!);
-    return fileScores(this.#reader.fileTermCounts(terms, generation));
-  }
-
-  /** The terms in at most COMMON_TERM_SHARE (COMMON_CODE_TERM_SHARE in code) of a large index; all of them in a small one; undefined when every term is common. */
-  #rareTerms(terms: string[], inCode: boolean, generation: number): string[] | undefined {
-    const count = this.#elementCount();
-    if (count < COMMON_TERM_MIN_INDEX || terms.length < 2) return terms;
-    const threshold = Math.floor(count * (inCode ? COMMON_CODE_TERM_SHARE : COMMON_TERM_SHARE));
-    const rare = terms.filter(
-      (term) =>
-        !this.#commonTerms.get(generation, `${inCode ? 'code' : 'names'}:${term}`, () =>
-          this.#reader.matchesMoreThan(ftsExpression([term])!, threshold, inCode),
-        ),
-    );
-    return rare.length > 0 ? rare : undefined;
-  }
-
-  /**
-   * An identifier the query spells (`NO_INDEX`) also matches, by its parts,
-   * every element about "index": the elements that hold the whole name
-   * score again on it alone, so that they come first.
-   */
-  #withWholeNames(hits: ScoredHit[], parsed: ParsedQuery, filters: CompiledFilters, limit: number): ScoredHit[] {
-    const whole = ftsExpression(parsed.wholeTerms);
-    if (!whole) return hits;
-    const codeWeight = parsed.kind === 'identifier' ? WHOLE_IDENTIFIER_CODE_WEIGHT : undefined;
-    return sumById([hits, this.#reader.elementHits(whole, whole, filters, limit, codeWeight)]);
-  }
-
-  /**
-   * The FTS5 expression for a query's terms. BM25 scores every element that
-   * holds any term, so a term in a large share of a large index (`name`,
-   * `value`, `ts`) costs tens of milliseconds and adds almost nothing to the
-   * ranking (its IDF is near zero): such terms are left out when rarer ones
-   * remain. With only common words, the elements holding all of them, else
-   * those holding the rarest. Whether a term is that common is asked of
-   * FTS5 itself: is there a row past the threshold?
-   */
-  #matchExpression(terms: string[], generation: number): string | undefined {
-    if (terms.length === 0) return undefined;
-    const rare = this.#rareTerms(terms, false, generation);
-    if (rare) return ftsExpression(rare);
-    const all = terms.map((term) => ftsExpression([term])).join(' AND ');
-    if (this.#reader.matchesMoreThan(all, 0)) return all;
-    return ftsExpression([
-      terms.map((term) => ({ term, n: this.#reader.matchCount(ftsExpression([term])!) })).sort((a, b) => a.n - b.n)[0]!
-        .term,
-    ]);
   }
 
   /** The ranking stack (search/ranking.ts) over the rows of every candidate that passes the filters. */
