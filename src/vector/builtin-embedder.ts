@@ -59,7 +59,7 @@ export class BuiltinEmbedder implements Embedder {
   readonly inProcess = true;
   #calls = 0;
   /**
-   * Each feature once, with its bucket: a document's features are then
+   * Each feature once, with its slot: a document's features are then
    * summed by object identity, not by hashing their names again (a third of
    * the embedder's time went to those lookups).
    */
@@ -74,7 +74,7 @@ export class BuiltinEmbedder implements Embedder {
    */
   #sums = new Float64Array(4096);
   readonly #touched: number[] = [];
-  /** Each slot's bucket and sign, as in its Feature; a new feature's slot is the next index. */
+  /** Each feature's bucket and sign packed as (bucket + 1) * sign, by its slot; a new feature's slot is the next index. */
   readonly #packedBySlot: number[] = [];
 
   constructor(options: BuiltinEmbedderOptions = {}) {
@@ -165,12 +165,10 @@ export class BuiltinEmbedder implements Embedder {
 
   /** Projects the document's sums (term frequency made sub-linear) into `out`, in the order the features were met, and zeroes them. */
   #projectSums(out: Float32Array, offset: number): void {
-    const packedOf = this.#packedBySlot;
     for (const slot of this.#touched) {
       const weight = this.#sums[slot]!;
       this.#sums[slot] = 0;
-      const packed = packedOf[slot]!;
-      out[offset + Math.abs(packed) - 1]! += Math.sign(packed) * (weight > 1 ? 1 + Math.log(weight) : weight);
+      this.#addToBucket(out, offset, slot, weight > 1 ? 1 + Math.log(weight) : weight);
     }
     this.#touched.length = 0;
   }
@@ -216,7 +214,13 @@ export class BuiltinEmbedder implements Embedder {
   }
 
   #project(features: Map<Feature, number>, out: Float32Array): void {
-    for (const [{ packed }, weight] of features) out[Math.abs(packed) - 1]! += Math.sign(packed) * weight;
+    for (const [{ slot }, weight] of features) this.#addToBucket(out, 0, slot, weight);
+  }
+
+  /** Adds `weight`, signed, to the bucket of the feature in `slot`. */
+  #addToBucket(out: Float32Array, offset: number, slot: number, weight: number): void {
+    const packed = this.#packedBySlot[slot]!;
+    out[offset + Math.abs(packed) - 1]! += Math.sign(packed) * weight;
   }
 
   #feature(name: string): Feature {
@@ -226,16 +230,15 @@ export class BuiltinEmbedder implements Embedder {
       let packed = ((hash >>> 1) % this.dimension) + 1;
       if (hash & 1) packed = -packed;
       const slot = this.#packedBySlot.push(packed) - 1;
-      this.#features.set(name, (feature = { name, packed, slot }));
+      this.#features.set(name, (feature = { name, slot }));
     }
     return feature;
   }
 }
 
-/** A feature's name (`s:user`, `t:use`), its bucket and sign packed as (bucket + 1) * sign, and its slot in a document's sums. */
+/** A feature's name (`s:user`, `t:use`), and its slot in a document's sums and in the bucket table. */
 interface Feature {
   readonly name: string;
-  readonly packed: number;
   readonly slot: number;
 }
 
