@@ -5,9 +5,10 @@
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { OcvectorError } from '../errors.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
+import { openSqlite, pragmaRows, pragmaValue, prepared, setPragma } from './sqlite.js';
 
 export const DATABASE_FILE = 'index.db';
 /** The database file's identity when its last writer closed it: while it still matches, the file's pages are the ones that writer left. */
@@ -46,15 +47,15 @@ export function openDatabase(directory: string, options: OpenDatabaseOptions = {
   }
   let db: Database.Database;
   try {
-    db = options.readonly ? openForReading(path) : new Database(path);
-    db.pragma('busy_timeout = 10000');
+    db = options.readonly ? openForReading(path) : openSqlite(path);
+    setPragma(db, 'busy_timeout = 10000');
     if (!options.readonly) {
-      db.pragma('journal_mode = WAL');
+      setPragma(db, 'journal_mode = WAL');
       // WAL + NORMAL: a commit survives a process crash; a power loss may lose the last ones, never corrupt.
-      db.pragma('synchronous = NORMAL');
+      setPragma(db, 'synchronous = NORMAL');
     }
-    db.pragma('foreign_keys = ON');
-    db.pragma('temp_store = MEMORY');
+    setPragma(db, 'foreign_keys = ON');
+    setPragma(db, 'temp_store = MEMORY');
     // A writer checks the structure of every page first (about 6 ms a megabyte: 1.6 s at 168,000
     // elements), unless the file is as the last writer left it: a damaged page would otherwise go
     // unnoticed until a search happens to read it.
@@ -137,7 +138,7 @@ export function builtElsewhere(directory: string, root: string): StoreError {
 }
 
 function checkStructure(db: Database.Database): void {
-  const problems = db.pragma('quick_check(5)', { simple: false }) as { quick_check: string }[];
+  const problems = pragmaRows<{ quick_check: string }>(db, 'quick_check(5)');
   if (problems.length === 1 && problems[0]!.quick_check === 'ok') return;
   throw Object.assign(new Error(problems.map((row) => row.quick_check.replace(/\s+/g, ' ')).join('; ')), {
     code: 'SQLITE_CORRUPT',
@@ -154,16 +155,16 @@ function checkStructure(db: Database.Database): void {
 function openForReading(path: string): Database.Database {
   let db: Database.Database;
   try {
-    db = new Database(path, { fileMustExist: true });
+    db = openSqlite(path, { fileMustExist: true });
   } catch (error) {
     if (
       (error as { code?: string }).code !== 'SQLITE_CANTOPEN' &&
       (error as { code?: string }).code !== 'SQLITE_READONLY'
     )
       throw error;
-    return new Database(path, { readonly: true, fileMustExist: true });
+    return openSqlite(path, { readonly: true, fileMustExist: true });
   }
-  db.pragma('query_only = ON');
+  setPragma(db, 'query_only = ON');
   return db;
 }
 
@@ -178,7 +179,7 @@ export function prepareDirectory(directory: string): void {
 }
 
 function migrate(db: Database.Database, readonly: boolean): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
+  const current = pragmaValue(db, 'user_version') as number;
   if (current > SCHEMA_VERSION) {
     throw new StoreError(
       `the index was written by a newer ocvector (schema ${current}, this one knows ${SCHEMA_VERSION}); upgrade ocvector or rebuild the index`,
@@ -193,10 +194,8 @@ function migrate(db: Database.Database, readonly: boolean): void {
     );
   db.transaction(() => {
     for (let version = current; version < SCHEMA_VERSION; version++) db.exec(MIGRATIONS[version]!);
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    db.prepare(
-      'CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at INTEGER NOT NULL)',
-    ).run();
-    db.prepare('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)').run(SCHEMA_VERSION, Date.now());
+    setPragma(db, `user_version = ${SCHEMA_VERSION}`);
+    db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at INTEGER NOT NULL)');
+    prepared(db, 'INSERT INTO schema_version (version, applied_at) VALUES (?, ?)').run(SCHEMA_VERSION, Date.now());
   }).immediate();
 }

@@ -7,6 +7,7 @@
  * map it is a scan of FTS5's matches and an array read each.
  */
 import type Database from 'better-sqlite3';
+import { prepared } from './sqlite.js';
 
 /** Past this many ids per element the id space is too sparse for an array indexed by id. */
 const MAX_IDS_PER_ELEMENT = 8;
@@ -34,17 +35,20 @@ export class ElementFiles {
    * sparse for an array (an index re-written many times over).
    */
   static read(db: Database.Database): ElementFiles | undefined {
-    const { n, maxId } = db
-      .prepare<[], { n: number; maxId: number | null }>('SELECT count(*) AS n, max(vector_id) AS maxId FROM elements')
-      .get()!;
+    const { n, maxId } = prepared<[], { n: number; maxId: number | null }>(
+      db,
+      'SELECT count(*) AS n, max(vector_id) AS maxId FROM elements',
+    ).get()!;
     const size = (maxId ?? 0) + 1;
     if (size > n * MAX_IDS_PER_ELEMENT + SPARSE_ALLOWANCE) return undefined;
     const fileOf = new Int32Array(size);
     const sizes = new Map<number, number>();
-    const rows = db
-      .prepare<[], [number, string]>('SELECT file_id, group_concat(vector_id) FROM elements GROUP BY file_id')
+    const rows = prepared<[], [number, string]>(
+      db,
+      'SELECT file_id, group_concat(vector_id) FROM elements GROUP BY file_id',
+    )
       .raw()
-      .iterate();
+      .all(); // One row per file: all() costs little, and iterate() would make an iterator object each time (see sqlite.ts).
     for (const [fileId, joined] of rows) {
       const ids = joined.split(',');
       for (const id of ids) fileOf[Number(id)] = fileId;

@@ -16,7 +16,11 @@ export interface FilterConditions {
   types?: readonly string[];
 }
 
-/** A condition over `e` and `f`, and its parameters. */
+/**
+ * A condition over `e` and `f`, and its parameters. Its text depends only on
+ * which parts are present (lists travel as one JSON parameter), so the
+ * statements built on it form a finite set (see sqlite.ts).
+ */
 export interface ConditionSql {
   sql: string;
   params: (string | number)[];
@@ -35,16 +39,12 @@ export function filterSql(conditions: FilterConditions): ConditionSql {
     params.push(conditions.under, prefix.length, prefix);
   }
   if (conditions.languages) {
-    sql.push(`f.language IN (${placeholders(conditions.languages)})`);
-    params.push(...conditions.languages);
+    sql.push('f.language IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(conditions.languages));
   }
   if (conditions.types) {
-    sql.push(`e.element_type IN (${placeholders(conditions.types)})`);
-    params.push(...conditions.types);
+    sql.push('e.element_type IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(conditions.types));
   }
   return { sql: sql.length > 0 ? sql.join(' AND ') : '1', params };
-}
-
-function placeholders(values: readonly unknown[]): string {
-  return values.map(() => '?').join(', ');
 }

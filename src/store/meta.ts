@@ -4,6 +4,7 @@
  * else. Values are stored as text.
  */
 import type Database from 'better-sqlite3';
+import { prepared } from './sqlite.js';
 
 /** The FAISS index type of an index that has not written one yet. */
 export const DEFAULT_INDEX_DESCRIPTION = 'Flat';
@@ -38,8 +39,9 @@ export class IndexMeta {
   readonly #set: Database.Statement<[MetaKey, string]>;
 
   constructor(db: Database.Database) {
-    this.#get = db.prepare('SELECT value FROM meta WHERE key = ?');
-    this.#set = db.prepare(
+    this.#get = prepared<[MetaKey], { value: string }>(db, 'SELECT value FROM meta WHERE key = ?');
+    this.#set = prepared<[MetaKey, string]>(
+      db,
       'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
     );
   }

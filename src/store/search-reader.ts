@@ -11,6 +11,7 @@ import { fileStem } from '../files/rules.js';
 import type Database from 'better-sqlite3';
 import { ElementFiles } from './element-files.js';
 import { databaseOf, type IndexStore } from './store.js';
+import { pragmaValue, prepared, setPragma } from './sqlite.js';
 
 export interface FilterSql {
   /** A condition over `e` and `f`, and its parameters. */
@@ -84,38 +85,48 @@ export class SearchReader {
     const db = (this.#db = databaseOf(store));
     createVocabularyView(db);
     this.#sql = {
-      documentFrequency: db.prepare<[string], { doc: number }>('SELECT doc FROM temp.elements_vocab WHERE term = ?'),
+      documentFrequency: prepared<[string], { doc: number }>(db, 'SELECT doc FROM temp.elements_vocab WHERE term = ?'),
       // Ranked by an alias, so FTS5 computes each row's BM25 once.
-      elements: db.prepare<[string, number], { id: number; rank: number }>(
+      elements: prepared<[string, number], { id: number; rank: number }>(
+        db,
         `SELECT rowid AS id, ${ELEMENT_BM25} AS rank FROM elements_fts WHERE elements_fts MATCH ? ORDER BY rank LIMIT ?`,
       ),
-      code: db.prepare<[string, number], { id: number; rank: number }>(
+      code: prepared<[string, number], { id: number; rank: number }>(
+        db,
         'SELECT rowid AS id, bm25(code_fts) AS rank FROM code_fts WHERE code_fts MATCH ? ORDER BY rank LIMIT ?',
       ),
       // Is there a row past the threshold? Cheaper than counting them all.
-      beyond: db.prepare<[string, number], { found: number }>(
+      beyond: prepared<[string, number], { found: number }>(
+        db,
         'SELECT 1 AS found FROM elements_fts WHERE elements_fts MATCH ? LIMIT 1 OFFSET ?',
       ),
-      elementMatches: db.prepare<[string], number>('SELECT rowid FROM elements_fts WHERE elements_fts MATCH ?').pluck(),
-      codeMatches: db.prepare<[string], number>('SELECT rowid FROM code_fts WHERE code_fts MATCH ?').pluck(),
-      codeBeyond: db.prepare<[string, number], { found: number }>(
+      elementMatches: prepared<[string], number>(
+        db,
+        'SELECT rowid FROM elements_fts WHERE elements_fts MATCH ?',
+      ).pluck(),
+      codeMatches: prepared<[string], number>(db, 'SELECT rowid FROM code_fts WHERE code_fts MATCH ?').pluck(),
+      codeBeyond: prepared<[string, number], { found: number }>(
+        db,
         'SELECT 1 AS found FROM code_fts WHERE code_fts MATCH ? LIMIT 1 OFFSET ?',
       ),
-      count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM elements_fts WHERE elements_fts MATCH ?'),
+      count: prepared<[string], { n: number }>(db, 'SELECT count(*) AS n FROM elements_fts WHERE elements_fts MATCH ?'),
       // An element holds a term in its names and description or in its code.
       // Grouped before the join: one lookup in files per file, not per element.
-      fileTermCounts: db.prepare<[string, string], { fileId: number; n: number; size: number }>(
+      fileTermCounts: prepared<[string, string], { fileId: number; n: number; size: number }>(
+        db,
         `SELECT g.fileId, g.n, f.element_count AS size FROM (
            SELECT e.file_id AS fileId, count(*) AS n FROM elements e
            WHERE e.vector_id IN (SELECT rowid FROM elements_fts WHERE elements_fts MATCH ? UNION SELECT rowid FROM code_fts WHERE code_fts MATCH ?)
            GROUP BY e.file_id
          ) g JOIN files f ON f.id = g.fileId`,
       ),
-      fileSizes: db.prepare<[], { files: number; averageSize: number | null }>(
+      fileSizes: prepared<[], { files: number; averageSize: number | null }>(
+        db,
         "SELECT count(*) AS files, avg(element_count) AS averageSize FROM files WHERE status = 'indexed'",
       ),
-      fileStems: db.prepare<[], { id: number; path: string }>("SELECT id, path FROM files WHERE status = 'indexed'"),
-      rows: db.prepare<[string], ElementRecord>(
+      fileStems: prepared<[], { id: number; path: string }>(db, "SELECT id, path FROM files WHERE status = 'indexed'"),
+      rows: prepared<[string], ElementRecord>(
+        db,
         `SELECT e.vector_id AS id, e.file_id AS fileId, e.element_type AS type, e.element_name AS name, e.start_line AS startLine, e.end_line AS endLine,
            e.start_byte AS startByte, e.end_byte AS endByte, e.signature, e.description, f.path, f.language, f.size, f.mtime_ms AS mtimeMs, f.hash, f.root_id AS rootId
          FROM elements e JOIN files f ON f.id = e.file_id WHERE e.vector_id IN (SELECT value FROM json_each(?))`,
@@ -160,37 +171,35 @@ export class SearchReader {
     limit: number,
   ): { id: number; rank: number }[] {
     if (!filters.active) return unfiltered.all(match, limit);
-    return this.#db
-      .prepare<unknown[], { id: number; rank: number }>(
-        `SELECT e.vector_id AS id, ${rank} AS rank FROM ${table} JOIN elements e ON e.vector_id = ${table}.rowid JOIN files f ON f.id = e.file_id
+    return prepared<unknown[], { id: number; rank: number }>(
+      this.#db,
+      `SELECT e.vector_id AS id, ${rank} AS rank FROM ${table} JOIN elements e ON e.vector_id = ${table}.rowid JOIN files f ON f.id = e.file_id
          WHERE ${table} MATCH ? AND ${filters.sql} ORDER BY rank LIMIT ?`,
-      )
-      .all(match, ...filters.params, limit);
+    ).all(match, ...filters.params, limit);
   }
 
   /** The elements of the files whose path contains one of `paths` (lower case), outermost first, in file order. */
   pathElements(paths: readonly string[], filters: FilterSql, limit: number): number[] {
-    const conditions = paths.map(() => 'instr(lower(f.path), ?) > 0').join(' OR ');
-    return this.#db
-      .prepare<unknown[], { id: number }>(
-        `SELECT e.vector_id AS id FROM elements e JOIN files f ON f.id = e.file_id
-         WHERE (${conditions}) AND ${filters.sql}
+    return prepared<unknown[], { id: number }>(
+      this.#db,
+      `SELECT e.vector_id AS id FROM elements e JOIN files f ON f.id = e.file_id
+         WHERE f.id IN (SELECT pf.id FROM json_each(?) p CROSS JOIN files pf WHERE instr(lower(pf.path), p.value) > 0) AND ${filters.sql}
          ORDER BY length(f.path), f.path, instr(e.element_name, '.') > 0, e.start_line LIMIT ?`,
-      )
-      .all(...paths, ...filters.params, limit)
+    )
+      .all(JSON.stringify(paths), ...filters.params, limit)
       .map((row) => row.id);
   }
 
   /** Elements named `name` (the last segment of their qualified name, any case) that are not pieces of text. */
   definitions(names: readonly string[], filters: FilterSql, limit: number): number[] {
     if (names.length === 0) return [];
-    return this.#db
-      .prepare<unknown[], { id: number }>(
-        `SELECT e.vector_id AS id FROM elements e JOIN files f ON f.id = e.file_id
-         WHERE e.short_name IN (${names.map(() => '?').join(', ')}) AND e.element_type NOT IN (${TEXT_TYPES_SQL}) AND ${filters.sql}
+    return prepared<unknown[], { id: number }>(
+      this.#db,
+      `SELECT e.vector_id AS id FROM elements e JOIN files f ON f.id = e.file_id
+         WHERE e.short_name IN (SELECT value FROM json_each(?)) AND e.element_type NOT IN (${TEXT_TYPES_SQL}) AND ${filters.sql}
          LIMIT ?`,
-      )
-      .all(...names.map((name) => name.toLowerCase()), ...filters.params, limit)
+    )
+      .all(JSON.stringify(names.map((name) => name.toLowerCase())), ...filters.params, limit)
       .map((row) => row.id);
   }
 
@@ -203,7 +212,8 @@ export class SearchReader {
     const wanted = new Set(names.map(normalizeStem).filter((name) => name.length >= 3));
     if (wanted.size === 0) return [];
     const files = this.#sql.fileStems.all().filter((file) => wanted.has(normalizeStem(fileStem(file.path))));
-    const firstElements = this.#db.prepare<unknown[], { id: number }>(
+    const firstElements = prepared<unknown[], { id: number }>(
+      this.#db,
       `SELECT e.vector_id AS id FROM elements e JOIN files f ON f.id = e.file_id WHERE e.file_id = ? AND ${filters.sql} ORDER BY e.start_line LIMIT ?`,
     );
     return files.slice(0, 20).map((file) => ({
@@ -293,11 +303,11 @@ function normalizeStem(name: string): string {
  * statement; the index file is never written.
  */
 function createVocabularyView(db: Database.Database): void {
-  const queryOnly = db.pragma('query_only', { simple: true }) === 1;
-  if (queryOnly) db.pragma('query_only = OFF');
+  const queryOnly = pragmaValue(db, 'query_only') === 1;
+  if (queryOnly) setPragma(db, 'query_only = OFF');
   try {
     db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.elements_vocab USING fts5vocab(main, elements_fts, row)');
   } finally {
-    if (queryOnly) db.pragma('query_only = ON');
+    if (queryOnly) setPragma(db, 'query_only = ON');
   }
 }

@@ -22,6 +22,7 @@ import {
   type OpenDatabaseOptions,
 } from './database.js';
 import { IndexMeta, type EmbedderRecord } from './meta.js';
+import { prepared } from './sqlite.js';
 
 export type { EmbedderRecord } from './meta.js';
 
@@ -113,57 +114,65 @@ export class IndexStore {
     this.readonly = readonly;
     this.meta = new IndexMeta(db);
     this.#s = {
-      rootByPath: db.prepare<[string], { id: number }>('SELECT id FROM roots WHERE path = ?'),
-      roots: db.prepare<[], { id: number; path: string }>('SELECT id, path FROM roots ORDER BY id'),
-      addRoot: db.prepare('INSERT INTO roots (path, created_at) VALUES (?, ?)'),
-      files: db.prepare<[number], FileRow>(
+      rootByPath: prepared<[string], { id: number }>(db, 'SELECT id FROM roots WHERE path = ?'),
+      roots: prepared<[], { id: number; path: string }>(db, 'SELECT id, path FROM roots ORDER BY id'),
+      addRoot: prepared(db, 'INSERT INTO roots (path, created_at) VALUES (?, ?)'),
+      files: prepared<[number], FileRow>(
+        db,
         'SELECT id, path, language, size, mtime_ms AS mtimeMs, hash, status, error, element_count AS elementCount FROM files WHERE root_id = ?',
       ),
-      fileByPath: db.prepare<[number, string], FileRow>(
+      fileByPath: prepared<[number, string], FileRow>(
+        db,
         'SELECT id, path, language, size, mtime_ms AS mtimeMs, hash, status, error, element_count AS elementCount FROM files WHERE root_id = ? AND path = ?',
       ),
-      upsertFile: db.prepare<
+      upsertFile: prepared<
         [number, string, string | null, number, number, string | null, FileStatus, string | null, number],
         { id: number }
       >(
+        db,
         `INSERT INTO files (root_id, path, language, size, mtime_ms, hash, status, error, indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (root_id, path) DO UPDATE SET language = excluded.language, size = excluded.size, mtime_ms = excluded.mtime_ms,
            hash = excluded.hash, status = excluded.status, error = excluded.error, indexed_at = excluded.indexed_at
          RETURNING id`,
       ),
-      touchFile: db.prepare('UPDATE files SET size = ?, mtime_ms = ? WHERE id = ?'),
-      setElementCount: db.prepare('UPDATE files SET element_count = ? WHERE id = ?'),
-      deleteFile: db.prepare('DELETE FROM files WHERE id = ?'),
-      elementsOfFile: db.prepare<[number], ElementRow>(
+      touchFile: prepared(db, 'UPDATE files SET size = ?, mtime_ms = ? WHERE id = ?'),
+      setElementCount: prepared(db, 'UPDATE files SET element_count = ? WHERE id = ?'),
+      deleteFile: prepared(db, 'DELETE FROM files WHERE id = ?'),
+      elementsOfFile: prepared<[number], ElementRow>(
+        db,
         `SELECT vector_id AS vectorId, file_id AS fileId, generation, element_type AS type, element_name AS name, access,
            start_line AS startLine, end_line AS endLine, start_byte AS startByte, end_byte AS endByte,
            signature, description, document_hash AS documentHash
          FROM elements WHERE file_id = ?`,
       ),
-      insertElement: db.prepare<
+      insertElement: prepared<
         [number, number, string, string, string, string, number, number, number, number, string, string, string]
       >(
+        db,
         `INSERT INTO elements (file_id, generation, element_type, element_name, short_name, access, start_line, end_line, start_byte, end_byte, signature, description, document_hash)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
-      moveElement: db.prepare(
+      moveElement: prepared(
+        db,
         'UPDATE elements SET start_line = ?, end_line = ?, start_byte = ?, end_byte = ? WHERE vector_id = ?',
       ),
-      deleteElement: db.prepare('DELETE FROM elements WHERE vector_id = ?'),
-      insertFts: db.prepare(
+      deleteElement: prepared(db, 'DELETE FROM elements WHERE vector_id = ?'),
+      insertFts: prepared(
+        db,
         'INSERT INTO elements_fts (rowid, name, signature, description, path) VALUES (?, ?, ?, ?, ?)',
       ),
-      deleteFts: db.prepare('DELETE FROM elements_fts WHERE rowid = ?'),
-      insertCodeFts: db.prepare('INSERT INTO code_fts (rowid, code) VALUES (?, ?)'),
-      deleteCodeFts: db.prepare('DELETE FROM code_fts WHERE rowid = ?'),
-      tombstone: db.prepare('INSERT OR REPLACE INTO removed_vectors (vector_id, generation) VALUES (?, ?)'),
-      getEmbedding: db.prepare<[string, string], { vector: Buffer }>(
+      deleteFts: prepared(db, 'DELETE FROM elements_fts WHERE rowid = ?'),
+      insertCodeFts: prepared(db, 'INSERT INTO code_fts (rowid, code) VALUES (?, ?)'),
+      deleteCodeFts: prepared(db, 'DELETE FROM code_fts WHERE rowid = ?'),
+      tombstone: prepared(db, 'INSERT OR REPLACE INTO removed_vectors (vector_id, generation) VALUES (?, ?)'),
+      getEmbedding: prepared<[string, string], { vector: Buffer }>(
+        db,
         'SELECT vector FROM embeddings WHERE embedder = ? AND document_hash = ?',
       ),
-      putEmbedding: db.prepare('INSERT OR IGNORE INTO embeddings (embedder, document_hash, vector) VALUES (?, ?, ?)'),
-      getAnalysis: db.prepare<[string], { answers: string }>('SELECT answers FROM analysis_cache WHERE key = ?'),
-      putAnalysis: db.prepare('INSERT OR REPLACE INTO analysis_cache (key, answers, created_at) VALUES (?, ?, ?)'),
-      elementCount: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM elements'),
+      putEmbedding: prepared(db, 'INSERT OR IGNORE INTO embeddings (embedder, document_hash, vector) VALUES (?, ?, ?)'),
+      getAnalysis: prepared<[string], { answers: string }>(db, 'SELECT answers FROM analysis_cache WHERE key = ?'),
+      putAnalysis: prepared(db, 'INSERT OR REPLACE INTO analysis_cache (key, answers, created_at) VALUES (?, ?, ?)'),
+      elementCount: prepared<[], { n: number }>(db, 'SELECT count(*) AS n FROM elements'),
     };
   }
 
@@ -421,7 +430,8 @@ export class IndexStore {
    * for re-analysis, so that the next run indexes them again.
    */
   forgetElements(vectorIds: readonly number[]): void {
-    const markFile = this.#db.prepare(
+    const markFile = prepared(
+      this.#db,
       'UPDATE files SET hash = NULL, mtime_ms = ? WHERE id = (SELECT file_id FROM elements WHERE vector_id = ?)',
     );
     for (const id of vectorIds) {
@@ -442,29 +452,26 @@ export class IndexStore {
 
   /** Every file of every root, by path. */
   fileSummaries(): FileSummary[] {
-    return this.#db
-      .prepare<[], FileSummary>(
-        'SELECT path, language, size, mtime_ms AS mtimeMs, hash, status, error, element_count AS elements FROM files ORDER BY path',
-      )
-      .all();
+    return prepared<[], FileSummary>(
+      this.#db,
+      'SELECT path, language, size, mtime_ms AS mtimeMs, hash, status, error, element_count AS elements FROM files ORDER BY path',
+    ).all();
   }
 
   /** Every element's vector id and document hash (which names its vector in the embedding cache), by id. */
   elementVectors(): { id: number; hash: string }[] {
-    return this.#db
-      .prepare<[], { id: number; hash: string }>(
-        'SELECT vector_id AS id, document_hash AS hash FROM elements ORDER BY vector_id',
-      )
-      .all();
+    return prepared<[], { id: number; hash: string }>(
+      this.#db,
+      'SELECT vector_id AS id, document_hash AS hash FROM elements ORDER BY vector_id',
+    ).all();
   }
 
   /** Every element's type, name and description, in vector id order. */
   elementSummaries(): ElementSummary[] {
-    return this.#db
-      .prepare<[], ElementSummary>(
-        'SELECT element_type AS type, element_name AS name, description FROM elements ORDER BY vector_id',
-      )
-      .all();
+    return prepared<[], ElementSummary>(
+      this.#db,
+      'SELECT element_type AS type, element_name AS name, description FROM elements ORDER BY vector_id',
+    ).all();
   }
 
   // -- vectors -------------------------------------------------------------
@@ -488,13 +495,12 @@ export class IndexStore {
     embedder: EmbedderRecord,
     afterGeneration = -1,
   ): { ids: BigInt64Array; vectors: Float32Array; missing: number[] } {
-    const rows = this.#db
-      .prepare<[string, number], { id: number; vector: Buffer | null }>(
-        `SELECT e.vector_id AS id, v.vector AS vector FROM elements e
+    const rows = prepared<[string, number], { id: number; vector: Buffer | null }>(
+      this.#db,
+      `SELECT e.vector_id AS id, v.vector AS vector FROM elements e
          LEFT JOIN embeddings v ON v.embedder = ? AND v.document_hash = e.document_hash
          WHERE e.generation > ? ORDER BY e.vector_id`,
-      )
-      .all(embedder.id, afterGeneration);
+    ).all(embedder.id, afterGeneration);
     const bytesPerVector = embedder.dimension * 4;
     const vectors = new Float32Array(rows.length * embedder.dimension);
     const ids = new BigInt64Array(rows.length);
@@ -513,26 +519,29 @@ export class IndexStore {
 
   /** Vector ids removed after a generation (replayed onto an older FAISS file). */
   removedAfter(generation: number): BigInt64Array {
-    const rows = this.#db
-      .prepare<[number], { id: number }>('SELECT vector_id AS id FROM removed_vectors WHERE generation > ?')
-      .all(generation);
+    const rows = prepared<[number], { id: number }>(
+      this.#db,
+      'SELECT vector_id AS id FROM removed_vectors WHERE generation > ?',
+    ).all(generation);
     return BigInt64Array.from(rows, (row) => BigInt(row.id));
   }
 
   /** Vectors added or removed after a generation: what replaying onto an older FAISS file costs. */
   changesAfter(generation: number): number {
-    const added = this.#db
-      .prepare<[number], { n: number }>('SELECT count(*) AS n FROM elements WHERE generation > ?')
-      .get(generation)!.n;
-    const removed = this.#db
-      .prepare<[number], { n: number }>('SELECT count(*) AS n FROM removed_vectors WHERE generation > ?')
-      .get(generation)!.n;
+    const added = prepared<[number], { n: number }>(
+      this.#db,
+      'SELECT count(*) AS n FROM elements WHERE generation > ?',
+    ).get(generation)!.n;
+    const removed = prepared<[number], { n: number }>(
+      this.#db,
+      'SELECT count(*) AS n FROM removed_vectors WHERE generation > ?',
+    ).get(generation)!.n;
     return added + removed;
   }
 
   /** Tombstones at or before a generation are in the FAISS file already. */
   pruneRemoved(generation: number): void {
-    this.#db.prepare('DELETE FROM removed_vectors WHERE generation <= ?').run(generation);
+    prepared(this.#db, 'DELETE FROM removed_vectors WHERE generation <= ?').run(generation);
   }
 
   /**
@@ -544,11 +553,12 @@ export class IndexStore {
     // Elements, not their distinct hashes: an upper bound that the primary key counts quickly.
     // Counting distinct hashes read every element's hash, 200 ms a run at 100,000 elements.
     const live = this.elementCount;
-    const total = this.#db.prepare<[], { n: number }>('SELECT count(*) AS n FROM embeddings').get()!.n;
+    const total = prepared<[], { n: number }>(this.#db, 'SELECT count(*) AS n FROM embeddings').get()!.n;
     if (total <= 2 * live + 1000) return 0;
-    return this.#db
-      .prepare('DELETE FROM embeddings WHERE document_hash NOT IN (SELECT document_hash FROM elements)')
-      .run().changes;
+    return prepared(
+      this.#db,
+      'DELETE FROM embeddings WHERE document_hash NOT IN (SELECT document_hash FROM elements)',
+    ).run().changes;
   }
 
   analysisCache(): AnalysisCache {

@@ -2,6 +2,7 @@
 import { checkConsistency, type ConsistencyReport } from '../../src/store/check.js';
 import { openIndex } from '../../src/store/open-index.js';
 import { databaseOf } from '../../src/store/store.js';
+import { prepared } from '../../src/store/sqlite.js';
 
 export interface ElementState {
   vectorId: number;
@@ -20,13 +21,12 @@ export async function readIndex(indexDir: string): Promise<{
 }> {
   const opened = await openIndex(indexDir);
   try {
-    const elements = databaseOf(opened.store)
-      .prepare(
-        `SELECT e.vector_id AS vectorId, f.path AS path, e.element_type AS type, e.element_name AS name, e.start_line AS startLine, e.end_line AS endLine
+    const elements = prepared(
+      databaseOf(opened.store),
+      `SELECT e.vector_id AS vectorId, f.path AS path, e.element_type AS type, e.element_name AS name, e.start_line AS startLine, e.end_line AS endLine
          FROM elements e JOIN files f ON f.id = e.file_id ORDER BY f.path, e.start_line, e.element_name`,
-      )
-      .all() as ElementState[];
-    const files = databaseOf(opened.store).prepare('SELECT path, status, error FROM files ORDER BY path').all() as {
+    ).all() as ElementState[];
+    const files = prepared(databaseOf(opened.store), 'SELECT path, status, error FROM files ORDER BY path').all() as {
       path: string;
       status: string;
       error: string | null;

@@ -12,6 +12,7 @@ import { EmbedderError } from '../../src/vector/embedder.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
 import { readIndex } from '../helpers/index-state.js';
 import { cleanedUpAfterEach, eventLog, SAMPLE_FILES, tempRepo } from '../helpers/repo.js';
+import { prepared } from '../../src/store/sqlite.js';
 
 const owned = cleanedUpAfterEach();
 
@@ -52,8 +53,8 @@ describe('index type and deletions', () => {
       expect(opened.vectors.index.description).toMatch(/^IVF/);
       expect(opened.vectors.ntotal).toBe(300);
       const live = new Set(
-        (databaseOf(opened.store).prepare('SELECT vector_id AS id FROM elements').all() as { id: number }[]).map((r) =>
-          BigInt(r.id),
+        (prepared(databaseOf(opened.store), 'SELECT vector_id AS id FROM elements').all() as { id: number }[]).map(
+          (r) => BigInt(r.id),
         ),
       );
       const embedder = new BuiltinEmbedder();

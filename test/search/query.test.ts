@@ -99,7 +99,11 @@ describe('filters', () => {
     expect(prefix.params).toEqual(['src/net', 8, 'src/net/']);
 
     const typed = compileFilters({ language: 'Python, typescript', type: ['method'] });
-    expect(typed.sql).toBe('f.language IN (?, ?) AND e.element_type IN (?)');
+    // Lists travel as one JSON parameter: the SQL text does not grow with them (src/store/sqlite.ts).
+    expect(typed.sql).toBe(
+      'f.language IN (SELECT value FROM json_each(?)) AND e.element_type IN (SELECT value FROM json_each(?))',
+    );
+    expect(typed.params).toEqual(['["python","typescript"]', '["method"]']);
     expect(typed.matches(row('a.py', 'python', 'method'))).toBe(true);
     expect(typed.matches(row('a.py', 'python', 'function'))).toBe(false);
     expect(typed.matches(row('a.md', null, 'method'))).toBe(false);

@@ -2,7 +2,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
 import {
   BuiltinEmbedder,
   Indexer,
@@ -15,6 +14,7 @@ import {
 import { FakeOllama, fakeEmbeddingServer } from '../helpers/fake-ollama.js';
 import { cleanedUpAfterEach, tempRepo } from '../helpers/repo.js';
 import { LABELS, searchRepo } from '../helpers/search-repo.js';
+import { openSqlite } from '../../src/store/sqlite.js';
 
 const expectedNames = (expected: string | string[]) => [expected].flat();
 
@@ -351,8 +351,8 @@ describe('Searcher freshness and fallback', () => {
     const repo = (owned.repo = searchRepo());
     const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
     const first = await indexer.run();
-    const database = new Database(join(indexer.indexDir, 'index.db'));
-    database.prepare("UPDATE meta SET value = 'builtin:v1:512' WHERE key = 'embedder'").run();
+    const database = openSqlite(join(indexer.indexDir, 'index.db'));
+    database.exec("UPDATE meta SET value = 'builtin:v1:512' WHERE key = 'embedder'");
     database.close();
 
     const stale = await Searcher.open({ indexDir: indexer.indexDir });

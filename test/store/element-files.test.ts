@@ -1,15 +1,16 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/index.js';
 import { ElementFiles } from '../../src/store/element-files.js';
 import { SearchReader } from '../../src/store/search-reader.js';
 import { IndexStore } from '../../src/store/store.js';
 import { searchRepo } from '../helpers/search-repo.js';
+import { openSqlite, prepared } from '../../src/store/sqlite.js';
 
 function elementsTable(rows: [vectorId: number, fileId: number][]): Database.Database {
-  const db = new Database(':memory:');
+  const db = openSqlite(':memory:');
   db.exec('CREATE TABLE elements (vector_id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL)');
-  const insert = db.prepare('INSERT INTO elements (vector_id, file_id) VALUES (?, ?)');
+  const insert = prepared(db, 'INSERT INTO elements (vector_id, file_id) VALUES (?, ?)');
   for (const row of rows) insert.run(...row);
   return db;
 }

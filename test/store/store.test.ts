@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { analyzeText } from '../../src/analysis/analyzer.js';
 import { StoreError } from '../../src/store/database.js';
@@ -9,6 +8,7 @@ import { SCHEMA_VERSION } from '../../src/store/schema.js';
 import { databaseOf, IndexStore } from '../../src/store/store.js';
 import { buildDocuments } from '../../src/vector/document.js';
 import { SAMPLE_FILES } from '../helpers/repo.js';
+import { openSqlite, pragmaValue, prepared, setPragma } from '../../src/store/sqlite.js';
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,9 +19,9 @@ describe('IndexStore', () => {
     const store = IndexStore.open(join(fresh(), '.ocvector'));
     try {
       expect(statSync(join(dir, '.ocvector', 'index.db')).mode & 0o777).toBe(0o600);
-      expect(databaseOf(store).pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(databaseOf(store).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-      expect(databaseOf(store).prepare('SELECT max(version) AS v FROM schema_version').get()).toEqual({
+      expect(pragmaValue(databaseOf(store), 'journal_mode')).toBe('wal');
+      expect(pragmaValue(databaseOf(store), 'user_version')).toBe(SCHEMA_VERSION);
+      expect(prepared(databaseOf(store), 'SELECT max(version) AS v FROM schema_version').get()).toEqual({
         v: SCHEMA_VERSION,
       });
     } finally {
@@ -31,8 +31,8 @@ describe('IndexStore', () => {
 
   it('refuses a database from a newer ocvector, and a read-only open of a missing one', () => {
     const path = join(fresh(), 'index.db');
-    const db = new Database(path);
-    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    const db = openSqlite(path);
+    setPragma(db, `user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
     expect(() => IndexStore.open(dir)).toThrow(/written by a newer ocvector/);
     expect(() => IndexStore.open(join(dir, 'nothing'), { readonly: true })).toThrow(StoreError);
@@ -62,11 +62,10 @@ describe('IndexStore', () => {
       );
       const match = (query: string) =>
         (
-          databaseOf(store)
-            .prepare(
-              'SELECT e.element_name AS name FROM elements_fts JOIN elements e ON e.vector_id = elements_fts.rowid WHERE elements_fts MATCH ? ORDER BY bm25(elements_fts)',
-            )
-            .all(query) as { name: string }[]
+          prepared(
+            databaseOf(store),
+            'SELECT e.element_name AS name FROM elements_fts JOIN elements e ON e.vector_id = elements_fts.rowid WHERE elements_fts MATCH ? ORDER BY bm25(elements_fts)',
+          ).all(query) as { name: string }[]
         ).map((r) => r.name);
       expect(match('name:user')).toEqual(
         expect.arrayContaining(['UserRepository.getUserById', 'UserRepository.saveUser']),
@@ -85,7 +84,7 @@ describe('IndexStore', () => {
       const cache = store.analysisCache();
       cache.set('k', [{ 'file-path': 'a', language: 'typescript', summary: 's', imports: [], elements: [] }]);
       expect(cache.get('k')).toHaveLength(1);
-      databaseOf(store).prepare("UPDATE analysis_cache SET answers = '{not json'").run();
+      databaseOf(store).exec("UPDATE analysis_cache SET answers = '{not json'");
       expect(cache.get('k')).toBeUndefined();
     } finally {
       store.close();
