@@ -26,7 +26,7 @@ import { CodebaseSearchTool, Searcher } from '../src/index.js';
 import { buildCorpus, libSubset, pickQueries } from './lib/corpus.js';
 import { describeMachine } from './lib/machine.js';
 import { writeFigures } from './lib/out.js';
-import { markdownTable, replaceReadmeSection } from './lib/readme.js';
+import { markdownTable, PAGES, replaceGeneratedSection } from './lib/readme.js';
 import { ms, percentile, printTable } from './lib/stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -143,8 +143,8 @@ try {
     quick,
   );
   if (!quick)
-    replaceReadmeSection(
-      join(root, 'README.md'),
+    replaceGeneratedSection(
+      join(root, PAGES.performance),
       'agent',
       `${markdownTable(header, rows)}\n\n${extra.join(' ')} ${WARM_UP} warm-up queries first. ${describeMachine()}.`,
     );

@@ -18,7 +18,7 @@ import { AnalysisPool, analyzeText, detectLanguage, isSkipped } from '../src/int
 import { parse } from '../src/analysis/ast/parsers.js';
 import { describeMachine } from './lib/machine.js';
 import { writeFigures } from './lib/out.js';
-import { markdownTable, replaceReadmeSection } from './lib/readme.js';
+import { markdownTable, PAGES, replaceGeneratedSection } from './lib/readme.js';
 import { mib, ms, printTable } from './lib/stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -117,9 +117,9 @@ printTable('AST analysis throughput', header, rows);
 process.stdout.write(`peak RSS ${mib(peakRss)}; ${describeMachine()}\n`);
 
 writeFigures('analysis', { peakRss, figures });
-replaceReadmeSection(
-  join(root, 'README.md'),
+replaceGeneratedSection(
+  join(root, PAGES.performance),
   'analysis',
   `${markdownTable(header, rows)}\n\nPeak RSS of the whole run: ${mib(peakRss)}. "ratio" is AST analysis (parse and extraction) over bare tree-sitter parsing of the same texts, in the same process.`,
 );
-log('README.md analysis section updated');
+log(`${PAGES.performance}: analysis section updated`);

@@ -37,7 +37,7 @@ import { FakeOllama } from '../test/helpers/fake-ollama.js';
 import { clusteredVectors } from '../test/helpers/vectors.js';
 import { describeMachine } from './lib/machine.js';
 import { writeFigures } from './lib/out.js';
-import { markdownTable, replaceReadmeSection } from './lib/readme.js';
+import { markdownTable, PAGES, replaceGeneratedSection } from './lib/readme.js';
 import { mib, ms, printTable } from './lib/stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -257,8 +257,8 @@ const typeHeader = [
 if (process.argv.includes('--index-type')) {
   const typeRows = [await indexTypeCost(100_000), await indexTypeCost(200_000)];
   printTable('Index type: exact against IVF (2 threads)', typeHeader, typeRows);
-  replaceReadmeSection(
-    join(root, 'README.md'),
+  replaceGeneratedSection(
+    join(root, PAGES.performance),
     'index-type',
     `${markdownTable(typeHeader, typeRows)}\n\n${describeMachine()}.`,
   );
@@ -349,8 +349,8 @@ try {
 
   writeFigures('indexing', { full, rates, large: { ...large, copies }, ollama }, quick);
   if (!quick) {
-    replaceReadmeSection(
-      join(root, 'README.md'),
+    replaceGeneratedSection(
+      join(root, PAGES.performance),
       'indexing',
       [
         markdownTable(fullHeader, fullRows),
@@ -360,7 +360,7 @@ try {
         `"overhead" is wall time beyond the time the server itself needs for those calls at that concurrency. ${describeMachine()}.`,
       ].join('\n\n'),
     );
-    log('README.md indexing section updated');
+    log(`${PAGES.performance}: indexing section updated`);
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -19,7 +19,7 @@ import { describeMachine } from './lib/machine.js';
 import { RawBaseline, buildRawBaseline, type RawMode } from './lib/raw-baseline.js';
 import { writeFigures } from './lib/out.js';
 import { comparePrebuilt } from './lib/prebuilt.js';
-import { markdownTable, replaceReadmeSection } from './lib/readme.js';
+import { markdownTable, PAGES, replaceGeneratedSection } from './lib/readme.js';
 import { median, mib, ms, percentile, printTable, timed } from './lib/stats.js';
 
 const quick = process.argv.includes('--quick');
@@ -274,12 +274,12 @@ async function main() {
   };
   writeFigures('native', figures, quick);
   if (!quick) {
-    replaceReadmeSection(join(root, 'README.md'), 'native', readmeSection(figures));
-    log('README.md performance section updated');
+    replaceGeneratedSection(join(root, PAGES.performance), 'native', performanceSection(figures));
+    log(`${PAGES.performance}: native section updated`);
   }
 }
 
-function readmeSection(f: {
+function performanceSection(f: {
   comparisons: Comparison[];
   rawFaissSingleAllThreads: number;
   lag: Record<'bigSingle' | 'bigBatch' | 'hnswBuild', LagFigures>;

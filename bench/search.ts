@@ -20,7 +20,7 @@ import { Searcher, type SearchResponse, type SearchTimings } from '../src/index.
 import { buildCorpus, libFiles, libSubset, pickQueries } from './lib/corpus.js';
 import { describeMachine } from './lib/machine.js';
 import { writeFigures } from './lib/out.js';
-import { markdownTable, replaceReadmeSection } from './lib/readme.js';
+import { markdownTable, PAGES, replaceGeneratedSection } from './lib/readme.js';
 import { ms, percentile, printTable } from './lib/stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -153,8 +153,8 @@ try {
     quick,
   );
   if (!quick) {
-    replaceReadmeSection(
-      join(root, 'README.md'),
+    replaceGeneratedSection(
+      join(root, PAGES.performance),
       'search',
       `${markdownTable(header, rows)}\n\nOpening the index: ${openRows.map((row) => `${row[2]} at ${row[1]} elements`).join(', ')} (once per Searcher; the CLI pays it on every call).\n\n${QUERIES} queries (60 doc-comment phrases, 25 names, 15 name fragments from the corpus), ${WARM_UP} warm-up queries first. ${describeMachine()}.`,
     );

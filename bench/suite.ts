@@ -1,9 +1,9 @@
 /**
  * The benchmark suite: runs every bench, then prints one table of the
- * headline figures and writes it into README.md (`bench:summary`).
+ * headline figures and writes it into docs/performance.md (`bench:summary`).
  *
  *   npm run bench                        every bench, full sizes (about 15 minutes here)
- *   npm run bench -- --quick             smaller sizes, to check the suite; README untouched
+ *   npm run bench -- --quick             smaller sizes, to check the suite; docs untouched
  *   npm run bench -- --only search,agent  some benches; the table takes the others' last figures
  *   npm run bench -- --summary           no runs: the table from the figures already in bench/out
  *
@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Figures as AnalysisCorpusFigures } from './analysis.js';
 import { OUT_DIR, readFigures, type Recorded } from './lib/out.js';
-import { markdownTable, replaceReadmeSection } from './lib/readme.js';
+import { markdownTable, PAGES, replaceGeneratedSection } from './lib/readme.js';
 import { mib, ms, printTable } from './lib/stats.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -274,12 +274,12 @@ if (missing.length > 0)
   process.stdout.write(`No figures yet for: ${missing.join(', ')} (npm run bench -- --only ${missing.join(',')}).\n`);
 
 if (!quick && failed.length === 0 && missing.length === 0) {
-  replaceReadmeSection(
-    join(ROOT, 'README.md'),
+  replaceGeneratedSection(
+    join(ROOT, PAGES.performance),
     'summary',
     `${markdownTable(HEADER, rows)}\n\nMachine: ${[...machines].join('; ')}. Recorded: ${sources.join(', ')}. Each ratio was measured within one bench run, against the baseline named beside it on the same data; the sections below have the full tables.`,
   );
-  log('README.md summary section updated');
+  log(`${PAGES.performance}: summary section updated`);
 }
 if (failed.length > 0) {
   log(`failed: ${failed.join(', ')}; see their logs in bench/out`);

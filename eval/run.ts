@@ -4,7 +4,7 @@
  * (tree-sitter and the built-in embedder: no model, as on any machine),
  * and score lexical-only, vector-only and hybrid search.
  *
- *   npm run eval                       every set; updates the tables in README.md and eval/README.md
+ *   npm run eval                       every set; updates the tables in docs/evaluation.md and eval/README.md
  *   npm run eval -- --set ocvector     one set (tables left alone)
  *   npm run eval -- --json             the reports, with every query's ranks
  *   npm run eval -- --weights '{"prose":{"lexical":1,"vector":0.7}}'   try other fusion weights
@@ -24,7 +24,7 @@ import {
   type RetrievalScores,
 } from '../src/internal.js';
 import { describeMachine } from '../bench/lib/machine.js';
-import { markdownTable, replaceReadmeSection } from '../bench/lib/readme.js';
+import { markdownTable, PAGES, replaceGeneratedSection } from '../bench/lib/readme.js';
 import { printTable } from '../bench/lib/stats.js';
 import { CORPORA, prepareCorpus, ROOT, SETS_DIR } from './lib/corpora.js';
 
@@ -129,5 +129,5 @@ if (values.json) {
 
 if (!values.set && !weights) {
   const section = `${markdownTable(HEADER, table)}\n\n${results.map(verdict).join('. ')}.\n\nSets: ${results.map((r) => `${r.name} (${r.title}, ${r.heldOut} doc comments held out)`).join('; ')}. Built-in embedder, no analysis model, k = 10. ${describeMachine()}.`;
-  for (const readme of ['README.md', 'eval/README.md']) replaceReadmeSection(join(ROOT, readme), 'eval', section);
+  for (const page of [PAGES.evaluation, 'eval/README.md']) replaceGeneratedSection(join(ROOT, page), 'eval', section);
 }

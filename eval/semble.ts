@@ -8,7 +8,7 @@
  *   npm run eval:semble -- --repos <dir>                      every repository, every mode
  *   npm run eval:semble -- --repos <dir> --repo gin --mode hybrid --verbose
  *   npm run eval:semble -- --repos <dir> --reuse              search the indexes of the last run (ranking changes only)
- *   npm run eval:semble -- --repos <dir> --readme             also write the tables into README.md
+ *   npm run eval:semble -- --repos <dir> --readme             also write the tables into docs/retrieval-quality.md
  *
  * Built-in embedder, no analysis model, as on any machine. Indexes go to
  * --index-dir (default eval/.cache/semble/<name>), outside the checkouts.
@@ -29,7 +29,7 @@ import {
   type RepoScore,
 } from '../src/eval/benchmark.js';
 import { describeMachine } from '../bench/lib/machine.js';
-import { markdownTable, replaceReadmeSection } from '../bench/lib/readme.js';
+import { markdownTable, PAGES, replaceGeneratedSection } from '../bench/lib/readme.js';
 import { printTable } from '../bench/lib/stats.js';
 import { ROOT } from './lib/corpora.js';
 import { loadPublished, publishedSummary, PUBLISHED_METHODS } from './lib/published.js';
@@ -211,5 +211,5 @@ if (values.readme) {
     markdownTable(languageHeader, languageRows),
     `ocvector: built-in embedder, no analysis model, k = 10, each repository's own index. Published figures: the same repositories, from semble's result files. ${describeMachine()}.`,
   ].join('\n\n');
-  replaceReadmeSection(join(ROOT, 'README.md'), 'semble', section);
+  replaceGeneratedSection(join(ROOT, PAGES.retrievalQuality), 'semble', section);
 }

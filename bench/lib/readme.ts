@@ -1,18 +1,28 @@
 /**
- * Replaces a generated section of README.md, between
- * `<!-- bench:NAME:start -->` and `<!-- bench:NAME:end -->`, so the figures
- * in the README are the ones the last full benchmark run printed.
+ * Replaces a generated section of a Markdown page (the docs/ pages, eval/README.md),
+ * between `<!-- bench:NAME:start -->` and `<!-- bench:NAME:end -->`, so the
+ * figures on the page are the ones the last full run printed.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 
-export function replaceReadmeSection(readmePath: string, name: string, markdown: string): void {
+/** The pages that hold generated tables, relative to the repository root (docs/README.md lists them). */
+export const PAGES = {
+  /** bench: summary, native, analysis, indexing, index-type, search, agent. */
+  performance: 'docs/performance.md',
+  /** eval:semble: the public benchmark's tables. */
+  retrievalQuality: 'docs/retrieval-quality.md',
+  /** eval: the evaluation sets' table (also in eval/README.md). */
+  evaluation: 'docs/evaluation.md',
+} as const;
+
+export function replaceGeneratedSection(pagePath: string, name: string, markdown: string): void {
   const start = `<!-- bench:${name}:start -->`;
   const end = `<!-- bench:${name}:end -->`;
-  const text = readFileSync(readmePath, 'utf8');
+  const text = readFileSync(pagePath, 'utf8');
   const from = text.indexOf(start);
   const to = text.indexOf(end);
-  if (from < 0 || to < from) throw new Error(`README.md has no ${start} … ${end} section`);
-  writeFileSync(readmePath, `${text.slice(0, from + start.length)}\n${markdown.trim()}\n${text.slice(to)}`);
+  if (from < 0 || to < from) throw new Error(`${pagePath} has no ${start} … ${end} section`);
+  writeFileSync(pagePath, `${text.slice(0, from + start.length)}\n${markdown.trim()}\n${text.slice(to)}`);
 }
 
 export function markdownTable(header: string[], rows: string[][]): string {

@@ -4,8 +4,8 @@
  * symbol the query names and the files named after it) → features → one score
  * (the element's own evidence plus its file's) → the order inside each file →
  * results spread over files → one hit per stretch of code. Each stage is a
- * small pure function, kept because the benchmark says so (README,
- * Retrieval quality).
+ * small pure function, kept because the benchmark says so
+ * (docs/retrieval-quality.md).
  */
 import { isCodeElementType } from '../analysis/element.js';
 import {

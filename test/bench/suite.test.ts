@@ -1,9 +1,10 @@
-/** The benchmark suite's own plumbing: figures kept per bench, gathered into one table. The benches themselves run in bench/, never here. */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+/** The benchmark suite's own plumbing: figures kept per bench, gathered into one table, written to its docs page. The benches themselves run in bench/, never here. */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PAGES, replaceGeneratedSection } from '../../bench/lib/readme.js';
 import { runNode } from '../helpers/run-node.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -47,7 +48,7 @@ describe('bench figures', () => {
       k: 8,
       p50: { searcher: 4, tool: 4.2, mcp: 5, cli: 160 },
     });
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const page = readFileSync(join(ROOT, PAGES.performance), 'utf8');
     const run = await suite(['--summary']);
     expect(run.code).toBe(0);
     const lines = run.stdout.split('\n');
@@ -57,8 +58,34 @@ describe('bench figures', () => {
     expect(lines.find((line) => line.includes('MCP call'))).toMatch(/5\.00 ms\s+Searcher 4\.00 ms\s+1\.25x/);
     expect(lines.find((line) => line.includes('CLI, a process'))).toMatch(/160\.00 ms\s+Searcher 4\.00 ms\s+40\.0x/);
     expect(run.stdout).toMatch(/No figures yet for: native, analysis, indexing/);
-    // An incomplete table never replaces the README's.
-    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toBe(readme);
+    // An incomplete table never replaces the one on the performance page.
+    expect(readFileSync(join(ROOT, PAGES.performance), 'utf8')).toBe(page);
+  });
+
+  it('finds each generated table on its docs page, and none left in the README', () => {
+    const markers = (path: string) =>
+      [...readFileSync(join(ROOT, path), 'utf8').matchAll(/<!-- bench:([a-z-]+):start -->/g)].map((m) => m[1]);
+    expect(markers(PAGES.performance)).toEqual([
+      'summary',
+      'native',
+      'analysis',
+      'indexing',
+      'index-type',
+      'search',
+      'agent',
+    ]);
+    expect(markers(PAGES.retrievalQuality)).toEqual(['semble']);
+    expect(markers(PAGES.evaluation)).toEqual(['eval']);
+    expect(markers('eval/README.md')).toEqual(['eval']);
+    expect(markers('README.md')).toEqual([]);
+  });
+
+  it('replaces only what lies between its markers, and names the page that lacks them', () => {
+    const path = join(out, 'page.md');
+    writeFileSync(path, 'before\n<!-- bench:x:start -->\nold\n<!-- bench:x:end -->\nafter\n');
+    replaceGeneratedSection(path, 'x', '| new |\n');
+    expect(readFileSync(path, 'utf8')).toBe('before\n<!-- bench:x:start -->\n| new |\n<!-- bench:x:end -->\nafter\n');
+    expect(() => replaceGeneratedSection(path, 'y', 'text')).toThrow(`${path} has no <!-- bench:y:start -->`);
   });
 
   it('refuses an unknown bench name with the list of known ones', async () => {

@@ -165,7 +165,7 @@ describe('the committed evaluation sets', () => {
         const report = await evaluate(searcher, queries, { modes: ['lexical', 'vector', 'hybrid'] });
         searcher.close();
         // Files, as the benchmark scores them. With whole-file evidence in the lexical list, lexical
-        // alone places the element of this project's own set about as well as hybrid (README).
+        // alone places the element of this project's own set about as well as hybrid (docs/evaluation.md).
         expect(report.modes.hybrid!.file.mrr).toBeGreaterThanOrEqual(report.modes.lexical!.file.mrr);
         expect(report.modes.hybrid!.element!.mrr).toBeGreaterThan(report.modes.vector!.element!.mrr);
         expect(report.modes.hybrid!.file.hitAt10).toBeGreaterThan(0.8);
