@@ -3,8 +3,10 @@
  * keeps up to `concurrency` requests in flight, so that a model server is
  * never idle while files are analysed. Cached vectors (same embedder, same
  * document hash) never reach the embedder; equal documents in flight are
- * embedded once.
+ * embedded once. Every answer is checked (vector/check.ts) before any
+ * file gets its vectors: a bad one fails every file waiting, and the run.
  */
+import { checkVectors } from '../vector/check.js';
 import type { Embedder } from '../vector/embedder.js';
 
 export interface EmbeddingQueueOptions {
@@ -89,6 +91,14 @@ export class EmbeddingQueue {
       .embedDocuments(
         batch.map((w) => w.text),
         this.options.signal,
+      )
+      // Checked here, where vectors enter the index, whatever the embedder: a bad batch reaches no file.
+      .then((vectors) =>
+        checkVectors(this.embedder, vectors, {
+          count: batch.length,
+          dimension: this.embedder.dimension,
+          allowZero: this.embedder.allowsZeroVectors === true,
+        }),
       )
       .then(
         (vectors) => {

@@ -46,6 +46,7 @@ import {
   withRecordedHost,
   type EmbedderChoice,
 } from '../vector/choose.js';
+import { checkDimension, isIndexableDimension } from '../vector/check.js';
 import { buildDocuments } from '../vector/document.js';
 import type { Embedder } from '../vector/embedder.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
@@ -53,7 +54,7 @@ import type { OpenAIEmbedderOptions } from '../vector/openai-embedder.js';
 import { DryRunTally, estimateRun, type DryRunReport } from './dry-run.js';
 import { EmbeddingQueue } from './embedding-queue.js';
 import { embedderOnPool } from './pooled-embedder.js';
-import { eachConcurrently, IndexRun, type FileOutcome } from './index-run.js';
+import { eachConcurrently, IndexRun, largestFirst, type FileOutcome } from './index-run.js';
 import type { LastRun } from '../store/meta.js';
 import type { IndexEvent, IndexSummary } from './events.js';
 import { OcvectorError } from '../errors.js';
@@ -297,7 +298,8 @@ export class Indexer {
       ...(signal ? { signal } : {}),
       ...(recorded?.id === embedder.id && !rebuild ? { dimension: recorded.dimension } : {}),
     });
-    const record: EmbedderRecord = { id: embedder.id, dimension: embedder.dimension };
+    // Checked before the index records it: FAISS could never hold vectors of a dimension above its limit.
+    const record: EmbedderRecord = { id: embedder.id, dimension: checkDimension(embedder, embedder.dimension) };
     if (rebuild) {
       // One transaction until the run completes: readers keep the old index meanwhile, and a failed rebuild leaves it as it was.
       store.beginSpan();
@@ -644,9 +646,16 @@ export class Indexer {
   }
 }
 
-/** A rebuild asked for, or an index of an older built-in embedder: re-embedding it costs only CPU, so it is redone rather than refused. */
+/**
+ * A rebuild asked for; an index of an older built-in embedder (re-embedding
+ * it costs only CPU, so it is redone rather than refused); or an index that
+ * records a dimension FAISS cannot take (written from a misbehaving server
+ * by an older version): its vectors can never be searched.
+ */
 function startsAfresh(run: RunOptions, recorded: EmbedderRecord | undefined, embedder: Embedder): boolean {
-  return run.rebuild === true || (recorded !== undefined && isOutdatedBuiltin(recorded.id, embedder));
+  if (run.rebuild === true) return true;
+  if (recorded === undefined) return false;
+  return isOutdatedBuiltin(recorded.id, embedder) || !isIndexableDimension(recorded.dimension);
 }
 
 function newSummary(root: string, indexDir: string, embedder: string, scanned: number): IndexSummary {
@@ -683,15 +692,6 @@ function toRootRelative(root: string, path: string): string {
 function filesInFlight(analyzer: FileAnalyzer | undefined, waitsForServer: boolean): number {
   const analysing = Math.max(4, (analyzer?.threads ?? 1) * 4);
   return waitsForServer ? Math.max(analysing, 64) : analysing;
-}
-
-/**
- * The files in the order to start them: largest first, so that the longest
- * parses (a 9 MB bundle takes seconds) overlap the many small files instead
- * of running alone at the end of the run. Same sizes keep the scan's order.
- */
-function largestFirst(files: readonly ScannedFile[]): ScannedFile[] {
-  return [...files].sort((a, b) => b.size - a.size);
 }
 
 /** The index for a dry run to compare with, when there is one. */

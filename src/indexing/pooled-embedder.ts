@@ -17,6 +17,7 @@ export function embedderOnPool(embedder: Embedder, pool: AnalysisPool | undefine
 
 class PooledBuiltinEmbedder implements Embedder {
   readonly inProcess = true;
+  readonly allowsZeroVectors = true;
   #calls = 0;
 
   constructor(

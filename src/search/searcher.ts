@@ -12,10 +12,12 @@
 import { join } from 'node:path';
 import { CircuitBreaker } from '../analysis/llm/circuit-breaker.js';
 import { OcvectorError } from '../errors.js';
+import { FaissError } from '../native/errors.js';
 import { SearchReader, type ElementRecord } from '../store/search-reader.js';
 import { openIndex } from '../store/open-index.js';
 import type { EmbedderRecord, IndexStore } from '../store/store.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
+import { checkVectors } from '../vector/check.js';
 import { embedderFromId, withRecordedHost } from '../vector/choose.js';
 import { EmbedderError, type Embedder } from '../vector/embedder.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
@@ -154,9 +156,13 @@ export class Searcher {
   readonly #options: SearcherOptions;
   readonly #roots: Map<number, string>;
   readonly #weights: Record<QueryKind, FusionWeights>;
-  /** Undefined when the native addon cannot load: every search is then lexical, and says why. */
+  /**
+   * Undefined when the vectors cannot be had (the native addon cannot load,
+   * the index records a dimension FAISS cannot take): every search is then
+   * lexical, and says why (#vectorsProblem).
+   */
   #vectors: VectorIndex | undefined;
-  readonly #vectorsProblem: string | undefined;
+  #vectorsProblem: string | undefined;
   #record: EmbedderRecord;
   #embedder: Embedder | undefined;
   /** One failure sends searches to lexical for EMBEDDER_RETRY_MS; then the embedder is tried again. */
@@ -191,14 +197,15 @@ export class Searcher {
 
   /**
    * Opens the index read-only; throws StoreError NOT_FOUND when there is none
-   * (or it is empty). Without the native addon (it cannot load on this
-   * machine) the searcher still opens, and answers from the lexical index.
+   * (or it is empty). Without its vectors (the native addon cannot load on
+   * this machine, the index records a dimension FAISS cannot take) the
+   * searcher still opens, and answers from the lexical index.
    */
   static async open(options: SearcherOptions): Promise<Searcher> {
     const opened = await openIndex(options.indexDir, {
       ...options.vectorIndex,
       onEvent: vectorEvents(options),
-      withoutAddon: true,
+      withoutVectors: true,
     });
     const problem = opened.vectors ? undefined : opened.vectorsProblem;
     const searcher = new Searcher(
@@ -289,21 +296,37 @@ export class Searcher {
     return this.#vectors?.ntotal ?? this.#store.elementCount;
   }
 
-  /** Picks up what an indexer committed since the last search (or a switch of embedder). */
+  /**
+   * Picks up what an indexer committed since the last search (or a switch of
+   * embedder). Vectors that cannot be had (FAISS fails, or cannot take the
+   * recorded dimension) leave this and later searches lexical, saying why,
+   * until the index switches embedder again.
+   */
   async #catchUp(): Promise<void> {
     const record = this.#store.embedder;
-    if (!record || !this.#vectors) return;
+    if (!record) return;
+    const switched = record.id !== this.#record.id || record.dimension !== this.#record.dimension;
+    if (!this.#vectors && !switched) return;
     const onEvent = vectorEvents(this.#options);
-    if (record.id !== this.#record.id || record.dimension !== this.#record.dimension) {
-      const fresh = await VectorIndex.open(this.#store, record, this.#options.vectorIndex, onEvent);
-      this.#vectors.close();
-      this.#vectors = fresh;
+    if (switched) {
       this.#record = record;
       this.#embedder = undefined;
       this.#embedderBreaker = new CircuitBreaker(1, EMBEDDER_RETRY_MS);
-      return;
     }
-    this.#vectors = await this.#vectors.refresh(this.#store, record, onEvent);
+    try {
+      const current = this.#vectors;
+      if (switched || !current) {
+        const fresh = await VectorIndex.open(this.#store, record, this.#options.vectorIndex, onEvent);
+        current?.close();
+        this.#vectors = fresh;
+        this.#vectorsProblem = undefined;
+      } else this.#vectors = await current.refresh(this.#store, record, onEvent);
+    } catch (error) {
+      if (!(error instanceof FaissError)) throw error;
+      this.#vectors?.close();
+      this.#vectors = undefined;
+      this.#vectorsProblem = vectorsProblem(error);
+    }
   }
 
   /**
@@ -369,10 +392,13 @@ export class Searcher {
   async #embedQuery(text: string, signal?: AbortSignal): Promise<Float32Array> {
     try {
       const embedder = await this.#queryEmbedder();
-      const vector = await embedder.embedQuery(text, {
+      const answer = await embedder.embedQuery(text, {
         termWeight: (term) => this.#lexical.termWeight(term, this.#vectors?.generation ?? -1),
         ...(signal ? { signal } : {}),
       });
+      // Whatever the embedder: a query vector that is not one of the index's dimension, or holds NaN, searches nothing.
+      // All zeros is allowed: a query of words common to every file weighs nothing for the built-in embedder.
+      const vector = checkVectors(embedder, answer, { count: 1, dimension: this.#record.dimension, allowZero: true });
       this.#embedderBreaker.succeeded();
       return vector;
     } catch (error) {
@@ -493,6 +519,11 @@ export class Searcher {
       return result;
     });
   }
+}
+
+/** Why there are no vectors, in one line (a FaissError's first, without the addon loader's prefix). */
+function vectorsProblem(error: FaissError): string {
+  return error.message.split('\n')[0]!.replace(/^ocvector: /, '');
 }
 
 function vectorEvents(options: SearcherOptions): (event: VectorIndexEvent) => void {

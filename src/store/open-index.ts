@@ -14,7 +14,7 @@ export interface OpenedIndex {
   close(): void;
 }
 
-/** An index opened without its vectors: the native addon could not load. */
+/** An index opened without its vectors: the native addon could not load, or FAISS cannot hold them. */
 export interface OpenedWithoutVectors extends Omit<OpenedIndex, 'vectors'> {
   vectors: undefined;
   /** Why there are no vectors (the addon's own explanation, first line). */
@@ -24,15 +24,17 @@ export interface OpenedWithoutVectors extends Omit<OpenedIndex, 'vectors'> {
 export interface OpenIndexOptions extends VectorIndexOptions {
   onEvent?: (event: VectorIndexEvent) => void;
   /**
-   * When the native FAISS addon cannot load, open the database alone and say
-   * why, instead of throwing: a searcher then answers from the lexical index.
+   * When the vectors cannot be had (the native FAISS addon cannot load, the
+   * index records a dimension FAISS cannot take, FAISS fails to build them),
+   * open the database alone and say why, instead of throwing: a searcher
+   * then answers from the lexical index.
    */
-  withoutAddon?: boolean;
+  withoutVectors?: boolean;
 }
 
 export async function openIndex(
   indexDir: string,
-  options?: OpenIndexOptions & { withoutAddon?: false },
+  options?: OpenIndexOptions & { withoutVectors?: false },
 ): Promise<OpenedIndex>;
 export async function openIndex(
   indexDir: string,
@@ -54,7 +56,7 @@ export async function openIndex(
     try {
       vectors = await store.readSnapshot(() => VectorIndex.open(store, embedder, options, options.onEvent));
     } catch (error) {
-      if (!(options.withoutAddon && error instanceof FaissError && error.code === 'ADDON_LOAD_FAILED')) throw error;
+      if (!(options.withoutVectors && error instanceof FaissError)) throw error;
       const vectorsProblem = error.message.split('\n')[0]!.replace(/^ocvector: /, '');
       return { store, vectors: undefined, vectorsProblem, embedder, close: () => store.close() };
     }

@@ -21,7 +21,9 @@
  */
 import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { FaissError } from '../native/errors.js';
 import { FaissIndex } from '../native/faiss-index.js';
+import { MAX_DIMENSION } from '../native/validate.js';
 import type { EmbedderRecord, IndexStore } from './store.js';
 
 const FILE_PATTERN = /^vectors-g(\d+)\.ocvx$/;
@@ -96,6 +98,7 @@ export class VectorIndex {
     options: VectorIndexOptions = {},
     onEvent: (event: VectorIndexEvent) => void = () => {},
   ): Promise<VectorIndex> {
+    checkRecordedDimension(embedder);
     const settings = withDefaults(options);
     const newest = usableFile(store);
     if (newest) {
@@ -301,6 +304,20 @@ export class VectorIndex {
   close(): void {
     this.index.close();
   }
+}
+
+/**
+ * Refuses, before any vector is read, a recorded dimension FAISS cannot
+ * take (an index written from a misbehaving server by an older version):
+ * FaissError INVALID_ARGUMENT saying what to do.
+ */
+function checkRecordedDimension({ id, dimension }: EmbedderRecord): void {
+  if (Number.isInteger(dimension) && dimension >= 1 && dimension <= MAX_DIMENSION) return;
+  throw new FaissError(
+    `the index records ${String(dimension)} dimensions for its embedder ${id}, which FAISS cannot index (1 to ${MAX_DIMENSION}): ` +
+      'its vectors cannot be searched; rebuild the index with a working embedder (oc-vector-index --rebuild)',
+    'INVALID_ARGUMENT',
+  );
 }
 
 /** The planned type differs, with hysteresis so that an index near the threshold does not flip back and forth. */

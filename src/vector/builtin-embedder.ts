@@ -57,6 +57,8 @@ export class BuiltinEmbedder implements Embedder {
   readonly id: string;
   readonly dimension: number;
   readonly inProcess = true;
+  /** A text with no word, identifier or trigram (`{}`, `---`) has no feature: its vector is zero, and matches nothing. */
+  readonly allowsZeroVectors = true;
   #calls = 0;
   /**
    * Each feature once, with its slot: a document's features are then

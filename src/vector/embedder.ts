@@ -22,6 +22,13 @@ export interface Embedder {
    */
   readonly inProcess?: boolean;
   /**
+   * True when an all-zero vector is a valid answer: a text with nothing the
+   * embedder weighs (the built-in one, for a document of punctuation alone).
+   * For any other embedder one is a failure, and stops the run
+   * (vector/check.ts).
+   */
+  readonly allowsZeroVectors?: boolean;
+  /**
    * The server the embedder asks (an Ollama URL, an OpenAI-compatible base
    * URL), for one that has one: the index records it, so that searches find
    * the same server again.
@@ -60,13 +67,24 @@ export type EmbedderErrorCode =
   | 'MODEL_MISSING'
   /** The server refused the request (HTTP 401, 403): it wants an API key, or another one. */
   | 'UNAUTHORIZED'
+  /** The answer cannot be read: not JSON, not the API's shape, a wrong count of vectors. */
   | 'INVALID_RESPONSE'
+  /**
+   * The answer was read, and its vectors cannot be indexed: a dimension FAISS
+   * cannot take or other than expected (the first answer's, the index's),
+   * NaN or infinity, an all-zero vector (see vector/check.ts).
+   */
+  | 'INVALID_VECTORS'
   | 'CIRCUIT_OPEN'
   | 'ABORTED'
   | 'NOT_INITIALIZED'
   /** The options cannot make this embedder (an OpenAI-compatible one without a base URL or a model). */
   | 'NOT_CONFIGURED'
   | 'UNKNOWN_EMBEDDER';
+
+/** What to do instead of a remote embedder, whatever failed. */
+export const BUILTIN_INSTEAD =
+  'or index with the built-in embedder instead (oc-vector-index --rebuild --embedder builtin)';
 
 export class EmbedderError extends OcvectorError<EmbedderErrorCode> {
   override name = 'EmbedderError';

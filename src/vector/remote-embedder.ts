@@ -2,13 +2,16 @@
  * What the embedders that ask a server share (Ollama's API, an
  * OpenAI-compatible one): batches, inputs cut to the model's context, the
  * prefixes some models expect, one retry, a circuit breaker, and answers
- * checked (count, dimension, finite numbers) before they are trusted. A
+ * read (a vector of numbers per input) and checked (vector/check.ts: a
+ * dimension FAISS can take and the one expected, finite, not all zero)
+ * before they are trusted, the probe that learns the dimension included. A
  * subclass says how to ask its server and how to read its failures. There
  * is no fallback: vectors from two embedders must never be mixed, so a
  * failure stops the run with an EmbedderError.
  */
 import { CircuitBreaker } from '../analysis/llm/circuit-breaker.js';
 import type { ServerFailure } from '../analysis/llm/http.js';
+import { checkDimension, checkVectors, embedderName, type ExpectedDimension } from './check.js';
 import {
   EmbedderError,
   normalizeRows,
@@ -41,15 +44,16 @@ export interface RemoteEmbedderOptions {
   queryPrefix?: string;
 }
 
-/** What to do instead of a remote embedder, whatever failed. */
-export const BUILTIN_INSTEAD =
-  'or index with the built-in embedder instead (oc-vector-index --rebuild --embedder builtin)';
+export { BUILTIN_INSTEAD } from './embedder.js';
 
 /** Conservative: code averages about 3.5 characters a token. */
 const CHARS_PER_TOKEN = 3;
 
-/** Failures a second attempt cannot mend: the next request would fail the same way. */
-const FINAL: ReadonlySet<string> = new Set(['ABORTED', 'MODEL_MISSING', 'UNAUTHORIZED']);
+/**
+ * Failures a second attempt cannot mend: the next request would fail the
+ * same way (a server that answers 70,000 dimensions or NaN does so again).
+ */
+const FINAL: ReadonlySet<string> = new Set(['ABORTED', 'MODEL_MISSING', 'UNAUTHORIZED', 'INVALID_VECTORS']);
 
 export abstract class RemoteEmbedder implements Embedder {
   readonly model: string;
@@ -64,6 +68,8 @@ export abstract class RemoteEmbedder implements Embedder {
   readonly #documentPrefix: string;
   readonly #queryPrefix: string;
   #dimension = 0;
+  /** Where #dimension comes from, for messages: the index's record, or the first answer. */
+  #dimensionFrom = '';
   #calls = 0;
 
   constructor(model: string, options: RemoteEmbedderOptions) {
@@ -105,10 +111,13 @@ export abstract class RemoteEmbedder implements Embedder {
     if (this.#dimension > 0) return;
     if (options.dimension !== undefined && Number.isInteger(options.dimension) && options.dimension > 0) {
       this.#dimension = options.dimension; // every answer is still checked against it
+      this.#dimensionFrom = 'the index';
       return;
     }
-    const [probe] = await this.#embed(['ocvector'], options.signal);
-    this.#dimension = probe!.length;
+    // The probe's answer is checked like any other: a dimension FAISS cannot take fails here, before an index records it.
+    const probe = await this.#embed(['ocvector'], options.signal);
+    this.#dimension = probe.length;
+    this.#dimensionFrom = 'its first answer';
   }
 
   async embedDocuments(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array> {
@@ -116,24 +125,26 @@ export abstract class RemoteEmbedder implements Embedder {
     const out = new Float32Array(texts.length * this.#dimension);
     for (let start = 0; start < texts.length; start += this.batchSize) {
       const batch = texts.slice(start, start + this.batchSize).map((text) => this.#fit(this.#documentPrefix + text));
-      const vectors = await this.#embed(batch, signal);
-      vectors.forEach((vector, i) => out.set(vector, (start + i) * this.#dimension));
+      out.set(await this.#embed(batch, signal), start * this.#dimension);
     }
     return normalizeRows(out, this.#dimension);
   }
 
   async embedQuery(text: string, options: QueryEmbeddingOptions = {}): Promise<Float32Array> {
     await this.init(options.signal ? { signal: options.signal } : {});
-    const [vector] = await this.#embed([this.#fit(this.#queryPrefix + text)], options.signal);
-    return normalizeRows(Float32Array.from(vector!), this.#dimension);
+    return normalizeRows(await this.#embed([this.#fit(this.#queryPrefix + text)], options.signal), this.#dimension);
   }
 
   #fit(text: string): string {
     return text.length > this.#maxChars ? text.slice(0, this.#maxChars) : text;
   }
 
-  /** One request, retried once; answers are checked before they are trusted. */
-  async #embed(input: string[], signal?: AbortSignal): Promise<number[][]> {
+  /**
+   * One request, retried once; the answer is read (#read) and checked
+   * (vector/check.ts) before it is trusted. Returns its vectors, row-major,
+   * as the server gave them (not yet normalised).
+   */
+  async #embed(input: string[], signal?: AbortSignal): Promise<Float32Array> {
     let last: EmbedderError | undefined;
     for (let attempt = 0; attempt < 2; attempt++) {
       if (this.#breaker.isOpen) {
@@ -144,7 +155,7 @@ export abstract class RemoteEmbedder implements Embedder {
       }
       try {
         this.#calls++;
-        const vectors = this.#check(await this.request(input, signal), input.length);
+        const vectors = this.#read(await this.request(input, signal), input.length);
         this.#breaker.succeeded();
         return vectors;
       } catch (error) {
@@ -156,24 +167,36 @@ export abstract class RemoteEmbedder implements Embedder {
     throw last!;
   }
 
-  #check(embeddings: unknown, expected: number): number[][] {
-    if (!Array.isArray(embeddings) || embeddings.length !== expected) {
+  /**
+   * The answer as one row-major matrix: one array of numbers per input, all
+   * of one dimension (the first answer's, or the index's), checked before
+   * anything is allocated for it.
+   */
+  #read(embeddings: unknown, count: number): Float32Array {
+    if (!Array.isArray(embeddings) || embeddings.length !== count) {
       throw new EmbedderError(
-        `the model answered ${Array.isArray(embeddings) ? embeddings.length : 'no'} embeddings for ${expected} inputs`,
+        `${embedderName(this)} answered ${Array.isArray(embeddings) ? embeddings.length : 'no'} embeddings for ${count} inputs`,
         'INVALID_RESPONSE',
       );
     }
-    for (const vector of embeddings as unknown[]) {
-      if (!Array.isArray(vector) || vector.length === 0 || (this.#dimension > 0 && vector.length !== this.#dimension)) {
-        throw new EmbedderError(
-          `the model answered a vector of ${Array.isArray(vector) ? vector.length : 'no'} dimensions, expected ${this.#dimension || 'some'}`,
-          'INVALID_RESPONSE',
-        );
-      }
-      if (!vector.every((x) => typeof x === 'number' && Number.isFinite(x)))
-        throw new EmbedderError('the model answered a vector with non-numbers', 'INVALID_RESPONSE');
-    }
-    return embeddings as number[][];
+    const rows = embeddings as unknown[];
+    const first = rows[0];
+    if (!Array.isArray(first))
+      throw new EmbedderError(`${embedderName(this)} answered an embedding that is not a vector`, 'INVALID_RESPONSE');
+    const expected: ExpectedDimension | undefined =
+      this.#dimension > 0 ? { dimension: this.#dimension, from: this.#dimensionFrom } : undefined;
+    const dimension = checkDimension(this, first.length, expected);
+    const matrix = new Float32Array(count * dimension);
+    rows.forEach((vector, i) => {
+      if (!Array.isArray(vector))
+        throw new EmbedderError(`${embedderName(this)} answered an embedding that is not a vector`, 'INVALID_RESPONSE');
+      checkDimension(this, vector.length, { dimension, from: 'the first vector of the same answer' });
+      if (!vector.every((x) => typeof x === 'number'))
+        throw new EmbedderError(`${embedderName(this)} answered a vector with non-numbers`, 'INVALID_RESPONSE');
+      matrix.set(vector as number[], i * dimension);
+    });
+    // As float32: a number too large for one (1e39) is an infinity here, and caught.
+    return checkVectors(this, matrix, { count, dimension, expected });
   }
 }
 

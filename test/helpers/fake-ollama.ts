@@ -4,7 +4,7 @@
  * well, badly, slowly, with an error status, with a body that is not JSON,
  * with a body that never ends, or hang up.
  */
-import { BuiltinEmbedder } from '../../src/vector/builtin-embedder.js';
+import { embeddingRows, type Misbehaviour } from './bad-embeddings.js';
 import { type Reply as ScriptedReply, ScriptedServer } from './scripted-server.js';
 
 export interface ToolCall {
@@ -95,20 +95,20 @@ export class FakeOllama {
   }
 }
 
-/** A server whose one embedding model, `fake-embed`, is the built-in embedder at `dimension` dimensions. */
-export function fakeEmbeddingServer(dimension: number): Promise<FakeOllama> {
-  const builtin = new BuiltinEmbedder({ dimension });
+/**
+ * A server whose one embedding model, `fake-embed`, is the built-in embedder
+ * at `dimension` dimensions; while `misbehave()` names a misbehaviour, its
+ * answers have it (see bad-embeddings.ts).
+ */
+export function fakeEmbeddingServer(
+  dimension: number,
+  options: { misbehave?: () => Misbehaviour | undefined } = {},
+): Promise<FakeOllama> {
   return FakeOllama.start({
     models: ['fake-embed:latest'],
     embed: (request) => {
-      const input = [request.input].flat();
-      const vectors = builtin.embedDocumentsSync(input);
-      return {
-        body: {
-          model: request.model,
-          embeddings: input.map((_, i) => Array.from(vectors.subarray(i * dimension, (i + 1) * dimension))),
-        },
-      };
+      const rows = embeddingRows([request.input].flat(), dimension, options.misbehave?.());
+      return { raw: `{"model": ${JSON.stringify(request.model)}, "embeddings": [${rows.join(',')}]}` };
     },
   });
 }

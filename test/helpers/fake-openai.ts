@@ -7,7 +7,7 @@
  * (500s, hangs, bodies that are not JSON or never end, wrong counts).
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { BuiltinEmbedder } from '../../src/vector/builtin-embedder.js';
+import { embeddingRows, type Misbehaviour } from './bad-embeddings.js';
 import { type Reply as ScriptedReply, ScriptedServer } from './scripted-server.js';
 
 export interface EmbeddingsRequest {
@@ -120,16 +120,23 @@ function openAIError(status: number, message: string, code: string): Reply {
   return { status, body: { error: { message, type: 'invalid_request_error', param: null, code } } };
 }
 
-/** A server whose one embedding model, `fake-embed`, is the built-in embedder at `dimension` dimensions. */
-export function fakeOpenAIEmbeddingServer(dimension: number, options: { apiKey?: string } = {}): Promise<FakeOpenAI> {
-  const builtin = new BuiltinEmbedder({ dimension });
+/**
+ * A server whose one embedding model, `fake-embed`, is the built-in embedder
+ * at `dimension` dimensions; while `misbehave()` names a misbehaviour, its
+ * answers have it (see bad-embeddings.ts).
+ */
+export function fakeOpenAIEmbeddingServer(
+  dimension: number,
+  options: { apiKey?: string; misbehave?: () => Misbehaviour | undefined } = {},
+): Promise<FakeOpenAI> {
+  const { misbehave, ...server } = options;
   return FakeOpenAI.start({
     models: ['fake-embed'],
-    ...options,
+    ...server,
     embeddings: (request) => {
-      const input = [request.input].flat();
-      const vectors = builtin.embedDocumentsSync(input);
-      return { vectors: input.map((_, i) => Array.from(vectors.subarray(i * dimension, (i + 1) * dimension))) };
+      const rows = embeddingRows([request.input].flat(), dimension, misbehave?.());
+      const data = rows.map((row, index) => `{"object": "embedding", "index": ${index}, "embedding": ${row}}`);
+      return { raw: `{"object": "list", "model": ${JSON.stringify(request.model)}, "data": [${data.join(',')}]}` };
     },
   });
 }

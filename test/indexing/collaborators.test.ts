@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzeText, type Enricher } from '../../src/analysis/analyzer.js';
 import type { FileAnalyzer } from '../../src/analysis/pool.js';
 import type { CodeFile } from '../../src/analysis/types.js';
+import { eachConcurrently, largestFirst } from '../../src/indexing/index-run.js';
 import { Indexer } from '../../src/indexing/indexer.js';
 import { indexStatus } from '../../src/indexing/status.js';
 import type { Embedder } from '../../src/vector/embedder.js';
@@ -86,22 +87,31 @@ describe('an Indexer with collaborators passed in', () => {
     expect(status.lastRun?.analysisModel).toBe('fake-model');
   });
 
-  it('starts the largest files first, so that the longest parses do not run alone at the end', async () => {
-    const files = {
-      'a.ts': 'export const a = 1;\n',
-      'b.ts': `export const b = "${'b'.repeat(3000)}";\n`,
-      'c.ts': `export const c = "${'c'.repeat(900)}";\n`,
-    };
-    const repo = (owned.repo = tempRepo(files));
-    const order: string[] = [];
-    const recording: FileAnalyzer = {
-      threads: 1,
-      analyzeBytes: async (path, bytes) => {
-        order.push(path);
-        return inline.analyzeBytes(path, bytes);
+  it('starts the largest files first, so that the longest parses do not run alone at the end', () => {
+    const scanned = [
+      { path: 'a.ts', size: 20 },
+      { path: 'b.ts', size: 3020 },
+      { path: 'c.ts', size: 920 },
+      { path: 'd.ts', size: 20 },
+    ];
+    // Same sizes keep the scan's order.
+    expect(largestFirst(scanned).map((file) => file.path)).toEqual(['b.ts', 'c.ts', 'a.ts', 'd.ts']);
+  });
+
+  it('starts items in their order, whichever finishes first', async () => {
+    const started: number[] = [];
+    const items = [0, 1, 2, 3, 4, 5, 6, 7];
+    // The first items take longest: a schedule that followed completions would reorder the rest.
+    const stopped = await eachConcurrently(
+      items,
+      3,
+      async (item) => {
+        started.push(item);
+        await new Promise((resolve) => setTimeout(resolve, (items.length - item) * 3));
       },
-    };
-    await new Indexer({ path: repo.root, embedder: new FakeEmbedder(), llm: false, analyzer: recording }).run();
-    expect(order).toEqual(['b.ts', 'c.ts', 'a.ts']);
+      undefined,
+    );
+    expect(stopped).toBeUndefined();
+    expect(started).toEqual(items);
   });
 });

@@ -43,9 +43,10 @@ describe('OllamaEmbedder', () => {
     await embedder.init({ dimension: 5 });
     expect(fake!.embeds).toHaveLength(0);
     await expect(embedder.embedDocuments(['x'])).rejects.toMatchObject({
-      code: 'INVALID_RESPONSE',
-      message: /3 dimensions, expected 5/,
+      code: 'INVALID_VECTORS',
+      message: /answered vectors of 3 dimensions, not the 5 of the index: it now serves another model/,
     });
+    expect(fake!.embeds).toHaveLength(1); // not retried: the next answer would be the same
   });
 
   it('cuts inputs longer than the context, and asks the server to truncate too', async () => {

@@ -117,8 +117,14 @@ describe('OpenAIEmbedder', () => {
     [
       'numbers that are not finite',
       () => ({ raw: '{"data": [{"index": 0, "embedding": [1e999, 0, 1]}]}' }),
-      /non-numbers/,
-      'INVALID_RESPONSE',
+      /answered a vector holding Infinity \(its only vector, value 1\)/,
+      'INVALID_VECTORS',
+    ],
+    [
+      'a number too large for a float32',
+      () => ({ raw: '{"data": [{"index": 0, "embedding": [0, 1e39, 1]}]}' }),
+      /answered a vector holding Infinity \(its only vector, value 2\)/,
+      'INVALID_VECTORS',
     ],
     [
       'an index twice',
@@ -147,8 +153,8 @@ describe('OpenAIEmbedder', () => {
     await embedder.init({ dimension: 5 });
     expect(fake!.embeddingRequests).toHaveLength(0);
     await expect(embedder.embedDocuments(['x'])).rejects.toMatchObject({
-      code: 'INVALID_RESPONSE',
-      message: /3 dimensions, expected 5/,
+      code: 'INVALID_VECTORS',
+      message: /answered vectors of 3 dimensions, not the 5 of the index/,
     });
   });
 
