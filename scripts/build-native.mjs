@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnFailure } from './spawn-failure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const platform = `${process.platform}-${process.arch}`;
@@ -51,7 +52,7 @@ if (!faissHeaders.some((path) => existsSync(path))) {
       ...(checkout ? ['  - bash scripts/setup.sh (installs FAISS and OpenBLAS with apt-get, builds everything);'] : []),
       '  - Debian or Ubuntu: sudo apt-get install -y libfaiss-dev libopenblas-openmp-dev g++ make python3, then npm rebuild ocvector;',
       '  - elsewhere: install FAISS (a source build, or conda install -c pytorch faiss-cpu), build native/ with CMake',
-      '    (README, "Build") and point OCVECTOR_NATIVE_PATH at the ocvector.node it makes;',
+      '    (docs/development.md, "Building against another FAISS") and point OCVECTOR_NATIVE_PATH at the ocvector.node it makes;',
       'Search still answers from the lexical index without the addon (oc-vector-search says so).',
       '',
     ].join('\n'),
@@ -89,7 +90,11 @@ function run(args) {
   }
   const result = spawnSync(command, [...prefix, ...args, ...extra], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) {
-    process.stderr.write(`ocvector: node-gyp ${args.join(' ')} failed (exit ${result.status ?? result.signal})\n`);
+    const hint =
+      result.error?.code === 'ENOENT'
+        ? ' (npm ships node-gyp: run npm rebuild ocvector, or install it with npm install -g node-gyp)'
+        : '';
+    process.stderr.write(`ocvector: ${spawnFailure(`node-gyp ${args.join(' ')}`, result)}${hint}\n`);
     process.exit(result.status ?? 1);
   }
 }

@@ -96,7 +96,10 @@ stamp=node_modules/.ocvector-setup-stamp
 fingerprint="$(node --version) $(cat package.json package-lock.json | sha256sum | cut -d' ' -f1)"
 if [[ ! -f $stamp || "$(cat "$stamp")" != "$fingerprint" ]]; then
   # This also runs the package's own install script, which builds the addon.
-  run_step "installing npm dependencies" npm install --no-fund --no-audit
+  # --no-save: the lockfile is the project's, and a set-up never rewrites it
+  # (a registry that lists more optional platform packages would otherwise
+  # add them, and leave a fresh clone changed).
+  run_step "installing npm dependencies" npm install --no-save --no-fund --no-audit
   printf '%s' "$fingerprint" >"$stamp"
 fi
 

@@ -121,10 +121,11 @@ describe('every entry gets an outcome', () => {
     for (const dir of [repo.root, join(repo.root, 'open')]) chmodSync(dir, 0o755);
     chmodSync(join(repo.root, 'ok.ts'), 0o644);
     chmodSync(join(repo.root, 'locked'), 0o000);
-    // Root reads any directory: the scan then runs as nobody.
+    // Root reads any directory: the scan then runs as nobody, once the code is loaded (a clone in
+    // a private directory, such as one made by mktemp -d, is not nobody's to read).
     const run = await runIsolated(`
-      if (process.getuid() === 0) { process.setgid(65534); process.setuid(65534); }
       const { scanRoot } = await import(${JSON.stringify(new URL('../../dist/files/scan.js', import.meta.url).pathname)});
+      if (process.getuid() === 0) { process.setgid(65534); process.setuid(65534); }
       const skipped = [];
       const files = await scanRoot(${JSON.stringify(repo.root)}, { onSkipped: (entry) => skipped.push(entry) });
       console.log(JSON.stringify({ files: files.map((f) => f.path), skipped }));`);
