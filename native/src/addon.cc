@@ -68,6 +68,12 @@ Napi::Value GetNumThreads(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), ThreadCount());
 }
 
+// Only the child process that checks a plain FAISS file calls it (src/native/plain-faiss.ts).
+Napi::Value CapMemoryGrowthJs(const Napi::CallbackInfo& info) {
+  const int64_t bytes = IntegerArg(info, 0, "bytes", 0, int64_t(1) << 52);
+  return Napi::Boolean::New(info.Env(), CapMemoryGrowth(static_cast<uint64_t>(bytes)));
+}
+
 }  // namespace
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -82,6 +88,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("blasInfo", Napi::Function::New<BlasInfoJs>(env, "blasInfo"));
   exports.Set("setNumThreads", Napi::Function::New<SetNumThreads>(env, "setNumThreads"));
   exports.Set("getNumThreads", Napi::Function::New<GetNumThreads>(env, "getNumThreads"));
+  exports.Set("capMemoryGrowth", Napi::Function::New<CapMemoryGrowthJs>(env, "capMemoryGrowth"));
   exports.Set("faissVersion", Napi::String::New(env, std::to_string(FAISS_VERSION_MAJOR) + "." +
                                                          std::to_string(FAISS_VERSION_MINOR) + "." +
                                                          std::to_string(FAISS_VERSION_PATCH)));

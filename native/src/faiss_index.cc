@@ -5,6 +5,8 @@
 #include <faiss/impl/HNSW.h>
 #include <faiss/impl/IDSelector.h>
 #include <faiss/index_factory.h>
+#include <faiss/invlists/DirectMap.h>
+#include <faiss/invlists/InvertedLists.h>
 #include <omp.h>
 
 #include <mutex>
@@ -372,8 +374,51 @@ class RemoveWorker : public HolderWorker {
               ") cannot remove vectors; rebuild it without them, or use a Flat or IVF index");
     }
     faiss::IDSelectorBatch selector(static_cast<size_t>(count_), ids_);
-    removed_ = holder_->index->remove_ids(selector);
+    auto* ivf =
+        holder_->idMap != nullptr ? dynamic_cast<faiss::IndexIVF*>(holder_->inner) : nullptr;
+    auto* lists =
+        ivf != nullptr ? dynamic_cast<faiss::ArrayInvertedLists*>(ivf->invlists) : nullptr;
+    if (lists == nullptr) {
+      removed_ = holder_->index->remove_ids(selector);
+    } else {
+      removed_ = RemoveRenumbering(*ivf, *lists, selector);
+    }
     holder_->RefreshCounters();
+  }
+
+  // Under an id map, an IVF's lists hold positions in the map. FAISS's
+  // IndexIDMap::remove_ids compacts the map but leaves those positions as they
+  // were (an IVF does not renumber on removal): later vectors were then found
+  // under another vector's id, or not at all. The positions are renumbered here
+  // the way the map was compacted.
+  size_t RemoveRenumbering(faiss::IndexIVF& ivf, faiss::ArrayInvertedLists& lists,
+                           const faiss::IDSelector& selector) {
+    const std::vector<idx_t> before(holder_->idMap->id_map.begin(), holder_->idMap->id_map.end());
+    const idx_t entries = static_cast<idx_t>(before.size());
+    for (const auto& ids : lists.ids) {
+      for (size_t j = 0; j < ids.size(); ++j) {
+        if (ids[j] < 0 || ids[j] >= entries) {
+          throw NativeError(ErrorCode::Corrupt,
+                            "this index's inverted lists refer past the end of its id map (an "
+                            "index written after a removal by an older ocvector); rebuild it");
+        }
+      }
+    }
+    const size_t removed = holder_->index->remove_ids(selector);
+    std::vector<idx_t> position(before.size(), -1);
+    idx_t next = 0;
+    for (size_t i = 0; i < before.size(); ++i) {
+      if (!selector.is_member(before[i])) position[i] = next++;
+    }
+    for (auto& ids : lists.ids) {
+      for (size_t j = 0; j < ids.size(); ++j) ids[j] = position[static_cast<size_t>(ids[j])];
+    }
+    if (ivf.direct_map.type == faiss::DirectMap::Hashtable) {
+      // Keyed by position: rebuilt from the renumbered lists.
+      ivf.set_direct_map_type(faiss::DirectMap::NoMap);
+      ivf.set_direct_map_type(faiss::DirectMap::Hashtable);
+    }
+    return removed;
   }
 
   Napi::Value Result(Napi::Env env) override {

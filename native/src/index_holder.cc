@@ -45,6 +45,18 @@ IndexHolder::IndexHolder(std::unique_ptr<faiss::Index> ownedIndex, std::shared_p
   RefreshCounters();
 }
 
+// The factory's name for a scalar quantizer type ("SQ" where it has none).
+static std::string ScalarQuantizerName(const faiss::ScalarQuantizer& sq) {
+  switch (sq.qtype) {
+    case faiss::ScalarQuantizer::QT_8bit: return "SQ8";
+    case faiss::ScalarQuantizer::QT_4bit: return "SQ4";
+    case faiss::ScalarQuantizer::QT_6bit: return "SQ6";
+    case faiss::ScalarQuantizer::QT_fp16: return "SQfp16";
+    case faiss::ScalarQuantizer::QT_8bit_direct: return "SQ8_direct";
+    default: return "SQ";
+  }
+}
+
 static std::string DescribeInner(const faiss::Index& index) {
   if (dynamic_cast<const faiss::IndexFlat*>(&index) != nullptr) return "Flat";
   if (auto* hnsw = dynamic_cast<const faiss::IndexHNSW*>(&index)) {
@@ -56,12 +68,17 @@ static std::string DescribeInner(const faiss::Index& index) {
   if (auto* ivfpq = dynamic_cast<const faiss::IndexIVFPQ*>(&index)) {
     return "IVF" + std::to_string(ivfpq->nlist) + ",PQ" + std::to_string(ivfpq->pq.M);
   }
+  if (auto* ivfsq = dynamic_cast<const faiss::IndexIVFScalarQuantizer*>(&index)) {
+    return "IVF" + std::to_string(ivfsq->nlist) + "," + ScalarQuantizerName(ivfsq->sq);
+  }
   if (auto* ivf = dynamic_cast<const faiss::IndexIVF*>(&index)) {
-    std::string codes = dynamic_cast<const faiss::IndexIVFScalarQuantizer*>(&index) ? "SQ" : "Flat";
-    return "IVF" + std::to_string(ivf->nlist) + "," + codes;
+    return "IVF" + std::to_string(ivf->nlist) + ",Flat";
   }
   if (auto* pq = dynamic_cast<const faiss::IndexPQ*>(&index)) {
     return "PQ" + std::to_string(pq->pq.M);
+  }
+  if (auto* sq = dynamic_cast<const faiss::IndexScalarQuantizer*>(&index)) {
+    return ScalarQuantizerName(sq->sq);
   }
   return typeid(index).name();
 }

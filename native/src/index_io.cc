@@ -1,8 +1,20 @@
 #include "index_io.h"
 
+#include <cxxabi.h>
+#include <faiss/IndexFlat.h>
+#include <faiss/IndexHNSW.h>
 #include <faiss/IndexIDMap.h>
+#include <faiss/IndexIVF.h>
+#include <faiss/IndexIVFFlat.h>
+#include <faiss/IndexIVFPQ.h>
+#include <faiss/IndexPQ.h>
+#include <faiss/IndexPreTransform.h>
+#include <faiss/IndexScalarQuantizer.h>
+#include <faiss/VectorTransform.h>
 #include <faiss/impl/io.h>
 #include <faiss/index_io.h>
+#include <faiss/invlists/DirectMap.h>
+#include <faiss/invlists/InvertedLists.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,7 +22,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <typeinfo>
 
 #include "errors.h"
 #include "xxhash64.h"
@@ -103,30 +117,400 @@ struct SpanReader : faiss::IOReader {
   size_t pos = 0;
 };
 
-// An id map whose table does not match the index under it would turn search
-// results into reads past the end of the table: refused at load.
-void CheckIdMap(const faiss::Index& index, const std::string& what) {
-  const auto* idMap = dynamic_cast<const faiss::IndexIDMap*>(&index);
-  if (idMap == nullptr) return;
-  const size_t entries = idMap->id_map.size();
-  if (idMap->index == nullptr || static_cast<int64_t>(entries) != idMap->index->ntotal ||
-      idMap->ntotal != idMap->index->ntotal) {
-    throw NativeError(ErrorCode::Corrupt,
-                      what + " is damaged: its id map has " + std::to_string(entries) +
-                          " entries for " +
-                          std::to_string(idMap->index ? idMap->index->ntotal : 0) + " vectors");
-  }
-  const auto* idMap2 = dynamic_cast<const faiss::IndexIDMap2*>(&index);
-  if (idMap2 != nullptr && idMap2->rev_map.size() != entries) {
-    throw NativeError(ErrorCode::Corrupt, what + " is damaged: its id map holds duplicate ids");
-  }
-  for (int64_t id : idMap->id_map) {
-    if (id < 0)
-      throw NativeError(ErrorCode::Corrupt, what + " is damaged: its id map holds a negative id");
-  }
+// ---------------------------------------------------------------------------
+// The structure of a loaded index. FAISS's parser fills its fields from the
+// bytes and its search code trusts them: a size, an id or a dimension that
+// does not agree with the rest (an id map of d = 1 around a d = 8 index, an
+// HNSW link past the last vector, a scalar quantizer of unknown type) is read
+// past an array's end at search time. Every field that search, reconstruct or
+// removal indexes with is checked here against the others; what fails is
+// CORRUPT_INDEX. With `knownTypesOnly` (plain FAISS files) an index type whose
+// fields are not checked here is refused (UNSUPPORTED) rather than trusted.
+
+constexpr int64_t kMaxCheckedDimension = 1 << 16;  // the facade's MAX_DIMENSION
+constexpr int kMaxSearchBreadth = 1 << 20;         // efSearch and friends
+
+// "faiss::IndexLSH" rather than the mangled "N5faiss8IndexLSHE".
+std::string TypeName(const std::type_info& type) {
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(type.name(), nullptr, nullptr, &status);
+  std::string name = status == 0 && demangled != nullptr ? demangled : type.name();
+  std::free(demangled);
+  return name;
 }
 
-std::unique_ptr<faiss::Index> ParsePayload(faiss::IOReader& reader, const std::string& what) {
+class StructureCheck {
+ public:
+  StructureCheck(const std::string& what, bool knownTypesOnly)
+      : what_(what), knownTypesOnly_(knownTypesOnly) {}
+
+  void Index(const faiss::Index& index, const std::string& role) {
+    Common(index, role);
+    const std::type_info& type = typeid(index);
+    if (type == typeid(faiss::IndexIDMap) || type == typeid(faiss::IndexIDMap2)) {
+      IdMap(static_cast<const faiss::IndexIDMap&>(index), role);
+    } else if (type == typeid(faiss::IndexFlat) || type == typeid(faiss::IndexFlatL2) ||
+               type == typeid(faiss::IndexFlatIP)) {
+      Codes(static_cast<const faiss::IndexFlatCodes&>(index), index.d * sizeof(float), role);
+    } else if (type == typeid(faiss::IndexPQ)) {
+      Pq(static_cast<const faiss::IndexPQ&>(index), role);
+    } else if (type == typeid(faiss::IndexScalarQuantizer)) {
+      const auto& sq = static_cast<const faiss::IndexScalarQuantizer&>(index);
+      Codes(sq, ScalarQuantizer(sq.sq, index, role), role);
+    } else if (type == typeid(faiss::IndexHNSWFlat) || type == typeid(faiss::IndexHNSWPQ) ||
+               type == typeid(faiss::IndexHNSWSQ)) {
+      Hnsw(static_cast<const faiss::IndexHNSW&>(index), role);
+    } else if (type == typeid(faiss::IndexIVFFlat)) {
+      Ivf(static_cast<const faiss::IndexIVF&>(index), index.d * sizeof(float), role);
+    } else if (type == typeid(faiss::IndexIVFPQ)) {
+      const auto& ivfpq = static_cast<const faiss::IndexIVFPQ&>(index);
+      ProductQuantizer(ivfpq.pq, index, role);
+      if ((ivfpq.use_precomputed_table == 1 || ivfpq.use_precomputed_table == 2) &&
+          ivfpq.precomputed_table.size() < ivfpq.nlist * ivfpq.pq.M * ivfpq.pq.ksub) {
+        Fail(role + "'s precomputed table is too small");
+      }
+      Ivf(ivfpq, ivfpq.pq.code_size, role);
+    } else if (type == typeid(faiss::IndexIVFScalarQuantizer)) {
+      const auto& ivfsq = static_cast<const faiss::IndexIVFScalarQuantizer&>(index);
+      Ivf(ivfsq, ScalarQuantizer(ivfsq.sq, index, role), role);
+    } else if (type == typeid(faiss::IndexPreTransform)) {
+      PreTransform(static_cast<const faiss::IndexPreTransform&>(index), role);
+    } else if (knownTypesOnly_) {
+      throw NativeError(ErrorCode::Unsupported,
+                        what_ +
+                            " holds a FAISS index of a type whose structure this library "
+                            "does not check (" +
+                            TypeName(type) + " as " + role +
+                            "), so it is not loaded from a plain FAISS "
+                            "file; supported: Flat, PQ, SQ, HNSW (Flat, PQ, SQ), IVF (Flat, "
+                            "PQ, SQ), pre-transforms, under an optional IDMap or IDMap2");
+    }
+  }
+
+ private:
+  [[noreturn]] void Fail(const std::string& detail) const {
+    throw NativeError(ErrorCode::Corrupt, what_ + " is damaged: " + detail);
+  }
+
+  static std::string N(uint64_t value) { return std::to_string(value); }
+  static std::string N(int64_t value) { return std::to_string(value); }
+  static std::string N(int value) { return std::to_string(value); }
+
+  void Common(const faiss::Index& index, const std::string& role) {
+    if (index.d < 1 || index.d > kMaxCheckedDimension) {
+      Fail(role + " has dimension " + N(static_cast<int64_t>(index.d)) +
+           " (this library handles 1 to " + N(kMaxCheckedDimension) + ")");
+    }
+    if (index.ntotal < 0) Fail(role + " holds a negative number of vectors");
+    if (index.ntotal > 0 && !index.is_trained) Fail(role + " holds vectors but is not trained");
+    if (index.metric_type != faiss::METRIC_L2 && index.metric_type != faiss::METRIC_INNER_PRODUCT) {
+      throw NativeError(ErrorCode::Unsupported, what_ + " uses FAISS metric " +
+                                                    N(static_cast<int>(index.metric_type)) +
+                                                    "; this library handles inner product and L2");
+    }
+    if (!metricSeen_) {
+      metric_ = index.metric_type;
+      metricSeen_ = true;
+    }
+  }
+
+  // A part that computes the distances the index reports (storage, codes)
+  // must use the metric the index reports.
+  void SameMetric(const faiss::Index& part, const std::string& role) const {
+    if (part.metric_type != metric_) Fail(role + " uses another metric than the index");
+  }
+
+  void Child(const faiss::Index* child, const std::string& role, int64_t expectedD) {
+    if (child == nullptr) Fail(role + " is missing");
+    if (child->d != expectedD) {
+      Fail(role + " has dimension " + N(static_cast<int64_t>(child->d)) + ", the index around it " +
+           N(expectedD));
+    }
+    Index(*child, role);
+  }
+
+  void IdMap(const faiss::IndexIDMap& idMap, const std::string& role) {
+    Child(idMap.index, "the index under the id map", idMap.d);
+    SameMetric(*idMap.index, "the index under the id map");
+    const size_t entries = idMap.id_map.size();
+    if (static_cast<int64_t>(entries) != idMap.index->ntotal ||
+        idMap.ntotal != idMap.index->ntotal) {
+      Fail("its id map has " + N(static_cast<uint64_t>(entries)) + " entries for " +
+           N(static_cast<int64_t>(idMap.index->ntotal)) + " vectors");
+    }
+    const auto* idMap2 = dynamic_cast<const faiss::IndexIDMap2*>(&idMap);
+    if (idMap2 != nullptr && idMap2->rev_map.size() != entries)
+      Fail("its id map holds duplicate ids");
+    for (int64_t id : idMap.id_map) {
+      if (id < 0) Fail("its id map holds a negative id");
+    }
+    // Inverted lists under an id map hold positions in the map, which removal
+    // and search use as indexes into it. Checked for plain files only: ocvector
+    // files written after a removal by releases before the renumbering in
+    // faiss_index.cc hold stale positions, which search bounds-checks and
+    // removal refuses; they are still read.
+    if (const auto* ivf = dynamic_cast<const faiss::IndexIVF*>(idMap.index)) {
+      if (knownTypesOnly_) ListIdsBelow(*ivf, static_cast<int64_t>(entries));
+    }
+  }
+
+  void Codes(const faiss::IndexFlatCodes& index, size_t codeSize, const std::string& role) {
+    if (index.code_size != codeSize) {
+      Fail(role + " stores " + N(static_cast<uint64_t>(index.code_size)) + " bytes per vector, " +
+           N(static_cast<uint64_t>(codeSize)) + " expected");
+    }
+    if (index.codes.size() != static_cast<size_t>(index.ntotal) * codeSize) {
+      Fail(role + " holds " + N(static_cast<uint64_t>(index.codes.size())) +
+           " bytes of codes for " + N(static_cast<int64_t>(index.ntotal)) + " vectors of " +
+           N(static_cast<uint64_t>(codeSize)) + " bytes");
+    }
+  }
+
+  void ProductQuantizer(const faiss::ProductQuantizer& pq, const faiss::Index& index,
+                        const std::string& role) {
+    const std::string name = role + "'s product quantizer";
+    if (pq.d != static_cast<size_t>(index.d)) Fail(name + " has another dimension than the index");
+    if (pq.M < 1 || pq.d % pq.M != 0 || pq.dsub != pq.d / pq.M) {
+      Fail(name + " splits " + N(static_cast<uint64_t>(pq.d)) + " dimensions into " +
+           N(static_cast<uint64_t>(pq.M)) + " parts");
+    }
+    if (pq.nbits < 1 || pq.nbits > 16 || pq.ksub != (size_t(1) << pq.nbits)) {
+      Fail(name + " has " + N(static_cast<uint64_t>(pq.nbits)) +
+           " bits per code (1 to 16 expected)");
+    }
+    if (pq.code_size != (pq.M * pq.nbits + 7) / 8) Fail(name + " has the wrong code size");
+    if (index.is_trained && pq.centroids.size() != pq.d * pq.ksub) {
+      Fail(name + " has " + N(static_cast<uint64_t>(pq.centroids.size())) + " centroid values, " +
+           N(static_cast<uint64_t>(pq.d * pq.ksub)) + " expected");
+    }
+  }
+
+  void Pq(const faiss::IndexPQ& index, const std::string& role) {
+    ProductQuantizer(index.pq, index, role);
+    if (index.search_type < faiss::IndexPQ::ST_PQ ||
+        index.search_type > faiss::IndexPQ::ST_polysemous_generalize) {
+      Fail(role + " has an unknown search type");
+    }
+    Codes(index, index.pq.code_size, role);
+  }
+
+  // Returns the code size the quantizer's type and dimension imply.
+  size_t ScalarQuantizer(const faiss::ScalarQuantizer& sq, const faiss::Index& index,
+                         const std::string& role) {
+    const std::string name = role + "'s scalar quantizer";
+    // Types known to every supported FAISS release; a type FAISS does not
+    // know aborts the process from inside a parallel search.
+    if (sq.qtype < faiss::ScalarQuantizer::QT_8bit || sq.qtype > faiss::ScalarQuantizer::QT_6bit) {
+      Fail(name + " has unknown type " + N(static_cast<int>(sq.qtype)));
+    }
+    if (sq.d != static_cast<size_t>(index.d)) Fail(name + " has another dimension than the index");
+    const faiss::ScalarQuantizer reference(sq.d, sq.qtype);
+    if (sq.code_size != reference.code_size || sq.bits != reference.bits) {
+      Fail(name + " has the wrong code size");
+    }
+    size_t trained = 0;  // range values the codec reads
+    switch (sq.qtype) {
+      case faiss::ScalarQuantizer::QT_8bit:
+      case faiss::ScalarQuantizer::QT_4bit:
+      case faiss::ScalarQuantizer::QT_6bit: trained = 2 * sq.d; break;
+      case faiss::ScalarQuantizer::QT_8bit_uniform:
+      case faiss::ScalarQuantizer::QT_4bit_uniform: trained = 2; break;
+      default: break;
+    }
+    if (index.is_trained && sq.trained.size() < trained) {
+      Fail(name + " has " + N(static_cast<uint64_t>(sq.trained.size())) + " range values, " +
+           N(static_cast<uint64_t>(trained)) + " expected");
+    }
+    return reference.code_size;
+  }
+
+  void Hnsw(const faiss::IndexHNSW& index, const std::string& role) {
+    Child(index.storage, role + "'s storage", index.d);
+    SameMetric(*index.storage, role + "'s storage");
+    if (index.storage->ntotal != index.ntotal)
+      Fail(role + "'s storage holds another number of vectors");
+    const faiss::HNSW& graph = index.hnsw;
+    const std::string name = role + "'s graph";
+    if (graph.efSearch < 1 || graph.efSearch > kMaxSearchBreadth || graph.efConstruction < 1 ||
+        graph.efConstruction > kMaxSearchBreadth || graph.upper_beam < 1 ||
+        graph.upper_beam > kMaxSearchBreadth) {
+      Fail(name + " has out-of-range search parameters");
+    }
+    // cum_nneighbor_per_level[l]: links stored before level l (0 at level 0).
+    const auto& cumulative = graph.cum_nneighbor_per_level;
+    if (cumulative.empty() || cumulative[0] != 0) Fail(name + " has no level table");
+    for (size_t l = 1; l < cumulative.size(); ++l) {
+      if (cumulative[l] < cumulative[l - 1]) Fail(name + "'s level table decreases");
+    }
+    const int maxLevels = static_cast<int>(cumulative.size()) - 1;
+    const size_t n = static_cast<size_t>(index.ntotal);
+    if (graph.levels.size() != n || graph.offsets.size() != n + 1 || graph.offsets[0] != 0) {
+      Fail(name + " describes " + N(static_cast<uint64_t>(graph.levels.size())) + " nodes for " +
+           N(static_cast<uint64_t>(n)) + " vectors");
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const int level = graph.levels[i];
+      if (level < 1 || level > maxLevels) {
+        Fail(name + " puts vector " + N(static_cast<uint64_t>(i)) + " on level " + N(level));
+      }
+      if (graph.offsets[i + 1] < graph.offsets[i] ||
+          graph.offsets[i + 1] - graph.offsets[i] != static_cast<size_t>(cumulative[level])) {
+        Fail(name + " has a wrong link count for vector " + N(static_cast<uint64_t>(i)));
+      }
+    }
+    if (graph.offsets[n] != graph.neighbors.size()) {
+      Fail(name + " has " + N(static_cast<uint64_t>(graph.neighbors.size())) + " links, " +
+           N(static_cast<uint64_t>(graph.offsets[n])) + " expected");
+    }
+    const auto* links = graph.neighbors.data();
+    for (size_t j = 0; j < graph.neighbors.size(); ++j) {
+      if (links[j] < -1 || static_cast<int64_t>(links[j]) >= index.ntotal) {
+        Fail(name + " links to vector " + N(static_cast<int64_t>(links[j])) + " of " +
+             N(static_cast<int64_t>(index.ntotal)));
+      }
+    }
+    if (n == 0) {
+      if (graph.entry_point != -1 || graph.max_level != -1)
+        Fail(name + " has an entry point but no nodes");
+    } else if (graph.entry_point < 0 || static_cast<size_t>(graph.entry_point) >= n ||
+               graph.max_level != graph.levels[graph.entry_point] - 1) {
+      Fail(name + " has a wrong entry point");
+    }
+  }
+
+  void Ivf(const faiss::IndexIVF& index, size_t codeSize, const std::string& role) {
+    if (index.nlist < 1) Fail(role + " has no inverted lists");
+    Child(index.quantizer, role + "'s coarse quantizer", index.d);
+    if (index.is_trained && index.quantizer->ntotal != static_cast<int64_t>(index.nlist)) {
+      Fail(role + "'s coarse quantizer has " + N(static_cast<int64_t>(index.quantizer->ntotal)) +
+           " centroids for " + N(static_cast<uint64_t>(index.nlist)) + " lists");
+    }
+    if (index.code_size != codeSize) Fail(role + " has the wrong code size");
+    const int mode = index.parallel_mode & ~index.PARALLEL_MODE_NO_HEAP_INIT;
+    if (mode < 0 || mode > 3) Fail(role + " has an unknown parallel mode");
+    const faiss::InvertedLists* lists = index.invlists;
+    if (lists == nullptr) Fail(role + " has no inverted lists");
+    if (knownTypesOnly_ && typeid(*lists) != typeid(faiss::ArrayInvertedLists)) {
+      throw NativeError(ErrorCode::Unsupported, what_ +
+                                                    " keeps its inverted lists outside the file (" +
+                                                    TypeName(typeid(*lists)) +
+                                                    "), which is not loaded from a "
+                                                    "plain FAISS file");
+    }
+    if (lists->nlist != index.nlist || lists->code_size != codeSize) {
+      Fail(role + "'s inverted lists do not match the index");
+    }
+    uint64_t total = 0;
+    if (const auto* array = dynamic_cast<const faiss::ArrayInvertedLists*>(lists)) {
+      if (array->ids.size() != index.nlist || array->codes.size() != index.nlist) {
+        Fail(role + "'s inverted lists do not match the index");
+      }
+      for (size_t l = 0; l < index.nlist; ++l) {
+        if (array->codes[l].size() != array->ids[l].size() * codeSize) {
+          Fail(role + "'s list " + N(static_cast<uint64_t>(l)) + " has the wrong amount of codes");
+        }
+        for (size_t j = 0; j < array->ids[l].size(); ++j) {
+          if (array->ids[l][j] < 0)
+            Fail(role + "'s list " + N(static_cast<uint64_t>(l)) + " holds a negative id");
+        }
+        total += array->ids[l].size();
+      }
+    } else {
+      for (size_t l = 0; l < index.nlist; ++l) total += lists->list_size(l);
+    }
+    if (total != static_cast<uint64_t>(index.ntotal)) {
+      Fail(role + "'s lists hold " + N(total) + " vectors, the index " +
+           N(static_cast<int64_t>(index.ntotal)));
+    }
+    DirectMap(index, role);
+  }
+
+  void ListIdsBelow(const faiss::IndexIVF& index, int64_t limit) const {
+    const auto* array = dynamic_cast<const faiss::ArrayInvertedLists*>(index.invlists);
+    if (array == nullptr) return;
+    for (const auto& ids : array->ids) {
+      for (size_t j = 0; j < ids.size(); ++j) {
+        if (ids[j] >= limit) Fail("its inverted lists refer past the end of its id map");
+      }
+    }
+  }
+
+  void DirectMap(const faiss::IndexIVF& index, const std::string& role) const {
+    const faiss::DirectMap& map = index.direct_map;
+    auto valid = [&](int64_t lo) {
+      if (lo == -1) return true;  // a removed vector
+      const uint64_t list = faiss::lo_listno(static_cast<uint64_t>(lo));
+      return list < index.nlist && faiss::lo_offset(static_cast<uint64_t>(lo)) <
+                                       index.invlists->list_size(static_cast<size_t>(list));
+    };
+    switch (map.type) {
+      case faiss::DirectMap::NoMap: return;
+      case faiss::DirectMap::Array:
+        if (map.array.size() != static_cast<size_t>(index.ntotal))
+          Fail(role + "'s direct map has the wrong size");
+        for (int64_t lo : map.array) {
+          if (!valid(lo)) Fail(role + "'s direct map points past its lists");
+        }
+        return;
+      case faiss::DirectMap::Hashtable:
+        for (const auto& entry : map.hashtable) {
+          if (!valid(entry.second)) Fail(role + "'s direct map points past its lists");
+        }
+        return;
+    }
+    Fail(role + " has an unknown direct map type");
+  }
+
+  void PreTransform(const faiss::IndexPreTransform& index, const std::string& role) {
+    if (index.chain.empty()) Fail(role + " has an empty transform chain");
+    int64_t d = index.d;
+    for (const faiss::VectorTransform* transform : index.chain) {
+      if (transform == nullptr) Fail(role + " has a missing transform");
+      if (transform->d_in != d || transform->d_out < 1 || transform->d_out > kMaxCheckedDimension) {
+        Fail(role + "'s transforms do not chain from dimension " + N(d));
+      }
+      const size_t in = static_cast<size_t>(transform->d_in);
+      const size_t out = static_cast<size_t>(transform->d_out);
+      if (const auto* linear = dynamic_cast<const faiss::LinearTransform*>(transform)) {
+        if (linear->is_trained &&
+            (linear->A.size() < in * out || (linear->have_bias && linear->b.size() < out))) {
+          Fail(role + " has a linear transform with too few coefficients");
+        }
+      } else if (const auto* remap =
+                     dynamic_cast<const faiss::RemapDimensionsTransform*>(transform)) {
+        if (remap->map.size() != out) Fail(role + " has a wrong dimension map");
+        for (int source : remap->map) {
+          if (source < -1 || source >= transform->d_in) Fail(role + " has a wrong dimension map");
+        }
+      } else if (const auto* centering =
+                     dynamic_cast<const faiss::CenteringTransform*>(transform)) {
+        if (in != out || (centering->is_trained && centering->mean.size() != in)) {
+          Fail(role + " has a wrong centering transform");
+        }
+      } else if (dynamic_cast<const faiss::NormalizationTransform*>(transform) != nullptr) {
+        if (in != out) Fail(role + " has a wrong normalisation transform");
+      } else if (knownTypesOnly_) {
+        throw NativeError(ErrorCode::Unsupported,
+                          what_ +
+                              " holds a vector transform of a type this library does not check (" +
+                              TypeName(typeid(*transform)) + ")");
+      }
+      d = transform->d_out;
+    }
+    Child(index.index, role + "'s transformed index", d);
+    SameMetric(*index.index, role + "'s transformed index");
+    if (index.index->ntotal != index.ntotal)
+      Fail(role + "'s transformed index holds another number of vectors");
+  }
+
+  const std::string& what_;
+  bool knownTypesOnly_;
+  bool metricSeen_ = false;
+  faiss::MetricType metric_ = faiss::METRIC_L2;
+};
+
+std::unique_ptr<faiss::Index> ParsePayload(faiss::IOReader& reader, const std::string& what,
+                                           bool knownTypesOnly) {
   std::unique_ptr<faiss::Index> index;
   try {
     RunTranslatingErrors([&] { index.reset(faiss::read_index(&reader)); }, ErrorCode::Corrupt);
@@ -135,7 +519,7 @@ std::unique_ptr<faiss::Index> ParsePayload(faiss::IOReader& reader, const std::s
     throw NativeError(ErrorCode::Corrupt, what + " is not a valid index (" + e.what() + ")");
   }
   if (!index) throw NativeError(ErrorCode::Corrupt, what + " holds no index");
-  CheckIdMap(*index, what);
+  CheckIndexStructure(*index, what, knownTypesOnly);
   return index;
 }
 
@@ -180,6 +564,10 @@ std::string TempPathFor(const std::string& path) {
 }
 
 }  // namespace
+
+void CheckIndexStructure(const faiss::Index& index, const std::string& what, bool knownTypesOnly) {
+  StructureCheck(what, knownTypesOnly).Index(index, "the index");
+}
 
 void WriteIndexFile(const faiss::Index& index, const std::string& path) {
   const std::string temp = TempPathFor(path);
@@ -253,7 +641,7 @@ std::unique_ptr<faiss::Index> ReadIndexFile(const std::string& path, bool allowP
     // A plain FAISS file: let FAISS parse it from the start.
     std::rewind(file.get());
     faiss::FileIOReader reader(file.get());
-    return ParsePayload(reader, what);
+    return ParsePayload(reader, what, true);
   }
   Header fields = DecodeHeader(header, got, what);
   if (fields.payloadLength != fileSize - kHeaderSize) {  // fileSize >= header: it was read
@@ -282,7 +670,7 @@ std::unique_ptr<faiss::Index> ReadIndexFile(const std::string& path, bool allowP
     throw NativeError(ErrorCode::Io, SystemError("cannot seek", path));
   }
   faiss::FileIOReader reader(file.get());
-  return ParsePayload(reader, what);
+  return ParsePayload(reader, what, false);
 }
 
 std::vector<uint8_t> SerializeIndex(const faiss::Index& index) {
@@ -301,7 +689,7 @@ std::unique_ptr<faiss::Index> DeserializeIndex(const uint8_t* data, size_t size,
   if (!HasMagic(data, size)) {
     RequirePlainAllowed(allowPlain, what);
     SpanReader reader(data, size);
-    return ParsePayload(reader, what);
+    return ParsePayload(reader, what, true);
   }
   Header fields = DecodeHeader(data, size, what);
   if (fields.payloadLength != size - kHeaderSize) {  // size >= header: decoded
@@ -314,7 +702,7 @@ std::unique_ptr<faiss::Index> DeserializeIndex(const uint8_t* data, size_t size,
     throw NativeError(ErrorCode::Corrupt, what + " is damaged: checksum mismatch");
   }
   SpanReader reader(data + kHeaderSize, fields.payloadLength);
-  return ParsePayload(reader, what);
+  return ParsePayload(reader, what, false);
 }
 
 }  // namespace ocvector

@@ -30,6 +30,13 @@ namespace ocvector {
 // old file or the new one, never a torn one. The file is private (0600).
 void WriteIndexFile(const faiss::Index& index, const std::string& path);
 
+// Checks that the fields of a parsed index agree with each other (dimensions,
+// counts, sizes, graph links, list contents), so that no search, reconstruct
+// or removal reads past an array: CORRUPT_INDEX otherwise. With
+// `knownTypesOnly` an index or part whose type is not checked is refused
+// (UNSUPPORTED); that is how plain FAISS files are read.
+void CheckIndexStructure(const faiss::Index& index, const std::string& what, bool knownTypesOnly);
+
 std::unique_ptr<faiss::Index> ReadIndexFile(const std::string& path, bool allowPlain);
 
 std::vector<uint8_t> SerializeIndex(const faiss::Index& index);

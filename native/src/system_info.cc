@@ -2,9 +2,12 @@
 
 #include <dlfcn.h>
 #include <omp.h>
+#include <sys/resource.h>
 
 #include <atomic>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 
 extern "C" {
 // Any BLAS provides sgemm_; its address tells which library was loaded.
@@ -24,6 +27,36 @@ int ThreadCount() {
 }
 
 void ApplyThreadCount() { omp_set_num_threads(ThreadCount()); }
+
+bool CapMemoryGrowth(uint64_t extraBytes) {
+#ifdef __linux__
+  // RLIMIT_DATA counts private writable mappings (heap, malloc's mmaps, thread
+  // stacks), not the address space V8 reserves without touching it.
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  uint64_t dataKb = 0;
+  bool found = false;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmData:", 0) == 0) {
+      try {
+        dataKb = std::stoull(line.substr(7));
+        found = true;
+      } catch (const std::exception&) {
+      }
+      break;
+    }
+  }
+  struct rlimit limit{};
+  if (!found || ::getrlimit(RLIMIT_DATA, &limit) != 0) return false;
+  rlim_t wanted = static_cast<rlim_t>(dataKb * 1024 + extraBytes);
+  if (limit.rlim_max != RLIM_INFINITY && wanted > limit.rlim_max) wanted = limit.rlim_max;
+  limit.rlim_cur = wanted;
+  return ::setrlimit(RLIMIT_DATA, &limit) == 0;
+#else
+  (void)extraBytes;
+  return false;
+#endif
+}
 
 BlasInfo QueryBlas() {
   BlasInfo info;

@@ -3,6 +3,7 @@
 // settings, and the thread count used by every worker.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace ocvector {
@@ -25,5 +26,13 @@ BlasInfo QueryBlas();
 void SetThreadCount(int threads);
 int ThreadCount();
 void ApplyThreadCount();
+
+// Caps how much more memory this process may take (RLIMIT_DATA: its current
+// data segment plus `extraBytes`), so that an allocation past it fails with
+// std::bad_alloc instead of growing until the machine swaps or the kernel's
+// OOM killer picks a process. For the short-lived child that checks a plain
+// FAISS file, whose damaged sizes can ask for terabytes. Linux only; returns
+// whether the cap is in force.
+bool CapMemoryGrowth(uint64_t extraBytes);
 
 }  // namespace ocvector

@@ -79,6 +79,10 @@ export interface NativeAddon {
       ids: boolean,
       device: Device,
     ): Promise<NativeIndexHandle>;
+    /**
+     * `plainFaiss` lets FAISS's parser read bytes without the container in
+     * this process: only the checking child (plain-faiss.ts) passes it.
+     */
     read(path: string, device: Device, plainFaiss?: boolean): Promise<NativeIndexHandle>;
     fromBuffer(buffer: Buffer, device: Device, plainFaiss?: boolean): Promise<NativeIndexHandle>;
   };
@@ -87,6 +91,11 @@ export interface NativeAddon {
   blasInfo(): BlasInfo;
   setNumThreads(threads: number): void;
   getNumThreads(): number;
+  /**
+   * Caps this process's further memory growth (Linux RLIMIT_DATA); only the
+   * child that checks a plain FAISS file calls it (plain-faiss.ts).
+   */
+  capMemoryGrowth(bytes: number): boolean;
   faissVersion: string;
 }
 
@@ -146,6 +155,9 @@ function explainLoadFailure(tried: string[], cause: unknown): FaissError {
   return new FaissError(lines.join('\n'), 'ADDON_LOAD_FAILED', { cause });
 }
 
+/** Which file each loaded addon came from. */
+const loadedFrom = new WeakMap<NativeAddon, string>();
+
 /** Loads the first candidate that exists; throws one explained error otherwise. */
 export function loadAddonFrom(candidates: string[]): NativeAddon {
   preferPassiveOpenMpThreads();
@@ -158,6 +170,7 @@ export function loadAddonFrom(candidates: string[]): NativeAddon {
     throw explainLoadFailure([path], cause);
   }
   addon.setErrorClass(FaissError);
+  loadedFrom.set(addon, path);
   return addon;
 }
 
@@ -167,4 +180,12 @@ let loaded: NativeAddon | undefined;
 export function loadAddon(): NativeAddon {
   loaded ??= loadAddonFrom(addonCandidates());
   return loaded;
+}
+
+/** The file the addon of {@link loadAddon} was loaded from (a child process loads the same one). */
+export function loadedAddonPath(): string {
+  const addon = loadAddon();
+  const path = loadedFrom.get(addon);
+  if (path === undefined) throw new FaissError('the native addon was loaded from an unknown file', 'INTERNAL');
+  return path;
 }

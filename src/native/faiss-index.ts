@@ -11,6 +11,7 @@
 import { FaissError, invalidArgument } from './errors.js';
 import {
   loadAddon,
+  loadedAddonPath,
   type Device,
   type IndexKind,
   type Metric,
@@ -31,6 +32,7 @@ import {
   toIdArray,
   type IdsInput,
 } from './validate.js';
+import { checkPlainFaiss, defaultPlainFaissTimeoutMs, hasContainerMagic, peekIndexFile } from './plain-faiss.js';
 
 export interface CreateIndexOptions {
   /** Vector dimension. */
@@ -53,10 +55,20 @@ export interface LoadIndexOptions {
   /**
    * Also accept a plain FAISS serialisation (no ocvector header, so no
    * checksum), e.g. one written by Python's faiss.write_index. FAISS's parser
-   * trusts its input: use it only for files you trust. Default false: such
-   * bytes are refused with CORRUPT_INDEX.
+   * trusts its input, so such bytes are parsed in a child process, their
+   * structure checked and a trial search run there, and only the checked
+   * index comes back: a damaged file rejects with CORRUPT_INDEX (an index type
+   * whose structure is not checked, with UNSUPPORTED) instead of crashing
+   * this process. Files in the ocvector format are read here as usual.
+   * Default false: such bytes are refused with CORRUPT_INDEX.
    */
   plainFaiss?: boolean;
+  /**
+   * With `plainFaiss`: the longest the child process may take to check a
+   * plain file, in ms (CORRUPT_INDEX after it). Default one minute plus one
+   * minute per GiB.
+   */
+  plainFaissTimeoutMs?: number;
 }
 
 export interface SearchParams {
@@ -103,19 +115,44 @@ export class FaissIndex {
    * checksum verify (or, with `plainFaiss`, a plain FAISS index file).
    */
   static async read(path: string, options: LoadIndexOptions = {}): Promise<FaissIndex> {
-    const { device, plainFaiss } = checkLoadOptions(options);
-    const native = await loadAddon().NativeIndex.read(checkPath('path', path), device, plainFaiss);
-    return new FaissIndex(native);
+    const { device, plainFaiss, plainFaissTimeoutMs } = checkLoadOptions(options);
+    const file = checkPath('path', path);
+    const addon = loadAddon();
+    if (plainFaiss) {
+      const found = await peekIndexFile(file);
+      if (found.kind === 'plain') {
+        const container = await checkPlainFaiss(
+          { path: file, size: found.size },
+          { addonPath: loadedAddonPath(), timeoutMs: plainFaissTimeoutMs ?? defaultPlainFaissTimeoutMs(found.size) },
+        );
+        return new FaissIndex(await addon.NativeIndex.fromBuffer(container, device, false));
+      }
+    }
+    // A container (its checksum verified before FAISS parses it), or what the
+    // addon reports on: a missing file, a directory, a FIFO, plain bytes refused.
+    return new FaissIndex(await addon.NativeIndex.read(file, device, false));
   }
 
+  /**
+   * Reads an index from bytes made by {@link toBuffer} (or, with
+   * `plainFaiss`, plain FAISS bytes). The bytes are copied before the call
+   * returns.
+   */
   static async fromBuffer(buffer: Uint8Array, options: LoadIndexOptions = {}): Promise<FaissIndex> {
     if (!(buffer instanceof Uint8Array)) throw invalidArgument('buffer must be a Buffer or Uint8Array');
-    const { device, plainFaiss } = checkLoadOptions(options);
+    const { device, plainFaiss, plainFaissTimeoutMs } = checkLoadOptions(options);
     const asBuffer = Buffer.isBuffer(buffer)
       ? buffer
       : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-    const native = await loadAddon().NativeIndex.fromBuffer(asBuffer, device, plainFaiss);
-    return new FaissIndex(native);
+    const addon = loadAddon();
+    if (plainFaiss && !hasContainerMagic(asBuffer)) {
+      const container = await checkPlainFaiss(
+        { bytes: Buffer.from(asBuffer) },
+        { addonPath: loadedAddonPath(), timeoutMs: plainFaissTimeoutMs ?? defaultPlainFaissTimeoutMs(asBuffer.length) },
+      );
+      return new FaissIndex(await addon.NativeIndex.fromBuffer(container, device, false));
+    }
+    return new FaissIndex(await addon.NativeIndex.fromBuffer(asBuffer, device, false));
   }
 
   /** Vector dimension (FAISS's `d`). */
@@ -242,9 +279,20 @@ export class FaissIndex {
   }
 }
 
-function checkLoadOptions(options: LoadIndexOptions): { device: Device; plainFaiss: boolean } {
+/** The longest plainFaissTimeoutMs: a day. */
+const MAX_PLAIN_FAISS_TIMEOUT_MS = 86_400_000;
+
+function checkLoadOptions(options: LoadIndexOptions): {
+  device: Device;
+  plainFaiss: boolean;
+  plainFaissTimeoutMs: number | undefined;
+} {
   if (typeof options !== 'object' || options === null) throw invalidArgument('load options must be an object');
   if (options.plainFaiss !== undefined && typeof options.plainFaiss !== 'boolean')
     throw invalidArgument('plainFaiss must be a boolean');
-  return { device: checkDevice(options.device ?? 'cpu'), plainFaiss: options.plainFaiss ?? false };
+  const plainFaissTimeoutMs =
+    options.plainFaissTimeoutMs === undefined
+      ? undefined
+      : checkInteger('plainFaissTimeoutMs', options.plainFaissTimeoutMs, 1, MAX_PLAIN_FAISS_TIMEOUT_MS);
+  return { device: checkDevice(options.device ?? 'cpu'), plainFaiss: options.plainFaiss ?? false, plainFaissTimeoutMs };
 }
