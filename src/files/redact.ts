@@ -30,7 +30,7 @@ const SECRET_NAME =
   '[A-Za-z0-9_$.-]*?(?:password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token|credentials?)[A-Za-z0-9_$-]*';
 /** Names that contain a secret word but name something else: a token's type, a secret's name, a password field's label. */
 const NOT_A_SECRET_NAME =
-  /(?:tokeniz|tokens$|(?:type|kind|count|len|length|limit|budget|name|label|url|uri|path|file|field|header|prefix|pattern|regex|env|var|hint|placeholder|policy|min|max)$)/i;
+  /(?:tokeniz|tokens$|(?:type|kind|count|len|length|limit|budget|name|label|url|uri|path|file|field|header|prefix|pattern|regex|env|var|variable|hint|placeholder|policy|min|max)$)/i;
 
 /**
  * A quoted literal assigned to such a name, with an optional type between
@@ -65,6 +65,140 @@ function bareSecret(name: string, between: string, value: string): boolean {
   return /\d/.test(value) || value.length >= 8;
 }
 
+/**
+ * A credential named in prose or a comment, unquoted: "the database password:
+ * hunter2-long", "the admin password for staging is s3cr3t!", "API key:
+ * AbC123xyz". The name is a separate word (names inside identifiers are the
+ * assignment rules' business), optionally followed by a short "for …"
+ * phrase, then `:` and a space, or "is"/"was". Whether the value is a
+ * credential, not a word, is decided by {@link proseCredential}.
+ */
+const PROSE_CREDENTIAL =
+  /\b((?:pass(?:word|wd|phrase)|secret(?:[ _-]?key)?|(?:access|auth|api|bearer|refresh)[ _-]?(?:token|key)|token|private[ _-]?key|client[ _-]?secret)s?)((?:\s+(?:for|of|on|to)(?:\s+[\w.-]+){1,3}?)?(?::[ \t]+|\s+(?:is|was)\s+))([\x60"']?)([^\s\x60"'<>,;&]{6,128})\3(?=[\s.,;:!?)]|$)/gi;
+
+/**
+ * Whether the word after "password:" or "token is" is a credential: it has a
+ * digit or a symbol inside, and is not a reference to one (an environment
+ * variable, `config.secret`, a placeholder, a type such as Uint8Array, a
+ * colour) or an ordinary (perhaps hyphenated) word: "the token is
+ * refreshed", "password: string", "token was position-only" stay.
+ */
+function proseCredential(value: string): boolean {
+  if (value.length < 6 || value === REDACTED) return false;
+  if (/^[[{(<$%@#]/.test(value) || /[()[\]{}]/.test(value)) return false; // placeholders, calls, templates, colours
+  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(value)) return false; // config.secret, process.env.TOKEN
+  if (/^[A-Z][A-Z0-9_]*$/.test(value)) return false; // an environment variable's name
+  if (/^(?:[A-Z][a-z]*\d*)+$/.test(value)) return false; // a type or a class: Uint8Array, Buffer
+  if (/^[*xX.•-]+$/.test(value)) return false; // already masked
+  if (/^(?:https?:\/\/|\.{0,2}\/)/i.test(value)) return false; // a link or a path
+  if (/password|passwd|secret|token|key/i.test(value)) return false; // names another secret
+  return /\d/.test(value) || /[!@#$%^*+=/~|?]/.test(value.slice(1, -1));
+}
+
+/** The punctuation that ends a sentence after a value, kept out of it: "… is s3cr3t-Pa55." */
+const TRAILING_PUNCTUATION = /[.,;:!?)]+$/;
+
+/**
+ * A quoted literal that may be a credential with no name to give it away
+ * (`plainBlob = "…"`): 20 to 256 characters of the alphabets tokens are
+ * written in, no spaces. Whether it is random is {@link looksRandom}'s call.
+ */
+const RANDOM_LITERAL = /(["'\x60])(?<![\w\\]["'\x60])([A-Za-z0-9+/=_.~-]{20,256})\1/g;
+
+/**
+ * Bits per character below which a literal is not random enough to be a key.
+ * Random base62 of 20 characters averages about 4.0, and every generated
+ * token measured here was above 3.6; dotted names and paths reach 4 too, so
+ * entropy alone is not the test (see {@link randomPart}).
+ */
+const MIN_LITERAL_ENTROPY = 3.5;
+/** The shortest run between separators that can carry a key by itself (a 12-character run of base62 is 71 bits). */
+const MIN_RANDOM_PART = 12;
+/**
+ * Hex runs are hashes and ids far more often than keys (a commit, a digest,
+ * an AWS resource id of 17): they count from 20 characters (80 bits).
+ */
+const MIN_HEX_PART = 20;
+
+/** Shannon entropy of the characters of `text`, in bits per character. */
+function shannonEntropy(text: string): number {
+  const counts = new Map<string, number>();
+  for (const char of text) counts.set(char, (counts.get(char) ?? 0) + 1);
+  let bits = 0;
+  for (const count of counts.values()) {
+    const p = count / text.length;
+    bits -= p * Math.log2(p);
+  }
+  return bits;
+}
+
+/**
+ * The share of `part` made of word-like runs (split at case changes and
+ * digits; 4+ letters with a vowel and no 5 consonants in a row, or a third of
+ * them vowels, as in English): high for identifiers (ES2015StringPrototype,
+ * listroute53healthchecks), low for keys (q8Zr3KfP0aLm9XwT).
+ */
+function wordiness(part: string): number {
+  let wordy = 0;
+  for (const run of part.match(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+/g) ?? []) {
+    if (!/^[A-Za-z]{4,}$/.test(run)) continue;
+    const vowels = run.replace(/[^aeiouy]/gi, '').length;
+    if ((vowels > 0 && !/[^aeiouy]{5}/i.test(run)) || vowels / run.length >= 0.3) wordy += run.length;
+  }
+  return wordy / part.length;
+}
+
+/** The share of `part` in runs of 3+ consecutive characters (abcdef, 0123456789): alphabets and placeholders, not keys. */
+function sequential(part: string): number {
+  let inRuns = 0;
+  let run = 1;
+  for (let i = 1; i <= part.length; i++) {
+    if (i < part.length && part.charCodeAt(i) === part.charCodeAt(i - 1) + 1) {
+      run++;
+      continue;
+    }
+    if (run >= 3) inRuns += run;
+    run = 1;
+  }
+  return inRuns / part.length;
+}
+
+/**
+ * A part of the literal, between separators (`_ - . / ~ + =`), that looks
+ * generated: long enough, letters mixed with digits,
+ * not mostly words or runs (abcdef, 0123), not a short hex run.
+ */
+function randomPart(literal: string): string | undefined {
+  return literal.split(/[_\-./~+=]+/).find((part) => {
+    if (part.length < MIN_RANDOM_PART) return false;
+    if (/^[0-9a-f]+$/i.test(part) && part.length < MIN_HEX_PART) return false;
+    // Letters and digits mixed: a random base62 key of 24+ characters has a digit 99% of the time.
+    const digits = part.replace(/\D/g, '').length;
+    const mixed = part.length - digits >= 2 && (digits >= 2 || (digits >= 1 && part.length >= 24));
+    return mixed && wordiness(part) + sequential(part) < 0.5;
+  });
+}
+
+/**
+ * Whether a quoted literal looks like a generated secret. What a user expects
+ * to keep is left alone, even when it is random: hex strings and UUIDs
+ * (digests, commit ids, the bulk of a lockfile or a test), subresource
+ * integrity (sha512-…), hex numbers, documentation's stand-ins, paths, file
+ * and host names (./chunk-Bnu9O96Y.js), identifiers and dotted names,
+ * alphabets. What is still taken: random ids, certificate pins and base64
+ * test vectors, which no rule can tell from a key.
+ */
+export function looksRandom(literal: string): boolean {
+  if (/^[0-9a-f-]+$/i.test(literal)) return false; // hex, UUIDs
+  if (/^[0-9a-z]{8}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{12}$/i.test(literal)) return false; // UUID-shaped ids
+  if (/^(?:sha(?:1|224|256|384|512)|md5)-/i.test(literal)) return false; // subresource integrity
+  if (/^0x[0-9a-f.]+(?:p[+-]?\d+)?$/i.test(literal)) return false; // hex numbers and floats
+  if (/example|sample|dummy|placeholder|fake/i.test(literal)) return false; // AIDGPMS9RO4H3FEXAMPLE
+  if (/^\.{0,2}\//.test(literal) || /\w\.[a-z][a-z0-9]{0,4}\.?$/i.test(literal)) return false; // paths, files, hosts
+  if (shannonEntropy(literal) < MIN_LITERAL_ENTROPY) return false;
+  return randomPart(literal) !== undefined;
+}
+
 /** The replacement for `matched`: REDACTED, keeping its line breaks. */
 function blank(matched: string): string {
   return REDACTED + '\n'.repeat(matched.split('\n').length - 1);
@@ -81,5 +215,12 @@ export function redactSecrets(text: string): string {
   out = out.replace(ASSIGNED_BARE, (whole: string, lead: string, name: string, between: string, value: string) =>
     bareSecret(name, between, value) ? `${lead}${name}${between}${REDACTED}` : whole,
   );
-  return out.replace(URL_CREDENTIALS, (_, head: string, _password: string, at: string) => `${head}${REDACTED}${at}`);
+  out = out.replace(URL_CREDENTIALS, (_, head: string, _password: string, at: string) => `${head}${REDACTED}${at}`);
+  out = out.replace(PROSE_CREDENTIAL, (whole: string, name: string, between: string, quote: string, raw: string) => {
+    const value = raw.replace(TRAILING_PUNCTUATION, '');
+    return proseCredential(value) ? `${name}${between}${quote}${REDACTED}${quote}${raw.slice(value.length)}` : whole;
+  });
+  return out.replace(RANDOM_LITERAL, (whole: string, quote: string, literal: string) =>
+    looksRandom(literal) ? `${quote}${REDACTED}${quote}` : whole,
+  );
 }

@@ -1,8 +1,9 @@
 /**
- * Credentials written into ordinary files: 22 of them, in the forms people
- * write them. None may reach the index directory (signatures, descriptions,
+ * Credentials written into ordinary files: 24 of them, in the forms people
+ * write them, two with no key-like name (a random literal, a password in
+ * Markdown prose). None may reach the index directory (signatures, descriptions,
  * documents, the lexical index, the vectors) or an answer of the agent tool.
- * Each secret carries a marker (Zx01Qv ... Zx22Qv) so that even a fragment
+ * Each secret carries a marker (Zx01Qv ... Zx24Qv) so that even a fragment
  * of it (a token of the lexical index) is found.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -89,8 +90,19 @@ Call it with a token:
 
     curl -H "Authorization: Bearer md${m(22)}tokenvalue" https://api.example.com/v1
 `,
+  'src/upstream.ts': `/** Connects to the upstream mirror. */
+export function connectUpstream(): string {
+  const plainBlob = "UNLABELLED_SECRET_${m(23)}9fK2xQ7LmP3vR8tZ1wB4";
+  return plainBlob;
+}
+`,
+  'docs/STAGING.md': `# Staging
+
+Connect with psql. The database password: hunter2-long-value-${m(24)}-7c1
+and the replica is read-only.
+`,
 };
-const MARKERS = Array.from({ length: 22 }, (_, i) => m(i + 1).toLowerCase());
+const MARKERS = Array.from({ length: 24 }, (_, i) => m(i + 1).toLowerCase());
 
 /** Every marker found in the bytes of every file of a directory (case-insensitive). */
 function markersIn(dir: string): string[] {
@@ -103,9 +115,9 @@ function markersIn(dir: string): string[] {
 }
 
 describe('the secret corpus', () => {
-  it('has 22 secrets, and redaction removes every one while keeping the line count', () => {
+  it('has 24 secrets, and redaction removes every one while keeping the line count', () => {
     const all = Object.values(CORPUS).join('\n');
-    expect(MARKERS.filter((marker) => all.toLowerCase().includes(marker))).toHaveLength(22);
+    expect(MARKERS.filter((marker) => all.toLowerCase().includes(marker))).toHaveLength(24);
     for (const [path, text] of Object.entries(CORPUS)) {
       const redacted = redactSecrets(text);
       expect(
@@ -136,6 +148,8 @@ describe('the secret corpus', () => {
         'auth_token config',
         'api_key yaml',
         'curl Authorization Bearer',
+        'connectUpstream plainBlob',
+        'staging database password replica',
       ]) {
         answers.push(JSON.stringify(await tool.execute({ query, k: 10 })));
       }
