@@ -3,6 +3,8 @@
  * are indexed, warnings on stderr, and what the run did, collected for the
  * summary (text or --json).
  */
+import { readFileSync } from 'node:fs';
+import { unavailableGrammarIn } from '../analysis/ast/grammar-warning.js';
 import type { IndexEvent, IndexSummary } from '../indexing/events.js';
 import { formatCount, formatDuration, plural, ProgressBar, type Style } from './terminal.js';
 
@@ -27,6 +29,8 @@ export class IndexReporter {
   readonly #style: Style;
   readonly #quiet: boolean;
   #warnings = 0;
+  /** Languages whose grammar could not be loaded, said once each. */
+  readonly #unavailableGrammars = new Set<string>();
 
   constructor(options: { style: Style; progress: boolean; quiet: boolean }) {
     this.#style = options.style;
@@ -56,6 +60,7 @@ export class IndexReporter {
           this.#warn(
             `the analysis model is unavailable (${event.event.detail}); going on with syntax-tree analysis only`,
           );
+        else if (event.event.type === 'warning') this.#grammarWarning(event.event.message);
         break;
       default:
         break;
@@ -70,13 +75,41 @@ export class IndexReporter {
     return { summary, skipped: this.skipped, failed: this.failed, fallbacks: this.fallbacks, excluded: this.excluded };
   }
 
-  #warn(message: string): void {
+  /**
+   * Each file of a language whose grammar could not be loaded has a warning
+   * that says so: one line per grammar, with what installs it.
+   */
+  #grammarWarning(message: string): void {
+    const grammar = unavailableGrammarIn(message);
+    if (!grammar || this.#unavailableGrammars.has(grammar.language)) return;
+    this.#unavailableGrammars.add(grammar.language);
+    const fix = grammar.package ? `. ${grammarFix(grammar.language, grammar.package)}` : '';
+    this.#warn(`${message}${fix}`, { capped: false });
+  }
+
+  #warn(message: string, { capped = true } = {}): void {
     if (this.#quiet) return;
-    this.#warnings++;
-    if (this.#warnings > WARNINGS_SHOWN) return;
+    if (capped && ++this.#warnings > WARNINGS_SHOWN) return;
     this.#bar?.done();
     process.stderr.write(`${this.#style.warn('warning:')} ${message}\n`);
   }
+}
+
+/**
+ * What makes a grammar load. An optional dependency (tree-sitter-swift) is
+ * left out by npm where its own dependency's install script cannot download
+ * from GitHub; without install scripts it installs from the npm registry
+ * alone, with its prebuilt binaries.
+ */
+function grammarFix(language: string, grammarPackage: string): string {
+  const optional = (
+    JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      optionalDependencies?: Record<string, string>;
+    }
+  ).optionalDependencies?.[grammarPackage];
+  if (optional)
+    return `To parse ${language} files: npm install ${grammarPackage}@${optional} --ignore-scripts in your project (with -g where ocvector is installed globally)`;
+  return `To parse ${language} files: npm rebuild ${grammarPackage} in your project, or install ocvector again (it depends on ${grammarPackage})`;
 }
 
 /** Adds up the summaries of several runs into one index (several paths given). */

@@ -4,11 +4,14 @@
  * each worker thread loads this module anew. A grammar that fails to load is
  * remembered as failed (with its reason), so a run tries it once.
  */
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Parser from 'tree-sitter';
 import { OcvectorError } from '../../errors.js';
 import type { Language } from '../types.js';
+import { unavailableGrammarMessage } from './grammar-warning.js';
 
 export type SyntaxNode = Parser.SyntaxNode;
 export type Tree = Parser.Tree;
@@ -26,7 +29,17 @@ interface GrammarSource {
    * is how the package itself finds it).
    */
   nativeOnly?: boolean;
+  /**
+   * A copy of the package's native binding that ocvector ships (grammars/,
+   * made by scripts/prebuild.mjs at `npm pack`), loaded when the package
+   * cannot be: an optional dependency that npm left out. The package is
+   * preferred when both are there.
+   */
+  shipped?: string;
 }
+
+/** Where the package's own grammars/ lies: beside dist/ (and beside src/ when run from the sources). */
+const SHIPPED = fileURLToPath(new URL('../../../grammars/', import.meta.url));
 
 const GRAMMARS: Partial<Record<Language, GrammarSource>> = {
   typescript: { package: 'tree-sitter-typescript', export: 'typescript' },
@@ -42,7 +55,9 @@ const GRAMMARS: Partial<Record<Language, GrammarSource>> = {
   ruby: { package: 'tree-sitter-ruby' },
   php: { package: 'tree-sitter-php', export: 'php' },
   kotlin: { package: '@tree-sitter-grammars/tree-sitter-kotlin' },
-  swift: { package: 'tree-sitter-swift' },
+  // Optional (its dependency tree-sitter-cli downloads a binary from GitHub
+  // at install): the linux-x64 binding is shipped in grammars/ as well.
+  swift: { package: 'tree-sitter-swift', shipped: join(SHIPPED, 'tree-sitter-swift') },
   scala: { package: 'tree-sitter-scala' },
   bash: { package: 'tree-sitter-bash' },
   lua: { package: '@tree-sitter-grammars/tree-sitter-lua', nativeOnly: true },
@@ -53,7 +68,8 @@ const GRAMMARS: Partial<Record<Language, GrammarSource>> = {
 
 /**
  * For tests: load a grammar from elsewhere (a package that is not
- * installed, to see a load fail). Returns what puts the original back.
+ * installed, to see a load fail; a shipped copy in another place). Returns
+ * what puts the original back.
  */
 export function overrideGrammarPackage(language: Language, source: GrammarSource): () => void {
   const original = GRAMMARS[language];
@@ -75,12 +91,17 @@ function loadGrammar(language: Language): Parser.Language {
   const source = GRAMMARS[language];
   if (!source) throw new OcvectorError(`no tree-sitter grammar for ${language}`, 'GRAMMAR_UNAVAILABLE');
   let module: unknown;
-  if (source.nativeOnly) {
-    const root = dirname(require.resolve(`${source.package}/package.json`));
-    const nodeGypBuild = createRequire(`${root}/package.json`)('node-gyp-build') as (root: string) => unknown;
-    module = nodeGypBuild(root);
-  } else {
-    module = require(source.package);
+  try {
+    module = source.nativeOnly
+      ? loadNativeBinding(dirname(require.resolve(`${source.package}/package.json`)))
+      : require(source.package);
+  } catch (error) {
+    if (!source.shipped || !existsSync(join(source.shipped, 'package.json'))) throw error;
+    try {
+      module = loadNativeBinding(source.shipped);
+    } catch (copyError) {
+      throw new Error(`${firstLine(error)}; its copy in ${source.shipped}: ${firstLine(copyError)}`);
+    }
   }
   const grammar = (source.export ? (module as Record<string, unknown>)[source.export] : module) as
     | Parser.Language
@@ -93,7 +114,27 @@ function loadGrammar(language: Language): Parser.Language {
   return grammar;
 }
 
-type Loaded = { parser: Parser; grammar: Parser.Language } | { error: string };
+/**
+ * A grammar's native binding as its package's own Node binding loads it:
+ * node-gyp-build finds the addon under `root` (build/, or
+ * prebuilds/<platform>-<arch>/), and src/node-types.json, when there, gives
+ * tree-sitter the node types (typed syntax nodes).
+ */
+function loadNativeBinding(root: string): unknown {
+  const nodeGypBuild = createRequire(join(root, 'package.json'))('node-gyp-build') as (root: string) => {
+    nodeTypeInfo?: unknown;
+  };
+  const binding = nodeGypBuild(root);
+  const nodeTypes = join(root, 'src', 'node-types.json');
+  if (binding.nodeTypeInfo === undefined && existsSync(nodeTypes)) binding.nodeTypeInfo = require(nodeTypes);
+  return binding;
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+}
+
+type Loaded = { parser: Parser; grammar: Parser.Language } | { error: string; package: string | undefined };
 const loaded = new Map<Language, Loaded>();
 
 function load(language: Language): Loaded {
@@ -105,7 +146,7 @@ function load(language: Language): Loaded {
       parser.setLanguage(grammar);
       entry = { parser, grammar };
     } catch (error) {
-      entry = { error: (error as Error).message.split('\n')[0]! };
+      entry = { error: firstLine(error), package: GRAMMARS[language]?.package };
     }
     loaded.set(language, entry);
   }
@@ -115,7 +156,7 @@ function load(language: Language): Loaded {
 /** The grammar of `language`, loading it on first use; throws GrammarUnavailable when it cannot be loaded. */
 export function grammarOf(language: Language): Parser.Language {
   const entry = load(language);
-  if ('error' in entry) throw new GrammarUnavailable(language, entry.error);
+  if ('error' in entry) throw new GrammarUnavailable(language, entry.error, entry.package);
   return entry.grammar;
 }
 
@@ -125,14 +166,16 @@ export class GrammarUnavailable extends OcvectorError<'GRAMMAR_UNAVAILABLE'> {
   constructor(
     readonly language: Language,
     readonly reason: string,
+    /** The npm package the grammar comes from. */
+    readonly grammarPackage?: string,
   ) {
-    super(`the ${language} grammar could not be loaded (${reason})`, 'GRAMMAR_UNAVAILABLE');
+    super(unavailableGrammarMessage({ language, package: grammarPackage }, reason), 'GRAMMAR_UNAVAILABLE');
   }
 }
 
 export function parse(language: Language, text: string): Tree {
   const entry = load(language);
-  if ('error' in entry) throw new GrammarUnavailable(language, entry.error);
+  if ('error' in entry) throw new GrammarUnavailable(language, entry.error, entry.package);
   // The binding reads the string through a buffer of this many code units;
   // the default (32 KiB) makes large files parse in many small steps.
   return entry.parser.parse(text, undefined, { bufferSize: Math.max(32 * 1024, text.length + 1) });
