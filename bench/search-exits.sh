@@ -22,7 +22,8 @@ for ((i = 0; i < count; i++)); do
   mode=hybrid
   ((i % 2)) && mode=lexical
   code=0
-  node dist/cli/oc-vector-search.js --db "$index" --mode "$mode" "${queries[i % ${#queries[@]}]}" >/dev/null 2>&1 || code=$?
+  # In a subshell whose stderr is dropped: bash reports each child a signal ended ("Aborted").
+  (node dist/cli/oc-vector-search.js --db "$index" --mode "$mode" "${queries[i % ${#queries[@]}]}" >/dev/null 2>&1) 2>/dev/null || code=$?
   if ((code != 0)); then
     abnormal=$((abnormal + 1))
     codes+=("$code")
