@@ -43,12 +43,12 @@ export { OpenAIEnricher } from './analysis/llm/openai-enricher.js';
 export type { OpenAIEnricherOptions } from './analysis/llm/openai-enricher.js';
 export type { ModelEnricher, ModelEnricherOptions } from './analysis/llm/model-enricher.js';
 export type { LlmChoice } from './analysis/llm/choose-enricher.js';
-export type { OpenAIServerOptions } from './analysis/llm/openai-client.js';
-export type { FileAnalyzer } from './analysis/pool.js';
+export type { OpenAIServerOptions } from './models/openai-client.js';
+export type { FileAnalyzer } from './indexing/pool.js';
 export type { AnalysisEvent, LlmFallbackReason } from './analysis/events.js';
 export { isSkipped } from './analysis/types.js';
 export type { AnalysisResult, CodeElement, CodeFile, ElementType, Language, SkippedFile } from './analysis/types.js';
-export { resolveOllamaHost } from './analysis/llm/config.js';
+export { resolveOllamaHost } from './models/config.js';
 
 // Embedders.
 export type { Embedder, EmbedderInitOptions, QueryEmbeddingOptions } from './vector/embedder.js';

@@ -4,6 +4,7 @@
  * `ocvector`): names here may change or go in any release.
  */
 export * from './index.js';
+export * from './models/index.js';
 export * from './analysis/index.js';
 export * from './files/index.js';
 export * from './vector/index.js';

@@ -7,7 +7,3 @@ export type * from './types.js';
 export { MemoryAnalysisCache, analysisCacheKey } from './llm/cache.js';
 export type { AnalysisCache } from './llm/cache.js';
 export { PROMPT_VERSION, RESULT_SCHEMA } from './llm/resources.js';
-export { DEFAULT_ANALYSIS_MODEL, DEFAULT_OLLAMA_HOST, OLLAMA_ENRICHER_DEFAULTS } from './llm/config.js';
-export { AnalysisPool } from './pool.js';
-export type { AnalysisPoolOptions } from './pool.js';
-export { CircuitBreaker } from './llm/circuit-breaker.js';

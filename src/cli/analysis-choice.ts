@@ -1,6 +1,6 @@
 /** Whether a command that indexes (oc-vector-index, the MCP server's reindex) asks a model for descriptions. */
 import type { LlmChoice } from '../analysis/llm/choose-enricher.js';
-import { DEFAULT_ANALYSIS_MODEL, resolveOllamaHost } from '../analysis/llm/config.js';
+import { DEFAULT_ANALYSIS_MODEL, resolveOllamaHost } from '../models/config.js';
 import { ollamaHasModel } from '../vector/choose.js';
 import type { Environment } from './environment.js';
 import { UsageError } from './exit.js';

@@ -1,5 +1,5 @@
 /** Which embedder the commands that index (oc-vector-index, the MCP server's reindex) ask for, from their flags. */
-import { API_KEY_VARIABLE } from '../analysis/llm/openai-client.js';
+import { API_KEY_VARIABLE } from '../models/openai-client.js';
 import type { EmbedderChoice } from '../vector/choose.js';
 import type { Environment } from './environment.js';
 import { UsageError } from './exit.js';

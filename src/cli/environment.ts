@@ -3,7 +3,7 @@
  * library takes options; the CLIs turn flags and the environment into
  * options (a flag wins over its variable).
  */
-import { API_KEY_VARIABLE } from '../analysis/llm/openai-client.js';
+import { API_KEY_VARIABLE } from '../models/openai-client.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import type { OpenAIEmbedderOptions } from '../vector/openai-embedder.js';
 

@@ -6,7 +6,7 @@
  * per transaction.
  */
 import type { Enricher } from '../analysis/analyzer.js';
-import type { FileAnalyzer } from '../analysis/pool.js';
+import type { FileAnalyzer } from './pool.js';
 import type { LineStarts } from '../files/line-starts.js';
 import type { ScannedFile } from '../files/scan.js';
 import type { FileRow, IndexStore } from '../store/store.js';

@@ -19,7 +19,7 @@ import { relative, resolve } from 'node:path';
 import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../analysis/content.js';
 import { Analyzer, type AnalysisOutput, type Enricher } from '../analysis/analyzer.js';
 import { type LlmChoice, makeEnricher } from '../analysis/llm/choose-enricher.js';
-import { AnalysisPool, type FileAnalyzer } from '../analysis/pool.js';
+import { AnalysisPool, type FileAnalyzer } from './pool.js';
 import { isSkipped, type CodeFile, type SkippedFile } from '../analysis/types.js';
 import { defaultIndexDir, findRoot } from '../files/root.js';
 import { gitChangesSince } from '../files/git.js';

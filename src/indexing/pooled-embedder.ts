@@ -6,7 +6,7 @@
  * on the compiler lib). Vectors are the same: the workers run the same
  * code on the same texts.
  */
-import type { AnalysisPool } from '../analysis/pool.js';
+import type { AnalysisPool } from './pool.js';
 import { BuiltinEmbedder } from '../vector/builtin-embedder.js';
 import type { Embedder, QueryEmbeddingOptions } from '../vector/embedder.js';
 

@@ -11,8 +11,8 @@
  */
 import { posix } from 'node:path';
 import { fileStem } from '../files/rules.js';
-import { splitIdentifier, stem } from '../vector/terms.js';
-import { conceptFor, isStopWord } from '../vector/vocabulary.js';
+import { splitIdentifier, stem } from '../text/terms.js';
+import { conceptFor, isStopWord } from '../text/vocabulary.js';
 
 export type PathRole = 'test' | 'docs' | 'example' | 'bench' | 'generated' | 'vendor';
 

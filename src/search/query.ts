@@ -12,8 +12,8 @@
  * - prose: everything else. The names it spells (code-like tokens and
  *   capitalised words) are looked up too: the file that defines one rises.
  */
-import { splitIdentifier, stem, words } from '../vector/terms.js';
-import { isStopWord } from '../vector/vocabulary.js';
+import { splitIdentifier, stem, words } from '../text/terms.js';
+import { isStopWord } from '../text/vocabulary.js';
 
 export type QueryKind = 'identifier' | 'path' | 'prose';
 

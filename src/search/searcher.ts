@@ -10,7 +10,7 @@
  * time.
  */
 import { join } from 'node:path';
-import { CircuitBreaker } from '../analysis/llm/circuit-breaker.js';
+import { CircuitBreaker } from '../models/circuit-breaker.js';
 import { OcvectorError } from '../errors.js';
 import { FaissError } from '../native/errors.js';
 import { SearchReader, type ElementRecord } from '../store/search-reader.js';
@@ -28,8 +28,8 @@ import { LexicalSearch, NO_LEXICAL_EVIDENCE, type LexicalEvidence } from './lexi
 import { parseQuery, type ParsedQuery, type QueryKind } from './query.js';
 import { rankCandidates, type Evidence, type RankedHit, type RankSignals } from './ranking.js';
 import { bestSnippetStart, SourceCache, SourceReader, type SnippetOptions, snippetLines } from './source.js';
-import { terms } from '../vector/terms.js';
-import { isStopWord } from '../vector/vocabulary.js';
+import { terms } from '../text/terms.js';
+import { isStopWord } from '../text/vocabulary.js';
 
 export type SearchMode = 'hybrid' | 'lexical' | 'vector';
 

@@ -10,7 +10,7 @@ import { join, sep } from 'node:path';
 import { contentHash } from '../files/hash.js';
 import { LineStarts } from '../files/line-starts.js';
 import { dedent } from '../vector/snippet.js';
-import { terms } from '../vector/terms.js';
+import { terms } from '../text/terms.js';
 
 export interface SnippetOptions {
   /** Lines shown at most; the rest is counted. Default 30. */

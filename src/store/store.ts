@@ -12,7 +12,7 @@ import type { ModelAnswer } from '../analysis/llm/resources.js';
 import { INDEX_DIR_NAME } from '../files/root.js';
 import type { ElementDocument } from '../vector/document.js';
 import { qualifiedName } from '../vector/document.js';
-import { lexicalText } from '../vector/terms.js';
+import { lexicalText } from '../text/terms.js';
 import {
   damaged,
   isCorruption,

@@ -20,8 +20,8 @@
  */
 import type { Embedder, QueryEmbeddingOptions } from './embedder.js';
 import { normalizeRows } from './embedder.js';
-import { splitIdentifier, stem, words } from './terms.js';
-import { conceptFor, isStopWord } from './vocabulary.js';
+import { splitIdentifier, stem, words } from '../text/terms.js';
+import { conceptFor, isStopWord } from '../text/vocabulary.js';
 
 /** Bumped whenever features or weights change: old vectors must not be mixed with new ones. */
 export const BUILTIN_EMBEDDER_VERSION = 2;

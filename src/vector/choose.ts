@@ -5,8 +5,8 @@
  * An OpenAI-compatible server is used only when asked for (or recorded):
  * nothing probes for one.
  */
-import { ollamaClient } from '../analysis/llm/client.js';
-import { resolveOllamaHost } from '../analysis/llm/config.js';
+import { ollamaClient } from '../models/ollama-client.js';
+import { resolveOllamaHost } from '../models/config.js';
 import { BUILTIN_EMBEDDER_VERSION, BuiltinEmbedder } from './builtin-embedder.js';
 import type { Embedder } from './embedder.js';
 import { DEFAULT_EMBEDDING_MODEL, OllamaEmbedder, type OllamaEmbedderOptions } from './ollama-embedder.js';

@@ -6,5 +6,5 @@ export type { SnippetLimits } from './snippet.js';
 export { normalizeRows } from './embedder.js';
 export { BUILTIN_EMBEDDER_VERSION, BUILTIN_DEFAULT_DIMENSION } from './builtin-embedder.js';
 export { DEFAULT_EMBEDDING_MODEL, OLLAMA_EMBEDDER_DEFAULTS } from './ollama-embedder.js';
-export { splitIdentifier, stem, subwordText, terms, words } from './terms.js';
+export { splitIdentifier, stem, subwordText, terms, words } from '../text/terms.js';
 export { chooseEmbedder, embedderFromId } from './choose.js';

@@ -6,9 +6,9 @@
  * Batching, retries, the circuit breaker and the checks of each answer are
  * RemoteEmbedder's.
  */
-import { describeOllamaFailure, isModelMissing, ollamaClient } from '../analysis/llm/client.js';
-import { resolveOllamaHost } from '../analysis/llm/config.js';
-import { isNoListener } from '../analysis/llm/http.js';
+import { describeOllamaFailure, isModelMissing, ollamaClient } from '../models/ollama-client.js';
+import { resolveOllamaHost } from '../models/config.js';
+import { isNoListener } from '../models/http.js';
 import { EmbedderError } from './embedder.js';
 import {
   BUILTIN_INSTEAD,

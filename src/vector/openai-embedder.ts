@@ -6,7 +6,7 @@
  * the checks of each answer are RemoteEmbedder's; failures say which it was
  * in this API's terms (never "ollama pull").
  */
-import { isNoListener } from '../analysis/llm/http.js';
+import { isNoListener } from '../models/http.js';
 import {
   authRemedy,
   describeOpenAIFailure,
@@ -15,7 +15,7 @@ import {
   OpenAIClient,
   type OpenAIServerOptions,
   unknownModelRemedy,
-} from '../analysis/llm/openai-client.js';
+} from '../models/openai-client.js';
 import { EmbedderError } from './embedder.js';
 import { BUILTIN_INSTEAD, commonEmbedderError, RemoteEmbedder, type RemoteEmbedderOptions } from './remote-embedder.js';
 

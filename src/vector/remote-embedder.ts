@@ -9,8 +9,8 @@
  * is no fallback: vectors from two embedders must never be mixed, so a
  * failure stops the run with an EmbedderError.
  */
-import { CircuitBreaker } from '../analysis/llm/circuit-breaker.js';
-import type { ServerFailure } from '../analysis/llm/http.js';
+import { CircuitBreaker } from '../models/circuit-breaker.js';
+import type { ServerFailure } from '../models/http.js';
 import { checkDimension, checkVectors, embedderName, type ExpectedDimension } from './check.js';
 import {
   EmbedderError,

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { analyzeText, type Enricher } from '../../src/analysis/analyzer.js';
-import type { FileAnalyzer } from '../../src/analysis/pool.js';
+import type { FileAnalyzer } from '../../src/indexing/pool.js';
 import type { CodeFile } from '../../src/analysis/types.js';
 import { eachConcurrently, largestFirst } from '../../src/indexing/index-run.js';
 import { Indexer } from '../../src/indexing/indexer.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BuiltinEmbedder } from '../../src/vector/builtin-embedder.js';
-import { splitIdentifier, stem, subwordText } from '../../src/vector/terms.js';
+import { splitIdentifier, stem, subwordText } from '../../src/text/terms.js';
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 

@@ -6,7 +6,7 @@
 import type { ModelEnricher, ModelEnricherOptions } from './model-enricher.js';
 import { OllamaEnricher, type OllamaEnricherOptions } from './ollama-enricher.js';
 import { OpenAIEnricher, type OpenAIEnricherOptions } from './openai-enricher.js';
-import type { OpenAIServerOptions } from './openai-client.js';
+import type { OpenAIServerOptions } from '../../models/openai-client.js';
 
 /** false: AST only. true or Ollama options: an Ollama model. `kind: 'openai'`: an OpenAI-compatible server. */
 export type LlmChoice = boolean | OllamaEnricherOptions | (OpenAIEnricherOptions & { kind: 'openai' });

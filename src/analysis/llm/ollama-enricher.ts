@@ -5,9 +5,9 @@
  * the AST result stands and the fallback is reported as an event.
  */
 import type { Ollama } from 'ollama';
-import { describeOllamaFailure, ollamaClient } from './client.js';
-import { OLLAMA_ENRICHER_DEFAULTS, resolveOllamaHost } from './config.js';
-import type { ServerFailure } from './http.js';
+import { describeOllamaFailure, ollamaClient } from '../../models/ollama-client.js';
+import { OLLAMA_ENRICHER_DEFAULTS, resolveOllamaHost } from '../../models/config.js';
+import type { ServerFailure } from '../../models/http.js';
 import { type ChatReply, ModelEnricher, type ModelEnricherOptions } from './model-enricher.js';
 import { RESULT_SCHEMA } from './resources.js';
 

@@ -7,8 +7,8 @@
  * goes wrong, the AST result stands and the fallback is reported as an
  * event.
  */
-import { MODEL_ENRICHER_DEFAULTS } from './config.js';
-import { type ServerFailure, UnusableAnswerError } from './http.js';
+import { MODEL_ENRICHER_DEFAULTS } from '../../models/config.js';
+import { type ServerFailure, UnusableAnswerError } from '../../models/http.js';
 import { type ChatReply, ModelEnricher, type ModelEnricherOptions } from './model-enricher.js';
 import {
   authRemedy,
@@ -18,7 +18,7 @@ import {
   OpenAIClient,
   type OpenAIServerOptions,
   unknownModelRemedy,
-} from './openai-client.js';
+} from '../../models/openai-client.js';
 import { checkAnswer, RESULT_SCHEMA, type Checked } from './resources.js';
 import { strictSchema, withoutNulls } from './strict-schema.js';
 

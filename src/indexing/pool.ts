@@ -9,10 +9,10 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ContentLimits } from './content.js';
-import type { AnalysisOutput } from './analyzer.js';
-import type { AnalysisEvent } from './events.js';
-import type { AnalysisResult } from './types.js';
+import type { ContentLimits } from '../analysis/content.js';
+import type { AnalysisOutput } from '../analysis/analyzer.js';
+import type { AnalysisEvent } from '../analysis/events.js';
+import type { AnalysisResult } from '../analysis/types.js';
 import { OcvectorError } from '../errors.js';
 
 /** Asks a worker to finish what it is doing and exit. */
@@ -57,7 +57,7 @@ export interface AnalysisPoolOptions {
 function workerFile(): URL {
   const sibling = new URL('./worker.js', import.meta.url);
   if (existsSync(fileURLToPath(sibling))) return sibling;
-  const compiled = new URL('../../dist/analysis/worker.js', import.meta.url);
+  const compiled = new URL('../../dist/indexing/worker.js', import.meta.url);
   if (existsSync(fileURLToPath(compiled))) return compiled;
   throw new OcvectorError('the analysis worker is not built: run `npm run build:ts`', 'WORKER_NOT_BUILT');
 }

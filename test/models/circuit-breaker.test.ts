@@ -1,6 +1,6 @@
 /** The circuit breaker of the model clients and of the searcher's query embedder. */
 import { describe, expect, it } from 'vitest';
-import { CircuitBreaker } from '../../src/analysis/llm/circuit-breaker.js';
+import { CircuitBreaker } from '../../src/models/circuit-breaker.js';
 
 describe('CircuitBreaker', () => {
   it('opens after the threshold of failures in a row, and stays open for the run', () => {

@@ -1,8 +1,8 @@
 /** A worker thread of AnalysisPool: reads, screens and parses files (no model calls), and runs the built-in embedder. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { Analyzer } from './analyzer.js';
+import { Analyzer } from '../analysis/analyzer.js';
 import { BuiltinEmbedder } from '../vector/builtin-embedder.js';
-import type { AnalysisEvent } from './events.js';
+import type { AnalysisEvent } from '../analysis/events.js';
 import type { PoolEmbedRequest, PoolRequest, PoolResponse, PoolShutdown } from './pool.js';
 
 const port = parentPort!;

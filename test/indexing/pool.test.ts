@@ -55,7 +55,7 @@ describe('AnalysisPool', () => {
     // whole process (an uncaught Napi::Error). The load takes tens of ms, so
     // closing after 0, 1, 2 … 79 ms crosses it; the old pool failed 7 runs in 8.
     const script = `
-      const { AnalysisPool } = await import(${JSON.stringify(new URL('../../dist/analysis/pool.js', import.meta.url).href)});
+      const { AnalysisPool } = await import(${JSON.stringify(new URL('../../dist/indexing/pool.js', import.meta.url).href)});
       for (let ms = 0; ms < 80; ms++) {
         const pool = new AnalysisPool({ threads: 2 });
         const busy = ms % 4 === 0 ? pool.analyzeFile(${JSON.stringify(sources[0])}).catch((error) => error) : null;
