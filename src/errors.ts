@@ -1,10 +1,12 @@
 /**
  * The one base error of ocvector, in the style of better-sqlite3's
  * SqliteError: a message for people and a `code` in UPPER_SNAKE case for
- * programs. Each layer keeps its subclass (StoreError, SearchError,
- * EmbedderError, FaissError, ...) with the codes it may carry, so that
+ * programs. Each layer has one subclass (FilesError, FaissError,
+ * AnalysisError, EmbedderError, StoreError, SearchError, IndexingError,
+ * EvaluationError, UsageError) with the union of the codes it may carry, so that
  * callers branch on `instanceof OcvectorError` and `code`, never on the
- * message.
+ * message. Nothing throws this base class itself (test/errors.test.ts);
+ * docs/architecture.md ("Errors") lists the classes and their codes.
  */
 export class OcvectorError<Code extends string = string> extends Error {
   override name = 'OcvectorError';

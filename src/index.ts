@@ -10,16 +10,19 @@
  * stability. The MCP server is `ocvector/mcp`.
  */
 
-// Errors: one base class, a subclass per layer; branch on `code`.
+// Errors: one base class, a subclass per layer; branch on `code` (docs/architecture.md, "Errors").
 export { OcvectorError } from './errors.js';
+export { FilesError, PathOutsideRootError } from './files/errors.js';
+export type { FilesErrorCode } from './files/errors.js';
+export { FaissError } from './native/errors.js';
+export type { FaissErrorCode } from './native/errors.js';
+export { AnalysisError } from './analysis/errors.js';
+export type { AnalysisErrorCode } from './analysis/errors.js';
+export { EmbedderError } from './vector/embedder.js';
+export type { EmbedderErrorCode } from './vector/embedder.js';
 export { StoreError } from './store/database.js';
 export type { StoreErrorCode } from './store/database.js';
 export { SearchError } from './search/searcher.js';
-export { EmbedderError } from './vector/embedder.js';
-export type { EmbedderErrorCode } from './vector/embedder.js';
-export { FaissError } from './native/errors.js';
-export type { FaissErrorCode } from './native/errors.js';
-export { PathOutsideRootError } from './tool/paths.js';
 
 // Indexing.
 export { Indexer, INDEXER_DEFAULTS } from './indexing/indexer.js';

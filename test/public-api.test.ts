@@ -8,11 +8,13 @@ import { describe, expect, it } from 'vitest';
 const PUBLIC_RUNTIME_NAMES = [
   // errors
   'OcvectorError',
+  'FilesError',
+  'PathOutsideRootError',
+  'FaissError',
+  'AnalysisError',
+  'EmbedderError',
   'StoreError',
   'SearchError',
-  'EmbedderError',
-  'FaissError',
-  'PathOutsideRootError',
   // indexing
   'Indexer',
   'INDEXER_DEFAULTS',
@@ -67,20 +69,31 @@ describe('the public API', () => {
   });
 
   it('gives every error class one base and a code', async () => {
-    const { OcvectorError, StoreError, SearchError, EmbedderError, FaissError, PathOutsideRootError } = await import(
-      '../src/index.js'
-    );
+    const {
+      OcvectorError,
+      FilesError,
+      PathOutsideRootError,
+      FaissError,
+      AnalysisError,
+      EmbedderError,
+      StoreError,
+      SearchError,
+    } = await import('../src/index.js');
     const errors = [
+      new FilesError('f', 'PATH_NOT_FOUND'),
+      new PathOutsideRootError('p'),
+      new FaissError('f', 'IO'),
+      new AnalysisError('a', 'NOT_CONFIGURED'),
+      new EmbedderError('e', 'TIMEOUT'),
       new StoreError('s', 'NOT_FOUND'),
       new SearchError('q', 'BAD_QUERY'),
-      new EmbedderError('e', 'TIMEOUT'),
-      new FaissError('f', 'IO'),
-      new PathOutsideRootError('p'),
     ];
     for (const error of errors) {
       expect(error).toBeInstanceOf(OcvectorError);
       expect(error.code).toMatch(/^[A-Z][A-Z_]*$/);
       expect(error.name).toBe(error.constructor.name);
     }
+    expect(new PathOutsideRootError('p')).toBeInstanceOf(FilesError);
+    expect(new PathOutsideRootError('p').code).toBe('OUTSIDE_ROOT');
   });
 });

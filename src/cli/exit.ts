@@ -38,7 +38,7 @@ export function exitCodeFor(error: unknown): number {
   if (error instanceof HelpShown) return EXIT.OK;
   if (error instanceof UsageError || error instanceof CommanderError) return EXIT.USAGE;
   if (error instanceof SearchError)
-    return error.code === 'CLOSED' || error.code === 'EMBEDDER_UNAVAILABLE' ? EXIT.FAILURE : EXIT.USAGE;
+    return error.code === 'BAD_QUERY' || error.code === 'BAD_OPTION' ? EXIT.USAGE : EXIT.FAILURE;
   if (error instanceof StoreError && error.code === 'NOT_FOUND') return EXIT.NO_INDEX;
   if (isAbort(error)) return EXIT.INTERRUPTED;
   return EXIT.FAILURE;

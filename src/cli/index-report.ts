@@ -115,7 +115,7 @@ function grammarFix(language: string, grammarPackage: string): string {
 /** Adds up the summaries of several runs into one index (several paths given). */
 export function mergeSummaries(summaries: readonly IndexSummary[]): IndexSummary {
   const [first, ...rest] = summaries;
-  if (!first) throw new Error('no run to summarise');
+  if (!first) throw new RangeError('no run to summarise');
   const total: IndexSummary = structuredClone(first);
   for (const s of rest) {
     for (const key of Object.keys(total.files) as (keyof IndexSummary['files'])[]) total.files[key] += s.files[key];

@@ -14,7 +14,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { OcvectorError } from '../errors.js';
+import { EvaluationError } from './errors.js';
 
 export const BENCHMARK_DEPTH = 10;
 
@@ -46,27 +46,20 @@ export interface BenchmarkHit {
   endLine: number;
 }
 
-export class BenchmarkDataError extends OcvectorError<'BAD_BENCHMARK_DATA'> {
-  override name = 'BenchmarkDataError';
-
-  constructor(message: string) {
-    super(message, 'BAD_BENCHMARK_DATA');
-  }
-}
-
 /** repos.json: every repository with its pinned revision and benchmark root. */
 export function loadBenchmarkRepos(file: string): BenchmarkRepo[] {
   const raw = readJson(file);
-  if (!Array.isArray(raw)) throw new BenchmarkDataError(`${file} must hold a JSON array of repositories`);
+  if (!Array.isArray(raw))
+    throw new EvaluationError(`${file} must hold a JSON array of repositories`, 'BAD_BENCHMARK_DATA');
   return raw.map((item: unknown, i) => {
     const repo = item as Record<string, unknown>;
     for (const key of ['name', 'language', 'url', 'revision']) {
       if (typeof repo[key] !== 'string' || repo[key] === '')
-        throw new BenchmarkDataError(`${file}: entry ${i} has no ${key}`);
+        throw new EvaluationError(`${file}: entry ${i} has no ${key}`, 'BAD_BENCHMARK_DATA');
     }
     const root = repo.benchmark_root;
     if (root !== undefined && typeof root !== 'string')
-      throw new BenchmarkDataError(`${file}: entry ${i} has a benchmark_root that is not a string`);
+      throw new EvaluationError(`${file}: entry ${i} has a benchmark_root that is not a string`, 'BAD_BENCHMARK_DATA');
     return {
       name: repo.name as string,
       language: repo.language as string,
@@ -80,15 +73,16 @@ export function loadBenchmarkRepos(file: string): BenchmarkRepo[] {
 /** annotations/<repo>.json: `[{query, relevant[], secondary[], category}]`; a target is a path or `{path, start_line, end_line}`. */
 export function loadBenchmarkQueries(file: string): BenchmarkQuery[] {
   const raw = readJson(file);
-  if (!Array.isArray(raw)) throw new BenchmarkDataError(`${file} must hold a JSON array of queries`);
+  if (!Array.isArray(raw)) throw new EvaluationError(`${file} must hold a JSON array of queries`, 'BAD_BENCHMARK_DATA');
   return raw.map((item: unknown, i) => {
     const entry = item as Record<string, unknown>;
     if (typeof entry.query !== 'string' || entry.query.trim() === '')
-      throw new BenchmarkDataError(`${file}: query ${i} has no text`);
+      throw new EvaluationError(`${file}: query ${i} has no text`, 'BAD_BENCHMARK_DATA');
     const targets = [...asList(entry.relevant), ...asList(entry.secondary)].map((target, j) =>
       parseTarget(target, `${file}: query ${i}, target ${j}`),
     );
-    if (targets.length === 0) throw new BenchmarkDataError(`${file}: query ${i} ("${entry.query}") has no targets`);
+    if (targets.length === 0)
+      throw new EvaluationError(`${file}: query ${i} ("${entry.query}") has no targets`, 'BAD_BENCHMARK_DATA');
     return {
       query: entry.query,
       category: typeof entry.category === 'string' ? entry.category : inferCategory(entry.query),
@@ -190,7 +184,7 @@ function parseTarget(raw: unknown, where: string): BenchmarkTarget {
   if (typeof raw === 'string' && raw !== '') return { path: raw };
   const target = raw as Record<string, unknown> | null;
   if (!target || typeof target !== 'object' || typeof target.path !== 'string' || target.path === '')
-    throw new BenchmarkDataError(`${where} is neither a path nor {path, start_line, end_line}`);
+    throw new EvaluationError(`${where} is neither a path nor {path, start_line, end_line}`, 'BAD_BENCHMARK_DATA');
   const line = (value: unknown) => (value === undefined || value === null ? undefined : Number(value));
   const startLine = line(target.start_line);
   const endLine = line(target.end_line);
@@ -198,7 +192,7 @@ function parseTarget(raw: unknown, where: string): BenchmarkTarget {
     (startLine !== undefined && !Number.isInteger(startLine)) ||
     (endLine !== undefined && !Number.isInteger(endLine))
   )
-    throw new BenchmarkDataError(`${where} has a line span that is not whole numbers`);
+    throw new EvaluationError(`${where} has a line span that is not whole numbers`, 'BAD_BENCHMARK_DATA');
   return {
     path: target.path,
     ...(startLine !== undefined ? { startLine } : {}),
@@ -215,12 +209,12 @@ function readJson(file: string): unknown {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new BenchmarkDataError(`cannot read ${file}: ${(error as Error).message}`);
+    throw new EvaluationError(`cannot read ${file}: ${(error as Error).message}`, 'BAD_BENCHMARK_DATA');
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new BenchmarkDataError(`${file} is not valid JSON: ${(error as Error).message}`);
+    throw new EvaluationError(`${file} is not valid JSON: ${(error as Error).message}`, 'BAD_BENCHMARK_DATA');
   }
 }
 

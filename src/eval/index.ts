@@ -1,4 +1,6 @@
-export { loadEvalSet, parseEvalSet, EvalSetError } from './set.js';
+export { EvaluationError } from './errors.js';
+export type { EvaluationErrorCode } from './errors.js';
+export { loadEvalSet, parseEvalSet } from './set.js';
 export type { EvalQuery, ExpectedElement } from './set.js';
 export { evaluate, EVAL_MODES, EVAL_DEPTH } from './evaluate.js';
 export type { EvalReport, EvaluateOptions, ModeScores, QueryOutcome } from './evaluate.js';

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
-import { OcvectorError } from '../errors.js';
+import { EvaluationError } from './errors.js';
 
 export interface ExpectedElement {
   /** Root-relative, forward slashes. */
@@ -25,14 +25,6 @@ export interface EvalQuery {
   expected_paths: string[];
   /** Elements that answer it, for element-level scores. */
   expected_elements?: ExpectedElement[];
-}
-
-export class EvalSetError extends OcvectorError<'BAD_EVAL_SET'> {
-  override name = 'EvalSetError';
-
-  constructor(message: string) {
-    super(message, 'BAD_EVAL_SET');
-  }
 }
 
 const QUERY_SCHEMA = {
@@ -62,14 +54,15 @@ const QUERY_SCHEMA = {
 
 const validate = new Ajv({ allErrors: true }).compile<EvalQuery>(QUERY_SCHEMA);
 
-/** Reads and checks a set; throws EvalSetError naming the file, the line and the problem. */
+/** Reads and checks a set; throws EvaluationError BAD_EVAL_SET naming the file, the line and the problem. */
 export function loadEvalSet(file: string): EvalQuery[] {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new EvalSetError(
+    throw new EvaluationError(
       `cannot read the evaluation set ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      'BAD_EVAL_SET',
     );
   }
   return parseEvalSet(text, file);
@@ -83,10 +76,10 @@ export function parseEvalSet(text: string, file = '<input>'): EvalQuery[] {
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      throw new EvalSetError(`${file}: not valid JSON (${(error as Error).message})`);
+      throw new EvaluationError(`${file}: not valid JSON (${(error as Error).message})`, 'BAD_EVAL_SET');
     }
     const list = Array.isArray(parsed) ? parsed : (parsed as { queries?: unknown }).queries;
-    if (!Array.isArray(list)) throw new EvalSetError(`${file}: "queries" must be an array`);
+    if (!Array.isArray(list)) throw new EvaluationError(`${file}: "queries" must be an array`, 'BAD_EVAL_SET');
     list.forEach((value, i) => entries.push({ value, line: i + 1 }));
   } else {
     text.split('\n').forEach((line, i) => {
@@ -94,11 +87,11 @@ export function parseEvalSet(text: string, file = '<input>'): EvalQuery[] {
       try {
         entries.push({ value: JSON.parse(line), line: i + 1 });
       } catch (error) {
-        throw new EvalSetError(`${file}:${i + 1}: not valid JSON (${(error as Error).message})`);
+        throw new EvaluationError(`${file}:${i + 1}: not valid JSON (${(error as Error).message})`, 'BAD_EVAL_SET');
       }
     });
   }
-  if (entries.length === 0) throw new EvalSetError(`${file}: no queries`);
+  if (entries.length === 0) throw new EvaluationError(`${file}: no queries`, 'BAD_EVAL_SET');
 
   const seen = new Set<string>();
   return entries.map(({ value, line }) => {
@@ -106,10 +99,11 @@ export function parseEvalSet(text: string, file = '<input>'): EvalQuery[] {
       const problems = (validate.errors ?? [])
         .map((e) => `${e.instancePath.slice(1) || 'entry'} ${e.message}`)
         .join('; ');
-      throw new EvalSetError(`${file}:${line}: ${problems}`);
+      throw new EvaluationError(`${file}:${line}: ${problems}`, 'BAD_EVAL_SET');
     }
     const query = { ...value, id: String(value.id) };
-    if (seen.has(query.id)) throw new EvalSetError(`${file}:${line}: the id ${query.id} is used twice`);
+    if (seen.has(query.id))
+      throw new EvaluationError(`${file}:${line}: the id ${query.id} is used twice`, 'BAD_EVAL_SET');
     seen.add(query.id);
     return query;
   });

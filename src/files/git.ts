@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { OcvectorError } from '../errors.js';
+import { FilesError } from './errors.js';
 
 const run = promisify(execFile);
 
@@ -19,7 +19,7 @@ export interface GitChanges {
 
 export async function gitChangesSince(root: string, revision: string): Promise<GitChanges> {
   if (!/^[\w./@^~{}:-]+$/.test(revision) || revision.startsWith('-')) {
-    throw new OcvectorError(`--since: "${revision}" is not a git revision`, 'BAD_REVISION');
+    throw new FilesError(`--since: "${revision}" is not a git revision`, 'BAD_REVISION');
   }
   const git = async (...args: string[]) => {
     try {
@@ -27,8 +27,8 @@ export async function gitChangesSince(root: string, revision: string): Promise<G
       return stdout;
     } catch (error) {
       const e = error as { code?: string; stderr?: string; message: string };
-      if (e.code === 'ENOENT') throw new OcvectorError('--since needs git, which is not installed', 'GIT_MISSING');
-      throw new OcvectorError(`--since ${revision}: git failed: ${(e.stderr || e.message).trim()}`, 'GIT_FAILED');
+      if (e.code === 'ENOENT') throw new FilesError('--since needs git, which is not installed', 'GIT_MISSING');
+      throw new FilesError(`--since ${revision}: git failed: ${(e.stderr || e.message).trim()}`, 'GIT_FAILED');
     }
   };
   const changes: GitChanges = { changed: [], deleted: [] };

@@ -4,7 +4,7 @@
  */
 import { existsSync, statSync, type Stats } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { OcvectorError } from '../errors.js';
+import { FilesError } from './errors.js';
 
 /** The directory, under the root, that holds the database and the FAISS file. */
 export const INDEX_DIR_NAME = '.ocvector';
@@ -21,7 +21,7 @@ export function findRoot(path: string): string {
   try {
     info = statSync(absolute);
   } catch {
-    throw new OcvectorError(`cannot index ${path}: no such file or directory`, 'PATH_NOT_FOUND');
+    throw new FilesError(`cannot index ${path}: no such file or directory`, 'PATH_NOT_FOUND');
   }
   const start = info.isDirectory() ? absolute : dirname(absolute);
   for (let dir = start; ; dir = dirname(dir)) {

@@ -18,7 +18,7 @@ import {
   type ExcludeReason,
   type IgnoreLayer,
 } from './rules.js';
-import { OcvectorError } from '../errors.js';
+import { PathOutsideRootError } from './errors.js';
 
 export interface ScannedFile {
   /** Root-relative, '/'-separated. */
@@ -151,7 +151,7 @@ export async function scanPaths(
   for (const given of new Set(paths.map((p) => resolve(absoluteRoot, p)))) {
     const path = toPosix(relative(absoluteRoot, given));
     if (path === '' || path.startsWith('..'))
-      throw new OcvectorError(`${given} is outside the root ${absoluteRoot}`, 'OUTSIDE_ROOT');
+      throw new PathOutsideRootError(`${given} is outside the root ${absoluteRoot}`);
     const parts = path.split('/');
     const layers: IgnoreLayer[] = [];
     let excluded: ExcludeReason | undefined;

@@ -1,10 +1,23 @@
 /**
  * What an indexing run would do, before doing it: files, elements, and model
  * calls per language and directory, and an estimate of the time. The dry run
- * reads and parses the files that changed (that is how elements are counted)
- * but calls no model and writes nothing, not even the index directory.
+ * plans the files as a run does (run-setup.ts), and reads, hashes and parses
+ * the ones that changed by the same step (read-and-analyze.ts): that is how
+ * elements are counted. It calls no model and writes nothing, not even the
+ * index directory.
  */
+import type { Enricher } from '../analysis/analyzer.js';
 import type { CodeFile } from '../analysis/types.js';
+import type { ScannedFile } from '../files/scan.js';
+import { StoreError } from '../store/database.js';
+import { IndexStore, type FileRow } from '../store/store.js';
+import { buildDocuments } from '../vector/document.js';
+import { eachConcurrently } from './index-run.js';
+import type { RunOptions } from './options.js';
+import { changedByStat } from './plan.js';
+import type { AnalysisPool, FileAnalyzer } from './pool.js';
+import { readAndAnalyze } from './read-and-analyze.js';
+import { filesInFlight, startsAfresh, type RunSetup } from './run-setup.js';
 
 /** Assumptions behind the estimate, stated in the report. */
 export const DRY_RUN_ASSUMPTIONS = {
@@ -45,6 +58,128 @@ export interface DryRunReport {
     assumptions: string;
   };
   durationMs: number;
+}
+
+/**
+ * What `run` would do with these options, without doing it: files, elements
+ * and model calls per language and directory, and an estimate of the time.
+ */
+export async function dryRun(setup: RunSetup, run: RunOptions): Promise<DryRunReport> {
+  const started = performance.now();
+  const signal = setup.signalFor(run);
+  const store = openIfPresent(setup.indexDir);
+  let pool: AnalysisPool | undefined;
+  try {
+    const recorded = run.rebuild ? undefined : store?.embedder;
+    const embedder = await setup.chooseEmbedder(recorded?.id, run.rebuild ? undefined : store?.meta.embedderHost);
+    const rebuild = startsAfresh(run, recorded, embedder);
+    // Looked up, not recorded: a dry run writes nothing (the store is open read-only).
+    const rootId = store && !rebuild ? [...store.roots()].find(([, path]) => path === setup.root)?.[0] : undefined;
+    const known = store && rootId !== undefined ? store.files(rootId) : new Map<string, FileRow>();
+    const plan = await setup.plan(run, known, signal);
+    const candidates = changedByStat(plan, known);
+    const enricher = setup.enricherFor(store, signal);
+    const tally = new DryRunTally();
+    const analysisStarted = performance.now();
+    const analysis = setup.analyzerFor(candidates.length);
+    pool = analysis.pool;
+    const analyzer = analysis.analyzer;
+    const context: DryRunContext = {
+      store,
+      known,
+      embedderId: embedder.id,
+      enricher,
+      analyzer: analyzer!,
+      maxBytes: setup.limits.maxBytes,
+      tally,
+    };
+    const stopped = await eachConcurrently(
+      candidates,
+      filesInFlight(analyzer, false),
+      (scanned) => tallyFile(scanned, context),
+      signal,
+    );
+    if (stopped !== undefined) throw stopped;
+    const builtin = embedder.inProcess === true;
+    const { estimate, embeddingCalls } = estimateRun(tally, performance.now() - analysisStarted, {
+      builtin,
+      ...setup.embeddingBatching(embedder),
+    });
+    return {
+      root: setup.root,
+      indexDir: setup.indexDir,
+      embedder: embedder.id,
+      analysisModel: enricher?.model ?? null,
+      files: {
+        scanned: plan.scanned.length,
+        unchanged: plan.scanned.length - candidates.length + tally.sameContent,
+        toIndex: candidates.length - tally.sameContent - tally.skipped,
+        toRemove: plan.deleted.length,
+        excluded: plan.excluded,
+        skipped: tally.skipped + plan.skipped,
+      },
+      elements: tally.elements,
+      documentsToEmbed: tally.documentsToEmbed,
+      calls: { model: tally.modelCalls, embedding: builtin ? 0 : embeddingCalls },
+      byLanguage: tally.byLanguage,
+      byDirectory: tally.byDirectory,
+      estimate,
+      durationMs: performance.now() - started,
+    };
+  } finally {
+    await pool?.close();
+    store?.close();
+  }
+}
+
+/** What a dry run reads from and adds to, per file. */
+interface DryRunContext {
+  store: IndexStore | undefined;
+  known: Map<string, FileRow>;
+  embedderId: string;
+  enricher: Enricher | undefined;
+  analyzer: FileAnalyzer;
+  maxBytes: number;
+  tally: DryRunTally;
+}
+
+/**
+ * A dry run's look at one file: read, hashed and parsed as a run would,
+ * never embedded or sent to a model. What a run would record as failed, a
+ * dry run counts as skipped: either way the file adds no element.
+ */
+async function tallyFile(
+  scanned: ScannedFile,
+  { store, known, embedderId, enricher, analyzer, maxBytes, tally }: DryRunContext,
+): Promise<void> {
+  const row = known.get(scanned.path);
+  const reading = await readAndAnalyze(scanned, row, analyzer, maxBytes);
+  if (reading.status === 'same-content') {
+    tally.sameContent++;
+    return;
+  }
+  if (reading.status !== 'analysed') {
+    tally.skipped++;
+    return;
+  }
+  const { file, text } = reading;
+  const live = new Set(row && store ? store.elementsOfFile(row.id).map((element) => element.documentHash) : []);
+  const documents = buildDocuments(file, text.split('\n'));
+  const toEmbed = new Set(
+    documents.filter((d) => !live.has(d.hash) && !store?.getEmbedding(embedderId, d.hash)).map((d) => d.hash),
+  ).size;
+  const modelCalls = enricher && file.source === 'ast' ? await enricher.plannedCalls(file, text) : 0;
+  tally.add(file, documents.length, toEmbed, modelCalls);
+}
+
+/** The index for a dry run to compare with, when there is one. */
+function openIfPresent(indexDir: string): IndexStore | undefined {
+  try {
+    return IndexStore.open(indexDir, { readonly: true });
+  } catch (error) {
+    if (!(error instanceof StoreError && error.code === 'NOT_FOUND')) throw error;
+    return undefined;
+  }
 }
 
 /** Accumulates per-file counts into the report's groups. */

@@ -13,7 +13,7 @@ import type { ContentLimits } from '../analysis/content.js';
 import type { AnalysisOutput } from '../analysis/analyzer.js';
 import type { AnalysisEvent } from '../analysis/events.js';
 import type { AnalysisResult } from '../analysis/types.js';
-import { OcvectorError } from '../errors.js';
+import { IndexingError } from './errors.js';
 
 /** Asks a worker to finish what it is doing and exit. */
 export interface PoolShutdown {
@@ -59,7 +59,7 @@ function workerFile(): URL {
   if (existsSync(fileURLToPath(sibling))) return sibling;
   const compiled = new URL('../../dist/indexing/worker.js', import.meta.url);
   if (existsSync(fileURLToPath(compiled))) return compiled;
-  throw new OcvectorError('the analysis worker is not built: run `npm run build:ts`', 'WORKER_NOT_BUILT');
+  throw new IndexingError('the analysis worker is not built: run `npm run build:ts`', 'WORKER_NOT_BUILT');
 }
 
 /** How long a worker gets to finish its file and exit before it is terminated. */

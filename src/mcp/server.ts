@@ -24,7 +24,8 @@ import { Indexer, type IndexerOptions } from '../indexing/indexer.js';
 import { indexStatus } from '../indexing/status.js';
 import { DATABASE_FILE } from '../store/database.js';
 import { CodebaseSearchTool, type CodebaseSearchToolOptions } from '../tool/codebase-search-tool.js';
-import { confineToRoot, PathOutsideRootError } from '../tool/paths.js';
+import { PathOutsideRootError } from '../files/errors.js';
+import { confineToRoot } from '../tool/paths.js';
 
 export interface CodebaseMcpServerOptions {
   /** The root the index covers. */

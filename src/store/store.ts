@@ -22,72 +22,25 @@ import {
   type OpenDatabaseOptions,
 } from './database.js';
 import { IndexMeta, type EmbedderRecord } from './meta.js';
+import {
+  UNTRUSTED_MTIME,
+  type ElementRow,
+  type ElementSummary,
+  type FileRow,
+  type FileStatus,
+  type FileSummary,
+  type FileUpdate,
+  type LineBytes,
+} from './rows.js';
 import { prepared } from './sqlite.js';
+import { VectorRows } from './vector-rows.js';
 
 export type { EmbedderRecord } from './meta.js';
+export { UNTRUSTED_MTIME } from './rows.js';
+export type { ElementRow, ElementSummary, FileRow, FileStatus, FileSummary, FileUpdate, LineBytes } from './rows.js';
 
-/**
- * The mtime recorded for a file whose content is not to be trusted by its
- * stat alone (changed too close to being read, or its elements forgotten):
- * no file on disk has it, so the next run reads and hashes the file again.
- */
-export const UNTRUSTED_MTIME = -1;
-
-export type FileStatus = 'indexed' | 'skipped' | 'failed';
-
-/** A file as stored: its last written state, with its id and element count. */
-export interface FileRow extends FileUpdate {
-  id: number;
-  elementCount: number;
-}
-
-export interface ElementRow {
-  vectorId: number;
-  fileId: number;
-  generation: number;
-  type: string;
-  name: string;
-  access: string;
-  startLine: number;
-  endLine: number;
-  /** The element's lines in its file, in bytes, [startByte, endByte); -1 when not recorded. */
-  startByte: number;
-  endByte: number;
-  signature: string;
-  description: string;
-  documentHash: string;
-}
-
+/** A line range whose bytes were not measured (an element written without its file's line starts). */
 const UNKNOWN_BYTES = { start: -1, end: -1 } as const;
-
-/** Where a file's lines lie in its bytes as read (files/LineStarts is one). */
-export interface LineBytes {
-  /** The bytes of lines first..last (1-based, inclusive): [start, end). */
-  range(first: number, last: number): { start: number; end: number };
-}
-
-/** A file's new state, written with its elements in one transaction. */
-export interface FileUpdate {
-  path: string;
-  language: string | null;
-  size: number;
-  mtimeMs: number;
-  hash: string | null;
-  status: FileStatus;
-  error: string | null;
-}
-
-/** A file as listed by `--status`: its recorded state (the hash decides when the mtime could not be trusted) and element count. */
-export interface FileSummary extends FileUpdate {
-  elements: number;
-}
-
-/** An element's name, type and description, for picking queries from an index. */
-export interface ElementSummary {
-  type: string;
-  name: string;
-  description: string;
-}
 
 let databaseOfStore: (store: IndexStore) => Database.Database;
 
@@ -107,12 +60,14 @@ export class IndexStore {
   /** Opened for reading only: nothing is written, not even repairs. */
   readonly readonly: boolean;
   readonly #s;
+  readonly #vectors: VectorRows;
 
   private constructor(directory: string, db: Database.Database, readonly: boolean) {
     this.directory = directory;
     this.#db = db;
     this.readonly = readonly;
     this.meta = new IndexMeta(db);
+    this.#vectors = new VectorRows(db);
     this.#s = {
       rootByPath: prepared<[string], { id: number }>(db, 'SELECT id FROM roots WHERE path = ?'),
       roots: prepared<[], { id: number; path: string }>(db, 'SELECT id, path FROM roots ORDER BY id'),
@@ -165,11 +120,6 @@ export class IndexStore {
       insertCodeFts: prepared(db, 'INSERT INTO code_fts (rowid, code) VALUES (?, ?)'),
       deleteCodeFts: prepared(db, 'DELETE FROM code_fts WHERE rowid = ?'),
       tombstone: prepared(db, 'INSERT OR REPLACE INTO removed_vectors (vector_id, generation) VALUES (?, ?)'),
-      getEmbedding: prepared<[string, string], { vector: Buffer }>(
-        db,
-        'SELECT vector FROM embeddings WHERE embedder = ? AND document_hash = ?',
-      ),
-      putEmbedding: prepared(db, 'INSERT OR IGNORE INTO embeddings (embedder, document_hash, vector) VALUES (?, ?, ?)'),
       getAnalysis: prepared<[string], { answers: string }>(db, 'SELECT answers FROM analysis_cache WHERE key = ?'),
       putAnalysis: prepared(db, 'INSERT OR REPLACE INTO analysis_cache (key, answers, created_at) VALUES (?, ?, ?)'),
       elementCount: prepared<[], { n: number }>(db, 'SELECT count(*) AS n FROM elements'),
@@ -474,91 +424,44 @@ export class IndexStore {
     ).all();
   }
 
-  // -- vectors -------------------------------------------------------------
+  // -- vectors (vector-rows.ts) ---------------------------------------------
 
   getEmbedding(embedder: string, documentHash: string): Float32Array | undefined {
-    const row = this.#s.getEmbedding.get(embedder, documentHash);
-    return row ? toFloat32(row.vector) : undefined;
+    return this.#vectors.getEmbedding(embedder, documentHash);
   }
 
   putEmbedding(embedder: string, documentHash: string, vector: Float32Array): void {
-    this.#s.putEmbedding.run(embedder, documentHash, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+    this.#vectors.putEmbedding(embedder, documentHash, vector);
   }
 
-  /**
-   * Vectors of live elements in vector_id order, optionally only those added
-   * after a generation (replaying onto an older FAISS file). Rows without a
-   * cached vector are reported in `missing`; they cannot happen unless the
-   * database was edited by hand.
-   */
+  /** Vectors of live elements in vector_id order, optionally only those added after a generation; rows without a cached vector in `missing`. */
   vectors(
     embedder: EmbedderRecord,
     afterGeneration = -1,
   ): { ids: BigInt64Array; vectors: Float32Array; missing: number[] } {
-    const rows = prepared<[string, number], { id: number; vector: Buffer | null }>(
-      this.#db,
-      `SELECT e.vector_id AS id, v.vector AS vector FROM elements e
-         LEFT JOIN embeddings v ON v.embedder = ? AND v.document_hash = e.document_hash
-         WHERE e.generation > ? ORDER BY e.vector_id`,
-    ).all(embedder.id, afterGeneration);
-    const bytesPerVector = embedder.dimension * 4;
-    const vectors = new Float32Array(rows.length * embedder.dimension);
-    const ids = new BigInt64Array(rows.length);
-    const missing: number[] = [];
-    let count = 0;
-    for (const row of rows) {
-      if (row.vector === null || row.vector.length !== bytesPerVector) {
-        missing.push(row.id);
-        continue;
-      }
-      ids[count] = BigInt(row.id);
-      vectors.set(toFloat32(row.vector), count++ * embedder.dimension);
-    }
-    return { ids: ids.subarray(0, count), vectors: vectors.subarray(0, count * embedder.dimension), missing };
+    return this.#vectors.vectors(embedder, afterGeneration);
   }
 
   /** Vector ids removed after a generation (replayed onto an older FAISS file). */
   removedAfter(generation: number): BigInt64Array {
-    const rows = prepared<[number], { id: number }>(
-      this.#db,
-      'SELECT vector_id AS id FROM removed_vectors WHERE generation > ?',
-    ).all(generation);
-    return BigInt64Array.from(rows, (row) => BigInt(row.id));
+    return this.#vectors.removedAfter(generation);
   }
 
   /** Vectors added or removed after a generation: what replaying onto an older FAISS file costs. */
   changesAfter(generation: number): number {
-    const added = prepared<[number], { n: number }>(
-      this.#db,
-      'SELECT count(*) AS n FROM elements WHERE generation > ?',
-    ).get(generation)!.n;
-    const removed = prepared<[number], { n: number }>(
-      this.#db,
-      'SELECT count(*) AS n FROM removed_vectors WHERE generation > ?',
-    ).get(generation)!.n;
-    return added + removed;
+    return this.#vectors.changesAfter(generation);
   }
 
   /** Tombstones at or before a generation are in the FAISS file already. */
   pruneRemoved(generation: number): void {
-    prepared(this.#db, 'DELETE FROM removed_vectors WHERE generation <= ?').run(generation);
+    this.#vectors.pruneRemoved(generation);
   }
 
-  /**
-   * Drops cached vectors no element uses, once they outnumber the live ones:
-   * the cache keeps recent history (switching branches back is cheap) but
-   * does not grow without bound.
-   */
+  /** Drops cached vectors no element uses, once they outnumber the live ones. */
   pruneEmbeddings(): number {
     // Elements, not their distinct hashes: an upper bound that the primary key counts quickly.
     // Counting distinct hashes read every element's hash, 200 ms a run at 100,000 elements.
-    const live = this.elementCount;
-    const total = prepared<[], { n: number }>(this.#db, 'SELECT count(*) AS n FROM embeddings').get()!.n;
-    if (total <= 2 * live + 1000) return 0;
-    return prepared(
-      this.#db,
-      'DELETE FROM embeddings WHERE document_hash NOT IN (SELECT document_hash FROM elements)',
-    ).run().changes;
+    return this.#vectors.pruneEmbeddings(this.elementCount);
   }
 
   analysisCache(): AnalysisCache {
@@ -577,11 +480,4 @@ export class IndexStore {
       },
     };
   }
-}
-
-function toFloat32(blob: Buffer): Float32Array {
-  // Copied: a Buffer's offset need not be 4-byte aligned.
-  const copy = new Uint8Array(blob.length);
-  copy.set(blob);
-  return new Float32Array(copy.buffer);
 }

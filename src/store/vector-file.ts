@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { FaissError } from '../native/errors.js';
 import { FaissIndex } from '../native/faiss-index.js';
 import { MAX_DIMENSION } from '../native/validate.js';
+import { StoreError } from './database.js';
 import type { EmbedderRecord, IndexStore } from './store.js';
 
 const FILE_PATTERN = /^vectors-g(\d+)\.ocvx$/;
@@ -282,7 +283,7 @@ export class VectorIndex {
     await current.index.write(path);
     current.generation = generation;
     const identity = fileIdentity(path);
-    if (identity === undefined) throw new Error(`the index file ${path} just written cannot be read back`);
+    if (identity === undefined) throw new StoreError(`the index file ${path} just written cannot be read back`, 'IO');
     // Only now are the tombstones up to this generation in a durable file.
     store.transaction(() => {
       store.pruneRemoved(generation);

@@ -19,7 +19,8 @@ import {
 import { withMoreLines } from '../search/source.js';
 import { StoreError } from '../store/database.js';
 import { fitToBudget, MAX_NOTE_CHARS, resolveBudget, type ToolBudget } from './budget.js';
-import { confineToRoot, PathOutsideRootError } from './paths.js';
+import { PathOutsideRootError } from '../files/errors.js';
+import { confineToRoot } from './paths.js';
 import {
   CODEBASE_SEARCH_DESCRIPTION,
   CODEBASE_SEARCH_NAME,

@@ -6,16 +6,8 @@
  */
 import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
-import { OcvectorError } from '../errors.js';
+import { PathOutsideRootError } from '../files/errors.js';
 import { isInside } from '../files/scan.js';
-
-export class PathOutsideRootError extends OcvectorError<'OUTSIDE_ROOT'> {
-  override name = 'PathOutsideRootError';
-
-  constructor(message: string) {
-    super(message, 'OUTSIDE_ROOT');
-  }
-}
 
 /**
  * The root-relative form of `path` (forward slashes, no `.` or `..`), or a

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  BenchmarkDataError,
   hitMatches,
   loadBenchmarkQueries,
   loadBenchmarkRepos,
@@ -12,6 +11,7 @@ import {
   scoreRepo,
   summarize,
 } from '../../src/eval/benchmark.js';
+import { EvaluationError } from '../../src/eval/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ocvector-benchmark-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -87,7 +87,7 @@ describe('the public benchmark protocol', () => {
   });
 
   it('refuses damaged data with a message naming the file and the entry', () => {
-    expect(() => loadBenchmarkQueries(write('bad.json', '{not json'))).toThrow(BenchmarkDataError);
+    expect(() => loadBenchmarkQueries(write('bad.json', '{not json'))).toThrow(EvaluationError);
     expect(() => loadBenchmarkQueries(write('empty.json', [{ query: 'x', relevant: [] }]))).toThrow(
       /query 0 \("x"\) has no targets/,
     );

@@ -17,7 +17,7 @@ export interface AstAnalysis {
   syntaxErrors: number;
 }
 
-export { GrammarUnavailable } from './parsers.js';
+export { GrammarUnavailable } from '../errors.js';
 
 /**
  * Parses `text` and extracts its elements. TypeScript, JavaScript and Python

@@ -9,9 +9,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Parser from 'tree-sitter';
-import { OcvectorError } from '../../errors.js';
+import { GrammarUnavailable } from '../errors.js';
 import type { Language } from '../types.js';
-import { unavailableGrammarMessage } from './grammar-warning.js';
 
 export type SyntaxNode = Parser.SyntaxNode;
 export type Tree = Parser.Tree;
@@ -89,7 +88,7 @@ export function loadedGrammars(): Language[] {
 
 function loadGrammar(language: Language): Parser.Language {
   const source = GRAMMARS[language];
-  if (!source) throw new OcvectorError(`no tree-sitter grammar for ${language}`, 'GRAMMAR_UNAVAILABLE');
+  if (!source) throw new GrammarUnavailable(language, `no tree-sitter grammar for ${language}`);
   let module: unknown;
   try {
     module = source.nativeOnly
@@ -100,16 +99,21 @@ function loadGrammar(language: Language): Parser.Language {
     try {
       module = loadNativeBinding(source.shipped);
     } catch (copyError) {
-      throw new Error(`${firstLine(error)}; its copy in ${source.shipped}: ${firstLine(copyError)}`);
+      throw new GrammarUnavailable(
+        language,
+        `${firstLine(error)}; its copy in ${source.shipped}: ${firstLine(copyError)}`,
+        source.package,
+      );
     }
   }
   const grammar = (source.export ? (module as Record<string, unknown>)[source.export] : module) as
     | Parser.Language
     | undefined;
   if (!grammar)
-    throw new OcvectorError(
+    throw new GrammarUnavailable(
+      language,
       `${source.package} has no grammar${source.export ? ` named ${source.export}` : ''}`,
-      'GRAMMAR_UNAVAILABLE',
+      source.package,
     );
   return grammar;
 }
@@ -146,7 +150,10 @@ function load(language: Language): Loaded {
       parser.setLanguage(grammar);
       entry = { parser, grammar };
     } catch (error) {
-      entry = { error: firstLine(error), package: GRAMMARS[language]?.package };
+      entry = {
+        error: error instanceof GrammarUnavailable ? error.reason : firstLine(error),
+        package: GRAMMARS[language]?.package,
+      };
     }
     loaded.set(language, entry);
   }
@@ -158,19 +165,6 @@ export function grammarOf(language: Language): Parser.Language {
   const entry = load(language);
   if ('error' in entry) throw new GrammarUnavailable(language, entry.error, entry.package);
   return entry.grammar;
-}
-
-export class GrammarUnavailable extends OcvectorError<'GRAMMAR_UNAVAILABLE'> {
-  override name = 'GrammarUnavailable';
-
-  constructor(
-    readonly language: Language,
-    readonly reason: string,
-    /** The npm package the grammar comes from. */
-    readonly grammarPackage?: string,
-  ) {
-    super(unavailableGrammarMessage({ language, package: grammarPackage }, reason), 'GRAMMAR_UNAVAILABLE');
-  }
 }
 
 export function parse(language: Language, text: string): Tree {

@@ -9,6 +9,7 @@
  */
 import { MODEL_ENRICHER_DEFAULTS } from '../../models/config.js';
 import { type ServerFailure, UnusableAnswerError } from '../../models/http.js';
+import { AnalysisError } from '../errors.js';
 import { type ChatReply, ModelEnricher, type ModelEnricherOptions } from './model-enricher.js';
 import {
   authRemedy,
@@ -42,19 +43,26 @@ const RESPONSE_FORMAT = {
 export class OpenAIEnricher extends ModelEnricher {
   readonly #client: OpenAIClient;
 
-  /** Throws TypeError without a model or a usable base URL. */
+  /** Throws AnalysisError NOT_CONFIGURED without a model or a usable base URL. */
   constructor(options: OpenAIEnricherOptions) {
     const model = options.model?.trim();
     if (!model)
-      throw new TypeError('an OpenAI-compatible analysis model needs its name as the server serves it (model)');
+      throw new AnalysisError(
+        'an OpenAI-compatible analysis model needs its name as the server serves it (model)',
+        'NOT_CONFIGURED',
+      );
     super(model, options, `openai:${model}`);
-    // A deadline per request; the run's own signal aborts everything.
-    this.#client = new OpenAIClient(options.baseUrl ?? '', {
-      timeoutMs: options.timeoutMs ?? MODEL_ENRICHER_DEFAULTS.timeoutMs,
-      signal: options.signal,
-      maxResponseBytes: options.maxResponseBytes,
-      apiKey: options.apiKey,
-    });
+    try {
+      // A deadline per request; the run's own signal aborts everything.
+      this.#client = new OpenAIClient(options.baseUrl ?? '', {
+        timeoutMs: options.timeoutMs ?? MODEL_ENRICHER_DEFAULTS.timeoutMs,
+        signal: options.signal,
+        maxResponseBytes: options.maxResponseBytes,
+        apiKey: options.apiKey,
+      });
+    } catch (error) {
+      throw new AnalysisError((error as Error).message, 'NOT_CONFIGURED');
+    }
   }
 
   protected async chat(prompt: string): Promise<ChatReply> {

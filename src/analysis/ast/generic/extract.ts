@@ -9,12 +9,14 @@
  */
 import Parser from 'tree-sitter';
 import { fold, isCodeElementType, newElement } from '../../element.js';
-import type { AccessModifier, CodeElement, CodeElementType, DependencyType, Parameter } from '../../types.js';
+import type { AccessModifier, CodeElement, CodeElementType, DependencyType } from '../../types.js';
 import { attributeAbove, docAbove, docInside, docInSource } from './docs.js';
 import { type Extraction, addDependency, collapse, signatureText } from '../extraction.js';
 import type { GrammarLanguage, SyntaxNode } from '../parsers.js';
-import type { GenericLanguage, ParameterSyntax } from './spec.js';
-import { OcvectorError } from '../../../errors.js';
+import { parameterList, parametersOf } from './parameters.js';
+import { Rows } from './source-rows.js';
+import type { GenericLanguage } from './spec.js';
+import { AnalysisError } from '../../errors.js';
 
 const MAX_CALLS = 40;
 
@@ -79,7 +81,7 @@ function compile(grammar: GrammarLanguage, spec: GenericLanguage): Compiled {
     entry = { query: new Parser.Query(grammar, spec.query), spec };
     for (const [, kind] of spec.query.matchAll(/@definition\.([\w-]+)/g)) {
       if (!isCodeElementType(kind!))
-        throw new OcvectorError(`query captures an unknown element kind: @definition.${kind}`, 'BAD_GRAMMAR_QUERY');
+        throw new AnalysisError(`query captures an unknown element kind: @definition.${kind}`, 'BAD_GRAMMAR_QUERY');
     }
     compiled.set(spec, entry);
   }
@@ -293,13 +295,6 @@ function toElement(
   return element;
 }
 
-/** The value parameters; Scala keeps type parameters in the same field, before them. */
-function parameterList(node: SyntaxNode): SyntaxNode | undefined {
-  const first = node.childForFieldName('parameters');
-  if (!first?.type.startsWith('type')) return first ?? undefined;
-  return node.childrenForFieldName('parameters').find((list) => !list.type.startsWith('type'));
-}
-
 /**
  * A declaration's text up to its body, or up to a comment between its head
  * and its body (Ruby's doc inside `module X`); a body's opening word
@@ -312,47 +307,6 @@ function signatureOf(source: string, start: number, body: SyntaxNode): string {
       end = node.startIndex;
   }
   return signatureText(source.slice(start, end)).replace(/\s+(where|do)$/, '');
-}
-
-/**
- * Rows of positions in the source, from its line starts: JavaScript work
- * instead of a call into the tree for each start and end position.
- */
-class Rows {
-  readonly #starts: number[] = [0];
-
-  constructor(readonly source: string) {
-    for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1)) this.#starts.push(i + 1);
-  }
-
-  /** The 0-based row of a character index. */
-  of(index: number): number {
-    const starts = this.#starts;
-    let low = 0;
-    let high = starts.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >> 1;
-      if (starts[middle]! <= index) low = middle;
-      else high = middle - 1;
-    }
-    return low;
-  }
-
-  /**
-   * The row of a span's last character that is not white space: some
-   * grammars end a node after its line break (a `#define`, a Rust `///`) or
-   * after the whitespace that follows it (Scala's definitions end at the
-   * next line's indentation).
-   */
-  last(start: number, end: number): number {
-    let last = end;
-    while (last > start && isSpace(this.source.charCodeAt(last - 1))) last--;
-    return this.of(Math.max(start, last - 1));
-  }
-}
-
-function isSpace(code: number): boolean {
-  return code === 32 || code === 10 || code === 13 || code === 9;
 }
 
 /**
@@ -395,95 +349,6 @@ function accessKeyword(
 
 function hasAccessKeyword(definition: Definition, source: string, spec: GenericLanguage): boolean {
   return accessKeyword(definition, source, spec) !== undefined;
-}
-
-/**
- * Parameters from the text of their list, split at its top-level commas:
- * one read of the text instead of a node (and its fields) per parameter.
- * Swift keeps its parameters as children of the declaration: those are read
- * one by one.
- */
-function parametersOf(list: SyntaxNode, spec: GenericLanguage): Parameter[] {
-  const syntax = spec.parameterSyntax ?? 'name: type';
-  const texts = spec.parameterTypes
-    ? list.namedChildren.filter((child) => spec.parameterTypes!.includes(child.type)).map((child) => child.text)
-    : splitTopLevel(stripComments(list.text).replace(/^\s*[([{|]|[)\]}|]\s*$/g, ''));
-  const parameters: Parameter[] = [];
-  for (const text of texts) {
-    if (!text || SELF_PARAMETER.test(text)) continue;
-    const parsed = splitParameter(text, syntax);
-    if (parsed) parameters.push({ name: collapse(parsed.name, 80), type: collapse(parsed.type, 200) });
-  }
-  if (syntax === 'name type') {
-    // Go: `a, b int` types both.
-    for (let i = parameters.length - 2; i >= 0; i--)
-      if (!parameters[i]!.type && parameters[i + 1]!.name) parameters[i]!.type = parameters[i + 1]!.type;
-  }
-  return parameters;
-}
-
-/** Rust's and others' receivers, which callers do not pass. */
-const SELF_PARAMETER = /^(&\s*('\w+\s+)?)?(mut\s+)?(self|this)$/;
-
-function stripComments(text: string): string {
-  return text.includes('/') ? text.replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, '') : text;
-}
-
-/** `a: Map<K, V>, b: (x, y) -> z` → the two parameters: commas inside brackets, parentheses and strings do not split. */
-function splitTopLevel(text: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let quote = '';
-  let from = 0;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quote) {
-      if (ch === '\\') i++;
-      else if (ch === quote) quote = '';
-    } else if (ch === '"' || ch === "'" || ch === '`') {
-      // A Rust lifetime (`'a`) is not a string.
-      if (!(ch === "'" && /\w/.test(text[i + 1] ?? '') && text[i + 2] !== "'")) quote = ch;
-    } else if (ch === '(' || ch === '[' || ch === '{' || ch === '<') depth++;
-    else if (ch === ')' || ch === ']' || ch === '}' || (ch === '>' && text[i - 1] !== '=' && text[i - 1] !== '-'))
-      depth = Math.max(0, depth - 1);
-    else if (ch === ',' && depth === 0) {
-      parts.push(text.slice(from, i).trim());
-      from = i + 1;
-    }
-  }
-  parts.push(text.slice(from).trim());
-  return parts;
-}
-
-/**
- * A parameter's name and type from its text, by the language's order of
- * the two: cheaper than asking the tree for them, and the same for every
- * grammar. Default values are dropped.
- */
-function splitParameter(text: string, syntax: ParameterSyntax): Parameter | undefined {
-  const declaration = text.replace(/\s*=(?!>)[\s\S]*$/, '').trim();
-  if (syntax === 'name: type') {
-    // `x: Int`, `_ x: Int`, `vararg x: Int`: the name is the last word before the colon.
-    const colon = declaration.search(/:(?!:)/);
-    if (colon < 0) return { name: declaration, type: '' };
-    return { name: declaration.slice(0, colon).trim().split(/\s+/).pop()!, type: declaration.slice(colon + 1).trim() };
-  }
-  if (syntax === 'name type') {
-    // Go: `w http.ResponseWriter`, `a, b int`, `args ...string`.
-    const space = declaration.search(/\s/);
-    return space < 0
-      ? { name: '', type: declaration }
-      : { name: declaration.slice(0, space).replace(/,$/, ''), type: declaration.slice(space).trim() };
-  }
-  // `String s`, `const char *name`, `int (*callback)(void *)`, `string $a`: the name is the last identifier (a function pointer's, inside its parentheses).
-  if (declaration === 'void' || declaration === '...')
-    return declaration === '...' ? { name: '...', type: '' } : undefined;
-  const pointer = /\(\s*[*&^]\s*([A-Za-z_$][\w$]*)\s*\)/.exec(declaration);
-  const match = pointer ?? /([A-Za-z_$][\w$]*)\s*(\[[^\]]*\]\s*)*$/.exec(declaration);
-  if (!match) return { name: '', type: declaration };
-  const name = match[1]!;
-  const type = (pointer ? declaration.replace(pointer[0], '(*)') : declaration.slice(0, match.index)).trim();
-  return { name, type };
 }
 
 /** Credits each relation to the innermost element around it; calls at most MAX_CALLS per element. */

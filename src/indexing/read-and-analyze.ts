@@ -1,0 +1,79 @@
+/**
+ * The step a run and a dry run take alike for each file that changed by
+ * its stat: read it, hash it, and analyse it unless the index holds that
+ * content already. One function for both, so that a dry run counts what a
+ * run would index. What the outcome means for the index (a failure to
+ * record, a file to skip, elements to embed) is the caller's to decide.
+ */
+import type { AnalysisOutput } from '../analysis/analyzer.js';
+import { isSkipped, type CodeFile, type SkippedFile } from '../analysis/types.js';
+import { contentHash } from '../files/hash.js';
+import { readRegularFile } from '../files/read.js';
+import { redactSecrets } from '../files/redact.js';
+import type { ScannedFile } from '../files/scan.js';
+import type { FileRow } from '../store/store.js';
+import type { FileAnalyzer } from './pool.js';
+
+/** A file modified this close to being read may change again within the same mtime tick. */
+const RACY_WINDOW_MS = 1_000;
+
+/** The file as read. */
+export interface FileContent {
+  bytes: Buffer;
+  hash: string;
+  /** Modified too close to being read for its mtime to vouch for this content next time. */
+  racy: boolean;
+}
+
+export type FileReading =
+  /** Over the size limit: not read. */
+  | { status: 'too-large'; skipped: SkippedFile }
+  | { status: 'unreadable'; error: Error }
+  /** The content the index holds already (and did not fail on): not analysed again. */
+  | ({ status: 'same-content' } & FileContent)
+  | ({ status: 'analysis-failed'; error: Error } & FileContent)
+  /** Analysed and found nothing to index (binary, generated, too long a line). */
+  | ({ status: 'skipped'; skipped: SkippedFile } & FileContent)
+  /** `text` as analysis saw it: credentials redacted, line breaks kept. */
+  | ({ status: 'analysed'; file: CodeFile; text: string } & FileContent);
+
+/**
+ * Reads, hashes and analyses one file; `row` is its indexed state, if any.
+ * `analyzer` is read only when the content is new.
+ */
+export async function readAndAnalyze(
+  scanned: ScannedFile,
+  row: FileRow | undefined,
+  analyzer: FileAnalyzer | undefined,
+  maxBytes: number,
+): Promise<FileReading> {
+  if (scanned.size > maxBytes) {
+    const detail = `${scanned.size} bytes, over the limit of ${maxBytes}`;
+    return { status: 'too-large', skipped: { path: scanned.path, skipped: 'too-large', detail } };
+  }
+  let bytes: Buffer;
+  try {
+    bytes = await readRegularFile(scanned.absolutePath);
+  } catch (error) {
+    return { status: 'unreadable', error: error as Error };
+  }
+  const racy = Date.now() - scanned.mtimeMs < RACY_WINDOW_MS;
+  const content: FileContent = { bytes, hash: contentHash(bytes), racy };
+  if (row && row.hash === content.hash && row.status !== 'failed') return { status: 'same-content', ...content };
+  let analysed: AnalysisOutput;
+  try {
+    analysed = await analyzeWithText(analyzer!, scanned.path, bytes);
+  } catch (error) {
+    return { status: 'analysis-failed', error: error as Error, ...content };
+  }
+  const { result } = analysed;
+  if (isSkipped(result)) return { status: 'skipped', skipped: result, ...content };
+  const text = analysed.text ?? redactSecrets(bytes.toString('utf8'));
+  return { status: 'analysed', file: result, text, ...content };
+}
+
+/** An analysis and the text it read, from an analyzer that gives both, else the analysis alone. */
+function analyzeWithText(analyzer: FileAnalyzer, path: string, bytes: Uint8Array): Promise<AnalysisOutput> {
+  if (analyzer.analyzeWithText) return analyzer.analyzeWithText(path, bytes);
+  return analyzer.analyzeBytes(path, bytes).then((result) => ({ result }));
+}

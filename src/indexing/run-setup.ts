@@ -1,0 +1,159 @@
+/**
+ * What a run and a dry run set up alike from the indexer's options: the
+ * root and index they work on, the embedder, the enricher, what analyses
+ * the files, how embedding requests are batched, and the plan of files.
+ * One place, so that a dry run predicts the run it stands for.
+ */
+import { Analyzer, type Enricher } from '../analysis/analyzer.js';
+import type { ContentLimits } from '../analysis/content.js';
+import { makeEnricher } from '../analysis/llm/choose-enricher.js';
+import type { EmbedderRecord, FileRow, IndexStore } from '../store/store.js';
+import { chooseEmbedder, isOutdatedBuiltin, withRecordedHost } from '../vector/choose.js';
+import { isIndexableDimension } from '../vector/check.js';
+import type { Embedder } from '../vector/embedder.js';
+import type { IndexEvent } from './events.js';
+import { INDEXER_DEFAULTS, type IndexerOptions, type RunOptions } from './options.js';
+import { planRun, type RunPlan } from './plan.js';
+import { AnalysisPool, type FileAnalyzer } from './pool.js';
+
+/** Changed files up to which analysis runs on the calling thread (analyzerFor). */
+const IN_PROCESS_ANALYSIS_MAX_FILES = 4;
+
+export class RunSetup {
+  readonly root: string;
+  readonly indexDir: string;
+  readonly options: IndexerOptions;
+  readonly limits: ContentLimits;
+  readonly emit: (event: IndexEvent) => void;
+
+  constructor(parts: {
+    root: string;
+    indexDir: string;
+    options: IndexerOptions;
+    limits: ContentLimits;
+    emit: (event: IndexEvent) => void;
+  }) {
+    this.root = parts.root;
+    this.indexDir = parts.indexDir;
+    this.options = parts.options;
+    this.limits = parts.limits;
+    this.emit = parts.emit;
+  }
+
+  /** Aborts when either the indexer's signal or the run's does. */
+  signalFor(run: RunOptions): AbortSignal | undefined {
+    return anySignal(this.options.signal, run.signal);
+  }
+
+  /** The embedder asked for, else the one the index recorded (found on the server it recorded). */
+  chooseEmbedder(recordedId: string | undefined, recordedHost: string | undefined): Promise<Embedder> {
+    const servers = withRecordedHost(
+      { ollama: this.options.ollama, openai: this.options.openai },
+      recordedId,
+      recordedHost,
+    );
+    return chooseEmbedder(this.options.embedder, recordedId, servers);
+  }
+
+  /** The files a run looks at, those it removes, and those it leaves out. */
+  plan(run: RunOptions, known: Map<string, FileRow>, signal: AbortSignal | undefined): Promise<RunPlan> {
+    return planRun(
+      { root: this.root, scope: this.options.path, emit: this.emit, ...(signal ? { signal } : {}) },
+      run,
+      known,
+    );
+  }
+
+  /**
+   * What analyses a run's files: the caller's analyzer; none for no files;
+   * this thread for a few (a re-index after an edit), where starting worker
+   * threads, each loading tree-sitter and its grammars, costs more than the
+   * analysis itself; else a pool of worker threads.
+   */
+  analyzerFor(files: number): { analyzer?: FileAnalyzer; pool?: AnalysisPool } {
+    if (this.options.analyzer) return { analyzer: this.options.analyzer };
+    if (files === 0) return {};
+    if (files <= IN_PROCESS_ANALYSIS_MAX_FILES) {
+      const analyzer = new Analyzer({
+        limits: this.limits,
+        onEvent: (event) => this.emit({ type: 'analysis', event }),
+      });
+      return {
+        analyzer: {
+          threads: 1,
+          analyzeBytes: (path, bytes) => analyzer.analyzeBytes(path, bytes),
+          analyzeWithText: (path, bytes) => analyzer.analyzeWithText(path, bytes),
+        },
+      };
+    }
+    const pool = new AnalysisPool({
+      ...(this.options.threads ? { threads: this.options.threads } : {}),
+      limits: this.limits,
+      onEvent: (event) => this.emit({ type: 'analysis', event }),
+    });
+    return { analyzer: pool, pool };
+  }
+
+  /**
+   * The enricher given, or the one `llm` describes when analysis by a model
+   * is on: its answers are cached in the store when there is one.
+   */
+  enricherFor(store: IndexStore | undefined, signal: AbortSignal | undefined): Enricher | undefined {
+    if (this.options.enricher) return this.options.enricher;
+    // One server for embeddings and analysis: the same address, and the same deadline per request.
+    const { host, timeoutMs } = this.options.ollama ?? {};
+    return makeEnricher(
+      this.options.llm ?? INDEXER_DEFAULTS.llm,
+      {
+        ollama: { ...(host ? { host } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) },
+        ...(this.options.openai ? { openai: this.options.openai } : {}),
+      },
+      {
+        ...(store ? { cache: store.analysisCache() } : {}),
+        ...(signal ? { signal } : {}),
+        onEvent: (event) => this.emit({ type: 'analysis', event }),
+      },
+    );
+  }
+
+  /**
+   * Documents per embedding request (the built-in embedder has no round
+   * trip to amortise), and requests in flight: one per thread when the
+   * built-in embedder runs on `poolThreads` worker threads.
+   */
+  embeddingBatching(embedder: Embedder, poolThreads?: number): { batchSize: number; concurrency: number } {
+    const d = INDEXER_DEFAULTS;
+    return {
+      batchSize:
+        this.options.embeddingBatchSize ?? (embedder.inProcess ? d.inProcessEmbeddingBatchSize : d.embeddingBatchSize),
+      concurrency: this.options.embeddingConcurrency ?? poolThreads ?? d.embeddingConcurrency,
+    };
+  }
+}
+
+/**
+ * A rebuild asked for; an index of an older built-in embedder (re-embedding
+ * it costs only CPU, so it is redone rather than refused); or an index that
+ * records a dimension FAISS cannot take (written from a misbehaving server
+ * by an older version): its vectors can never be searched.
+ */
+export function startsAfresh(run: RunOptions, recorded: EmbedderRecord | undefined, embedder: Embedder): boolean {
+  if (run.rebuild === true) return true;
+  if (recorded === undefined) return false;
+  return isOutdatedBuiltin(recorded.id, embedder) || !isIndexableDimension(recorded.dimension);
+}
+
+/**
+ * Files in flight: enough to keep the analysis threads busy, and, when
+ * vectors come from a model server, enough that analysis runs ahead while
+ * earlier files wait for theirs.
+ */
+export function filesInFlight(analyzer: FileAnalyzer | undefined, waitsForServer: boolean): number {
+  const analysing = Math.max(4, (analyzer?.threads ?? 1) * 4);
+  return waitsForServer ? Math.max(analysing, 64) : analysing;
+}
+
+function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  return present.length === 0 ? undefined : present.length === 1 ? present[0] : AbortSignal.any(present);
+}

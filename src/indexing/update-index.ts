@@ -1,0 +1,201 @@
+/**
+ * A real run: brings the index up to date with the files the plan names.
+ * It holds the write lock, chooses and checks the embedder, reads and
+ * analyses the changed files several at a time (process-file.ts), commits
+ * them in batches of one transaction each (index-run.ts), removes the
+ * vanished ones, and checkpoints the FAISS file when one is due.
+ *
+ * Policy on failure: a file that cannot be read or analysed is recorded as
+ * failed and the run goes on; an embedder that fails stops the run (after
+ * committing the files already done), because vectors of another embedder
+ * cannot stand in for its own.
+ */
+import type { ScannedFile } from '../files/scan.js';
+import { prepareDirectory } from '../store/database.js';
+import { WriteLock } from '../store/lock.js';
+import type { LastRun } from '../store/meta.js';
+import { IndexStore, type EmbedderRecord } from '../store/store.js';
+import { VectorIndex, type VectorIndexEvent } from '../store/vector-file.js';
+import { checkDimension } from '../vector/check.js';
+import type { Embedder } from '../vector/embedder.js';
+import { EmbeddingQueue } from './embedding-queue.js';
+import type { IndexSummary } from './events.js';
+import { eachConcurrently, IndexRun, largestFirst } from './index-run.js';
+import { INDEXER_DEFAULTS, type RunOptions } from './options.js';
+import { changedByStat } from './plan.js';
+import type { AnalysisPool } from './pool.js';
+import { embedderOnPool } from './pooled-embedder.js';
+import { processFile } from './process-file.js';
+import { filesInFlight, startsAfresh, type RunSetup } from './run-setup.js';
+
+export async function updateIndex(setup: RunSetup, options: RunOptions): Promise<IndexSummary> {
+  const started = performance.now();
+  const signal = setup.signalFor(options);
+  signal?.throwIfAborted();
+  prepareDirectory(setup.indexDir);
+  const lock = await WriteLock.acquire(setup.indexDir, {
+    waitMs: setup.options.lockWaitMs ?? INDEXER_DEFAULTS.lockWaitMs,
+    ...(signal ? { signal } : {}),
+  });
+  let store: IndexStore | undefined;
+  let pool: AnalysisPool | undefined;
+  try {
+    const opened = (store = IndexStore.open(setup.indexDir));
+    const { embedder, mode } = await prepareEmbedder(setup, opened, options, signal);
+    setup.emit({ type: 'run-start', root: setup.root, indexDir: setup.indexDir, embedder: embedder.id, mode });
+
+    const rootId = opened.rootId(setup.root);
+    const known = opened.files(rootId);
+    const plan = await setup.plan(options, known, signal);
+    const summary = newSummary(setup.root, setup.indexDir, embedder.id, plan.scanned.length);
+    summary.files.skipped += plan.skipped;
+    const candidates = changedByStat(plan, known);
+    summary.files.unchanged += plan.scanned.length - candidates.length;
+    setup.emit({
+      type: 'scan-done',
+      files: plan.scanned.length,
+      candidates: candidates.length,
+      deleted: plan.deleted.length,
+      excluded: plan.excluded,
+    });
+
+    const enricher = setup.enricherFor(opened, signal);
+    const analysis = setup.analyzerFor(candidates.length);
+    pool = analysis.pool;
+    const analyzer = analysis.analyzer;
+    const embedding = embedderOnPool(embedder, pool);
+    const embedCallsBefore = embedding.calls;
+    const queue = new EmbeddingQueue(embedding, {
+      ...setup.embeddingBatching(embedder, embedding !== embedder ? pool?.threads : undefined),
+      ...(signal ? { signal } : {}),
+      lookup: (hash) => opened.getEmbedding(embedder.id, hash),
+    });
+    const run = new IndexRun({
+      store: opened,
+      embedder,
+      rootId,
+      known,
+      summary,
+      signal,
+      queue,
+      enricher,
+      analyzer,
+      emit: setup.emit,
+    });
+
+    const stopped = await indexFiles(setup, run, candidates);
+    if (stopped === undefined && !signal?.aborted) run.removeDeleted(plan.deleted);
+    queue.close();
+    summary.embeddings = { computed: queue.computed, cached: queue.cached };
+    summary.calls = { embedding: embedding.calls - embedCallsBefore, model: enricher?.calls ?? 0 };
+    await finish(setup, run);
+    summary.durationMs = performance.now() - started;
+
+    if (stopped !== undefined || signal?.aborted) {
+      const reason = stopped ?? signal?.reason;
+      if (signal?.aborted) setup.emit({ type: 'run-aborted', reason: String((reason as Error)?.message ?? reason) });
+      throw reason;
+    }
+    // For `--status`: when the index was last brought up to date, and with which models.
+    opened.meta.lastRun = {
+      finishedAt: new Date().toISOString(),
+      mode,
+      durationMs: Math.round(summary.durationMs),
+      analysisModel: enricher?.model ?? null,
+      modelCalls: summary.calls.model,
+    };
+    if (opened.inTransaction) {
+      opened.commitSpan();
+      VectorIndex.removeUnusedFiles(opened);
+    }
+    setup.emit({ type: 'run-done', summary });
+    return summary;
+  } finally {
+    await pool?.close();
+    store?.rollbackSpan();
+    store?.close();
+    lock.release();
+  }
+}
+
+/** The run's embedder, initialised, with the index reset for it or checked against it. */
+async function prepareEmbedder(
+  setup: RunSetup,
+  store: IndexStore,
+  options: RunOptions,
+  signal: AbortSignal | undefined,
+): Promise<{ embedder: Embedder; mode: LastRun['mode'] }> {
+  const recorded = store.embedder;
+  const embedder = await setup.chooseEmbedder(recorded?.id, store.meta.embedderHost);
+  // A database copied or moved here from another root answers about files elsewhere: this one starts afresh.
+  const rebuild = startsAfresh(options, recorded, embedder) || store.builtForElsewhere !== undefined;
+  await embedder.init({
+    ...(signal ? { signal } : {}),
+    ...(recorded?.id === embedder.id && !rebuild ? { dimension: recorded.dimension } : {}),
+  });
+  // Checked before the index records it: FAISS could never hold vectors of a dimension above its limit.
+  const record: EmbedderRecord = { id: embedder.id, dimension: checkDimension(embedder, embedder.dimension) };
+  if (rebuild) {
+    // One transaction until the run completes: readers keep the old index meanwhile, and a failed rebuild leaves it as it was.
+    store.beginSpan();
+    store.reset(record);
+  } else store.claimEmbedder(record);
+  // Where the embedder's server is, for searches that name none.
+  if (store.meta.embedderHost !== embedder.host) store.meta.embedderHost = embedder.host;
+  return { embedder, mode: rebuild ? 'rebuild' : options.paths ? 'paths' : options.since ? 'since' : 'full' };
+}
+
+/**
+ * Reads, analyses and embeds the files, several at a time, and commits
+ * them in batches (those done so far also when the run stops). Returns why
+ * it stopped early, if it did.
+ */
+async function indexFiles(setup: RunSetup, run: IndexRun, candidates: readonly ScannedFile[]): Promise<unknown> {
+  let done = 0;
+  const width = filesInFlight(run.analyzer, !run.embedder.inProcess);
+  const stopped = await eachConcurrently(
+    largestFirst(candidates),
+    width,
+    async (scanned) => {
+      run.add(await processFile(run, scanned, setup.limits.maxBytes, setup.emit));
+      setup.emit({ type: 'progress', done: ++done, total: candidates.length });
+    },
+    run.signal,
+  );
+  run.flush();
+  return stopped;
+}
+
+/** The summary's totals, and the FAISS file: loaded, brought level and rewritten only when a checkpoint is due. */
+async function finish(setup: RunSetup, run: IndexRun): Promise<void> {
+  const { store, summary, embedder } = run;
+  summary.generation = store.generation;
+  summary.elements.total = store.elementCount;
+  const vectorOptions = setup.options.vectorIndex ?? {};
+  if (VectorIndex.checkpointDue(store, vectorOptions)) {
+    const record: EmbedderRecord = { id: embedder.id, dimension: embedder.dimension };
+    const onVectorEvent = (event: VectorIndexEvent) => setup.emit({ type: 'vector-index', event });
+    const opened = await VectorIndex.open(store, record, vectorOptions, onVectorEvent);
+    const written = await opened.checkpoint(store, record, onVectorEvent);
+    written.close();
+    summary.index.written = true;
+  }
+  if (run.wrote) store.pruneEmbeddings();
+  summary.index.description = store.meta.indexDescription;
+  summary.index.vectors = store.elementCount;
+}
+
+function newSummary(root: string, indexDir: string, embedder: string, scanned: number): IndexSummary {
+  return {
+    root,
+    indexDir,
+    embedder,
+    generation: 0,
+    files: { scanned, unchanged: 0, added: 0, changed: 0, renamed: 0, deleted: 0, skipped: 0, failed: 0 },
+    elements: { total: 0, added: 0, removed: 0, kept: 0 },
+    embeddings: { computed: 0, cached: 0 },
+    calls: { embedding: 0, model: 0 },
+    index: { description: '', vectors: 0, written: false },
+    durationMs: 0,
+  };
+}

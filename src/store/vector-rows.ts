@@ -1,0 +1,113 @@
+/**
+ * The rows a FAISS file is derived from: cached vectors, keyed by
+ * (embedder, document hash) so that an unchanged element is never embedded
+ * twice, and tombstones of removed vectors, which an older FAISS file
+ * replays to be brought level. IndexStore delegates to it; the SQL is here.
+ */
+import type Database from 'better-sqlite3';
+import type { EmbedderRecord } from './meta.js';
+import { prepared } from './sqlite.js';
+
+export class VectorRows {
+  readonly #db: Database.Database;
+  readonly #get;
+  readonly #put;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    this.#get = prepared<[string, string], { vector: Buffer }>(
+      db,
+      'SELECT vector FROM embeddings WHERE embedder = ? AND document_hash = ?',
+    );
+    this.#put = prepared(db, 'INSERT OR IGNORE INTO embeddings (embedder, document_hash, vector) VALUES (?, ?, ?)');
+  }
+
+  getEmbedding(embedder: string, documentHash: string): Float32Array | undefined {
+    const row = this.#get.get(embedder, documentHash);
+    return row ? toFloat32(row.vector) : undefined;
+  }
+
+  putEmbedding(embedder: string, documentHash: string, vector: Float32Array): void {
+    this.#put.run(embedder, documentHash, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+  }
+
+  /**
+   * Vectors of live elements in vector_id order, optionally only those added
+   * after a generation (replaying onto an older FAISS file). Rows without a
+   * cached vector are reported in `missing`; they cannot happen unless the
+   * database was edited by hand.
+   */
+  vectors(
+    embedder: EmbedderRecord,
+    afterGeneration = -1,
+  ): { ids: BigInt64Array; vectors: Float32Array; missing: number[] } {
+    const rows = prepared<[string, number], { id: number; vector: Buffer | null }>(
+      this.#db,
+      `SELECT e.vector_id AS id, v.vector AS vector FROM elements e
+         LEFT JOIN embeddings v ON v.embedder = ? AND v.document_hash = e.document_hash
+         WHERE e.generation > ? ORDER BY e.vector_id`,
+    ).all(embedder.id, afterGeneration);
+    const bytesPerVector = embedder.dimension * 4;
+    const vectors = new Float32Array(rows.length * embedder.dimension);
+    const ids = new BigInt64Array(rows.length);
+    const missing: number[] = [];
+    let count = 0;
+    for (const row of rows) {
+      if (row.vector === null || row.vector.length !== bytesPerVector) {
+        missing.push(row.id);
+        continue;
+      }
+      ids[count] = BigInt(row.id);
+      vectors.set(toFloat32(row.vector), count++ * embedder.dimension);
+    }
+    return { ids: ids.subarray(0, count), vectors: vectors.subarray(0, count * embedder.dimension), missing };
+  }
+
+  /** Vector ids removed after a generation (replayed onto an older FAISS file). */
+  removedAfter(generation: number): BigInt64Array {
+    const rows = prepared<[number], { id: number }>(
+      this.#db,
+      'SELECT vector_id AS id FROM removed_vectors WHERE generation > ?',
+    ).all(generation);
+    return BigInt64Array.from(rows, (row) => BigInt(row.id));
+  }
+
+  /** Vectors added or removed after a generation: what replaying onto an older FAISS file costs. */
+  changesAfter(generation: number): number {
+    const added = prepared<[number], { n: number }>(
+      this.#db,
+      'SELECT count(*) AS n FROM elements WHERE generation > ?',
+    ).get(generation)!.n;
+    const removed = prepared<[number], { n: number }>(
+      this.#db,
+      'SELECT count(*) AS n FROM removed_vectors WHERE generation > ?',
+    ).get(generation)!.n;
+    return added + removed;
+  }
+
+  /** Tombstones at or before a generation are in the FAISS file already. */
+  pruneRemoved(generation: number): void {
+    prepared(this.#db, 'DELETE FROM removed_vectors WHERE generation <= ?').run(generation);
+  }
+
+  /**
+   * Drops cached vectors no element uses, once they outnumber the `live`
+   * elements: the cache keeps recent history (switching branches back is
+   * cheap) but does not grow without bound.
+   */
+  pruneEmbeddings(live: number): number {
+    const total = prepared<[], { n: number }>(this.#db, 'SELECT count(*) AS n FROM embeddings').get()!.n;
+    if (total <= 2 * live + 1000) return 0;
+    return prepared(
+      this.#db,
+      'DELETE FROM embeddings WHERE document_hash NOT IN (SELECT document_hash FROM elements)',
+    ).run().changes;
+  }
+}
+
+function toFloat32(blob: Buffer): Float32Array {
+  // Copied: a Buffer's offset need not be 4-byte aligned.
+  const copy = new Uint8Array(blob.length);
+  copy.set(blob);
+  return new Float32Array(copy.buffer);
+}
