@@ -22,7 +22,8 @@ export { EmbedderError } from './vector/embedder.js';
 export type { EmbedderErrorCode } from './vector/embedder.js';
 export { StoreError } from './store/database.js';
 export type { StoreErrorCode } from './store/database.js';
-export { SearchError } from './search/searcher.js';
+export { SearchError } from './search/errors.js';
+export type { SearchErrorCode } from './search/errors.js';
 
 // Indexing.
 export { Indexer, INDEXER_DEFAULTS } from './indexing/indexer.js';

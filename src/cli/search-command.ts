@@ -1,14 +1,16 @@
 /**
  * oc-vector-search "query": finds the index of the root it is run in
  * (walking up, as git does) and prints the best matches: file:line, name,
- * score and the code as it is now. --json prints the whole response
- * (schema: resources/ocvector/search-output.schema.json).
+ * score and the code as it is now. --explain shows how each score added
+ * up; --json prints the whole response (schema:
+ * resources/ocvector/search-output.schema.json).
  */
 import { relative, resolve, sep } from 'node:path';
 import { Command, Option } from 'commander';
 import { TEXT_ELEMENT_TYPES } from '../analysis/element.js';
 import { findIndex } from '../search/find-index.js';
 import { canonicalLanguage, ELEMENT_TYPES, LANGUAGES } from '../search/filters.js';
+import type { ScoreExplanation } from '../search/score.js';
 import { MAX_K, Searcher, type SearchMode, type SearchResponse, type SearchResult } from '../search/searcher.js';
 import { moreLinesMarker } from '../search/source.js';
 import { StoreError } from '../store/database.js';
@@ -26,6 +28,7 @@ interface SearchCliOptions {
   mode: SearchMode;
   db?: string;
   json?: boolean;
+  explain?: boolean;
   snippet: boolean;
   snippetLines: string;
   ollamaHost?: string;
@@ -67,6 +70,7 @@ export async function searchMain(argv: readonly string[]): Promise<number> {
       `${OPENAI_BASE_URL_HELP}, for an index built with one (default: the one the index was built with)`,
     )
     .option('--json', 'the whole response as JSON on stdout')
+    .option('--explain', "how each result's score added up: each feature's value, weight and contribution")
     .option('--no-snippet', 'no code, only locations')
     .option('--snippet-lines <n>', 'lines of code shown per result', '12');
 
@@ -101,6 +105,7 @@ async function runSearch(query: string, options: SearchCliOptions): Promise<numb
       ...(language ? { language } : {}),
       ...(type ? { type } : {}),
       snippet: options.snippet ? { maxLines: snippetLines } : false,
+      ...(options.explain ? { explain: true } : {}),
     });
   } finally {
     searcher.close();
@@ -135,6 +140,7 @@ export function renderResults(response: SearchResponse, style: Style): string {
     // A text window's description is its own text: the snippet shows it better.
     if (result.description && !(TEXT_ELEMENTS.has(result.type) && result.snippet !== undefined))
       out.push(`  ${style.dim(result.description.split('\n')[0]!.slice(0, 160))}`);
+    if (result.explain) out.push(...explanationLines(result.explain, style));
     if (result.snippet !== undefined) {
       const lines = result.snippet.split('\n');
       // The snippet may start deep inside the element, at the lines that match.
@@ -153,6 +159,30 @@ export function renderResults(response: SearchResponse, style: Style): string {
     out.push('');
   }
   return out.join('\n');
+}
+
+/**
+ * How a score added up, one term a line: `+` a feature's value times its
+ * weight, `×` the score so far times a factor, `=` a stage that gave the
+ * result another score; each with what it changed the score by.
+ */
+export function explanationLines(explanation: ScoreExplanation, style: Style): string[] {
+  const number = (value: number) => value.toFixed(3);
+  const signed = (value: number) => (value < 0 ? '-' : '+') + Math.abs(value).toFixed(3);
+  const width = Math.max(5, ...explanation.terms.map((term) => term.feature.length));
+  const lines = explanation.terms.map((term) => {
+    const how =
+      term.op === 'add'
+        ? `+ ${term.feature.padEnd(width)}  ${number(term.value)} × ${number(term.weight)}`
+        : term.op === 'multiply'
+          ? `× ${term.feature.padEnd(width)}  ${number(term.value)} × ${number(term.weight)}`
+          : `= ${term.feature.padEnd(width)}  → ${number(term.value)}`;
+    return `    ${style.dim(how.padEnd(width + 20))} ${signed(term.contribution)}`;
+  });
+  lines.push(
+    `    ${style.dim(`  ${'score'.padEnd(width)}`.padEnd(width + 20))} ${style.bold(number(explanation.score))}`,
+  );
+  return lines;
 }
 
 function signalsText(result: SearchResult): string {

@@ -8,14 +8,7 @@
  */
 
 import type { FileTermCounts } from '../store/search-reader.js';
-
-/** Term-frequency saturation, as in BM25 over elements. */
-const K1 = 1.2;
-/**
- * Length normalisation. Full: a file of many elements holds many terms by
- * size alone (0.75 and 0.3 did less well on the benchmark).
- */
-const B = 1;
+import { FILE_BM25_B as B, FILE_BM25_K1 as K1 } from './knobs.js';
 
 /** Each file's BM25 over the best file's (1 for the best), for the files that hold any term. */
 export function fileScores({ perTerm, sizes, files, averageSize }: FileTermCounts): Map<number, number> {

@@ -1,13 +1,14 @@
 /**
- * Hybrid ranking: a weighted sum of the lexical (BM25) and vector (cosine)
- * scores, each divided by the best score in its own list, plus boosts for
- * names and paths the query spells out.
+ * Candidates, the first stage of the ranking: the elements BM25 and k-NN
+ * found, each list's scores divided by its best, so that the score stage
+ * (score.ts) can weigh them against each other and add names and paths.
  *
  * Scores, not ranks: the evaluation sets (eval/README.md) showed reciprocal
  * rank fusion letting a middling vector hit overtake a clear BM25 winner,
  * because ranks forget how far ahead the winner was. Dividing by the best
  * score keeps that margin and puts both lists on 0..1 without tuning.
  */
+import { CANDIDATES_PER_RESULT, MIN_CANDIDATES, SCORE_WEIGHTS } from './knobs.js';
 import type { QueryKind } from './query.js';
 
 export interface FusionWeights {
@@ -15,30 +16,58 @@ export interface FusionWeights {
   vector: number;
 }
 
-/**
- * Per query kind. For a question in words the vector list counts half: with
- * code and whole files in the lexical evidence, the built-in embedder's
- * hashed sub-words mostly repeat what BM25 found, less precisely (the
- * benchmark: 0.5 ahead of 0.3, 0.7, 1 and 1.4). For a name or a path the
- * lexical list leads further: the vector side only blurs an exact match.
- */
+/** The lexical and vector weights of SCORE_WEIGHTS (knobs.ts), by query kind: what a searcher's `weights` option replaces. */
 export const DEFAULT_FUSION_WEIGHTS: Readonly<Record<QueryKind, FusionWeights>> = {
-  identifier: { lexical: 1, vector: 0.4 },
-  path: { lexical: 1, vector: 0.3 },
-  prose: { lexical: 1, vector: 0.5 },
+  identifier: { lexical: SCORE_WEIGHTS.lexical.identifier, vector: SCORE_WEIGHTS.vector.identifier },
+  path: { lexical: SCORE_WEIGHTS.lexical.path, vector: SCORE_WEIGHTS.vector.path },
+  prose: { lexical: SCORE_WEIGHTS.lexical.prose, vector: SCORE_WEIGHTS.vector.prose },
 };
 
-/** Added for a name the query spells exactly: above anything fusion alone can give (at most lexical + vector weight, under 2). */
-export const EXACT_NAME_BOOST = 2;
-/** The query's last segment names the element (`Index.search` ~ `FaissIndex.search`). */
-export const PARTIAL_NAME_BOOST = 0.6;
-/** The element's file matches a path the query names. */
-export const PATH_BOOST = 0.6;
+/** Candidates each list is asked for, for k results (times FILTERED_OVERFETCH where filters may thin the vector list). */
+export function candidatesWanted(k: number): number {
+  return Math.max(MIN_CANDIDATES, k * CANDIDATES_PER_RESULT);
+}
 
 export interface ScoredHit {
   id: number;
   /** Higher is better: BM25 (negated, as FTS5 gives it lower-is-better) or cosine similarity. */
   score: number;
+}
+
+/** A candidate as the two lists found it: the first stage of the ranking. */
+export interface Candidate {
+  id: number;
+  /** 1-based rank in the BM25 list, and the BM25 score over the list's best (0 when not in it). */
+  lexicalRank?: number;
+  lexical: number;
+  /** 1-based rank in the k-NN list, the cosine over the list's best (0 when not in it), and the cosine. */
+  vectorRank?: number;
+  vector: number;
+  similarity?: number;
+}
+
+/** The candidates of both lists (each best first), the lexical list's first, in its order. */
+export function gatherCandidates(lexical: readonly ScoredHit[], vector: readonly ScoredHit[]): Map<number, Candidate> {
+  const candidates = new Map<number, Candidate>();
+  const entry = (id: number) => {
+    let candidate = candidates.get(id);
+    if (!candidate) candidates.set(id, (candidate = { id, lexical: 0, vector: 0 }));
+    return candidate;
+  };
+  const lexicalScores = relativeScores(lexical);
+  lexical.forEach(({ id }, i) => {
+    const candidate = entry(id);
+    candidate.lexicalRank = i + 1;
+    candidate.lexical = lexicalScores[i]!;
+  });
+  const vectorScores = relativeScores(vector);
+  vector.forEach(({ id, score }, i) => {
+    const candidate = entry(id);
+    candidate.vectorRank = i + 1;
+    candidate.similarity = score;
+    candidate.vector = vectorScores[i]!;
+  });
+  return candidates;
 }
 
 export interface FusedCandidate {
@@ -49,31 +78,25 @@ export interface FusedCandidate {
   vectorScore?: number;
 }
 
-/** Each list best first; ranks in the result are 1-based. */
+/** The two lists fused alone (no names, paths or files): each list best first; ranks in the result are 1-based. */
 export function fuseScores(
   lexical: readonly ScoredHit[],
   vector: readonly ScoredHit[],
   weights: FusionWeights,
 ): Map<number, FusedCandidate> {
   const fused = new Map<number, FusedCandidate>();
-  const entry = (id: number) => {
-    let candidate = fused.get(id);
-    if (!candidate) fused.set(id, (candidate = { id, score: 0 }));
-    return candidate;
-  };
-  const lexicalScores = relativeScores(lexical);
-  lexical.forEach(({ id }, i) => {
-    const candidate = entry(id);
-    candidate.lexicalRank = i + 1;
-    candidate.score += weights.lexical * lexicalScores[i]!;
-  });
-  const vectorScores = relativeScores(vector);
-  vector.forEach(({ id, score }, i) => {
-    const candidate = entry(id);
-    candidate.vectorRank = i + 1;
-    candidate.vectorScore = score;
-    candidate.score += weights.vector * vectorScores[i]!;
-  });
+  for (const candidate of gatherCandidates(lexical, vector).values()) {
+    const entry: FusedCandidate = {
+      id: candidate.id,
+      score: weights.lexical * candidate.lexical + weights.vector * candidate.vector,
+    };
+    if (candidate.lexicalRank !== undefined) entry.lexicalRank = candidate.lexicalRank;
+    if (candidate.vectorRank !== undefined) {
+      entry.vectorRank = candidate.vectorRank;
+      entry.vectorScore = candidate.similarity!;
+    }
+    fused.set(candidate.id, entry);
+  }
   return fused;
 }
 

@@ -9,8 +9,16 @@
 import { sumById, type SearchReader } from '../store/search-reader.js';
 import type { CompiledFilters } from './filters.js';
 import { fileScores } from './file-evidence.js';
-import type { ScoredHit } from './fusion.js';
+import { candidatesWanted, type ScoredHit } from './fusion.js';
 import { GenerationCache, MAX_CACHED_TERMS } from './generation-cache.js';
+import {
+  COMMON_CODE_TERM_SHARE,
+  COMMON_TERM_MIN_INDEX,
+  COMMON_TERM_SHARE,
+  DEFINITION_CANDIDATES,
+  NAMED_FILE_ELEMENTS,
+  WHOLE_IDENTIFIER_CODE_WEIGHT,
+} from './knobs.js';
 import { ftsExpression, symbolNames, type ParsedQuery } from './query.js';
 
 export interface LexicalEvidence {
@@ -22,31 +30,6 @@ export interface LexicalEvidence {
 }
 
 export const NO_LEXICAL_EVIDENCE: LexicalEvidence = { elements: [], definitions: new Set(), namedFiles: [] };
-
-/** Definitions of a named symbol taken at most. */
-const DEFINITION_CANDIDATES = 50;
-/** Elements taken from a file named after the queried symbol, in file order. */
-const NAMED_FILE_ELEMENTS = 3;
-/** Terms in more than this share of the elements are left out of BM25 when rarer ones remain... */
-const COMMON_TERM_SHARE = 0.03;
-/**
- * The same over code, where a word is in many more elements and each costs
- * BM25 a row: at 105,000 elements, lexical p95 29 -> 22 ms, hybrid p95 42
- * -> 33 ms (alternating runs); on the benchmark hybrid 0.8721 -> 0.8712, and
- * typescript-lib element MRR 0.359 -> 0.353 (file MRR 0.911 -> 0.910).
- */
-const COMMON_CODE_TERM_SHARE = 0.01;
-/** ...in an index of at least this many elements (smaller ones answer fast with every term). */
-const COMMON_TERM_MIN_INDEX = 20_000;
-/**
- * For a query that is one identifier, its whole spelling in code counts as
- * much as in a name (else CODE_WEIGHT, 0.3): `checkFiles` asks for the code
- * that holds it (here a property of an interface, in no element's name),
- * not for `CHECKED_FILE` or `#checked`, which only share its parts. Not for
- * sentences, whose capitalised words are context: applied to them, the
- * typescript-lib set's element MRR fell from 0.369 to 0.329.
- */
-const WHOLE_IDENTIFIER_CODE_WEIGHT = 1;
 
 export class LexicalSearch {
   readonly #reader: SearchReader;
@@ -73,7 +56,7 @@ export class LexicalSearch {
 
   /** The evidence for a query, read at `generation` of the index (the snapshot being searched). */
   search(parsed: ParsedQuery, k: number, filters: CompiledFilters, generation: number): LexicalEvidence {
-    const limit = Math.max(100, k * 10);
+    const limit = candidatesWanted(k);
     if (parsed.kind === 'path') {
       // In file order, not by relevance: a score that only keeps that order.
       const elements = this.#reader

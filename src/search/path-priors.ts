@@ -1,30 +1,22 @@
 /**
- * What a file's path says about how likely it is to be the answer, before
- * its content is read: implementation comes before tests, documentation,
- * examples, benchmarks and generated or vendored code, unless the query
- * asks for those. (TypeScript declaration files are not held back: they
- * are the API a question is often about; a prior of 0.85 lowered the
- * typescript-lib evaluation set and left the benchmark as it was.) And a file whose name the query spells (`binding` in
- * binding/json.go, `router` in router.ts) is more likely than one whose
- * content merely mentions the words; more so when the query spells all of
- * the file's name (`streams.py` for "response streaming").
+ * Features of a file's path, measured before its content is read: its
+ * roles (implementation comes before tests, documentation, examples,
+ * benchmarks and generated or vendored code, unless the query asks for
+ * those; TypeScript declaration files are not held back, being the API a
+ * question is often about), and how its name spells the query: a file
+ * whose name the query spells (`binding` in binding/json.go, `router` in
+ * router.ts) is more likely than one whose content merely mentions the
+ * words; more so when the query spells all of the file's name
+ * (`streams.py` for "response streaming").
  */
 import { posix } from 'node:path';
 import { fileStem } from '../files/rules.js';
 import { splitIdentifier, stem } from '../text/terms.js';
 import { conceptFor, isStopWord } from '../text/vocabulary.js';
+import { ROLE_PRIOR } from './knobs.js';
 
-export type PathRole = 'test' | 'docs' | 'example' | 'bench' | 'generated' | 'vendor';
-
-/** Multipliers of a result's score by role, when the query does not ask for that role. */
-export const ROLE_PRIOR: Readonly<Record<PathRole, number>> = {
-  test: 0.55,
-  docs: 0.6,
-  example: 0.6,
-  bench: 0.6,
-  generated: 0.6,
-  vendor: 0.6,
-};
+/** What a file is for, by its path: each role but implementation holds a result back (ROLE_PRIOR in knobs.ts). */
+export type PathRole = keyof typeof ROLE_PRIOR;
 
 const TEST_FILE =
   /(?:^|\/)(?:test_[^/]*|[^/]*_test|[^/]*_spec|[^/]*[.-](?:test|spec)s?|[^/]*(?:Tests?|Spec|Suite))\.[a-z0-9]+$|(?:^|\/)(?:conftest\.py|test_helpers?[^/]*)$/;
@@ -71,11 +63,21 @@ export function requestedRoles(queryWords: readonly string[]): Set<PathRole> {
   return roles;
 }
 
+/** The roles of a path that the query did not ask for: each holds the result back by its ROLE_PRIOR. */
+export function heldBackRoles(path: string, requested: ReadonlySet<PathRole>): PathRole[] {
+  return [...pathRoles(path)].filter((role) => !requested.has(role));
+}
+
+/** The product of the priors of the roles, in their order (1 for none). */
+export function rolePriorOf(roles: readonly PathRole[]): number {
+  let prior = 1;
+  for (const role of roles) prior *= ROLE_PRIOR[role];
+  return prior;
+}
+
 /** The product of the priors of a path's roles that the query did not ask for. */
 export function rolePrior(path: string, requested: ReadonlySet<PathRole>): number {
-  let prior = 1;
-  for (const role of pathRoles(path)) if (!requested.has(role)) prior *= ROLE_PRIOR[role];
-  return prior;
+  return rolePriorOf(heldBackRoles(path, requested));
 }
 
 /** How a file's path spells the query. */

@@ -1,56 +1,41 @@
 /**
- * The ranking stack, in the order it runs: candidates (from the searcher:
- * BM25 over elements, k-NN over element vectors, the definitions of a
- * symbol the query names and the files named after it) → features → one score
- * (the element's own evidence plus its file's) → the order inside each file →
- * results spread over files → one hit per stretch of code. Each stage is a
- * small pure function, kept because the benchmark says so
- * (docs/retrieval-quality.md).
+ * The ranking, in the order it runs, each stage a function of its own:
+ *
+ * 1. candidates: what BM25 and k-NN found, each list over its best
+ *    (`gatherCandidates`, fusion.ts), and the definitions of a symbol the
+ *    query names;
+ * 2. features: what is measured of each (`features`, features.ts);
+ * 3. score: the features weighed by the query's kind (`scoreOf`, score.ts,
+ *    weights in knobs.ts), then the file's coherence (`addFileCoherence`)
+ *    and the order inside each file (`orderWithinFiles`);
+ * 4. diversify: a file's evidence counted once (`spreadOverFiles`), one hit
+ *    per stretch of code (`withoutNested`);
+ * 5. present: the searcher reads the snippets (present.ts).
+ *
+ * Every stage is kept because the benchmark says so (docs/retrieval-quality.md).
  */
-import { isCodeElementType } from '../analysis/element.js';
+import { gatherCandidates, type FusionWeights, type NameMatch } from './fusion.js';
+import { featureContext, features, type CandidateRow, type Evidence, type Features } from './features.js';
 import {
-  EXACT_NAME_BOOST,
-  fuseScores,
-  nameMatch,
-  PARTIAL_NAME_BOOST,
-  PATH_BOOST,
-  type FusionWeights,
-  type NameMatch,
-  type ScoredHit,
-} from './fusion.js';
-import { meaningfulWords, pathWordMatch, requestedRoles, rolePrior, type PathWordMatch } from './path-priors.js';
+  CHUNK_PRIOR_IN_FILE,
+  CONTAINER_SHOWN_LINES,
+  FILE_COHERENCE,
+  FRAGMENT_TYPES,
+  FURTHER_HIT_DECAY,
+} from './knobs.js';
 import type { ParsedQuery } from './query.js';
+import { scoreOf, scoreTerms, weightsFor, type ScoreExplanation, type ScoreTerm, type ScoreWeights } from './score.js';
 
-/** An element as ranking sees it. */
-export interface CandidateRow {
-  id: number;
-  fileId: number;
-  path: string;
-  type: string;
-  name: string;
-  startLine: number;
-  endLine: number;
-  language?: string | null;
-}
-
-export interface Evidence {
-  /** BM25 over elements (their names, signatures, descriptions, paths and own code), best first. */
-  lexical: readonly ScoredHit[];
-  /** Cosine similarity of element vectors, best first. */
-  vector: readonly ScoredHit[];
-  /** Elements that define the symbol the query names, found by name. */
-  definitions: ReadonlySet<number>;
-  /** Files named after the symbol the query names (`Router` -> Router.php), by file id. */
-  namedFiles: ReadonlySet<number>;
-  /** BM25 over whole files, each file's score over the best file's (prose queries). */
-  files?: ReadonlyMap<number, number> | undefined;
-}
+export type { CandidateRow, Evidence } from './features.js';
 
 export interface RankingOptions {
   k: number;
+  /** The lexical and vector weights for the query's kind and the mode. */
   weights: FusionWeights;
   /** Signals the mode leaves out: no name or path boosts for vector-only search. */
   lexicalSignals: boolean;
+  /** Say how each result's score added up (`explanation`). */
+  explain?: boolean;
 }
 
 export interface RankedHit<Row extends CandidateRow> {
@@ -63,7 +48,23 @@ export interface RankedHit<Row extends CandidateRow> {
    */
   fileBonus: number;
   signals: RankSignals;
+  features: Features;
+  /** Its file's summed score over the best file's, which FILE_COHERENCE weighs. */
+  coherence: number;
+  /** What the stages after the score did to it, in order. */
+  steps: readonly RankStep[];
+  /** How its score added up, when asked for. */
+  explanation?: ScoreExplanation;
 }
+
+/** A stage after the score that changed a hit's score. */
+export type RankStep =
+  /** Took the score of a better place in its file (its chunk counted lower there). */
+  | { stage: 'orderInFile'; score: number }
+  /** A further hit of a file already listed: lost its file's evidence, and FURTHER_HIT_DECAY to a power. */
+  | { stage: 'furtherHit'; fileBonus: number; decay: number }
+  /** A short container that took the place and score of its members listed above it. */
+  | { stage: 'container'; score: number };
 
 /** What found a result, as the searcher reports it. */
 export interface RankSignals {
@@ -80,50 +81,7 @@ export interface RankSignals {
   path?: boolean;
 }
 
-/** Times the share of the query's words that the file's name spells. */
-export const PATH_WORD_BOOST = 1.5;
-/**
- * Times the share of the file name's words that the query spells, times the
- * file's whole-file score (over the best file's). Without that factor the
- * name alone lifted files whose content did not answer: the benchmark had
- * 0.870 and the ocvector set's file MRR 0.576; with it, 0.871 and 0.595
- * (squared: 0.868 and 0.609). Weights 0.2 to 0.7 did about as well; 1 less.
- */
-export const FILE_NAME_COVERAGE_BOOST = 0.5;
-/** A file named after the symbol the query names: where most languages define their main type. */
-export const NAMED_FILE_BOOST = 1;
-/**
- * A C header declares what its .c file implements: a question in words is
- * answered by the implementation. Not C++, whose headers hold templates,
- * inline code and the documented API (abseil's answers are all headers).
- */
-export const C_HEADER_PRIOR = 0.7;
-/** Added to every element of a file that defines, by its exact name, a symbol a sentence names. */
-export const DEFINING_FILE_BOOST = 1;
-/** Members too small to stand for their container. */
-export const FRAGMENT_TYPES: ReadonlySet<string> = new Set(['field', 'property', 'constant']);
-/** Their score is scaled by this for prose queries: a short document wins on length alone. */
-const FRAGMENT_PRIOR = 0.8;
-/** A file's summed score over the best file's, times this, is added to each of its elements. */
-export const FILE_COHERENCE = 0.7;
-/**
- * Inside a file, a chunk (imports, a module's doc comment, top-level code)
- * ranks as if its score were this much lower: it tells which file answers
- * a question more often than it is the answer. 0.8 and 0.7 gained the same
- * on the ocvector set (element MRR 0.194 -> 0.226), 0.6 and 0.5 cost the
- * benchmark (0.871 -> 0.870: express's module-level code is the answer).
- */
-export const CHUNK_PRIOR_IN_FILE = 0.7;
-/**
- * A file's third hit and each after it count this much less again: its
- * own evidence may list a second element, but one file should not fill the
- * list. 1, 0.9 and 0.8 trade the evaluation sets' element MRR against the
- * benchmark (ocvector 0.230, 0.225, 0.220; typescript-lib 0.376, 0.369,
- * 0.363; benchmark 0.8699, 0.8703, 0.8708).
- */
-export const FURTHER_HIT_DECAY = 0.9;
-/** Times the file's BM25 over whole files (over the best file's), added to each of its elements (1 and 0.25 did less well). */
-export const FILE_BM25_WEIGHT = 0.5;
+const NO_STEPS: readonly RankStep[] = Object.freeze([]);
 
 export function rankCandidates<Row extends CandidateRow>(
   parsed: ParsedQuery,
@@ -131,78 +89,46 @@ export function rankCandidates<Row extends CandidateRow>(
   rows: ReadonlyMap<number, Row>,
   options: RankingOptions,
 ): RankedHit<Row>[] {
+  const weights = weightsFor(parsed.kind, options.weights);
   // A candidate nothing found (a vector at or below zero cosine, with no other evidence) is not a result: no padding to k.
-  const scored = score(parsed, evidence, rows, options).filter((hit) => hit.score > 0);
+  const scored = score(parsed, evidence, rows, weights, options.lexicalSignals).filter((hit) => hit.score > 0);
   // A path query names files: when some match, only they answer it.
   const confined =
     parsed.kind === 'path' && scored.some((hit) => hit.signals.path)
       ? scored.filter((hit) => hit.signals.path)
       : scored;
-  return withoutNested(spreadOverFiles(confined), options.k);
+  const ranked = withoutNested(spreadOverFiles(confined), options.k);
+  return options.explain ? ranked.map((hit) => ({ ...hit, explanation: explainScore(hit, weights) })) : ranked;
 }
 
-/** Features to one score per candidate, best first. */
+/** Candidates, their features and one score each, best first. */
 function score<Row extends CandidateRow>(
   parsed: ParsedQuery,
   evidence: Evidence,
   rows: ReadonlyMap<number, Row>,
-  options: RankingOptions,
+  weights: ScoreWeights,
+  lexicalSignals: boolean,
 ): RankedHit<Row>[] {
-  const { weights, lexicalSignals } = options;
-  const fused = fuseScores(evidence.lexical, evidence.vector, weights);
-  for (const id of evidence.definitions) if (!fused.has(id)) fused.set(id, { id, score: 0 });
-  const queryWords = parsed.text.split(/\s+/);
-  const roles = requestedRoles(queryWords.flatMap((word) => word.split(/[^\p{L}\p{N}]+/u)));
-  const keywords = parsed.kind === 'prose' ? meaningfulWords(queryWords) : [];
-  const pathMatches = new Map<string, PathWordMatch>();
-  const definingFiles =
-    parsed.kind === 'prose' && lexicalSignals ? filesDefining(parsed, evidence, rows) : new Set<number>();
-
+  const candidates = gatherCandidates(evidence.lexical, evidence.vector);
+  for (const id of evidence.definitions) if (!candidates.has(id)) candidates.set(id, { id, lexical: 0, vector: 0 });
+  const context = featureContext(parsed, evidence, rows, lexicalSignals);
   const out: RankedHit<Row>[] = [];
-  for (const candidate of fused.values()) {
+  for (const candidate of candidates.values()) {
     const row = rows.get(candidate.id);
     if (!row) continue;
+    const measured = features(candidate, row, context);
+    const { score, fileBonus } = scoreOf(measured, weights);
     const signals: RankSignals = {};
     if (candidate.lexicalRank !== undefined) signals.lexical = candidate.lexicalRank;
     if (candidate.vectorRank !== undefined) {
       signals.vector = candidate.vectorRank;
-      signals.similarity = candidate.vectorScore!;
+      signals.similarity = candidate.similarity!;
     }
-    // The element's own evidence, and its file's (the same for each element of the file).
-    let own = candidate.score;
-    let file = 0;
-    // The file's whole-file score (over the best file's), for questions in words.
-    const fileScore = parsed.kind === 'prose' ? (evidence.files?.get(row.fileId) ?? 0) : 0;
-    if (parsed.kind === 'prose' && FRAGMENT_TYPES.has(row.type)) own *= FRAGMENT_PRIOR;
-    if (lexicalSignals) {
-      if (parsed.identifiers.length > 0 && isCodeElementType(row.type)) {
-        const match = nameMatch(row.name, parsed.identifiers);
-        if (match) {
-          signals.name = match;
-          own += nameBoost(match, parsed);
-        }
-      }
-      if (evidence.definitions.has(row.id)) signals.definition = true;
-      if (definingFiles.has(row.fileId)) file += DEFINING_FILE_BOOST;
-      if (evidence.namedFiles.has(row.fileId)) {
-        signals.namedFile = true;
-        file += NAMED_FILE_BOOST;
-      }
-      if (parsed.paths.length > 0 && parsed.paths.some((hint) => row.path.toLowerCase().includes(hint))) {
-        signals.path = true;
-        if (parsed.kind !== 'path') file += PATH_BOOST;
-      }
-      if (parsed.kind === 'prose') {
-        let match = pathMatches.get(row.path);
-        if (!match) pathMatches.set(row.path, (match = pathWordMatch(row.path, keywords)));
-        // The name counts as far as the file's content answers too.
-        file += PATH_WORD_BOOST * match.share + FILE_NAME_COVERAGE_BOOST * match.coverage * fileScore;
-      }
-    }
-    file += FILE_BM25_WEIGHT * fileScore;
-    let prior = rolePrior(row.path, roles);
-    if (parsed.kind === 'prose' && isCHeader(row)) prior *= C_HEADER_PRIOR;
-    out.push({ row, score: (own + file) * prior, fileBonus: file * prior, signals });
+    if (measured.name) signals.name = measured.name;
+    if (lexicalSignals && evidence.definitions.has(row.id)) signals.definition = true;
+    if (measured.namedFile) signals.namedFile = true;
+    if (measured.path) signals.path = true;
+    out.push({ row, score, fileBonus, signals, features: measured, coherence: 0, steps: NO_STEPS });
   }
   addFileCoherence(out, FILE_COHERENCE);
   out.sort(byScore);
@@ -211,41 +137,21 @@ function score<Row extends CandidateRow>(
 }
 
 /**
- * The files that define a symbol a sentence names by its exact name
- * ("Ecto.Repo behaviour for database interactions" -> repo.ex). The whole
- * file rises, not the definition: boosting the container put it above the
- * member the sentence describes (typescript-lib evaluation set, element MRR
- * 0.351 -> 0.235); boosting its file kept that order and gained on the
- * benchmark.
- */
-function filesDefining<Row extends CandidateRow>(
-  parsed: ParsedQuery,
-  evidence: Evidence,
-  rows: ReadonlyMap<number, Row>,
-): Set<number> {
-  const files = new Set<number>();
-  for (const id of evidence.definitions) {
-    const row = rows.get(id);
-    if (row && nameMatch(row.name, parsed.identifiers) === 'exact') files.add(row.fileId);
-  }
-  return files;
-}
-
-/**
  * Evidence of the whole file: a file whose several elements match is more
  * likely the answer than one with a single lucky hit. Each of its elements
  * gets `weight` times the file's summed score over the best file's sum, so
  * files move as a whole and the order inside a file stays the elements' own.
+ * All of a file's candidates count.
  */
 function addFileCoherence<Row extends CandidateRow>(sorted: RankedHit<Row>[], weight: number): void {
   if (weight <= 0 || sorted.length === 0) return;
   const sums = new Map<number, number>();
-  // All of a file's candidates count: the sum of its best 3, 5 or 10 did less well.
   for (const hit of sorted) sums.set(hit.row.fileId, (sums.get(hit.row.fileId) ?? 0) + Math.max(0, hit.score));
   const top = Math.max(...sums.values());
   if (top <= 0) return;
   for (const hit of sorted) {
-    const bonus = weight * (sums.get(hit.row.fileId)! / top);
+    hit.coherence = sums.get(hit.row.fileId)! / top;
+    const bonus = weight * hit.coherence;
     hit.score += bonus;
     hit.fileBonus += bonus;
   }
@@ -272,19 +178,12 @@ function orderWithinFiles<Row extends CandidateRow>(sorted: RankedHit<Row>[]): v
     const reordered = [...hits].sort((a, b) => key(b) - key(a));
     // Scores sorted best first, as `places` are: each place keeps its score and takes the next hit in the file's new order.
     for (const [j, i] of places.entries())
-      if (reordered[j] !== hits[j]) sorted[i] = { ...reordered[j]!, score: hits[j]!.score };
+      if (reordered[j] !== hits[j]) {
+        const moved = reordered[j]!;
+        const score = hits[j]!.score;
+        sorted[i] = { ...moved, score, steps: [...moved.steps, { stage: 'orderInFile', score }] };
+      }
   }
-}
-
-/**
- * A name the query spells is what an identifier query asks for, but only
- * context in a sentence ("the method of the AudioBuffer interface that..."),
- * where BM25 already weighs it: boosting it there put the container above
- * the member the sentence describes (evaluation sets, eval/README.md).
- */
-function nameBoost(match: NameMatch, parsed: ParsedQuery): number {
-  if (parsed.kind === 'prose') return 0;
-  return match === 'exact' ? EXACT_NAME_BOOST : PARTIAL_NAME_BOOST;
 }
 
 /**
@@ -292,9 +191,7 @@ function nameBoost(match: NameMatch, parsed: ParsedQuery): number {
  * answer. A file's evidence counts once, for its first hit; each further
  * hit of that file keeps only its own evidence (FURTHER_HIT_DECAY less
  * from the third on), then the list is sorted again. A second element of
- * the right file is still listed when it matches well on its own: halving
- * every further hit, as before, hid it (evaluation sets, element hit@10:
- * ocvector 0.383 -> 0.400, typescript-lib 0.525 -> 0.605).
+ * the right file is still listed when it matches well on its own.
  */
 export function spreadOverFiles<Row extends CandidateRow>(ranked: readonly RankedHit<Row>[]): RankedHit<Row>[] {
   const listed = new Map<number, number>();
@@ -302,7 +199,9 @@ export function spreadOverFiles<Row extends CandidateRow>(ranked: readonly Ranke
     const before = listed.get(hit.row.fileId) ?? 0;
     listed.set(hit.row.fileId, before + 1);
     if (before === 0) return hit;
-    return { ...hit, score: (hit.score - hit.fileBonus) * FURTHER_HIT_DECAY ** (before - 1), fileBonus: 0 };
+    const decay = FURTHER_HIT_DECAY ** (before - 1);
+    const step: RankStep = { stage: 'furtherHit', fileBonus: hit.fileBonus, decay };
+    return { ...hit, score: (hit.score - hit.fileBonus) * decay, fileBonus: 0, steps: [...hit.steps, step] };
   });
   return spread.sort(byScore);
 }
@@ -318,7 +217,7 @@ export function spreadOverFiles<Row extends CandidateRow>(ranked: readonly Ranke
 export function withoutNested<Row extends CandidateRow>(
   ranked: readonly RankedHit<Row>[],
   k: number,
-  shownLines = 30,
+  shownLines = CONTAINER_SHOWN_LINES,
 ): RankedHit<Row>[] {
   const kept: RankedHit<Row>[] = [];
   const contains = (outer: Row, inner: Row) =>
@@ -335,15 +234,44 @@ export function withoutNested<Row extends CandidateRow>(
       if (kept.length < k) kept.push(hit);
     } else if (members.every((member) => FRAGMENT_TYPES.has(member.row.type))) {
       const at = kept.indexOf(members[0]!);
-      kept[at] = { ...hit, score: members[0]!.score };
+      const score = members[0]!.score;
+      kept[at] = { ...hit, score, steps: [...hit.steps, { stage: 'container', score }] };
       for (const member of members.slice(1)) kept.splice(kept.indexOf(member), 1);
     }
   }
   return kept;
 }
 
-function isCHeader(row: CandidateRow): boolean {
-  return row.language === 'c' && row.path.endsWith('.h');
+/** How a hit's score added up: its features' terms (score.ts), its file's coherence, then the later stages. */
+export function explainScore<Row extends CandidateRow>(hit: RankedHit<Row>, weights: ScoreWeights): ScoreExplanation {
+  const terms: ScoreTerm[] = scoreTerms(hit.features, weights);
+  let sum = terms.reduce((total, term) => total + term.contribution, 0);
+  const push = (term: ScoreTerm) => {
+    terms.push(term);
+    sum += term.contribution;
+  };
+  if (hit.coherence > 0)
+    push({
+      feature: 'fileCoherence',
+      op: 'add',
+      value: hit.coherence,
+      weight: FILE_COHERENCE,
+      contribution: FILE_COHERENCE * hit.coherence,
+    });
+  for (const step of hit.steps) {
+    if (step.stage === 'furtherHit') {
+      push({ feature: 'fileCountedOnce', op: 'add', value: step.fileBonus, weight: -1, contribution: -step.fileBonus });
+      if (step.decay !== 1)
+        push({
+          feature: 'furtherHit',
+          op: 'multiply',
+          value: sum,
+          weight: step.decay,
+          contribution: sum * step.decay - sum,
+        });
+    } else push({ feature: step.stage, op: 'replace', value: step.score, weight: 1, contribution: step.score - sum });
+  }
+  return { terms, score: hit.score };
 }
 
 function byScore<Row extends CandidateRow>(a: RankedHit<Row>, b: RankedHit<Row>): number {

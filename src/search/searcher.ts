@@ -9,9 +9,7 @@
  * level with what an indexer has committed since. Searches run one at a
  * time.
  */
-import { join } from 'node:path';
 import { CircuitBreaker } from '../models/circuit-breaker.js';
-import { OcvectorError } from '../errors.js';
 import { FaissError } from '../native/errors.js';
 import { SearchReader, type ElementRecord } from '../store/search-reader.js';
 import { openIndex } from '../store/open-index.js';
@@ -22,16 +20,25 @@ import { embedderFromId, withRecordedHost } from '../vector/choose.js';
 import { EmbedderError, type Embedder } from '../vector/embedder.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import type { OpenAIEmbedderOptions } from '../vector/openai-embedder.js';
+import { SearchError } from './errors.js';
 import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
-import { DEFAULT_FUSION_WEIGHTS, type FusionWeights, type ScoredHit } from './fusion.js';
+import { candidatesWanted, DEFAULT_FUSION_WEIGHTS, type FusionWeights, type ScoredHit } from './fusion.js';
+import { FILTERED_OVERFETCH } from './knobs.js';
 import { LexicalSearch, NO_LEXICAL_EVIDENCE, type LexicalEvidence } from './lexical-search.js';
 import { parseQuery, type ParsedQuery, type QueryKind } from './query.js';
-import { rankCandidates, type Evidence, type RankedHit, type RankSignals } from './ranking.js';
-import { bestSnippetStart, SourceCache, SourceReader, type SnippetOptions, snippetLines } from './source.js';
-import { terms } from '../text/terms.js';
-import { isStopWord } from '../text/vocabulary.js';
+import { presentResults } from './present.js';
+import { rankCandidates, type Evidence, type RankedHit } from './ranking.js';
+import type { EmbedderStatus, SearchMode, SearchResponse, SearchTimings } from './response.js';
+import { SourceCache, type SnippetOptions } from './source.js';
 
-export type SearchMode = 'hybrid' | 'lexical' | 'vector';
+export type {
+  EmbedderStatus,
+  SearchMode,
+  SearchResponse,
+  SearchResult,
+  SearchSignals,
+  SearchTimings,
+} from './response.js';
 
 export interface SearcherOptions {
   /** The index directory (`<root>/.ocvector`). */
@@ -67,80 +74,17 @@ export interface SearchOptions extends SearchFilters {
   mode?: SearchMode;
   /** Read snippets (default true), with limits. */
   snippet?: boolean | SnippetOptions;
-}
-
-export type SearchSignals = RankSignals;
-
-export interface SearchResult {
-  /** Relative to the root, with forward slashes. */
-  path: string;
-  absolutePath: string;
-  startLine: number;
-  endLine: number;
-  type: string;
-  name: string;
-  signature: string;
-  description: string;
-  language: string | null;
-  score: number;
-  signals: SearchSignals;
-  snippet?: string;
-  /** Where the snippet starts, when not at startLine: the lines that match the query, deep in a long element or chunk. */
-  snippetStartLine?: number;
-  /** Lines of the element after the snippet, not shown (when the snippet was cut to its limit). */
-  snippetMoreLines?: number;
-  /** The file changed since it was indexed: lines may have moved. */
-  stale: boolean;
-  /** Why there is no snippet, when there is none. */
-  problem?: string;
-}
-
-export interface SearchTimings {
-  embedMs: number;
-  vectorMs: number;
-  lexicalMs: number;
-  fusionMs: number;
-  snippetMs: number;
-  totalMs: number;
-}
-
-export interface SearchResponse {
-  query: string;
-  kind: QueryKind;
-  /** The mode asked for, and the one that answered (lexical when the vector side is unavailable). */
-  requestedMode: SearchMode;
-  mode: SearchMode;
-  fallback?: { reason: string };
-  results: SearchResult[];
-  root: string;
-  embedder: string;
-  /** Elements in the index. */
-  elements: number;
-  timings: SearchTimings;
-}
-
-/** Whether the searcher can embed queries now (see {@link Searcher.embedderStatus}). */
-export interface EmbedderStatus {
-  /** The index's embedder id. */
-  embedder: string;
-  available: boolean;
-  /** Why not, when not. */
-  problem?: string;
-}
-
-/**
- * BAD_QUERY, BAD_OPTION: the query or an option is wrong. CLOSED: the
- * searcher was closed. EMBEDDER_UNAVAILABLE: a `vector` search could not
- * embed the query (a hybrid one answers lexically instead, with `fallback`).
- */
-export class SearchError extends OcvectorError<
-  'BAD_QUERY' | 'BAD_OPTION' | 'CLOSED' | 'EMBEDDER_UNAVAILABLE' | 'VECTORS_UNAVAILABLE'
-> {
-  override name = 'SearchError';
+  /** Add to each result how its score added up: features, weights, contributions (default false). */
+  explain?: boolean;
 }
 
 /** What a search does when its options leave something out. */
-export const SEARCH_DEFAULTS = { k: 10, mode: 'hybrid', snippet: true } as const satisfies SearchOptions;
+export const SEARCH_DEFAULTS = {
+  k: 10,
+  mode: 'hybrid',
+  snippet: true,
+  explain: false,
+} as const satisfies SearchOptions;
 
 export const MAX_K = 100;
 export const MAX_QUERY_LENGTH = 2_000;
@@ -268,11 +212,18 @@ export class Searcher {
       const mode: SearchMode = fallback ? 'lexical' : requestedMode;
 
       t = performance.now();
-      const ranked = this.#rank(parsed, lexical, vectorHits, filters, k, mode);
+      const explain = options.explain ?? SEARCH_DEFAULTS.explain;
+      const ranked = this.#rank(parsed, lexical, vectorHits, filters, { k, mode, explain });
       timings.fusionMs = performance.now() - t;
 
       t = performance.now();
-      const results = this.#present(ranked, options.snippet, parsed);
+      const results = presentResults(ranked, parsed, {
+        roots: this.#roots,
+        root: this.root,
+        sources: this.#sources,
+        snippet: options.snippet ?? SEARCH_DEFAULTS.snippet,
+        explain,
+      });
       timings.snippetMs = performance.now() - t;
       timings.totalMs = performance.now() - started;
       if (fallback) this.#options.onEvent?.({ type: 'fallback', reason: fallback });
@@ -372,7 +323,7 @@ export class Searcher {
     // Filters apply after FAISS, which knows ids only: fetch deeper when they may thin the list.
     const wanted = Math.min(
       ntotal,
-      filters.active || parsed.kind === 'path' ? Math.max(400, k * 40) : Math.max(100, k * 10),
+      (filters.active || parsed.kind === 'path' ? FILTERED_OVERFETCH : 1) * candidatesWanted(k),
     );
     const nprobe = vectors.nprobe;
     const search = vectors.index.search(query, wanted, nprobe ? { nprobe } : {});
@@ -456,8 +407,7 @@ export class Searcher {
     lexical: LexicalEvidence,
     vectorHits: ScoredHit[],
     filters: CompiledFilters,
-    k: number,
-    mode: SearchMode,
+    { k, mode, explain }: { k: number; mode: SearchMode; explain: boolean },
   ): RankedHit<ElementRecord>[] {
     const weights =
       mode === 'lexical'
@@ -481,43 +431,7 @@ export class Searcher {
       namedFiles: new Set(lexical.namedFiles.map((file) => file.fileId)),
       files: lexical.files,
     };
-    return rankCandidates(parsed, evidence, rows, { k, weights, lexicalSignals: mode !== 'vector' });
-  }
-
-  #present(ranked: RankedHit<ElementRecord>[], snippet: SearchOptions['snippet'], parsed: ParsedQuery): SearchResult[] {
-    const readers = new Map<number, SourceReader>();
-    const queryTerms = new Set(terms(parsed.text).filter((term) => !isStopWord(term)));
-    const wantText = (snippet ?? SEARCH_DEFAULTS.snippet) !== false;
-    const limits = typeof snippet === 'object' ? snippet : {};
-    return ranked.map(({ row, score, signals }) => {
-      const root = this.#roots.get(row.rootId) ?? this.root;
-      let reader = readers.get(row.rootId);
-      if (!reader) readers.set(row.rootId, (reader = new SourceReader(root, this.#sources)));
-      const state = reader.state(row, wantText, row);
-      const result: SearchResult = {
-        path: row.path,
-        absolutePath: join(root, row.path),
-        startLine: row.startLine,
-        endLine: row.endLine,
-        type: row.type,
-        name: row.name,
-        signature: row.signature,
-        description: row.description,
-        language: row.language,
-        score: Number(score.toFixed(6)),
-        signals,
-        stale: state.stale,
-      };
-      if (wantText && state.text) {
-        const from = bestSnippetStart(state.text, row.startLine, row.endLine, queryTerms, limits);
-        const { text, moreLines } = snippetLines(state.text, from, row.endLine, limits);
-        result.snippet = text;
-        if (moreLines > 0) result.snippetMoreLines = moreLines;
-        if (from !== row.startLine) result.snippetStartLine = from;
-      }
-      if (state.problem) result.problem = state.problem;
-      return result;
-    });
+    return rankCandidates(parsed, evidence, rows, { k, weights, lexicalSignals: mode !== 'vector', explain });
   }
 }
 

@@ -59,9 +59,5 @@ export interface FileSummary extends FileUpdate {
   elements: number;
 }
 
-/** An element's name, type and description, for picking queries from an index. */
-export interface ElementSummary {
-  type: string;
-  name: string;
-  description: string;
-}
+/** An element's name, type and description, for picking queries from an index: three columns of its row. */
+export type ElementSummary = Pick<ElementRow, 'type' | 'name' | 'description'>;

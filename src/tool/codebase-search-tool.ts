@@ -8,9 +8,9 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { canonicalLanguage } from '../search/filters.js';
 import { findIndex } from '../search/find-index.js';
+import { SearchError } from '../search/errors.js';
 import {
   Searcher,
-  SearchError,
   type EmbedderStatus,
   type SearcherOptions,
   type SearchResponse,

@@ -99,6 +99,36 @@ describe('oc-vector-index and oc-vector-search on the fixture', () => {
     expect(text.stdout).toContain(`… (${top.snippetMoreLines} more lines)`);
   });
 
+  it('--explain shows how each score added up, as text and as JSON valid against the schema', async () => {
+    const text = await cli('search', ['hash', 'a', 'password', '--explain', '-k', '2', '--no-snippet'], {
+      cwd: repo.root,
+    });
+    expect(text.code).toBe(0);
+    const [first] = text.stdout.split('\n');
+    const score = first!.match(/^src\/auth\/passwords\.ts:6-10 {2}function hashPassword {2}(\d\.\d{3}) \[/)![1]!;
+    expect(text.stdout).toMatch(/^ {4}\+ lexical +1\.000 × 1\.000 +\+1\.000$/m);
+    // Its explanation ends with its score.
+    expect(text.stdout).toMatch(new RegExp(`^ {6}score +${score.replace('.', '\\.')}$`, 'm'));
+
+    const run = await cli('search', ['hash a password', '--explain', '--json', '-k', '5'], { cwd: repo.root });
+    const response = JSON.parse(run.stdout);
+    expect(validateOutput(response), JSON.stringify(validateOutput.errors)).toBe(true);
+    expect(response.results.length).toBeGreaterThan(0);
+    for (const result of response.results) {
+      const { terms, score } = result.explain;
+      const sum = terms.reduce((total: number, term: { contribution: number }) => total + term.contribution, 0);
+      expect(sum).toBeCloseTo(score, 9);
+      expect(Math.abs(score - result.score)).toBeLessThanOrEqual(5e-7);
+    }
+    const plain = JSON.parse(
+      (await cli('search', ['hash a password', '--json', '-k', '5'], { cwd: repo.root })).stdout,
+    );
+    expect(plain.results.map((result: { score: number }) => result.score)).toEqual(
+      response.results.map((result: { score: number }) => result.score),
+    );
+    expect(plain.results.every((result: object) => !('explain' in result))).toBe(true);
+  });
+
   it('--status says what is indexed and which files are stale', async () => {
     const clean = await cli('index', ['--status', '--json'], { cwd: join(repo.root, 'tools') });
     expect(clean.code).toBe(0);

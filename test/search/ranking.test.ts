@@ -251,3 +251,79 @@ describe('what is not a result', () => {
     expect(ranked.every((hit) => hit.score > 0)).toBe(true);
   });
 });
+
+describe('explain: how each score added up', () => {
+  /** A file of a chunk, a class, its two fields, a constant and a function; a test file; a C header: every stage changes a score. */
+  const FILE_ROWS = new Map<number, CandidateRow>(
+    [
+      { id: 1, fileId: 1, path: 'src/pool.ts', type: 'chunk', name: 'db.ts', startLine: 1, endLine: 5 },
+      { id: 2, fileId: 1, path: 'src/pool.ts', type: 'class', name: 'Pool', startLine: 6, endLine: 20 },
+      { id: 3, fileId: 1, path: 'src/pool.ts', type: 'field', name: 'Pool.size', startLine: 7, endLine: 7 },
+      { id: 4, fileId: 1, path: 'src/pool.ts', type: 'field', name: 'Pool.idle', startLine: 8, endLine: 8 },
+      { id: 5, fileId: 1, path: 'src/pool.ts', type: 'function', name: 'connect', startLine: 22, endLine: 40 },
+      { id: 6, fileId: 2, path: 'test/db.test.ts', type: 'function', name: 'connects', startLine: 1, endLine: 9 },
+      {
+        id: 7,
+        fileId: 3,
+        path: 'src/db.h',
+        type: 'function',
+        name: 'db_open',
+        startLine: 1,
+        endLine: 3,
+        language: 'c',
+      },
+      { id: 8, fileId: 1, path: 'src/pool.ts', type: 'constant', name: 'TIMEOUT', startLine: 21, endLine: 21 },
+    ].map((row) => [row.id, row]),
+  );
+  const evidence: Evidence = {
+    lexical: [1, 3, 4, 8, 6, 5, 2, 7].map((id, i) => ({ id, score: 10 - i })),
+    vector: [5, 6, 2].map((id, i) => ({ id, score: 0.5 - i / 10 })),
+    definitions: new Set([2]),
+    namedFiles: new Set(),
+    files: new Map([
+      [1, 1],
+      [2, 0.5],
+    ]),
+  };
+  const ranked = (query: string, explain: boolean) =>
+    rankCandidates(parseQuery(query), evidence, FILE_ROWS, {
+      k: 10,
+      weights: { lexical: 1, vector: 0.5 },
+      lexicalSignals: true,
+      explain,
+    });
+
+  it('the terms of each hit add up to its score, through every stage, and explaining changes no score', () => {
+    const features = new Set<string>();
+    for (const query of ['how the db pool size is set', 'Pool', 'src/pool.ts']) {
+      const hits = ranked(query, true);
+      const plain = ranked(query, false);
+      expect(hits.map((hit) => [hit.row.id, hit.score])).toEqual(plain.map((hit) => [hit.row.id, hit.score]));
+      for (const hit of hits) {
+        const { terms, score } = hit.explanation!;
+        expect(score).toBe(hit.score);
+        expect(terms.reduce((sum, term) => sum + term.contribution, 0)).toBeCloseTo(score, 12);
+        for (const term of terms) features.add(term.feature);
+      }
+    }
+    for (const feature of [
+      'lexical',
+      'vector',
+      'fragment',
+      'exactName',
+      'definingFile',
+      'path',
+      'pathWords',
+      'fileName',
+      'fileBm25',
+      'role:test',
+      'cHeader',
+      'fileCoherence',
+      'orderInFile',
+      'fileCountedOnce',
+      'furtherHit',
+      'container',
+    ])
+      expect(features, feature).toContain(feature);
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * Present, the last stage: the ranked hits as results, each with its code
+ * read from the file as it is now (the lines that match the query, deep in
+ * a long element), whether the file changed since it was indexed, and, when
+ * asked, how its score added up.
+ */
+import { join } from 'node:path';
+import type { ElementRecord } from '../store/search-reader.js';
+import { terms } from '../text/terms.js';
+import { isStopWord } from '../text/vocabulary.js';
+import type { ParsedQuery } from './query.js';
+import type { RankedHit } from './ranking.js';
+import type { SearchResult } from './response.js';
+import { bestSnippetStart, type SnippetOptions, snippetLines, type SourceCache, SourceReader } from './source.js';
+
+export interface PresentOptions {
+  /** The index's roots by id, and the one a root id not among them falls back to. */
+  roots: ReadonlyMap<number, string>;
+  root: string;
+  sources: SourceCache;
+  /** Read snippets (true), with limits, or not (false). */
+  snippet: boolean | SnippetOptions;
+  /** Add each hit's explanation. */
+  explain: boolean;
+}
+
+export function presentResults(
+  ranked: readonly RankedHit<ElementRecord>[],
+  parsed: ParsedQuery,
+  options: PresentOptions,
+): SearchResult[] {
+  const readers = new Map<number, SourceReader>();
+  const queryTerms = new Set(terms(parsed.text).filter((term) => !isStopWord(term)));
+  const wantText = options.snippet !== false;
+  const limits = typeof options.snippet === 'object' ? options.snippet : {};
+  return ranked.map(({ row, score, signals, explanation }) => {
+    const root = options.roots.get(row.rootId) ?? options.root;
+    let reader = readers.get(row.rootId);
+    if (!reader) readers.set(row.rootId, (reader = new SourceReader(root, options.sources)));
+    const state = reader.state(row, wantText, row);
+    const result: SearchResult = {
+      path: row.path,
+      absolutePath: join(root, row.path),
+      startLine: row.startLine,
+      endLine: row.endLine,
+      type: row.type,
+      name: row.name,
+      signature: row.signature,
+      description: row.description,
+      language: row.language,
+      score: Number(score.toFixed(6)),
+      signals,
+      stale: state.stale,
+    };
+    if (wantText && state.text) {
+      const from = bestSnippetStart(state.text, row.startLine, row.endLine, queryTerms, limits);
+      const { text, moreLines } = snippetLines(state.text, from, row.endLine, limits);
+      result.snippet = text;
+      if (moreLines > 0) result.snippetMoreLines = moreLines;
+      if (from !== row.startLine) result.snippetStartLine = from;
+    }
+    if (state.problem) result.problem = state.problem;
+    if (options.explain && explanation) result.explain = explanation;
+    return result;
+  });
+}
