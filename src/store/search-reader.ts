@@ -12,6 +12,7 @@ import type Database from 'better-sqlite3';
 import { ElementFiles } from './element-files.js';
 import { databaseOf, type IndexStore } from './store.js';
 import { pragmaValue, prepared, setPragma } from './sqlite.js';
+import type { ElementRow } from './rows.js';
 
 export interface FilterSql {
   /** A condition over `e` and `f`, and its parameters. */
@@ -36,18 +37,13 @@ export interface IdScore {
   score: number;
 }
 
-export interface ElementRecord {
+/** A hit as a search reads it: its stored row's columns (its vector id as `id`) joined with its file's. */
+export interface ElementRecord
+  extends Pick<
+    ElementRow,
+    'fileId' | 'type' | 'name' | 'startLine' | 'endLine' | 'startByte' | 'endByte' | 'signature' | 'description'
+  > {
   id: number;
-  fileId: number;
-  type: string;
-  name: string;
-  startLine: number;
-  endLine: number;
-  /** The element's lines in its file, in bytes, [startByte, endByte); -1 when not recorded. */
-  startByte: number;
-  endByte: number;
-  signature: string;
-  description: string;
   path: string;
   language: string | null;
   size: number;
