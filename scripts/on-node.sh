@@ -34,13 +34,15 @@ cache=${OCVECTOR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ocvector}
 package=node-linux-$arch
 
 # --- 1. the binary ------------------------------------------------------------
-newest() { node -e 'const v = JSON.parse(require("fs").readFileSync(0, "utf8")); const list = [].concat(v);
+# The newest of the versions on stdin: npm's JSON (a string or a list), or one a line.
+newest() { node -e 'const text = require("fs").readFileSync(0, "utf8").trim();
+  const list = !text ? [] : /^["[]/.test(text) ? [].concat(JSON.parse(text)) : text.split("\n");
   const key = (s) => s.split(".").map(Number); list.sort((a, b) => { const [x, y] = [key(a), key(b)];
   for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i] - y[i]; return 0; }); console.log(list.at(-1) ?? "");'; }
 version=$(npm view "$package@$line" version --json 2>/dev/null | newest || true)
 if [[ -z $version ]]; then
   # No registry: the newest one cached before.
-  version=$(ls "$cache/node" 2>/dev/null | grep "^$line\." | node -e 'console.log(JSON.stringify(require("fs").readFileSync(0,"utf8").split("\n").filter(Boolean)))' | newest)
+  version=$(ls "$cache/node" 2>/dev/null | grep "^$line\." | newest)
   [[ -n $version ]] || { echo "on-node: cannot reach the npm registry for $package@$line, and none is cached in $cache/node" >&2; exit 1; }
 fi
 node_dir=$cache/node/$version

@@ -26,6 +26,7 @@ import { FaissIndex } from '../native/faiss-index.js';
 import { MAX_DIMENSION } from '../native/validate.js';
 import { StoreError } from './database.js';
 import type { EmbedderRecord, IndexStore } from './store.js';
+import { isIndexableDimension } from '../vector/check.js';
 
 const FILE_PATTERN = /^vectors-g(\d+)\.ocvx$/;
 /** The container header's payload length and checksum (bytes 16 to 32): the file's identity. */
@@ -313,7 +314,7 @@ export class VectorIndex {
  * FaissError INVALID_ARGUMENT saying what to do.
  */
 function checkRecordedDimension({ id, dimension }: EmbedderRecord): void {
-  if (Number.isInteger(dimension) && dimension >= 1 && dimension <= MAX_DIMENSION) return;
+  if (isIndexableDimension(dimension)) return;
   throw new FaissError(
     `the index records ${String(dimension)} dimensions for its embedder ${id}, which FAISS cannot index (1 to ${MAX_DIMENSION}): ` +
       'its vectors cannot be searched; rebuild the index with a working embedder (oc-vector-index --rebuild)',

@@ -14,9 +14,6 @@
 import { MAX_DIMENSION } from '../native/validate.js';
 import { BUILTIN_INSTEAD, EmbedderError } from './embedder.js';
 
-/** The most dimensions an embedder's vectors may have: FAISS's limit, as the native facade checks it. */
-export const MAX_EMBEDDING_DIMENSION = MAX_DIMENSION;
-
 /** What the messages name: the embedder's id, and its server when it has one. */
 export interface EmbedderIdentity {
   readonly id: string;

@@ -37,6 +37,20 @@ async function server(api: 'ollama' | 'openai', misbehave: () => Misbehaviour | 
   return { url: fake.url, embedder, requests: () => fake.embeddingRequests.length };
 }
 
+/**
+ * The sample files indexed through a server that answers well until the
+ * returned `misbehave` is called, and the index as it was then.
+ */
+async function indexedThrough(api: 'ollama' | 'openai') {
+  const repo = (owned.repo = tempRepo(SAMPLE_FILES));
+  let bad: Misbehaviour | undefined;
+  const fake = await server(api, () => bad);
+  const indexer = new Indexer({ path: repo.root, embedder: fake.embedder, llm: false });
+  await indexer.run();
+  const before = await snapshot(indexer.indexDir);
+  return { repo, fake, indexer, before, misbehave: (next: Misbehaviour | undefined) => (bad = next) };
+}
+
 /** The index's embedder record, elements and consistency, as a reader sees them. */
 async function snapshot(indexDir: string) {
   const store = IndexStore.open(indexDir, { readonly: true });
@@ -78,15 +92,10 @@ describe.each(['ollama', 'openai'] as const)('indexing through a misbehaving ser
   it.each(MISBEHAVIOURS)(
     '%s on a changed file: the run fails, and the index is as it was, still searchable by vector',
     async (misbehaviour) => {
-      const repo = (owned.repo = tempRepo(SAMPLE_FILES));
-      let bad: Misbehaviour | undefined;
-      const fake = await server(api, () => bad);
-      const indexer = new Indexer({ path: repo.root, embedder: fake.embedder, llm: false });
-      await indexer.run();
-      const before = await snapshot(indexer.indexDir);
+      const { repo, fake, indexer, before, misbehave } = await indexedThrough(api);
       expect(before.embedder).toEqual({ id: `${api}:fake-embed`, dimension: DIMENSION });
 
-      bad = misbehaviour;
+      misbehave(misbehaviour);
       repo.write('src/math.ts', 'export function lcm(a: number, b: number): number {\n  return a * b;\n}\n');
       const error = await indexer.run().catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'INVALID_VECTORS' });
@@ -99,7 +108,7 @@ describe.each(['ollama', 'openai'] as const)('indexing through a misbehaving ser
 
       const searcher = await Searcher.open({ indexDir: indexer.indexDir, ...searchServer(api, fake.url) });
       try {
-        bad = undefined;
+        misbehave(undefined);
         const response = await searcher.search('greatest common divisor', { mode: 'vector', k: 5 });
         expect(response.fallback).toBeUndefined();
         expect(response.results.map((r) => r.name)).toContain('gcd');
@@ -110,13 +119,8 @@ describe.each(['ollama', 'openai'] as const)('indexing through a misbehaving ser
   );
 
   it('a rebuild through a server that now answers 70,000 dimensions leaves the index as it was', async () => {
-    const repo = (owned.repo = tempRepo(SAMPLE_FILES));
-    let bad: Misbehaviour | undefined;
-    const fake = await server(api, () => bad);
-    const indexer = new Indexer({ path: repo.root, embedder: fake.embedder, llm: false });
-    await indexer.run();
-    const before = await snapshot(indexer.indexDir);
-    bad = 'oversized';
+    const { indexer, before, misbehave } = await indexedThrough(api);
+    misbehave('oversized');
     await expect(indexer.run({ rebuild: true })).rejects.toMatchObject({ code: 'INVALID_VECTORS' });
     expect(await snapshot(indexer.indexDir)).toEqual(before);
   });
