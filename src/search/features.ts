@@ -32,8 +32,12 @@ export interface Evidence {
   definitions: ReadonlySet<number>;
   /** Files named after the symbol the query names (`Router` -> Router.php), by file id. */
   namedFiles: ReadonlySet<number>;
+  /** The first elements of those files, where such a file defines its symbol. */
+  namedFileElements?: ReadonlySet<number> | undefined;
   /** BM25 over whole files, each file's score over the best file's (prose queries). */
   files?: ReadonlyMap<number, number> | undefined;
+  /** For a query of names only: the elements that hold one of its whole names. */
+  wholeWord?: ReadonlySet<number> | undefined;
 }
 
 /** What is measured of one candidate: numbers from 0 to 1, and yes or no. */

@@ -27,6 +27,8 @@ export interface LexicalEvidence {
   files?: Map<number, number> | undefined;
   definitions: Set<number>;
   namedFiles: { fileId: number; ids: number[] }[];
+  /** For a query of names only (ParsedQuery.exactFirst): the elements holding one of its whole names, in their names or code. */
+  wholeWord?: Set<number> | undefined;
 }
 
 export const NO_LEXICAL_EVIDENCE: LexicalEvidence = { elements: [], definitions: new Set(), namedFiles: [] };
@@ -75,7 +77,14 @@ export class LexicalSearch {
     const codeMatch = rareInCode ? ftsExpression(rareInCode) : undefined;
     const elements = match || codeMatch ? this.#reader.elementHits(match, codeMatch, filters, limit) : [];
     const files = parsed.kind === 'prose' && rareInCode ? this.#fileEvidence(rareInCode, generation) : undefined;
-    return { elements: this.#withWholeNames(elements, parsed, filters, limit), definitions, namedFiles, files };
+    const whole = this.#wholeNameHits(parsed, filters, limit);
+    return {
+      elements: whole.length > 0 ? sumById([elements, whole]) : elements,
+      definitions,
+      namedFiles,
+      files,
+      wholeWord: parsed.exactFirst && whole.length > 0 ? new Set(whole.map((hit) => hit.id)) : undefined,
+    };
   }
 
   /**
@@ -119,13 +128,13 @@ export class LexicalSearch {
   /**
    * An identifier the query spells (`NO_INDEX`) also matches, by its parts,
    * every element about "index": the elements that hold the whole name
-   * score again on it alone, so that they come first.
+   * score again on it alone (these hits, added to BM25's), so that they come first.
    */
-  #withWholeNames(hits: ScoredHit[], parsed: ParsedQuery, filters: CompiledFilters, limit: number): ScoredHit[] {
+  #wholeNameHits(parsed: ParsedQuery, filters: CompiledFilters, limit: number): ScoredHit[] {
     const whole = ftsExpression(parsed.wholeTerms);
-    if (!whole) return hits;
-    const codeWeight = parsed.kind === 'identifier' ? WHOLE_IDENTIFIER_CODE_WEIGHT : undefined;
-    return sumById([hits, this.#reader.elementHits(whole, whole, filters, limit, codeWeight)]);
+    if (!whole) return [];
+    const codeWeight = parsed.kind === 'identifier' || parsed.exactFirst ? WHOLE_IDENTIFIER_CODE_WEIGHT : undefined;
+    return this.#reader.elementHits(whole, whole, filters, limit, codeWeight);
   }
 
   /**

@@ -34,7 +34,16 @@ export interface ParsedQuery {
   wholeTerms: string[];
   /** The query with path tokens taken out: what the embedder sees. */
   semanticText: string;
+  /**
+   * The query is nothing but names (one, or up to MAX_EXACT_NAMES code-like
+   * tokens, `Index.search` included): its definitions come first, then every
+   * element holding one of its whole names, then what shares only a sub-word.
+   */
+  exactFirst: boolean;
 }
+
+/** Code-like tokens a query may hold and still ask for names only ("parseConfig loadConfig"). */
+const MAX_EXACT_NAMES = 3;
 
 /** Extensions that make `name.ext` a file name rather than `Object.member`. */
 const FILE_EXTENSIONS = new Set(
@@ -94,6 +103,10 @@ export function parseQuery(text: string): ParsedQuery {
     terms: searchTerms(tokens),
     wholeTerms,
     semanticText: rest.join(' ') || trimmed,
+    exactFirst:
+      paths.length === 0 &&
+      (kind === 'identifier' ||
+        (rest.length <= MAX_EXACT_NAMES && rest.every((token) => isIdentifierLike(token.replace(/\(\)$/, ''))))),
   };
 }
 
@@ -114,9 +127,17 @@ function sentenceIdentifiers(tokens: readonly string[]): string[] {
   return out;
 }
 
-/** A query of one word that reads as a symbol: code-like, a capitalised name, or a leading underscore. */
+/**
+ * A query of one word that reads as a symbol: code-like, a capitalised name,
+ * a leading underscore, or letters then digits (`wasm32`, `field1`: in a
+ * sentence such a word is as often a version or a unit, alone it is a name).
+ */
 function isSymbolWord(token: string): boolean {
-  return isIdentifierLike(token) || /^(?:\p{Lu}|_)[\p{L}\p{N}_$]*$/u.test(token);
+  return (
+    isIdentifierLike(token) ||
+    /^(?:\p{Lu}|_)[\p{L}\p{N}_$]*$/u.test(token) ||
+    /^\p{L}[\p{L}\p{N}_$]*\p{N}[\p{L}\p{N}_$]*$/u.test(token)
+  );
 }
 
 /**

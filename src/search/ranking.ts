@@ -8,9 +8,12 @@
  * 3. score: the features weighed by the query's kind (`scoreOf`, score.ts,
  *    weights in knobs.ts), then the file's coherence (`addFileCoherence`)
  *    and the order inside each file (`orderWithinFiles`);
- * 4. diversify: a file's evidence counted once (`spreadOverFiles`), one hit
+ * 4. tiers, for a query of names only (`tierOf`): its definitions, then the
+ *    elements holding a whole name it spells, then the rest, each tier in
+ *    score order;
+ * 5. diversify: a file's evidence counted once (`spreadOverFiles`), one hit
  *    per stretch of code (`withoutNested`);
- * 5. present: the searcher reads the snippets (present.ts).
+ * 6. present: the searcher reads the snippets (present.ts).
  *
  * Every stage is kept because the benchmark says so (docs/retrieval-quality.md).
  */
@@ -41,6 +44,13 @@ export interface RankingOptions {
 export interface RankedHit<Row extends CandidateRow> {
   row: Row;
   score: number;
+  /**
+   * Ranked above every hit of a lower tier, whatever the scores (a query of
+   * names only; 0 otherwise): 2 a definition by the exact name or one of the
+   * first elements of a file named after the symbol, 1 an element
+   * holding a whole name the query spells (or a definition in another case).
+   */
+  tier: Tier;
   /**
    * The part of the score that is its file's evidence (whole-file BM25,
    * coherence, the file's name and path), the same for each element of
@@ -80,6 +90,8 @@ export interface RankSignals {
   namedFile?: boolean;
   path?: boolean;
 }
+
+export type Tier = 0 | 1 | 2;
 
 const NO_STEPS: readonly RankStep[] = Object.freeze([]);
 
@@ -128,12 +140,25 @@ function score<Row extends CandidateRow>(
     if (lexicalSignals && evidence.definitions.has(row.id)) signals.definition = true;
     if (measured.namedFile) signals.namedFile = true;
     if (measured.path) signals.path = true;
-    out.push({ row, score, fileBonus, signals, features: measured, coherence: 0, steps: NO_STEPS });
+    const tier = lexicalSignals && parsed.exactFirst ? tierOf(row.id, measured, evidence) : 0;
+    out.push({ row, score, tier, fileBonus, signals, features: measured, coherence: 0, steps: NO_STEPS });
   }
   addFileCoherence(out, FILE_COHERENCE);
   out.sort(byScore);
   if (parsed.kind === 'prose') orderWithinFiles(out);
   return out;
+}
+
+/**
+ * Exact first: an agent that types a name wants where it is defined, then
+ * every place that holds it, before anything that only shares a sub-word
+ * (`convertIPv6BinaryToString` for `convertIPv6ToString`), however well
+ * the sub-words score.
+ */
+function tierOf(id: number, measured: Features, evidence: Evidence): Tier {
+  // A file named after the symbol is where a language defines it when its parser names nothing (Channel.kt).
+  if ((evidence.definitions.has(id) && measured.name === 'exact') || evidence.namedFileElements?.has(id)) return 2;
+  return evidence.definitions.has(id) || evidence.wholeWord?.has(id) ? 1 : 0;
 }
 
 /**
@@ -175,7 +200,7 @@ function orderWithinFiles<Row extends CandidateRow>(sorted: RankedHit<Row>[]): v
     const hits = places.map((i) => sorted[i]!);
     // Only chunks move: a file without one keeps its order (the sort is stable).
     if (!hits.some((hit) => hit.row.type === 'chunk')) continue;
-    const reordered = [...hits].sort((a, b) => key(b) - key(a));
+    const reordered = [...hits].sort((a, b) => b.tier - a.tier || key(b) - key(a));
     // Scores sorted best first, as `places` are: each place keeps its score and takes the next hit in the file's new order.
     for (const [j, i] of places.entries())
       if (reordered[j] !== hits[j]) {
@@ -271,9 +296,11 @@ export function explainScore<Row extends CandidateRow>(hit: RankedHit<Row>, weig
         });
     } else push({ feature: step.stage, op: 'replace', value: step.score, weight: 1, contribution: step.score - sum });
   }
-  return { terms, score: hit.score };
+  return hit.tier > 0 ? { terms, score: hit.score, tier: hit.tier } : { terms, score: hit.score };
 }
 
 function byScore<Row extends CandidateRow>(a: RankedHit<Row>, b: RankedHit<Row>): number {
-  return b.score - a.score || a.row.path.localeCompare(b.row.path) || a.row.startLine - b.row.startLine;
+  return (
+    b.tier - a.tier || b.score - a.score || a.row.path.localeCompare(b.row.path) || a.row.startLine - b.row.startLine
+  );
 }

@@ -65,6 +65,8 @@ export interface ScoreExplanation {
   terms: ScoreTerm[];
   /** The final score, unrounded (the result's `score` is rounded to 6 decimals). */
   score: number;
+  /** For a query of names only, the tier that orders results before their scores (ranking.ts, `tierOf`): 2 definition, 1 holds a whole name, 0 the rest. */
+  tier?: number;
 }
 
 /** The terms of `scoreOf`, in its order: the features a candidate has (a weight of 0 shows a feature its kind leaves out). */

@@ -429,7 +429,9 @@ export class Searcher {
       vector: vectorHits,
       definitions: lexical.definitions,
       namedFiles: new Set(lexical.namedFiles.map((file) => file.fileId)),
+      namedFileElements: new Set(lexical.namedFiles.flatMap((file) => file.ids)),
       files: lexical.files,
+      wholeWord: lexical.wholeWord,
     };
     return rankCandidates(parsed, evidence, rows, { k, weights, lexicalSignals: mode !== 'vector', explain });
   }

@@ -11,6 +11,20 @@ import {
 
 describe('parseQuery', () => {
   it.each([
+    ['getUserById', true],
+    ['wasm32', true],
+    ['Status', true],
+    ['parseConfig loadConfig', true],
+    ['IndexStore.open writeFile()', true],
+    ['parseConfig in the loader', false],
+    ['a b c d', false],
+    ['one two three four_five six', false],
+    ['src/store.ts', false],
+  ])('%s asks for names only (exact first): %s', (query, exact) => {
+    expect(parseQuery(query).exactFirst).toBe(exact);
+  });
+
+  it.each([
     ['getUserById', 'identifier'],
     ['Index.search', 'identifier'],
     ['parse_config', 'identifier'],

@@ -51,6 +51,20 @@ const rank = (query: string, evidence: Partial<Evidence>) =>
   ).map((hit) => hit.row.id);
 
 describe('the ranking stack', () => {
+  it('a query of names only ranks definitions, then elements holding the whole name, then sub-word matches', () => {
+    // `insertAll` is defined nowhere here; element 4 holds it whole (in its code), 2 and 1 only share `insert`.
+    const lexical = [
+      { id: 2, score: 9 },
+      { id: 1, score: 6 },
+      { id: 4, score: 1 },
+    ];
+    expect(rank('insertAll', { lexical, wholeWord: new Set([4]) })).toEqual([4, 2, 1]);
+    // A definition by the exact name comes before the holders, whatever the scores.
+    expect(rank('Ecto.Repo.Schema.update', { lexical, definitions: new Set([3]), wholeWord: new Set([4]) })[0]).toBe(3);
+    // A sentence is ranked by score alone: the tiers are for names.
+    expect(rank('insert all the rows', { lexical, wholeWord: new Set([4]) })[0]).toBe(2);
+  });
+
   it('a sentence naming a symbol exactly lifts the file that defines it, and keeps the order inside that file', () => {
     const lexical = [
       { id: 3, score: 20 },
