@@ -4,6 +4,8 @@
  *   npm run bench:native                 # the full run (about 4 minutes here)
  *   npm run bench:native -- --quick      # small sizes, to check the bench itself
  *   npm run bench:native -- --prebuilt   # the prebuilt addon against the one built here (bench/lib/prebuilt.ts)
+ *   npm run bench:native -- --gpu        # GPU against CPU, crossover, concurrent clients (bench/lib/gpu.ts; needs a GPU)
+ *   npm run bench:native -- --concurrency  # concurrent clients with and without batching, CPU (bench/lib/gpu.ts)
  *
  * Prints tables and writes its figures to bench/out/native.json (native-quick.json with --quick).
  * Raw C++ and binding are measured in alternating rounds on the same queries,
@@ -18,6 +20,7 @@ import { measureEventLoopLag, type LagFigures } from './lib/event-loop.js';
 import { describeMachine } from './lib/machine.js';
 import { RawBaseline, buildRawBaseline, type RawMode } from './lib/raw-baseline.js';
 import { writeFigures } from './lib/out.js';
+import { compareConcurrency, compareGpu } from './lib/gpu.js';
 import { comparePrebuilt } from './lib/prebuilt.js';
 import { markdownTable, PAGES, replaceGeneratedSection } from './lib/readme.js';
 import { median, mib, ms, percentile, printTable, timed } from './lib/stats.js';
@@ -25,6 +28,14 @@ import { median, mib, ms, percentile, printTable, timed } from './lib/stats.js';
 const quick = process.argv.includes('--quick');
 if (process.argv.includes('--prebuilt')) {
   comparePrebuilt(quick);
+  process.exit(0);
+}
+if (process.argv.includes('--gpu')) {
+  await compareGpu(quick);
+  process.exit(0);
+}
+if (process.argv.includes('--concurrency')) {
+  await compareConcurrency(quick);
   process.exit(0);
 }
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -43,6 +43,7 @@ Napi::Value GpuInfoJs(const Napi::CallbackInfo& info) {
   Napi::Object out = Napi::Object::New(info.Env());
   out.Set("compiled", gpu.compiled);
   out.Set("devices", gpu.devices);
+  out.Set("sharedResources", gpu.sharedResources);
   out.Set("reason", gpu.reason);
   return out;
 }

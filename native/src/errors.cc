@@ -25,9 +25,7 @@ const char* ErrorCodeName(ErrorCode code) {
   return "INTERNAL";
 }
 
-// FAISS formats its messages as "Error in <function> at <file>:<line>: <text>";
-// only <text> means something to a user of this library.
-static std::string StripFaissLocation(const std::string& message) {
+std::string StripFaissLocation(const std::string& message) {
   for (size_t i = 0; i + 1 < message.size(); ++i) {
     if (message[i] != ':' || !std::isdigit(static_cast<unsigned char>(message[i + 1]))) continue;
     size_t j = i + 1;

@@ -42,6 +42,10 @@ class NativeError : public std::runtime_error {
 // more specific meaning in the context of the call (e.g. Corrupt while reading).
 void RunTranslatingErrors(const std::function<void()>& body, ErrorCode fallback = ErrorCode::Faiss);
 
+// FAISS formats its messages as "Error in <function> at <file>:<line>: <text>";
+// returns <text>, the part that means something to a user of this library.
+std::string StripFaissLocation(const std::string& message);
+
 // Builds a JS error object: an instance of the registered FaissError class
 // when there is one, otherwise a plain Error, with `code` set either way.
 Napi::Value MakeJsError(Napi::Env env, ErrorCode code, const std::string& message);

@@ -70,10 +70,8 @@ class MakeIndexWorker : public PromiseWorker {
   Napi::Value Result(Napi::Env env) override { return NativeIndex::NewInstance(env, holder_); }
 
   void Adopt(std::unique_ptr<faiss::Index> cpuIndex, Device device, std::string description) {
-    Placement placement = PlaceIndex(std::move(cpuIndex), device);
-    holder_ =
-        std::make_shared<IndexHolder>(std::move(placement.index), placement.resources,
-                                      placement.onGpu, placement.reason, std::move(description));
+    holder_ = std::make_shared<IndexHolder>(PlaceIndex(std::move(cpuIndex), device),
+                                            std::move(description));
   }
 
   std::shared_ptr<IndexHolder> holder_;
@@ -151,6 +149,36 @@ class FromBufferWorker : public MakeIndexWorker {
   bool allowPlain_;
 };
 
+// A copy of an open index on a device of the caller's choosing; the index
+// itself stays where it is. A GPU index is copied through the CPU, as FAISS
+// clones GPU indexes.
+class CopyWorker : public MakeIndexWorker {
+ public:
+  CopyWorker(Napi::Env env, std::shared_ptr<IndexHolder> source, Device device)
+      : MakeIndexWorker(env), source_(std::move(source)), device_(device) {}
+
+ private:
+  void Run() override {
+    Placement placement;
+    if (source_->onGpu) {
+      std::unique_ptr<faiss::Index> cpu;
+      {
+        std::unique_lock<std::shared_mutex> lock(source_->mutex);
+        std::unique_lock<std::mutex> gpuLock = source_->LockGpu();
+        cpu = CpuCopyOf(*source_->index, true);
+      }
+      placement = PlaceIndex(std::move(cpu), device_);
+    } else {
+      std::shared_lock<std::shared_mutex> lock(source_->mutex);
+      placement = PlaceCopy(*source_->index, device_);
+    }
+    holder_ = std::make_shared<IndexHolder>(std::move(placement), source_->description);
+  }
+
+  std::shared_ptr<IndexHolder> source_;
+  Device device_;
+};
+
 void RequireTrained(const IndexHolder& holder, const char* action) {
   if (!holder.index->is_trained) {
     throw NativeError(ErrorCode::NotTrained,
@@ -171,6 +199,7 @@ class TrainWorker : public HolderWorker {
   void Run() override {
     CheckFinite(data_.data(), rows_, holder_->dimension, "vectors");
     std::unique_lock<std::shared_mutex> lock(holder_->mutex);
+    std::unique_lock<std::mutex> gpuLock = holder_->LockGpu();
     holder_->index->train(rows_, data_.data());
     holder_->RefreshCounters();
   }
@@ -193,6 +222,7 @@ class AddWorker : public HolderWorker {
   void Run() override {
     CheckFinite(data_, rows_, holder_->dimension, "vectors");
     std::unique_lock<std::shared_mutex> lock(holder_->mutex);
+    std::unique_lock<std::mutex> gpuLock = holder_->LockGpu();
     RequireTrained(*holder_, "add vectors");
     if (ids_ == nullptr) {
       if (holder_->idMap != nullptr) {
@@ -292,6 +322,7 @@ class SearchWorker : public HolderWorker {
             static_cast<int>(options_.efSearch);
       }
     }
+    std::unique_lock<std::mutex> gpuLock = holder_->LockGpu();
 
     RequireTrained(*holder_, "search");
     const int64_t total = holder_->index->ntotal;
@@ -367,12 +398,7 @@ class RemoveWorker : public HolderWorker {
  private:
   void Run() override {
     std::unique_lock<std::shared_mutex> lock(holder_->mutex);
-    if (!holder_->supportsRemove) {
-      throw NativeError(
-          ErrorCode::Unsupported,
-          "this index (" + holder_->description + (holder_->onGpu ? ", on GPU" : "") +
-              ") cannot remove vectors; rebuild it without them, or use a Flat or IVF index");
-    }
+    if (!holder_->supportsRemove) throw NativeError(ErrorCode::Unsupported, CannotRemove());
     faiss::IDSelectorBatch selector(static_cast<size_t>(count_), ids_);
     auto* ivf =
         holder_->idMap != nullptr ? dynamic_cast<faiss::IndexIVF*>(holder_->inner) : nullptr;
@@ -421,6 +447,19 @@ class RemoveWorker : public HolderWorker {
     return removed;
   }
 
+  // Why this index refuses removals, and what to do instead.
+  std::string CannotRemove() const {
+    const std::string what = "this index (" + holder_->description + ")";
+    if (holder_->onGpu) {
+      // No faiss::gpu index overrides Index::remove_ids (faiss/gpu/GpuIndex*.h).
+      return what +
+             " is on a GPU, and FAISS's GPU indexes cannot remove vectors: remove them from a CPU "
+             "copy (copyTo('cpu')) and place that on the GPU again (copyTo('gpu')), or rebuild "
+             "the index without them";
+    }
+    return what + " cannot remove vectors; rebuild it without them, or use a Flat or IVF index";
+  }
+
   Napi::Value Result(Napi::Env env) override {
     return Napi::Number::New(env, static_cast<double>(removed_));
   }
@@ -439,6 +478,13 @@ class ReconstructWorker : public HolderWorker {
  private:
   void Run() override {
     std::shared_lock<std::shared_mutex> lock(holder_->mutex);
+    if (holder_->onGpu && holder_->kind != IndexKind::Flat) {
+      // faiss/gpu: of the GPU float indexes only GpuIndexFlat overrides Index::reconstruct.
+      throw NativeError(ErrorCode::Unsupported,
+                        "reconstruct on a GPU index works for Flat only; this index is " +
+                            holder_->description + ": reconstruct from a CPU copy (copyTo('cpu'))");
+    }
+    std::unique_lock<std::mutex> gpuLock = holder_->LockGpu();
     faiss::Index& index = *holder_->index;
     if (holder_->idMap != nullptr) {
       auto* idMap2 = dynamic_cast<faiss::IndexIDMap2*>(&index);
@@ -477,7 +523,11 @@ void WithCpuIndex(IndexHolder& holder, Body body) {
     exclusive.lock();
   else
     shared.lock();
-  std::unique_ptr<faiss::Index> copy = CpuCopyOf(*holder.index, holder.onGpu);
+  std::unique_ptr<faiss::Index> copy;
+  {
+    std::unique_lock<std::mutex> gpuLock = holder.LockGpu();
+    copy = CpuCopyOf(*holder.index, holder.onGpu);
+  }
   body(copy ? *copy : *holder.index);
 }
 
@@ -533,6 +583,7 @@ Napi::Function NativeIndex::DefineClass(Napi::Env env) {
           InstanceMethod<&NativeIndex::Reconstruct>("reconstruct"),
           InstanceMethod<&NativeIndex::Write>("write"),
           InstanceMethod<&NativeIndex::ToBuffer>("toBuffer"),
+          InstanceMethod<&NativeIndex::CopyTo>("copyTo"),
           InstanceMethod<&NativeIndex::Close>("close"),
           InstanceAccessor<&NativeIndex::GetClosed>("closed"),
           InstanceAccessor<&NativeIndex::GetNtotal>("ntotal"),
@@ -642,6 +693,22 @@ Napi::Value NativeIndex::Search(const Napi::CallbackInfo& info) {
     ThrowJs(env, ErrorCode::InvalidArgument,
             "nprobe applies to IVF indexes; this index is " + holder->description);
   }
+  if (holder->onGpu) {
+    // Checked here: past the limit FAISS fails deep in its GPU code.
+    const int64_t limit = GpuMaxK();
+    if (k > limit) {
+      ThrowJs(env, ErrorCode::InvalidArgument,
+              "k is " + std::to_string(k) + ", more than the " + std::to_string(limit) +
+                  " neighbours a GPU index returns (FAISS's GPU limit); pass k <= " +
+                  std::to_string(limit) + ", or search a CPU copy (copyTo('cpu'))");
+    }
+    if (options.nprobe > limit) {
+      ThrowJs(env, ErrorCode::InvalidArgument,
+              "nprobe is " + std::to_string(options.nprobe) + ", more than the " +
+                  std::to_string(limit) + " lists a GPU index visits (FAISS's GPU limit); pass " +
+                  "nprobe <= " + std::to_string(limit));
+    }
+  }
   // Checked here, before the outputs are allocated: the worker checks k
   // again under the lock, as an add or removal may run in between.
   const int64_t total = holder->ntotal.load();
@@ -688,6 +755,13 @@ Napi::Value NativeIndex::Write(const Napi::CallbackInfo& info) {
 Napi::Value NativeIndex::ToBuffer(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return (new ToBufferWorker(env, Open(env)))->Start();
+}
+
+Napi::Value NativeIndex::CopyTo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto holder = Open(env);
+  Device device = ParseDevice(env, StringArg(info, 0, "device"));
+  return (new CopyWorker(env, holder, device))->Start();
 }
 
 Napi::Value NativeIndex::Close(const Napi::CallbackInfo& info) {

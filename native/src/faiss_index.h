@@ -33,6 +33,7 @@ class NativeIndex : public Napi::ObjectWrap<NativeIndex> {
   Napi::Value Reconstruct(const Napi::CallbackInfo& info);
   Napi::Value Write(const Napi::CallbackInfo& info);
   Napi::Value ToBuffer(const Napi::CallbackInfo& info);
+  Napi::Value CopyTo(const Napi::CallbackInfo& info);
 
   // Synchronous.
   Napi::Value Close(const Napi::CallbackInfo& info);

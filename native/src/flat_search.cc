@@ -20,10 +20,7 @@ constexpr size_t kMinSlicedFloats = size_t(1) << 20;
 // gets every thread it asks for. Inside one of ours (nesting off) it gets
 // one, and each call then scans only the first 1/threads of its rows. From
 // that version on, FAISS's own split is used instead of ours.
-constexpr bool kFaissSplitsSingleQueries =
-    FAISS_VERSION_MAJOR > 1 ||
-    (FAISS_VERSION_MAJOR == 1 &&
-     (FAISS_VERSION_MINOR > 14 || (FAISS_VERSION_MINOR == 14 && FAISS_VERSION_PATCH >= 2)));
+constexpr bool kFaissSplitsSingleQueries = OCVECTOR_FAISS_AT_LEAST(1, 14, 2);
 
 bool PrefersSlicedFlatSearch(const faiss::IndexFlat& flat, idx_t queries, int threads) {
   return !kFaissSplitsSingleQueries && threads > 1 && queries < threads &&

@@ -7,6 +7,7 @@
 #include <faiss/IndexPQ.h>
 #include <faiss/IndexScalarQuantizer.h>
 
+#include <thread>
 #include <typeinfo>
 
 namespace ocvector {
@@ -28,21 +29,37 @@ static IndexKind KindOf(const faiss::Index* index) {
   return IndexKind::Other;
 }
 
-IndexHolder::IndexHolder(std::unique_ptr<faiss::Index> ownedIndex, std::shared_ptr<void> resources,
-                         bool gpu, std::string reason, std::string desc)
-    : gpuResources(std::move(resources)),
-      index(std::move(ownedIndex)),
-      onGpu(gpu),
-      deviceReason(std::move(reason)),
+IndexHolder::IndexHolder(Placement placement, std::string desc)
+    : gpu(std::move(placement.gpu)),
+      index(std::move(placement.index)),
+      onGpu(gpu != nullptr),
+      deviceReason(std::move(placement.reason)),
       description(std::move(desc)) {
   idMap = dynamic_cast<faiss::IndexIDMap*>(index.get());
   inner = idMap != nullptr ? idMap->index : index.get();
-  kind = KindOf(inner);
-  // Flat and IVF indexes remove in place; HNSW graphs cannot drop a node.
+  kind = onGpu ? GpuIndexKind(*inner) : KindOf(inner);
+  // Flat and IVF indexes remove in place on the CPU; HNSW graphs cannot drop a
+  // node, and FAISS's GPU indexes do not implement remove_ids.
   supportsRemove = !onGpu && (kind == IndexKind::Flat || kind == IndexKind::Ivf);
   dimension = static_cast<int>(index->d);
   innerProduct = index->metric_type == faiss::METRIC_INNER_PRODUCT;
   RefreshCounters();
+}
+
+IndexHolder::~IndexHolder() {
+  if (!gpu) return;
+  std::unique_lock<std::mutex> lock(gpu->mutex, std::try_to_lock);
+  if (lock.owns_lock()) {
+    index.reset();
+    return;
+  }
+  // A call on another index holds the device. This runs on the JS thread
+  // (close(), or the garbage collector), which must not wait for it: the
+  // index is freed beside it, as soon as the device is free.
+  std::thread([index = std::move(index), gpu = gpu]() mutable {
+    std::lock_guard<std::mutex> wait(gpu->mutex);
+    index.reset();
+  }).detach();
 }
 
 // The factory's name for a scalar quantizer type ("SQ" where it has none).

@@ -8,22 +8,23 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <shared_mutex>
 #include <string>
 
+#include "gpu.h"
+#include "index_kind.h"
+
 namespace ocvector {
 
-enum class IndexKind { Flat, Hnsw, Ivf, Other };
-
-const char* IndexKindName(IndexKind kind);
-
 struct IndexHolder {
-  // Takes ownership of a CPU or GPU index. `gpuResources` (may be null) must
-  // outlive the index; members are destroyed in reverse order, index first.
-  IndexHolder(std::unique_ptr<faiss::Index> index, std::shared_ptr<void> gpuResources, bool onGpu,
-              std::string deviceReason, std::string description);
+  // Takes ownership of a placed CPU or GPU index.
+  IndexHolder(Placement placement, std::string description);
+  // A GPU index is freed under its device's lock, before the device's
+  // resources can go; without waiting when the device is busy.
+  ~IndexHolder();
 
-  std::shared_ptr<void> gpuResources;
+  std::shared_ptr<GpuDevice> gpu;  // set when the index is on a GPU
   std::unique_ptr<faiss::Index> index;
 
   // Structure, fixed at construction.
@@ -40,8 +41,15 @@ struct IndexHolder {
   // Searches, reconstruct and serialisation share the lock; train, add and
   // remove take it exclusively. FAISS's GPU resources are not safe for
   // concurrent use from several host threads, so on a GPU searches are
-  // exclusive too.
+  // exclusive too, and every FAISS call also holds the device's lock
+  // (LockGpu), as other indexes share its resources.
   std::shared_mutex mutex;
+
+  // The device's lock for an index on a GPU (taken after `mutex`); an empty
+  // lock on the CPU.
+  std::unique_lock<std::mutex> LockGpu() const {
+    return gpu ? std::unique_lock<std::mutex>(gpu->mutex) : std::unique_lock<std::mutex>();
+  }
 
   // Mirrors of index->ntotal / is_trained, updated under the exclusive lock,
   // so that the JS getters never read FAISS state while a worker mutates it.

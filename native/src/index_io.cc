@@ -27,6 +27,7 @@
 #include <typeinfo>
 
 #include "errors.h"
+#include "faiss_compat.h"
 #include "xxhash64.h"
 
 namespace ocvector {
@@ -332,10 +333,15 @@ class StructureCheck {
     const faiss::HNSW& graph = index.hnsw;
     const std::string name = role + "'s graph";
     if (graph.efSearch < 1 || graph.efSearch > kMaxSearchBreadth || graph.efConstruction < 1 ||
-        graph.efConstruction > kMaxSearchBreadth || graph.upper_beam < 1 ||
-        graph.upper_beam > kMaxSearchBreadth) {
+        graph.efConstruction > kMaxSearchBreadth) {
       Fail(name + " has out-of-range search parameters");
     }
+#if !OCVECTOR_FAISS_AT_LEAST(1, 9, 0)
+    // HNSW::upper_beam went in FAISS 1.9.
+    if (graph.upper_beam < 1 || graph.upper_beam > kMaxSearchBreadth) {
+      Fail(name + " has out-of-range search parameters");
+    }
+#endif
     // cum_nneighbor_per_level[l]: links stored before level l (0 at level 0).
     const auto& cumulative = graph.cum_nneighbor_per_level;
     if (cumulative.empty() || cumulative[0] != 0) Fail(name + " has no level table");
@@ -457,6 +463,7 @@ class StructureCheck {
           if (!valid(entry.second)) Fail(role + "'s direct map points past its lists");
         }
         return;
+      default: break;  // newer FAISS counts its types (DMT_count)
     }
     Fail(role + " has an unknown direct map type");
   }

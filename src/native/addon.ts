@@ -41,14 +41,21 @@ export interface NativeIndexHandle {
   reconstruct(id: bigint): Promise<Float32Array>;
   write(path: string): Promise<void>;
   toBuffer(): Promise<Buffer>;
+  copyTo(device: Device): Promise<NativeIndexHandle>;
   close(): void;
 }
 
 export interface GpuInfo {
-  /** FAISS was built with GPU support (only through `npm run build:cmake`). */
+  /** FAISS was built with GPU support (scripts/build-gpu.sh builds such an addon). */
   compiled: boolean;
   /** CUDA devices visible to this process. */
   devices: number;
+  /**
+   * Devices whose FAISS GPU resources (cuBLAS handle, streams, up to 1.5 GiB of
+   * temporary memory) are alive: one set per device, shared by every index on
+   * it and freed with the last of them.
+   */
+  sharedResources: number;
   /** Why indexes stay on the CPU; empty when a GPU can be used. */
   reason: string;
 }

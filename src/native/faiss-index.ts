@@ -4,9 +4,12 @@
  * and returns a Promise; the event loop never waits for FAISS.
  *
  * Concurrency: searches run in parallel with each other; train/add/removeIds
- * wait for running searches and block new ones until they finish. The addon
- * copies a call's input arrays before the call returns, so a caller may
- * reuse, modify or transfer them while the Promise is pending.
+ * wait for running searches and block new ones until they finish. On a GPU,
+ * every call runs alone: the indexes on one device share one set of FAISS GPU
+ * resources, which serve one call at a time (SearchBatcher turns concurrent
+ * queries into one call). The addon copies a call's input arrays before the
+ * call returns, so a caller may reuse, modify or transfer them while the
+ * Promise is pending.
  */
 import { FaissError, invalidArgument } from './errors.js';
 import {
@@ -22,8 +25,10 @@ import {
   MAX_DIMENSION,
   MAX_K,
   MAX_RESULTS,
+  cannotRemoveMessage,
   checkDescription,
   checkDevice,
+  checkGpuSearch,
   checkInteger,
   checkMetric,
   checkPath,
@@ -227,19 +232,19 @@ export class FaissIndex {
       );
     }
     const { efSearch, nprobe } = this.#checkParams(params);
+    if (this.device === 'gpu') checkGpuSearch(k, nprobe);
     const { distances, labels } = await this.#native.search(queries, k, efSearch, nprobe);
     return { nq, k, distances, labels };
   }
 
-  /** Removes vectors by id; resolves with how many were removed. Flat and IVF only. */
+  /**
+   * Removes vectors by id; resolves with how many were removed. Flat and IVF
+   * on the CPU only: FAISS's GPU indexes cannot remove (remove from a CPU copy
+   * and place that on the GPU again).
+   */
   async removeIds(ids: IdsInput): Promise<number> {
     const idArray = toIdArray('ids', ids);
-    if (!this.supportsRemove) {
-      throw new FaissError(
-        `this index (${this.description}) cannot remove vectors; rebuild it without them, or use a Flat or IVF index`,
-        'UNSUPPORTED',
-      );
-    }
+    if (!this.supportsRemove) throw new FaissError(cannotRemoveMessage(this.description, this.device), 'UNSUPPORTED');
     return idArray.length === 0 ? 0 : this.#native.removeIds(idArray);
   }
 
@@ -255,6 +260,15 @@ export class FaissIndex {
 
   async toBuffer(): Promise<Buffer> {
     return this.#native.toBuffer();
+  }
+
+  /**
+   * A copy of this index on `device` (as in {@link CreateIndexOptions.device}:
+   * 'auto' stays on the CPU when no GPU can take it, and says why); this index
+   * stays where it is. A GPU index is copied through the CPU.
+   */
+  async copyTo(device: Device): Promise<FaissIndex> {
+    return new FaissIndex(await this.#native.copyTo(checkDevice(device)));
   }
 
   /**

@@ -11,12 +11,55 @@ export const MAX_DIMENSION = 65_536;
 export const MAX_K = 1 << 20;
 /** Results (nq·k) one search call may return: 12 bytes each, allocated before the search runs. */
 export const MAX_RESULTS = 1 << 26;
+/**
+ * The most neighbours (k), and IVF lists (nprobe), one search of a GPU index may
+ * ask for: FAISS's GPU k-selection limit (GPU_MAX_SELECTION_K in
+ * faiss/gpu/utils/DeviceDefs.cuh). Past it FAISS fails deep in its GPU code; the
+ * addon checks the value its FAISS was built with too.
+ */
+export const GPU_MAX_K = 2048;
 
 export function checkInteger(name: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw invalidArgument(`${name} must be an integer from ${min} to ${max}, got ${describe(value)}`);
   }
   return value;
+}
+
+/** Refuses, before any GPU call, a k or nprobe past FAISS's GPU limit. */
+export function checkGpuSearch(k: number, nprobe: number | undefined): void {
+  if (k > GPU_MAX_K) {
+    throw invalidArgument(
+      `k is ${k}, more than the ${GPU_MAX_K} neighbours a GPU index returns (FAISS's GPU limit); pass k <= ${GPU_MAX_K}, or search a CPU copy (copyTo('cpu'))`,
+    );
+  }
+  if (nprobe !== undefined && nprobe > GPU_MAX_K) {
+    throw invalidArgument(
+      `nprobe is ${nprobe}, more than the ${GPU_MAX_K} lists a GPU index visits (FAISS's GPU limit); pass nprobe <= ${GPU_MAX_K}`,
+    );
+  }
+}
+
+/** Why an index refuses removals, and what to do instead. */
+export function cannotRemoveMessage(description: string, device: 'cpu' | 'gpu'): string {
+  return device === 'gpu'
+    ? `this index (${description}) is on a GPU, and FAISS's GPU indexes cannot remove vectors: remove them from a CPU copy (copyTo('cpu')) and place that on the GPU again (copyTo('gpu')), or rebuild the index without them`
+    : `this index (${description}) cannot remove vectors; rebuild it without them, or use a Flat or IVF index`;
+}
+
+/**
+ * Rows of finite floats (the addon checks this on its worker thread; a
+ * batcher checks each caller's rows first, so that one bad row fails its own
+ * caller and not the batch).
+ */
+export function checkFinite(name: string, values: Float32Array, dimension: number): void {
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i]!;
+    if (Number.isFinite(value)) continue;
+    throw invalidArgument(
+      `${name} holds ${Number.isNaN(value) ? 'NaN' : 'an infinite value'} at row ${Math.floor(i / dimension)}, column ${i % dimension}`,
+    );
+  }
 }
 
 export function checkMetric(value: unknown): Metric {

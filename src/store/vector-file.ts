@@ -18,12 +18,21 @@
  * directory (the database deleted and indexed again, a file copied from
  * another index) is ignored and rebuilt, whatever its generation says.
  * Only regular files are opened.
+ *
+ * Searching on a GPU (`device`): the index above stays on the CPU, the one
+ * that changes and is written (FAISS's GPU indexes cannot remove), and
+ * searches go to a copy of it on the GPU once it holds `gpuMinVectors`
+ * vectors. Vectors added since are added to the copy too; a removal makes the
+ * copy again. Concurrent searches are answered together (SearchBatcher).
  */
 import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Device } from '../native/addon.js';
 import { FaissError } from '../native/errors.js';
-import { FaissIndex } from '../native/faiss-index.js';
-import { MAX_DIMENSION } from '../native/validate.js';
+import { FaissIndex, type KnnResult } from '../native/faiss-index.js';
+import { SearchBatcher } from '../native/search-batcher.js';
+import { gpuInfo } from '../native/system.js';
+import { GPU_MAX_K, MAX_DIMENSION } from '../native/validate.js';
 import { StoreError } from './database.js';
 import type { EmbedderRecord, IndexStore } from './store.js';
 import { isIndexableDimension } from '../vector/check.js';
@@ -40,12 +49,27 @@ export interface VectorIndexOptions {
   approximateThreshold?: number;
   /** Changes (added + removed) since the file past this share of the index trigger a checkpoint. Default 0.05. */
   checkpointRatio?: number;
+  /**
+   * Where {@link VectorIndex.search} runs: 'cpu' (the default), 'auto' (a GPU
+   * copy when FAISS was built for one and a device exists, else the CPU) or
+   * 'gpu' (a GPU copy, or FaissError GPU). Worth it in a long-lived process (a
+   * server): a copy takes a CUDA start and a transfer of the whole index.
+   */
+  device?: Device;
+  /**
+   * Below this many vectors searches stay on the CPU whatever `device` says:
+   * for small indexes a GPU call costs more than it saves. Default 50,000, a
+   * provisional figure until measured on a GPU (`npm run bench:native -- --gpu`
+   * prints the crossover; docs/performance.md).
+   */
+  gpuMinVectors?: number;
 }
 
 export type VectorIndexEvent =
   | { type: 'index-replayed'; fromGeneration: number; toGeneration: number; added: number; removed: number }
   | { type: 'index-rebuilt'; reason: string; vectors: number; description: string }
-  | { type: 'index-written'; generation: number; vectors: number; path: string };
+  | { type: 'index-written'; generation: number; vectors: number; path: string }
+  | { type: 'index-placed'; device: 'cpu' | 'gpu'; vectors: number; reason: string };
 
 /** Which FAISS index a number of vectors calls for. */
 export function planIndex(count: number, threshold: number): { description: string; ids: boolean } {
@@ -70,6 +94,8 @@ function nlistOf(description: string): number | undefined {
 export const VECTOR_INDEX_DEFAULTS: Required<VectorIndexOptions> = {
   approximateThreshold: 100_000,
   checkpointRatio: 0.05,
+  device: 'cpu',
+  gpuMinVectors: 50_000,
 };
 
 function withDefaults(options: VectorIndexOptions): Required<VectorIndexOptions> {
@@ -77,20 +103,53 @@ function withDefaults(options: VectorIndexOptions): Required<VectorIndexOptions>
   return {
     approximateThreshold: options.approximateThreshold ?? d.approximateThreshold,
     checkpointRatio: options.checkpointRatio ?? d.checkpointRatio,
+    device: options.device ?? d.device,
+    gpuMinVectors: options.gpuMinVectors ?? d.gpuMinVectors,
   };
 }
 
 export class VectorIndex {
+  /** The copy of `index` on a GPU that searches use, when there is one. */
+  #gpu: FaissIndex | undefined;
+  /** The copy misses a removal: it is made again before the next search. */
+  #gpuStale = false;
+  /** Why 'auto' found no GPU: not asked again. */
+  #noGpu: string | undefined;
+  readonly #batcher: SearchBatcher;
+
   private constructor(
     readonly index: FaissIndex,
     private readonly options: Required<VectorIndexOptions>,
     readonly nprobe: number | undefined,
     /** The database generation these vectors reflect. */
     public generation: number,
-  ) {}
+  ) {
+    this.#batcher = new SearchBatcher({ d: index.d, search: (queries, k) => this.#searchNow(queries, k) });
+  }
 
   get ntotal(): number {
     return this.index.ntotal;
+  }
+
+  /** Where searches run now: 'gpu' when they go to a copy on a GPU. */
+  get searchDevice(): 'cpu' | 'gpu' {
+    return this.#gpu && !this.#gpuStale ? 'gpu' : 'cpu';
+  }
+
+  /**
+   * The k nearest neighbours of each query row, with this index's nprobe, on
+   * the GPU copy when there is one (k past FAISS's GPU limit goes to the CPU).
+   * Concurrent calls are answered by as few FAISS calls as possible.
+   */
+  search(queries: Float32Array, k: number): Promise<KnnResult> {
+    return this.#batcher.search(queries, k);
+  }
+
+  #searchNow(queries: Float32Array, k: number): Promise<KnnResult> {
+    const gpu = this.searchDevice === 'gpu' ? this.#gpu : undefined;
+    if (gpu && k <= GPU_MAX_K)
+      return gpu.search(queries, k, this.nprobe ? { nprobe: Math.min(this.nprobe, GPU_MAX_K) } : {});
+    return this.index.search(queries, k, this.nprobe ? { nprobe: this.nprobe } : {});
   }
 
   /** Opens the index that matches the database, replaying or rebuilding as needed. */
@@ -99,6 +158,16 @@ export class VectorIndex {
     embedder: EmbedderRecord,
     options: VectorIndexOptions = {},
     onEvent: (event: VectorIndexEvent) => void = () => {},
+  ): Promise<VectorIndex> {
+    const opened = await VectorIndex.#openOnCpu(store, embedder, options, onEvent);
+    return opened.#placeForSearch(onEvent);
+  }
+
+  static async #openOnCpu(
+    store: IndexStore,
+    embedder: EmbedderRecord,
+    options: VectorIndexOptions,
+    onEvent: (event: VectorIndexEvent) => void,
   ): Promise<VectorIndex> {
     checkRecordedDimension(embedder);
     const settings = withDefaults(options);
@@ -194,7 +263,46 @@ export class VectorIndex {
       this.close();
       return fresh;
     }
-    return this.#replay(store, embedder, onEvent, 'the open index');
+    return (await this.#replay(store, embedder, onEvent, 'the open index')).#placeForSearch(onEvent);
+  }
+
+  /**
+   * Makes the GPU copy that searches use when the options ask for one and the
+   * index is large enough, or again when it misses a removal; drops it when
+   * the index has become too small.
+   */
+  async #placeForSearch(onEvent: (event: VectorIndexEvent) => void): Promise<VectorIndex> {
+    const { device, gpuMinVectors } = this.options;
+    const vectors = this.ntotal;
+    if (device === 'cpu' || vectors < gpuMinVectors || this.#noGpu !== undefined) {
+      this.#dropGpuCopy();
+      return this;
+    }
+    if (this.#gpu && !this.#gpuStale) return this;
+    this.#dropGpuCopy();
+    const reason = device === 'auto' ? gpuInfo().reason : '';
+    if (reason !== '') {
+      // Asked once: without a GPU build or a device, 'auto' stays on the CPU for good.
+      this.#noGpu = reason;
+      onEvent({ type: 'index-placed', device: 'cpu', vectors, reason });
+      return this;
+    }
+    const copy = await this.index.copyTo(device);
+    if (copy.device !== 'gpu') {
+      copy.close();
+      this.#noGpu = copy.deviceReason;
+      onEvent({ type: 'index-placed', device: 'cpu', vectors, reason: copy.deviceReason });
+      return this;
+    }
+    this.#gpu = copy;
+    onEvent({ type: 'index-placed', device: 'gpu', vectors, reason: copy.deviceReason });
+    return this;
+  }
+
+  #dropGpuCopy(): void {
+    this.#gpu?.close();
+    this.#gpu = undefined;
+    this.#gpuStale = false;
   }
 
   /**
@@ -214,6 +322,12 @@ export class VectorIndex {
       const added = store.vectors(embedder, this.generation);
       if (removed.length > 0) await this.index.removeIds(removed);
       if (added.ids.length > 0) await this.index.addWithIds(added.vectors, added.ids);
+      // A GPU copy takes the additions; a removal, which it cannot take, makes it stale.
+      if (removed.length > 0) this.#gpuStale = true;
+      else if (added.ids.length > 0 && this.#gpu && !this.#gpuStale)
+        await this.#gpu.addWithIds(added.vectors, added.ids).catch(() => {
+          this.#gpuStale = true;
+        });
       onEvent({
         type: 'index-replayed',
         fromGeneration: this.generation,
@@ -269,7 +383,7 @@ export class VectorIndex {
     const count = store.elementCount;
     const planned = planIndex(count, this.options.approximateThreshold).description;
     if (typeChanged(this.index.description, planned, count, this.options.approximateThreshold)) {
-      this.index.close();
+      this.close();
       current = await VectorIndex.#rebuild(
         store,
         embedder,
@@ -294,7 +408,7 @@ export class VectorIndex {
     // Inside a rebuild's transaction, readers still use the old file until the commit: it is removed after it.
     if (!store.inTransaction) VectorIndex.removeUnusedFiles(store);
     onEvent({ type: 'index-written', generation, vectors: current.ntotal, path });
-    return current;
+    return current.#placeForSearch(onEvent);
   }
 
   /** Removes the index files other than the one the database records (older checkpoints, files of other databases). */
@@ -304,6 +418,7 @@ export class VectorIndex {
   }
 
   close(): void {
+    this.#dropGpuCopy();
     this.index.close();
   }
 }

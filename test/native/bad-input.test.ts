@@ -119,6 +119,7 @@ describe('bad arguments are clear FaissErrors', () => {
       () => closing.write('/tmp/never-written.ocvx'),
       () => closing.toBuffer(),
       () => closing.reconstruct(0),
+      () => closing.copyTo('cpu'),
       () => closing.ntotal,
     ]) {
       await expectRejected(call, 'INDEX_CLOSED', /closed/);

@@ -44,7 +44,12 @@ describe('the addon runs on the fast configuration without being told', () => {
   it('reports the FAISS version and why there is no GPU', () => {
     expect(faissVersion()).toMatch(/^\d+\.\d+\.\d+$/);
     const gpu = gpuInfo();
-    expect(gpu).toEqual({ compiled: false, devices: 0, reason: expect.stringMatching(/CPU-only FAISS/) });
+    expect(gpu).toEqual({
+      compiled: false,
+      devices: 0,
+      sharedResources: 0,
+      reason: expect.stringMatching(/CPU-only FAISS/),
+    });
   });
 
   it('thread count: defaults to all cores, settable, 0 restores the default', () => {
