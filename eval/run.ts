@@ -2,12 +2,19 @@
  * The retrieval evaluation, end to end: for each set under eval/sets, lay
  * out its corpus with the queries' own doc comments held out, index it
  * (tree-sitter and the built-in embedder: no model, as on any machine),
- * and score lexical-only, vector-only and hybrid search.
+ * and score lexical-only, vector-only and hybrid search. The commit sets
+ * (change-location questions, eval/lib/commit-eval.ts) are laid out from
+ * their repositories' git directories instead, and scored at file level
+ * against a whole-file BM25; a set whose git directory is absent is left
+ * out with one line.
  *
  *   npm run eval                       every set; updates the tables in docs/evaluation.md and eval/README.md
  *   npm run eval -- --set ocvector     one set (tables left alone)
+ *   npm run eval -- --commits          the commit sets only (their tables updated when all ran)
  *   npm run eval -- --json             the reports, with every query's ranks
  *   npm run eval -- --weights '{"prose":{"lexical":1,"vector":0.7}}'   try other fusion weights
+ *   npm run eval -- --commits --k 100  the commit sets' searches asking for 100 results (default 10; tables left alone)
+ *   npm run eval -- --commits-corpora <dir>   the commit sets' git directories (default: $OCVECTOR_COMMIT_CORPORA, ../corpora/commits)
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,12 +33,36 @@ import {
 import { describeMachine } from '../bench/lib/machine.js';
 import { markdownTable, PAGES, replaceGeneratedSection } from '../bench/lib/readme.js';
 import { printTable } from '../bench/lib/stats.js';
+import { commitCorporaDir, commitSetSource, gitDirOf } from './lib/commit-corpora.js';
+import { runCommitSet, SEARCH_K, type CommitSetReport } from './lib/commit-eval.js';
+import { resolveCommit } from './lib/commit-history.js';
+import {
+  COMMIT_HITS_HEADER,
+  COMMIT_MRR_HEADER,
+  commitHitRows,
+  commitMrrRows,
+  commitSources,
+  commitVerdicts,
+} from './lib/commit-report.js';
 import { CORPORA, prepareCorpus, ROOT, SETS_DIR } from './lib/corpora.js';
 
 const { values } = parseArgs({
-  options: { set: { type: 'string', multiple: true }, json: { type: 'boolean' }, weights: { type: 'string' } },
+  options: {
+    set: { type: 'string', multiple: true },
+    json: { type: 'boolean' },
+    weights: { type: 'string' },
+    commits: { type: 'boolean' },
+    k: { type: 'string' },
+    'commits-corpora': { type: 'string' },
+  },
 });
-const names = values.set ?? readdirSync(SETS_DIR).sort();
+const allNames = values.set ?? readdirSync(SETS_DIR).sort();
+const commitNames = allNames.filter((name) => commitSetSource(name) !== undefined);
+const names = values.commits ? [] : allNames.filter((name) => !commitNames.includes(name));
+const commitsDir = commitCorporaDir(values['commits-corpora']);
+const commitK = values.k === undefined ? SEARCH_K : Number(values.k);
+if (!Number.isInteger(commitK) || commitK < 1 || commitK > 100)
+  throw new Error(`--k must be 1 to 100, not ${values.k}`);
 const weights = values.weights ? (JSON.parse(values.weights) as Partial<Record<QueryKind, FusionWeights>>) : undefined;
 const log = (message: string) => process.stderr.write(`eval: ${message}\n`);
 
@@ -116,18 +147,75 @@ function verdict(result: SetResult): string {
   return `${result.name}: hybrid MRR ${f(h)} vs lexical-only ${f(l)} (${h > l ? `+${(((h - l) / l) * 100).toFixed(1)}%` : 'NOT better'})`;
 }
 
+/** A commit set, or undefined (said in one line) when its git directory or pinned commit is not here. */
+async function runCommits(name: string): Promise<CommitSetReport | undefined> {
+  const source = commitSetSource(name)!;
+  const gitDir = gitDirOf(commitsDir, source.corpus);
+  try {
+    if (!gitDir) throw new Error(`no git directory ${join(commitsDir, source.corpus)}`);
+    resolveCommit(gitDir, source.commit);
+  } catch (error) {
+    log(
+      `${name}: left out, ${(error as Error).message.split('\n')[0]} (git clone --bare ${source.repository} there, or --commits-corpora / OCVECTOR_COMMIT_CORPORA; pinned at ${source.commit.slice(0, 12)})`,
+    );
+    return undefined;
+  }
+  const report = await runCommitSet({ name, source, gitDir, k: commitK, ...(weights ? { weights } : {}), log });
+  if (report.missing.length > 0)
+    log(
+      `${name}: ${report.missing.length} expected files are not in the index: ${report.missing.slice(0, 5).join(', ')}`,
+    );
+  return report;
+}
+
 const results: SetResult[] = [];
 for (const name of names) results.push(await runSet(name));
+const commitResults: CommitSetReport[] = [];
+for (const name of commitNames) {
+  const report = await runCommits(name);
+  if (report) commitResults.push(report);
+}
 
 const table = results.flatMap(rows);
+const commitTables = [
+  { header: COMMIT_MRR_HEADER, rows: commitMrrRows(commitResults) },
+  { header: COMMIT_HITS_HEADER, rows: commitHitRows(commitResults) },
+];
 if (values.json) {
-  process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify({ sets: results, commits: commitResults }, null, 2)}\n`);
 } else {
-  printTable('Retrieval evaluation (built-in embedder, no analysis model, k = 10)', HEADER, table);
-  process.stdout.write(`\n${results.map(verdict).join('\n')}\n`);
+  if (results.length > 0) {
+    printTable('Retrieval evaluation (built-in embedder, no analysis model, k = 10)', HEADER, table);
+    process.stdout.write(`\n${results.map(verdict).join('\n')}\n`);
+  }
+  if (commitResults.length > 0) {
+    printTable(
+      `Change-location questions: file MRR (first 10 files, ${commitK} results a search)`,
+      commitTables[0]!.header,
+      commitTables[0]!.rows,
+    );
+    printTable('The same: file hit@1 / hit@10', commitTables[1]!.header, commitTables[1]!.rows);
+    process.stdout.write(`\n${commitVerdicts(commitResults).join('\n')}\n`);
+  }
 }
 
 if (!values.set && !weights) {
-  const section = `${markdownTable(HEADER, table)}\n\n${results.map(verdict).join('. ')}.\n\nSets: ${results.map((r) => `${r.name} (${r.title}, ${r.heldOut} doc comments held out)`).join('; ')}. Built-in embedder, no analysis model, k = 10. ${describeMachine()}.`;
-  for (const page of [PAGES.evaluation, 'eval/README.md']) replaceGeneratedSection(join(ROOT, page), 'eval', section);
+  const pages = [PAGES.evaluation, 'eval/README.md'];
+  if (!values.commits) {
+    const section = `${markdownTable(HEADER, table)}\n\n${results.map(verdict).join('. ')}.\n\nSets: ${results.map((r) => `${r.name} (${r.title}, ${r.heldOut} doc comments held out)`).join('; ')}. Built-in embedder, no analysis model, k = 10. ${describeMachine()}.`;
+    for (const page of pages) replaceGeneratedSection(join(ROOT, page), 'eval', section);
+  }
+  // Only a run that had every commit set rewrites their tables: a checkout without the git directories keeps them.
+  if (commitResults.length === commitNames.length && commitNames.length > 0 && commitK === SEARCH_K) {
+    const machine = `Built-in embedder, no analysis model, ${SEARCH_K} results a search. ${describeMachine()}.`;
+    const commits = [
+      'File MRR over the first 10 files:',
+      markdownTable(commitTables[0]!.header, commitTables[0]!.rows),
+      'File hit@1 / hit@10:',
+      markdownTable(commitTables[1]!.header, commitTables[1]!.rows),
+      `${commitVerdicts(commitResults).join('. ')}.`,
+      `Snapshots: ${commitSources(commitResults)}. ${machine}`,
+    ].join('\n\n');
+    for (const page of pages) replaceGeneratedSection(join(ROOT, page), 'commits', commits);
+  }
 }
