@@ -38,10 +38,10 @@ export const FRAGMENT_TYPES: ReadonlySet<string> = new Set(['field', 'property',
 
 /** Multipliers of a result's score by its path's role, when the query does not ask for that role: implementation first. */
 export const ROLE_PRIOR = {
-  /** Tests answer "how is X tested", rarely "how does X work". */
-  test: 0.55,
-  /** Documentation describes the code; the code is the answer. */
-  docs: 0.6,
+  /** Tests answer "how is X tested", rarely "how does X work"; a test named after a feature spells the question as well as its code does. */
+  test: 0.45,
+  /** Documentation describes the code; the code is the answer. A changelog quotes the question's words, a translated page repeats them in each language. */
+  docs: 0.3,
   /** Examples use the API rather than define it. */
   example: 0.6,
   /** Benchmarks exercise the code rather than define it. */

@@ -20,7 +20,9 @@ export type PathRole = keyof typeof ROLE_PRIOR;
 
 const TEST_FILE =
   /(?:^|\/)(?:test_[^/]*|[^/]*_test|[^/]*_spec|[^/]*[.-](?:test|spec)s?|[^/]*(?:Tests?|Spec|Suite))\.[a-z0-9]+$|(?:^|\/)(?:conftest\.py|test_helpers?[^/]*)$/;
-const TEST_DIR = /(?:^|\/)(?:tests?|__tests__|__mocks__|spec|specs|testing|testdata|fixtures?|e2e)\//i;
+/** Test directories, also a package of tests named after what it tests (`caddytest/`, `integration_tests/`; four letters or more before `test`, so not `latest/`). */
+const TEST_DIR =
+  /(?:^|\/)(?:tests?|__tests__|__mocks__|spec|specs|testing|testdata|fixtures?|e2e|[a-z0-9]+[_-]tests?|[a-z0-9]{4,}tests?)\//i;
 const DOCS =
   /(?:^|\/)(?:docs?|documentation|doc_src|docs_src|man)\/|\.(?:md|mdx|markdown|rst|adoc)$|(?:^|\/)(?:README|CHANGELOG|CHANGES|HISTORY|CONTRIBUTING|LICENSE|NOTICE)[^/]*$/i;
 const EXAMPLES = /(?:^|\/)(?:_?examples?|samples?|demos?|playground|tutorials?)\//i;

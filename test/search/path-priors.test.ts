@@ -35,4 +35,20 @@ describe('path roles', () => {
     expect(rolePrior('src/foo.test.ts', requestedRoles(['parse', 'config']))).toBeLessThan(1);
     expect(rolePrior('src/foo.test.ts', requestedRoles(['config', 'tests']))).toBe(1);
   });
+
+  it('knows a package of tests named after what it tests, not a word that ends in "test"', () => {
+    const none = requestedRoles(['client', 'auth']);
+    expect(rolePrior('caddytest/integration/caddyfile_adapt/tls_client_auth.caddyfiletest', none)).toBeLessThan(1);
+    expect(rolePrior('integration_test/cases/repo.exs', none)).toBeLessThan(1);
+    expect(rolePrior('e2e-tests/login.ts', none)).toBeLessThan(1);
+    expect(rolePrior('src/latest/client.ts', none)).toBe(1);
+    expect(rolePrior('src/contest/auth.go', none)).toBe(1);
+  });
+
+  it('holds documentation and changelogs back further than tests: they quote the question', () => {
+    const none = requestedRoles(['fix', 'cache']);
+    expect(rolePrior('CHANGELOG.md', none)).toBeLessThan(rolePrior('tests/test_cache.py', none));
+    expect(rolePrior('docs/de-DE/config/README.md', none)).toBeLessThan(rolePrior('src/cache.py', none));
+    expect(rolePrior('CHANGELOG.md', requestedRoles(['changelog', 'cache']))).toBe(1);
+  });
 });
