@@ -11,11 +11,11 @@
  * Built-in embedder, no model. Indexes go to --index-dir (default
  * eval/.cache/findability/<name>), outside the directories.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Indexer } from '../src/internal.js';
 import { ROOT } from './lib/corpora.js';
+import { indexCheckout } from './lib/indexed-files.js';
 import { checkIndexFindability, type FindabilitySummary } from './lib/unique-identifiers.js';
 
 const { values, positionals } = parseArgs({
@@ -36,12 +36,7 @@ if (positionals.length === 0) {
 const summaries: Record<string, Omit<FindabilitySummary, 'results'> & { misses: string[] }> = {};
 for (const dir of positionals.map((path) => resolve(path))) {
   const name = basename(dir);
-  const indexDir = join(resolve(values['index-dir']!), name);
-  if (!(values.reuse && existsSync(join(indexDir, 'index.db')))) {
-    rmSync(indexDir, { recursive: true, force: true });
-    mkdirSync(indexDir, { recursive: true });
-    await new Indexer({ path: dir, root: dir, indexDir, embedder: 'builtin', llm: false }).run();
-  }
+  const indexDir = await indexCheckout(dir, values['index-dir']!, values.reuse);
   const summary = await checkIndexFindability(dir, indexDir);
   const misses = summary.results
     .filter((result) => result.rank === 0 || (result.defined && result.rank !== 1))

@@ -83,11 +83,20 @@ export type { SearchFilters } from './search/filters.js';
 export type { FusionWeights } from './search/fusion.js';
 export type { QueryKind } from './search/query.js';
 export type { SnippetOptions } from './search/source.js';
+export type {
+  ReferenceDefinition,
+  ReferenceFile,
+  ReferenceSite,
+  ReferencesOptions,
+  ReferencesResponse,
+} from './search/references.js';
 export { findIndex } from './search/find-index.js';
 export type { FoundIndex } from './search/find-index.js';
 
 // The agent tool and its adapters.
 export { CodebaseSearchTool } from './tool/codebase-search-tool.js';
+export { FindReferencesTool } from './tool/find-references-tool.js';
+export type { FindReferencesArgs, FindReferencesOutput } from './tool/references-schema.js';
 export type {
   AgentTool,
   CodebaseSearchToolOptions,

@@ -38,6 +38,7 @@ const PUBLIC_RUNTIME_NAMES = [
   'findIndex',
   // the agent tool
   'CodebaseSearchTool',
+  'FindReferencesTool',
   'toOllamaTool',
   'toOpenAITool',
   'toAnthropicTool',

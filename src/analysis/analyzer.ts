@@ -129,6 +129,7 @@ export function analyzeText(path: string, text: string, warnings: string[] = [])
       summary: syntax.summary,
       imports: syntax.imports,
       elements: syntax.elements,
+      calls: syntax.calls,
       source: 'ast',
       warnings: fileWarnings,
     };

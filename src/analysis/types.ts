@@ -115,6 +115,8 @@ export interface CodeFile {
   summary: string;
   imports: ImportInfo[];
   elements: CodeElement[];
+  /** Where the syntax tree calls a name (code files): references mark these lines as calls. */
+  calls?: { name: string; line: number }[];
   source: AnalysisSource;
   /** Problems that did not stop the analysis (invalid UTF-8, syntax errors). */
   warnings: string[];

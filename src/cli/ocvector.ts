@@ -15,6 +15,10 @@ import { searchMain } from './search-command.js';
 const SUBCOMMANDS: Readonly<Record<string, { summary: string; run: (argv: readonly string[]) => Promise<number> }>> = {
   index: { summary: 'index a directory or files (oc-vector-index)', run: indexMain },
   search: { summary: 'search an index (oc-vector-search)', run: searchMain },
+  refs: {
+    summary: "a symbol's definitions and every line that uses it (oc-vector-search --refs)",
+    run: (argv) => searchMain(['--refs', ...argv]),
+  },
   status: {
     summary: 'what is indexed, and which files are stale (oc-vector-index --status)',
     run: (argv) => indexMain(['--status', ...argv]),

@@ -11,8 +11,17 @@ import { TEXT_ELEMENT_TYPES } from '../analysis/element.js';
 import { findIndex } from '../search/find-index.js';
 import { canonicalLanguage, ELEMENT_TYPES, LANGUAGES } from '../search/filters.js';
 import type { ScoreExplanation } from '../search/score.js';
-import { MAX_K, Searcher, type SearchMode, type SearchResponse, type SearchResult } from '../search/searcher.js';
+import {
+  MAX_K,
+  SEARCH_DEFAULTS,
+  Searcher,
+  type SearchMode,
+  type SearchResponse,
+  type SearchResult,
+} from '../search/searcher.js';
+import { DEFAULT_REFERENCE_SITES, MAX_REFERENCE_SITES, type ReferencesResponse } from '../search/references.js';
 import { moreLinesMarker } from '../search/source.js';
+import { referencesSummary, renderReferences } from './references-report.js';
 import { StoreError } from '../store/database.js';
 import { EXIT } from './exit.js';
 import { configure, parseInteger, parseList, runCommand } from './program.js';
@@ -21,7 +30,7 @@ import { OPENAI_BASE_URL_HELP } from './embedder-choice.js';
 import { ollamaOptions, openAIOptions } from './environment.js';
 
 interface SearchCliOptions {
-  limit: string;
+  limit?: string;
   path?: string;
   lang?: string;
   type?: string;
@@ -33,6 +42,7 @@ interface SearchCliOptions {
   snippetLines: string;
   ollamaHost?: string;
   openaiBaseUrl?: string;
+  refs?: boolean;
 }
 
 const PROGRAM = 'oc-vector-search';
@@ -45,7 +55,10 @@ export async function searchMain(argv: readonly string[]): Promise<number> {
     'Search the index of the code around you: hybrid semantic (vector) and lexical (BM25) search.',
   )
     .argument('<query...>', 'what to look for: words, an identifier (getUserById, Index.search) or a path (src/store)')
-    .option('-k, --limit <n>', `results to show, 1 to ${MAX_K}`, '10')
+    .option(
+      '-k, --limit <n>',
+      `results to show, 1 to ${MAX_K} (default 10; with --refs, lines, default ${DEFAULT_REFERENCE_SITES})`,
+    )
     .option(
       '--path <prefix-or-glob>',
       'only files under this root-relative prefix, or matching this glob (src/**/*.ts, *.py)',
@@ -71,28 +84,59 @@ export async function searchMain(argv: readonly string[]): Promise<number> {
     )
     .option('--json', 'the whole response as JSON on stdout')
     .option('--explain', "how each result's score added up: each feature's value, weight and contribution")
+    .option(
+      '--refs',
+      'the query is a symbol (getUserById, Index.search): list its definitions and every line that uses it, by file (-k counts lines, default 2000)',
+    )
     .option('--no-snippet', 'no code, only locations')
     .option('--snippet-lines <n>', 'lines of code shown per result', '12');
 
   return runCommand<SearchCliOptions>(program, argv, (args, options) =>
-    runSearch((args[0] as string[]).join(' '), options),
+    options.refs
+      ? runReferences((args[0] as string[]).join(' '), options)
+      : runSearch((args[0] as string[]).join(' '), options),
   );
 }
 
-async function runSearch(query: string, options: SearchCliOptions): Promise<number> {
-  const k = parseInteger(options.limit, '-k', 1, MAX_K);
-  const snippetLines = parseInteger(options.snippetLines, '--snippet-lines', 1, 1_000);
-  const language = options.lang ? parseList(options.lang, '--lang', LANGUAGES, canonicalLanguage) : undefined;
-  const type = options.type ? parseList(options.type, '--type', ELEMENT_TYPES) : undefined;
+/** --refs: a symbol's definitions and uses, from the index alone. */
+async function runReferences(symbol: string, options: SearchCliOptions): Promise<number> {
+  const limit =
+    options.limit === undefined ? DEFAULT_REFERENCE_SITES : parseInteger(options.limit, '-k', 1, MAX_REFERENCE_SITES);
+  const searcher = await Searcher.open({ indexDir: indexDirOf(options) });
+  let response: ReferencesResponse;
+  try {
+    response = await searcher.references(symbol, { limit, text: options.snippet });
+  } finally {
+    searcher.close();
+  }
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
+    return EXIT.OK;
+  }
+  process.stdout.write(renderReferences(response, makeStyle(colorEnabled(process.stdout))));
+  process.stderr.write(`${makeStyle(colorEnabled(process.stderr)).dim(referencesSummary(response))}\n`);
+  return EXIT.OK;
+}
 
+/** The index to search: --db, else the nearest .ocvector at or above the current directory. */
+function indexDirOf(options: SearchCliOptions): string {
   const found = options.db ? { indexDir: resolve(options.db) } : findIndex(process.cwd());
   if (!found)
     throw new StoreError(
       `no index at or above ${process.cwd()}: run oc-vector-index first (e.g. oc-vector-index .)`,
       'NOT_FOUND',
     );
+  return found.indexDir;
+}
+
+async function runSearch(query: string, options: SearchCliOptions): Promise<number> {
+  const k = parseInteger(options.limit ?? String(SEARCH_DEFAULTS.k), '-k', 1, MAX_K);
+  const snippetLines = parseInteger(options.snippetLines, '--snippet-lines', 1, 1_000);
+  const language = options.lang ? parseList(options.lang, '--lang', LANGUAGES, canonicalLanguage) : undefined;
+  const type = options.type ? parseList(options.type, '--type', ELEMENT_TYPES) : undefined;
+
   const searcher = await Searcher.open({
-    indexDir: found.indexDir,
+    indexDir: indexDirOf(options),
     ollama: ollamaOptions(options.ollamaHost),
     openai: openAIOptions(options.openaiBaseUrl),
   });

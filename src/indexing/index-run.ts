@@ -31,6 +31,8 @@ export interface FileOutcome {
   mtimeMs: number;
   /** The file's line starts in its bytes as read: each element's byte range is recorded with it. */
   lineStarts?: LineStarts;
+  /** Its words and their lines (text/occurrences.ts), for references. */
+  occurrences?: Map<string, string>;
 }
 
 export interface IndexRunParts {
@@ -127,7 +129,10 @@ export class IndexRun {
           status,
           error: outcome.error,
         } as const;
-        const written = store.writeFile(this.rootId, update, outcome.documents, this.generation, outcome.lineStarts);
+        const written = store.writeFile(this.rootId, update, outcome.documents, this.generation, {
+          lineBytes: outcome.lineStarts,
+          occurrences: outcome.occurrences,
+        });
         for (const { document } of written.added) {
           // Absent only for a hash the file already had (a second copy of a document): its vector is stored.
           const vector = outcome.vectors.get(document.hash);

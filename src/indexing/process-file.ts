@@ -9,6 +9,7 @@ import type { SkippedFile } from '../analysis/types.js';
 import { LineStarts } from '../files/line-starts.js';
 import type { ScannedFile } from '../files/scan.js';
 import { UNTRUSTED_MTIME } from '../store/store.js';
+import { callLines, wordOccurrences } from '../text/occurrences.js';
 import { buildDocuments } from '../vector/document.js';
 import type { IndexEvent } from './events.js';
 import type { FileOutcome, IndexRun } from './index-run.js';
@@ -56,6 +57,7 @@ export async function processFile(
   outcome.language = file.language;
   outcome.documents = buildDocuments(file, text.split('\n'));
   outcome.lineStarts = new LineStarts(bytes);
+  outcome.occurrences = wordOccurrences(text, callLines(file.calls));
   // Documents the file already has keep their vectors: only new ones need one.
   const live = run.liveHashes(row);
   outcome.vectors = await run.queue.vectorsFor(outcome.documents.filter((document) => !live.has(document.hash)));

@@ -24,6 +24,7 @@ import { Indexer, type IndexerOptions } from '../indexing/indexer.js';
 import { indexStatus } from '../indexing/status.js';
 import { DATABASE_FILE } from '../store/database.js';
 import { CodebaseSearchTool, type CodebaseSearchToolOptions } from '../tool/codebase-search-tool.js';
+import { FindReferencesTool } from '../tool/find-references-tool.js';
 import { PathOutsideRootError } from '../files/errors.js';
 import { confineToRoot } from '../tool/paths.js';
 
@@ -72,17 +73,20 @@ const PROGRESS_INTERVAL_MS = 250;
 export function createCodebaseMcpServer(options: CodebaseMcpServerOptions): CodebaseMcpServer {
   const { root } = options;
   const indexDir = options.indexDir ?? join(root, '.ocvector');
+  const search = new CodebaseSearchTool({ ...options.search, indexDir });
   const context: ServerContext = {
     root,
     indexDir,
     log: options.onLog ?? (() => {}),
-    search: new CodebaseSearchTool({ ...options.search, indexDir }),
+    search,
+    references: new FindReferencesTool(search),
     indexer: options.indexer ?? {},
     reindexing: Promise.resolve(),
   };
-  const tools = toolDefinitions(context.search);
+  const tools = toolDefinitions(context.search, context.references);
   const handlers: Record<string, ToolHandler> = {
     [context.search.name]: searchCall,
+    [context.references.name]: referencesCall,
     index_status: statusCall,
     reindex: reindexCall,
   };
@@ -120,6 +124,7 @@ interface ServerContext {
   readonly indexDir: string;
   readonly log: (line: string) => void;
   readonly search: CodebaseSearchTool;
+  readonly references: FindReferencesTool;
   readonly indexer: NonNullable<CodebaseMcpServerOptions['indexer']>;
   /** The reindex under way: one at a time, a second call waits for the first, then finds little to do. */
   reindexing: Promise<unknown>;
@@ -134,7 +139,7 @@ type ToolHandler = (
   took: () => string,
 ) => Promise<CallToolResult>;
 
-function toolDefinitions(search: CodebaseSearchTool): Tool[] {
+function toolDefinitions(search: CodebaseSearchTool, references: FindReferencesTool): Tool[] {
   return [
     {
       name: search.name,
@@ -143,6 +148,14 @@ function toolDefinitions(search: CodebaseSearchTool): Tool[] {
       inputSchema: search.parameters as Tool['inputSchema'],
       outputSchema: search.outputSchema as Tool['outputSchema'],
       annotations: { title: 'Search the codebase', readOnlyHint: true, openWorldHint: false },
+    },
+    {
+      name: references.name,
+      title: 'Find references',
+      description: references.description,
+      inputSchema: references.parameters as unknown as Tool['inputSchema'],
+      outputSchema: references.outputSchema as unknown as Tool['outputSchema'],
+      annotations: { title: 'Find references', readOnlyHint: true, openWorldHint: false },
     },
     {
       name: 'index_status',
@@ -173,6 +186,18 @@ const searchCall: ToolHandler = async ({ search, log }, args, _extra, took) => {
   const output = await search.execute(args);
   log(
     `${search.name} ${JSON.stringify(args.query ?? '')}: ${output.error ? `error: ${output.error}` : `${output.results.length} results`} (${took()})`,
+  );
+  return {
+    content: [{ type: 'text', text: JSON.stringify(output) }],
+    structuredContent: { ...output },
+    isError: output.error !== undefined,
+  };
+};
+
+const referencesCall: ToolHandler = async ({ references, log }, args, _extra, took) => {
+  const output = await references.execute(args);
+  log(
+    `${references.name} ${JSON.stringify(args.symbol ?? '')}: ${output.error ? `error: ${output.error}` : `${output.total} lines in ${output.total_files} files`} (${took()})`,
   );
   return {
     content: [{ type: 'text', text: JSON.stringify(output) }],

@@ -13,3 +13,11 @@ export {
 export { DEFAULT_FUSION_WEIGHTS, fuseScores, nameMatch, relativeScores, type ScoredHit } from './fusion.js';
 export type { NameMatch } from './fusion.js';
 export { cutLines, DEFAULT_SNIPPET_OPTIONS, snippetLines } from './source.js';
+export { findReferences, parseSymbol, DEFAULT_REFERENCE_SITES, MAX_REFERENCE_SITES } from './references.js';
+export type {
+  ReferencesOptions,
+  ReferencesResponse,
+  ReferenceFile,
+  ReferenceSite,
+  ReferenceDefinition,
+} from './references.js';

@@ -29,7 +29,10 @@ import { parseQuery, type ParsedQuery, type QueryKind } from './query.js';
 import { presentResults } from './present.js';
 import { rankCandidates, type Evidence, type RankedHit } from './ranking.js';
 import type { EmbedderStatus, SearchMode, SearchResponse, SearchTimings } from './response.js';
+import { findReferences, type ReferencesOptions, type ReferencesResponse } from './references.js';
 import { SourceCache, type SnippetOptions } from './source.js';
+import { SEARCH_DEFAULTS, validateK, validateMode, validateQuery } from './validate.js';
+import { ReferenceReader } from '../store/reference-reader.js';
 
 export type {
   EmbedderStatus,
@@ -78,16 +81,7 @@ export interface SearchOptions extends SearchFilters {
   explain?: boolean;
 }
 
-/** What a search does when its options leave something out. */
-export const SEARCH_DEFAULTS = {
-  k: 10,
-  mode: 'hybrid',
-  snippet: true,
-  explain: false,
-} as const satisfies SearchOptions;
-
-export const MAX_K = 100;
-export const MAX_QUERY_LENGTH = 2_000;
+export { MAX_K, MAX_QUERY_LENGTH, SEARCH_DEFAULTS } from './validate.js';
 /** After the embedder failed, searches stay lexical this long before trying it again. */
 const EMBEDDER_RETRY_MS = 30_000;
 /** How long a status probe waits for the embedder. */
@@ -115,6 +109,7 @@ export class Searcher {
   #queue: Promise<unknown> = Promise.resolve();
   readonly #sources = new SourceCache();
   readonly #reader: SearchReader;
+  readonly #references: ReferenceReader;
   readonly #lexical: LexicalSearch;
   #closed = false;
 
@@ -136,6 +131,7 @@ export class Searcher {
     this.root = roots.values().next().value ?? options.indexDir;
     this.#weights = { ...DEFAULT_FUSION_WEIGHTS, ...options.weights };
     this.#reader = new SearchReader(store);
+    this.#references = new ReferenceReader(store);
     this.#lexical = new LexicalSearch(this.#reader, () => this.#elementCount());
   }
 
@@ -171,6 +167,31 @@ export class Searcher {
   /** Searches run one after another: each holds a read snapshot of the database. */
   search(query: string, options: SearchOptions = {}): Promise<SearchResponse> {
     const run = this.#queue.then(() => this.#search(query, options));
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  /**
+   * A symbol's definitions and every line where its name occurs, grouped by
+   * file (search/references.ts). From the index alone: no embedder, no model.
+   */
+  references(symbol: string, options: ReferencesOptions = {}): Promise<ReferencesResponse> {
+    const run = this.#queue.then(() =>
+      this.#store.readSnapshot(async () => {
+        if (this.#closed) throw new SearchError('the searcher is closed', 'CLOSED');
+        return findReferences(
+          symbol,
+          {
+            references: this.#references,
+            search: this.#reader,
+            roots: this.#roots,
+            root: this.root,
+            sources: this.#sources,
+          },
+          options,
+        );
+      }),
+    );
     this.#queue = run.catch(() => {});
     return run;
   }
@@ -325,8 +346,8 @@ export class Searcher {
       ntotal,
       (filters.active || parsed.kind === 'path' ? FILTERED_OVERFETCH : 1) * candidatesWanted(k),
     );
-    const nprobe = vectors.nprobe;
-    const search = vectors.index.search(query, wanted, nprobe ? { nprobe } : {});
+    // On the GPU copy when the options placed one there (vectorIndex.device), with the index's nprobe.
+    const search = vectors.search(query, wanted);
     const hits = search.then(({ labels, distances }) => {
       timings.vectorMs = performance.now() - searchStarted;
       const out: { id: number; score: number }[] = [];
@@ -444,36 +465,4 @@ function vectorsProblem(error: FaissError): string {
 
 function vectorEvents(options: SearcherOptions): (event: VectorIndexEvent) => void {
   return (event) => options.onEvent?.({ type: 'vector-index', event });
-}
-
-function validateQuery(query: unknown): string {
-  if (typeof query !== 'string')
-    throw new SearchError(`the query must be a string, not ${query === null ? 'null' : typeof query}`, 'BAD_QUERY');
-  const text = query.trim();
-  if (!text) throw new SearchError('the query is empty', 'BAD_QUERY');
-  if (text.length > MAX_QUERY_LENGTH)
-    throw new SearchError(
-      `the query is ${text.length} characters long; at most ${MAX_QUERY_LENGTH} are allowed`,
-      'BAD_QUERY',
-    );
-  // Punctuation alone matches nothing in the lexical index, and embeds to noise.
-  if (!/[\p{L}\p{N}]/u.test(text))
-    throw new SearchError(
-      `the query "${text.slice(0, 40)}" has no words to search for: use letters or digits`,
-      'BAD_QUERY',
-    );
-  return text;
-}
-
-function validateK(k: unknown): number {
-  if (k === undefined) return SEARCH_DEFAULTS.k;
-  if (typeof k !== 'number' || !Number.isInteger(k) || k < 1 || k > MAX_K)
-    throw new SearchError(`k must be an integer from 1 to ${MAX_K}, not ${String(k)}`, 'BAD_OPTION');
-  return k;
-}
-
-function validateMode(mode: unknown): SearchMode {
-  if (mode === undefined) return SEARCH_DEFAULTS.mode;
-  if (mode === 'hybrid' || mode === 'lexical' || mode === 'vector') return mode;
-  throw new SearchError(`mode must be hybrid, lexical or vector, not ${String(mode)}`, 'BAD_OPTION');
 }

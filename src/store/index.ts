@@ -20,3 +20,5 @@ export { openIndex } from './open-index.js';
 export { dropIndex } from './drop.js';
 export type { DroppedIndex } from './drop.js';
 export type { OpenedIndex } from './open-index.js';
+export { ReferenceReader } from './reference-reader.js';
+export type { OccurrenceFile, EnclosingElement } from './reference-reader.js';

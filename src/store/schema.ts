@@ -107,6 +107,27 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE elements ADD COLUMN start_byte INTEGER NOT NULL DEFAULT -1;
   ALTER TABLE elements ADD COLUMN end_byte INTEGER NOT NULL DEFAULT -1;
   `,
+  /* 4 */ `
+  -- Where each word occurs, per file: the lines (ascending, 'c' after a line
+  -- where the syntax tree calls it), for "where is X used?" (text/occurrences.ts).
+  -- Keyed by word first: a lookup reads one run of the b-tree.
+  CREATE TABLE occurrences (
+    word TEXT NOT NULL,
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    lines TEXT NOT NULL,
+    PRIMARY KEY (word, file_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX occurrences_by_file ON occurrences(file_id);
+
+  -- The element around a line is the last one to start at or before it that
+  -- ends after it: found by walking this index back from the line.
+  CREATE INDEX elements_by_file_line ON elements(file_id, start_line);
+  DROP INDEX elements_by_file;
+
+  -- Every file is read again by the next run to record its words (its
+  -- elements and vectors are kept: unchanged documents are not embedded again).
+  UPDATE files SET hash = NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -33,6 +33,7 @@ import {
   type LineBytes,
 } from './rows.js';
 import { prepared } from './sqlite.js';
+import { OccurrenceRows, type OccurrenceRow } from './occurrence-rows.js';
 import { VectorRows } from './vector-rows.js';
 
 export type { EmbedderRecord } from './meta.js';
@@ -61,6 +62,7 @@ export class IndexStore {
   readonly readonly: boolean;
   readonly #s;
   readonly #vectors: VectorRows;
+  readonly #occurrences: OccurrenceRows;
 
   private constructor(directory: string, db: Database.Database, readonly: boolean) {
     this.directory = directory;
@@ -68,6 +70,7 @@ export class IndexStore {
     this.readonly = readonly;
     this.meta = new IndexMeta(db);
     this.#vectors = new VectorRows(db);
+    this.#occurrences = new OccurrenceRows(db);
     this.#s = {
       rootByPath: prepared<[string], { id: number }>(db, 'SELECT id FROM roots WHERE path = ?'),
       roots: prepared<[], { id: number; path: string }>(db, 'SELECT id, path FROM roots ORDER BY id'),
@@ -292,7 +295,12 @@ export class IndexStore {
     update: FileUpdate,
     documents: readonly ElementDocument[],
     generation: number,
-    lineBytes?: LineBytes,
+    extras: {
+      /** Where the file's lines lie in bytes: elements record theirs. */
+      lineBytes?: LineBytes | undefined;
+      /** Its words and their lines (text/occurrences.ts); a file written without them keeps none. */
+      occurrences?: ReadonlyMap<string, string> | undefined;
+    } = {},
   ): { fileId: number; added: { vectorId: number; document: ElementDocument }[]; removed: number[]; kept: number } {
     const fileId = this.#s.upsertFile.get(
       rootId,
@@ -316,7 +324,7 @@ export class IndexStore {
     for (const document of documents) {
       const reusable = old.get(document.hash)?.pop();
       const e = document.element;
-      const bytes = lineBytes?.range(e.startLine, e.endLine) ?? UNKNOWN_BYTES;
+      const bytes = extras.lineBytes?.range(e.startLine, e.endLine) ?? UNKNOWN_BYTES;
       if (reusable) {
         kept++;
         // Lines above it may have changed length without changing in number: its bytes moved too.
@@ -365,6 +373,7 @@ export class IndexStore {
       }
     }
     this.#s.setElementCount.run(documents.length, fileId);
+    this.#occurrences.replace(fileId, extras.occurrences ?? new Map());
     return { fileId, added, removed, kept };
   }
 
@@ -422,6 +431,11 @@ export class IndexStore {
       this.#db,
       'SELECT element_type AS type, element_name AS name, description FROM elements ORDER BY vector_id',
     ).all();
+  }
+
+  /** The files a word occurs in (exact case), and its lines in each (encoded: text/occurrences.ts). */
+  occurrencesOf(word: string): OccurrenceRow[] {
+    return this.#occurrences.ofWord(word);
   }
 
   // -- vectors (vector-rows.ts) ---------------------------------------------

@@ -31,6 +31,7 @@ import {
   type CodebaseSearchHit,
   type CodebaseSearchOutput,
 } from './schema.js';
+import type { FindReferencesArgs } from './references-schema.js';
 import { isSecretPath, redactSecrets } from './secrets.js';
 
 /** A tool as agent frameworks see it: a name, when to use it, its arguments, and a call that always answers. */
@@ -41,10 +42,10 @@ export interface AgentTool<Output = unknown> {
   execute(args: unknown): Promise<Output>;
 }
 
-export interface PermissionRequest {
-  tool: string;
-  arguments: CodebaseSearchArgs;
-}
+/** A call to approve, its arguments checked against its tool's schema: by tool name. */
+export type PermissionRequest =
+  | { tool: 'codebase_search'; arguments: CodebaseSearchArgs }
+  | { tool: 'find_references'; arguments: FindReferencesArgs };
 
 export type PermissionDecision = boolean | { allow: boolean; reason?: string };
 
@@ -94,7 +95,7 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
 
   /** Whether semantic search works now (else answers are keyword matches): see Searcher.embedderStatus. */
   async embedderStatus(): Promise<EmbedderStatus> {
-    return (await this.#open()).embedderStatus();
+    return (await this.openSearcher()).embedderStatus();
   }
 
   /** Closes the Searcher the tool opened (a later call opens it again). */
@@ -110,7 +111,7 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
 
     let searcher: Searcher;
     try {
-      searcher = await this.#open();
+      searcher = await this.openSearcher();
     } catch (error) {
       return failure((error as Error).message);
     }
@@ -124,7 +125,7 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
       throw error;
     }
 
-    const permission = await this.#ask({ tool: this.name, arguments: args });
+    const permission = await this.ask({ tool: this.name, arguments: args });
     if (permission !== true) return failure(`the call was denied${permission ? `: ${permission}` : ''}`);
 
     let response: SearchResponse;
@@ -145,7 +146,8 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
     return this.#answer(response, args);
   }
 
-  #open(): Promise<Searcher> {
+  /** The Searcher behind the tool, opened on first use (find_references shares it). */
+  openSearcher(): Promise<Searcher> {
     if (!this.#searcher) {
       const opening = (async () => {
         const indexDir = this.#options.indexDir ?? findIndex(this.#options.cwd ?? process.cwd())?.indexDir;
@@ -168,8 +170,8 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
     return this.#searcher;
   }
 
-  /** true, or the reason for a denial ('' when none was given). */
-  async #ask(request: PermissionRequest): Promise<true | string> {
+  /** Asks the permission callback: true, or the reason for a denial ('' when none was given). */
+  async ask(request: PermissionRequest): Promise<true | string> {
     const permission = this.#options.permission;
     if (!permission) return true;
     try {
@@ -234,8 +236,11 @@ function failure(error: string): CodebaseSearchOutput {
   return { results: [], fallback_used: false, error: clip(redactSecrets(error), MAX_NOTE_CHARS) };
 }
 
-/** Ajv's errors as one sentence a model can act on. */
-function describeErrors(errors: readonly ErrorObject[]): string {
+/** Ajv's errors as one sentence a model can act on; `schema` names the arguments allowed. */
+export function describeErrors(
+  errors: readonly ErrorObject[],
+  schema: { properties: object } = CODEBASE_SEARCH_PARAMETERS,
+): string {
   return errors
     .map((error) => {
       const field = error.instancePath.replace(/^\//, '');
@@ -243,7 +248,7 @@ function describeErrors(errors: readonly ErrorObject[]): string {
         case 'required':
           return `"${(error.params as { missingProperty: string }).missingProperty}" is required`;
         case 'additionalProperties':
-          return `unknown argument "${(error.params as { additionalProperty: string }).additionalProperty}" (allowed: ${Object.keys(CODEBASE_SEARCH_PARAMETERS.properties).join(', ')})`;
+          return `unknown argument "${(error.params as { additionalProperty: string }).additionalProperty}" (allowed: ${Object.keys(schema.properties).join(', ')})`;
         case 'enum':
           return `${field} must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
         case 'type':

@@ -68,6 +68,7 @@ describe('bench figures', () => {
     expect(markers(PAGES.performance)).toEqual([
       'summary',
       'native',
+      'gpu',
       'analysis',
       'indexing',
       'index-type',
@@ -75,8 +76,8 @@ describe('bench figures', () => {
       'agent',
     ]);
     expect(markers(PAGES.retrievalQuality)).toEqual(['semble']);
-    expect(markers(PAGES.evaluation)).toEqual(['eval']);
-    expect(markers('eval/README.md')).toEqual(['eval']);
+    expect(markers(PAGES.evaluation)).toEqual(['eval', 'commits']);
+    expect(markers('eval/README.md')).toEqual(['eval', 'commits']);
     expect(markers('README.md')).toEqual([]);
   });
 

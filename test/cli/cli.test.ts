@@ -129,6 +129,33 @@ describe('oc-vector-index and oc-vector-search on the fixture', () => {
     expect(plain.results.every((result: object) => !('explain' in result))).toBe(true);
   });
 
+  it('--refs lists the definition and each line that names the symbol, by file; ocvector refs is the same; --json has it all', async () => {
+    const run = await cli('search', ['--refs', 'hashPassword'], { cwd: repo.root });
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toBe('src/auth/passwords.ts  defines hashPassword');
+    expect(lines[1]).toMatch(
+      /^ +6 def {2}export function hashPassword\(password: string\): string \{ {2}\(function hashPassword\)$/,
+    );
+    expect(run.stderr).toMatch(/\d+ lines? in \d+ files?, 1 definition, in \d/);
+    const umbrella = await runCli('ocvector', ['refs', 'hashPassword'], { cwd: repo.root });
+    expect(umbrella.code).toBe(0);
+    expect(umbrella.stdout).toBe(run.stdout);
+    const json = await cli('search', ['--refs', 'hashPassword', '--json'], { cwd: repo.root });
+    const response = JSON.parse(json.stdout);
+    expect(response.definitions[0]).toMatchObject({
+      path: 'src/auth/passwords.ts',
+      startLine: 6,
+      name: 'hashPassword',
+    });
+    expect(response.total).toBe(
+      response.files.reduce((sum: number, file: { sites: unknown[] }) => sum + file.sites.length, 0),
+    );
+    const bad = await cli('search', ['--refs', 'not a name'], { cwd: repo.root });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/"not a name" is not a symbol name/);
+  });
+
   it('--status says what is indexed and which files are stale', async () => {
     const clean = await cli('index', ['--status', '--json'], { cwd: join(repo.root, 'tools') });
     expect(clean.code).toBe(0);

@@ -55,12 +55,12 @@ describe('ocvector', () => {
   it('lists its commands, and names an unknown one with the choices', async () => {
     const help = await ocvector([], repo.root);
     expect(help.code).toBe(0);
-    for (const command of ['index', 'search', 'status', 'mcp', 'eval'])
+    for (const command of ['index', 'search', 'refs', 'status', 'mcp', 'eval'])
       expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
     const unknown = await ocvector(['serach', 'x'], repo.root);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe(
-      'ocvector: unknown command "serach"; choose from index, search, status, mcp, eval (ocvector --help)\n',
+      'ocvector: unknown command "serach"; choose from index, search, refs, status, mcp, eval (ocvector --help)\n',
     );
   });
 });

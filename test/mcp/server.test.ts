@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Indexer, type CodebaseSearchOutput } from '../../src/index.js';
+import { Indexer, type CodebaseSearchOutput, type FindReferencesOutput } from '../../src/index.js';
 import { fakeEmbeddingServer } from '../helpers/fake-ollama.js';
 import { fakeOpenAIEmbeddingServer } from '../helpers/fake-openai.js';
 import type { TempRepo } from '../helpers/repo.js';
@@ -48,10 +48,12 @@ describe('oc-vector-mcp over stdio, with the SDK client', () => {
     repo.cleanup();
   });
 
-  it('lists three tools with their schemas, and marks only reindex as writing', async () => {
+  it('lists four tools with their schemas, and marks only reindex as writing', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['codebase_search', 'index_status', 'reindex']);
-    const [search, status, reindex] = tools;
+    expect(tools.map((tool) => tool.name)).toEqual(['codebase_search', 'find_references', 'index_status', 'reindex']);
+    const [search, references, status, reindex] = tools;
+    expect(references!.inputSchema).toMatchObject({ required: ['symbol'], properties: { symbol: { type: 'string' } } });
+    expect(references!.annotations).toMatchObject({ readOnlyHint: true });
     expect(search!.inputSchema).toMatchObject({
       type: 'object',
       required: ['query'],
@@ -76,6 +78,20 @@ describe('oc-vector-mcp over stdio, with the SDK client', () => {
     expect(output.results[0]).toMatchObject({ name: 'hashPassword', path: 'src/auth/passwords.ts', start_line: 6 });
     expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual(output);
     expect(stderr).toMatch(/codebase_search "hash a password with a salt": 3 results \(\d+ ms\)/);
+  });
+
+  it('answers find_references: the definition, then each line that names the symbol', async () => {
+    const result = await client.callTool({ name: 'find_references', arguments: { symbol: 'hashPassword' } });
+    expect(result.isError).toBe(false);
+    const output = result.structuredContent as unknown as FindReferencesOutput;
+    expect(output.definitions[0]).toMatchObject({ name: 'hashPassword', path: 'src/auth/passwords.ts', start_line: 6 });
+    expect(output.files[0]).toMatchObject({ path: 'src/auth/passwords.ts', defines: true });
+    expect(output.files[0]!.lines.some((line) => line.definition && line.text?.includes('hashPassword'))).toBe(true);
+    expect(output.total).toBeGreaterThanOrEqual(output.files.length);
+    const bad = await client.callTool({ name: 'find_references', arguments: { symbol: 'a b' } });
+    expect(bad.isError).toBe(true);
+    expect((bad.structuredContent as unknown as FindReferencesOutput).error).toMatch(/not a symbol name/);
+    expect(stderr).toMatch(/find_references "hashPassword": \d+ lines in \d+ files \(\d+ ms\)/);
   });
 
   it('reports index_status, then reindex picks up an edit that search then finds', async () => {
@@ -125,7 +141,7 @@ describe('oc-vector-mcp over stdio, with the SDK client', () => {
       content: [{ text: 'index_status takes no arguments (got verbose)' }],
     });
     await expect(client.callTool({ name: 'drop_database', arguments: {} })).rejects.toThrow(
-      /unknown tool "drop_database"; available: codebase_search, index_status, reindex/,
+      /unknown tool "drop_database"; available: codebase_search, find_references, index_status, reindex/,
     );
     // A request whose params break the protocol's own schema.
     await expect(

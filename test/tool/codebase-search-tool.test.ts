@@ -236,6 +236,7 @@ describe('CodebaseSearchTool', () => {
       cwd: repo.root,
       permission: async (request) => {
         asked.push(request);
+        if (request.tool !== 'codebase_search') return false;
         if (request.arguments.path_prefix?.startsWith('src/auth'))
           return { allow: false, reason: 'auth code is off limits' };
         if (request.arguments.query === 'boom') throw new Error('policy service down');
@@ -255,7 +256,12 @@ describe('CodebaseSearchTool', () => {
     // Bad arguments never reach the callback.
     await guarded.execute({ query: 'x', k: 'lots' });
     await guarded.close();
-    expect(asked.map((request) => request.arguments.query)).toEqual(['retry', 'token', 'no', 'boom']);
+    expect(asked.map((request) => (request.tool === 'codebase_search' ? request.arguments.query : ''))).toEqual([
+      'retry',
+      'token',
+      'no',
+      'boom',
+    ]);
     expect(asked[0]).toEqual({ tool: 'codebase_search', arguments: { query: 'retry', k: 2 } });
   });
 

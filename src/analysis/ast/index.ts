@@ -1,4 +1,5 @@
 /** The syntax-tree half of analysis: elements, imports and a summary from tree-sitter alone. */
+import { callSites, type CallSite } from './calls.js';
 import { cleanBlock, docstringOf } from './comments.js';
 import { newExtraction } from './extraction.js';
 import { extractGeneric } from './generic/extract.js';
@@ -15,6 +16,8 @@ export interface AstAnalysis {
   summary: string;
   /** Regions tree-sitter could not parse; the elements outside them are kept. */
   syntaxErrors: number;
+  /** Where the tree calls a name. */
+  calls: CallSite[];
 }
 
 export { GrammarUnavailable } from '../errors.js';
@@ -50,6 +53,7 @@ export function analyzeSyntax(language: Language, text: string): AstAnalysis {
     // hasError also covers MISSING nodes inserted by error recovery, which are
     // not ERROR nodes: count at least one region then.
     syntaxErrors: root.hasError ? Math.max(1, root.descendantsOfType('ERROR').length) : 0,
+    calls: callSites(root, source),
   };
 }
 

@@ -1,0 +1,92 @@
+/**
+ * The reads "where is X used?" makes (search/references.ts): the files a
+ * word occurs in, with their indexed state, and the elements of those
+ * files, to name the element around each line.
+ */
+import type Database from 'better-sqlite3';
+import type { ElementRow } from './rows.js';
+import { prepared } from './sqlite.js';
+import { databaseOf, type IndexStore } from './store.js';
+
+/** A file a word occurs in: its indexed state and the word's encoded lines there. */
+export interface OccurrenceFile {
+  fileId: number;
+  rootId: number;
+  path: string;
+  size: number;
+  mtimeMs: number;
+  hash: string | null;
+  /** Encoded lines (text/occurrences.ts). */
+  lines: string;
+}
+
+/** An element around a line: where it lies (lines and bytes) and what it is. */
+export type EnclosingElement = Pick<
+  ElementRow,
+  'vectorId' | 'type' | 'name' | 'startLine' | 'endLine' | 'startByte' | 'endByte'
+>;
+
+/** Owners followed up from the element before a line at most (`A.B.c` -> `A.B` -> `A`). */
+const MAX_OWNERS = 8;
+
+const ENCLOSING_COLUMNS = `vector_id AS vectorId, element_type AS type, element_name AS name, start_line AS startLine,
+  end_line AS endLine, start_byte AS startByte, end_byte AS endByte`;
+
+export class ReferenceReader {
+  readonly #sql;
+
+  constructor(store: IndexStore) {
+    const db: Database.Database = databaseOf(store);
+    this.#sql = {
+      files: prepared<[string], OccurrenceFile>(
+        db,
+        `SELECT o.file_id AS fileId, f.root_id AS rootId, f.path, f.size, f.mtime_ms AS mtimeMs, f.hash, o.lines
+         FROM occurrences o JOIN files f ON f.id = o.file_id WHERE o.word = ? ORDER BY f.path`,
+      ),
+      // The last element to start at or before the line (elements_by_file_line, walked back one step).
+      before: prepared<[number, number], EnclosingElement>(
+        db,
+        `SELECT ${ENCLOSING_COLUMNS} FROM elements WHERE file_id = ? AND start_line <= ? ORDER BY start_line DESC LIMIT 1`,
+      ),
+      // An owner by its qualified name (found through elements_by_short_name), around the line.
+      owner: prepared<[string, number, string, number, number], EnclosingElement>(
+        db,
+        // By name, not by line: the planner would otherwise walk the file's elements up to the line.
+        `SELECT ${ENCLOSING_COLUMNS} FROM elements INDEXED BY elements_by_short_name
+         WHERE short_name = ? AND file_id = ? AND element_name = ? AND start_line <= ? AND end_line >= ? LIMIT 1`,
+      ),
+      anyOccurrence: prepared<[], { found: number }>(db, 'SELECT 1 AS found FROM occurrences LIMIT 1'),
+    };
+  }
+
+  /** The files `word` (exact case) occurs in, by path. */
+  files(word: string): OccurrenceFile[] {
+    return this.#sql.files.all(word);
+  }
+
+  /**
+   * The innermost element around a line of a file, or none at its top level:
+   * the last element to start at or before the line when it reaches the line,
+   * else that element's owners by name (a line of a doc comment between two
+   * members belongs to their class). Two or three index lookups, however many
+   * elements the file holds.
+   */
+  around(fileId: number, line: number): EnclosingElement | undefined {
+    let element = this.#sql.before.get(fileId, line);
+    for (let depth = 0; element && element.endLine < line && depth < MAX_OWNERS; depth++) {
+      const dot = element.name.lastIndexOf('.');
+      if (dot <= 0) return undefined;
+      const owner = element.name.slice(0, dot);
+      element =
+        this.#sql.owner.get(owner.slice(owner.lastIndexOf('.') + 1).toLowerCase(), fileId, owner, line, line) ??
+        // The owner does not reach the line either: its own owner may.
+        ({ ...element, name: owner, endLine: -1 } as EnclosingElement);
+    }
+    return element && element.endLine >= line ? element : undefined;
+  }
+
+  /** Whether any file's words are recorded (an index written before schema 4 and not re-run has none). */
+  hasOccurrences(): boolean {
+    return this.#sql.anyOccurrence.get() !== undefined;
+  }
+}
