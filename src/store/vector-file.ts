@@ -31,9 +31,9 @@ import type { Device } from '../native/addon.js';
 import { FaissError } from '../native/errors.js';
 import { FaissIndex, type KnnResult } from '../native/faiss-index.js';
 import { SearchBatcher } from '../native/search-batcher.js';
-import { gpuInfo } from '../native/system.js';
-import { GPU_MAX_K, MAX_DIMENSION } from '../native/validate.js';
+import { MAX_DIMENSION } from '../native/validate.js';
 import { StoreError } from './database.js';
+import { GpuCopy } from './gpu-copy.js';
 import type { EmbedderRecord, IndexStore } from './store.js';
 import { isIndexableDimension } from '../vector/check.js';
 
@@ -109,12 +109,8 @@ function withDefaults(options: VectorIndexOptions): Required<VectorIndexOptions>
 }
 
 export class VectorIndex {
-  /** The copy of `index` on a GPU that searches use, when there is one. */
-  #gpu: FaissIndex | undefined;
-  /** The copy misses a removal: it is made again before the next search. */
-  #gpuStale = false;
-  /** Why 'auto' found no GPU: not asked again. */
-  #noGpu: string | undefined;
+  /** The copy of `index` on a GPU that searches use, when the options ask for one. */
+  readonly #gpu = new GpuCopy();
   readonly #batcher: SearchBatcher;
 
   private constructor(
@@ -133,7 +129,7 @@ export class VectorIndex {
 
   /** Where searches run now: 'gpu' when they go to a copy on a GPU. */
   get searchDevice(): 'cpu' | 'gpu' {
-    return this.#gpu && !this.#gpuStale ? 'gpu' : 'cpu';
+    return this.#gpu.device;
   }
 
   /**
@@ -146,10 +142,10 @@ export class VectorIndex {
   }
 
   #searchNow(queries: Float32Array, k: number): Promise<KnnResult> {
-    const gpu = this.searchDevice === 'gpu' ? this.#gpu : undefined;
-    if (gpu && k <= GPU_MAX_K)
-      return gpu.search(queries, k, this.nprobe ? { nprobe: Math.min(this.nprobe, GPU_MAX_K) } : {});
-    return this.index.search(queries, k, this.nprobe ? { nprobe: this.nprobe } : {});
+    return (
+      this.#gpu.search(queries, k, this.nprobe) ??
+      this.index.search(queries, k, this.nprobe ? { nprobe: this.nprobe } : {})
+    );
   }
 
   /** Opens the index that matches the database, replaying or rebuilding as needed. */
@@ -266,43 +262,11 @@ export class VectorIndex {
     return (await this.#replay(store, embedder, onEvent, 'the open index')).#placeForSearch(onEvent);
   }
 
-  /**
-   * Makes the GPU copy that searches use when the options ask for one and the
-   * index is large enough, or again when it misses a removal; drops it when
-   * the index has become too small.
-   */
+  /** Places searches on the GPU copy, or back on the CPU, as the options and the index's size say (gpu-copy.ts). */
   async #placeForSearch(onEvent: (event: VectorIndexEvent) => void): Promise<VectorIndex> {
-    const { device, gpuMinVectors } = this.options;
-    const vectors = this.ntotal;
-    if (device === 'cpu' || vectors < gpuMinVectors || this.#noGpu !== undefined) {
-      this.#dropGpuCopy();
-      return this;
-    }
-    if (this.#gpu && !this.#gpuStale) return this;
-    this.#dropGpuCopy();
-    const reason = device === 'auto' ? gpuInfo().reason : '';
-    if (reason !== '') {
-      // Asked once: without a GPU build or a device, 'auto' stays on the CPU for good.
-      this.#noGpu = reason;
-      onEvent({ type: 'index-placed', device: 'cpu', vectors, reason });
-      return this;
-    }
-    const copy = await this.index.copyTo(device);
-    if (copy.device !== 'gpu') {
-      copy.close();
-      this.#noGpu = copy.deviceReason;
-      onEvent({ type: 'index-placed', device: 'cpu', vectors, reason: copy.deviceReason });
-      return this;
-    }
-    this.#gpu = copy;
-    onEvent({ type: 'index-placed', device: 'gpu', vectors, reason: copy.deviceReason });
+    const placed = await this.#gpu.place(this.index, this.options.device, this.options.gpuMinVectors);
+    if (placed) onEvent({ type: 'index-placed', ...placed });
     return this;
-  }
-
-  #dropGpuCopy(): void {
-    this.#gpu?.close();
-    this.#gpu = undefined;
-    this.#gpuStale = false;
   }
 
   /**
@@ -323,11 +287,7 @@ export class VectorIndex {
       if (removed.length > 0) await this.index.removeIds(removed);
       if (added.ids.length > 0) await this.index.addWithIds(added.vectors, added.ids);
       // A GPU copy takes the additions; a removal, which it cannot take, makes it stale.
-      if (removed.length > 0) this.#gpuStale = true;
-      else if (added.ids.length > 0 && this.#gpu && !this.#gpuStale)
-        await this.#gpu.addWithIds(added.vectors, added.ids).catch(() => {
-          this.#gpuStale = true;
-        });
+      await this.#gpu.changed(removed.length, added);
       onEvent({
         type: 'index-replayed',
         fromGeneration: this.generation,
@@ -418,7 +378,7 @@ export class VectorIndex {
   }
 
   close(): void {
-    this.#dropGpuCopy();
+    this.#gpu.drop();
     this.index.close();
   }
 }
