@@ -3,6 +3,7 @@
  * and always come from the syntax tree (or the text splitter), never from a
  * model.
  */
+import type { CallSite } from './ast/calls.js';
 
 /**
  * Code elements, as named in resources/ocvector/result-schema.json: the
@@ -116,7 +117,7 @@ export interface CodeFile {
   imports: ImportInfo[];
   elements: CodeElement[];
   /** Where the syntax tree calls a name (code files): references mark these lines as calls. */
-  calls?: { name: string; line: number }[];
+  calls?: CallSite[];
   source: AnalysisSource;
   /** Problems that did not stop the analysis (invalid UTF-8, syntax errors). */
   warnings: string[];

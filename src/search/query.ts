@@ -145,9 +145,12 @@ function isSymbolWord(token: string): boolean {
  * identifier it spells (`Sinatra::Base` -> Base, `Index.search` -> search).
  */
 export function symbolNames(parsed: ParsedQuery): string[] {
-  return [
-    ...new Set(parsed.identifiers.map((identifier) => identifier.split(/::|\.|#|->|\\/).at(-1)!).filter(Boolean)),
-  ];
+  return [...new Set(parsed.identifiers.map((identifier) => nameSegments(identifier).at(-1)!).filter(Boolean))];
+}
+
+/** The segments of a qualified name, whatever the language writes between them (`Sinatra::Base`, `Index.search`, `Foo#bar`, `$a->b`, `App\\Models`). */
+export function nameSegments(identifier: string): string[] {
+  return identifier.split(/::|\.|#|->|\\/);
 }
 
 /**

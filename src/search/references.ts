@@ -17,6 +17,7 @@ import type { OccurrenceFile, ReferenceReader } from '../store/reference-reader.
 import { decodeSites, isOccurrenceWord } from '../text/occurrences.js';
 import { SearchError } from './errors.js';
 import { compileFilters } from './filters.js';
+import { nameSegments } from './query.js';
 import { type SourceCache, SourceReader, type SourceText } from './source.js';
 
 export interface ReferencesOptions {
@@ -96,7 +97,7 @@ export function parseSymbol(symbol: unknown): { name: string; qualified: string 
   if (typeof symbol !== 'string' || !symbol.trim())
     throw new SearchError('name a symbol to find the references of (an identifier such as getUserById)', 'BAD_QUERY');
   const written = symbol.trim().replace(/\(\)$/, '');
-  const segments = written.split(/::|\.|#|->|\\/);
+  const segments = nameSegments(written);
   const name = segments.at(-1)!;
   if (!isOccurrenceWord(name))
     throw new SearchError(

@@ -1,16 +1,10 @@
 /**
  * The occurrences table (schema 4): each word of each file and its lines,
- * written with the file's elements and read by references. A file's rows
+ * written with the file's elements (read by reference-reader.ts). A file's rows
  * go with it (ON DELETE CASCADE).
  */
 import type Database from 'better-sqlite3';
 import { prepared } from './sqlite.js';
-
-export interface OccurrenceRow {
-  fileId: number;
-  /** Encoded lines (text/occurrences.ts). */
-  lines: string;
-}
 
 export class OccurrenceRows {
   readonly #s;
@@ -19,7 +13,6 @@ export class OccurrenceRows {
     this.#s = {
       clear: prepared(db, 'DELETE FROM occurrences WHERE file_id = ?'),
       insert: prepared(db, 'INSERT INTO occurrences (word, file_id, lines) VALUES (?, ?, ?)'),
-      ofWord: prepared<[string], OccurrenceRow>(db, 'SELECT file_id AS fileId, lines FROM occurrences WHERE word = ?'),
     };
   }
 
@@ -27,10 +20,5 @@ export class OccurrenceRows {
   replace(fileId: number, occurrences: ReadonlyMap<string, string>): void {
     this.#s.clear.run(fileId);
     for (const [word, lines] of occurrences) this.#s.insert.run(word, fileId, lines);
-  }
-
-  /** The files a word occurs in, and its lines in each. */
-  ofWord(word: string): OccurrenceRow[] {
-    return this.#s.ofWord.all(word);
   }
 }

@@ -55,7 +55,6 @@ export class ReferenceReader {
         `SELECT ${ENCLOSING_COLUMNS} FROM elements INDEXED BY elements_by_short_name
          WHERE short_name = ? AND file_id = ? AND element_name = ? AND start_line <= ? AND end_line >= ? LIMIT 1`,
       ),
-      anyOccurrence: prepared<[], { found: number }>(db, 'SELECT 1 AS found FROM occurrences LIMIT 1'),
     };
   }
 
@@ -83,10 +82,5 @@ export class ReferenceReader {
         ({ ...element, name: owner, endLine: -1 } as EnclosingElement);
     }
     return element && element.endLine >= line ? element : undefined;
-  }
-
-  /** Whether any file's words are recorded (an index written before schema 4 and not re-run has none). */
-  hasOccurrences(): boolean {
-    return this.#sql.anyOccurrence.get() !== undefined;
   }
 }

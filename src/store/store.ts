@@ -33,7 +33,7 @@ import {
   type LineBytes,
 } from './rows.js';
 import { prepared } from './sqlite.js';
-import { OccurrenceRows, type OccurrenceRow } from './occurrence-rows.js';
+import { OccurrenceRows } from './occurrence-rows.js';
 import { VectorRows } from './vector-rows.js';
 
 export type { EmbedderRecord } from './meta.js';
@@ -431,11 +431,6 @@ export class IndexStore {
       this.#db,
       'SELECT element_type AS type, element_name AS name, description FROM elements ORDER BY vector_id',
     ).all();
-  }
-
-  /** The files a word occurs in (exact case), and its lines in each (encoded: text/occurrences.ts). */
-  occurrencesOf(word: string): OccurrenceRow[] {
-    return this.#occurrences.ofWord(word);
   }
 
   // -- vectors (vector-rows.ts) ---------------------------------------------

@@ -36,6 +36,11 @@ export function resolveBudget(budget: Partial<ToolBudget> = {}): ToolBudget {
 /** Room kept for the note that says what was cut (added after fitting); longer notes are cut to it. */
 export const MAX_NOTE_CHARS = 400;
 
+/** Messages can quote paths and server errors of any length; the answer's size must not depend on them. */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
 /**
  * The hits that fit in `maxChars` of JSON, best first, with `truncated`
  * set when any were cut. The caller's note must stay under MAX_NOTE_CHARS.

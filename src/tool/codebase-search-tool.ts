@@ -18,7 +18,7 @@ import {
 } from '../search/searcher.js';
 import { withMoreLines } from '../search/source.js';
 import { StoreError } from '../store/database.js';
-import { fitToBudget, MAX_NOTE_CHARS, resolveBudget, type ToolBudget } from './budget.js';
+import { clip, fitToBudget, MAX_NOTE_CHARS, resolveBudget, type ToolBudget } from './budget.js';
 import { PathOutsideRootError } from '../files/errors.js';
 import { confineToRoot } from './paths.js';
 import {
@@ -196,11 +196,6 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
       );
     return notes.length > 0 ? { ...fitted, note: clip(notes.join('; '), MAX_NOTE_CHARS) } : fitted;
   }
-}
-
-/** Messages can quote paths and server errors of any length; the answer's size must not depend on them. */
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 function toHit(result: SearchResult): CodebaseSearchHit {

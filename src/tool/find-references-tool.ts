@@ -9,7 +9,7 @@ import { Ajv } from 'ajv';
 import { SearchError } from '../search/errors.js';
 import type { ReferencesResponse } from '../search/references.js';
 import type { Searcher } from '../search/searcher.js';
-import { MAX_NOTE_CHARS } from './budget.js';
+import { clip, MAX_NOTE_CHARS } from './budget.js';
 import { describeErrors, type AgentTool, type CodebaseSearchTool } from './codebase-search-tool.js';
 import {
   DEFAULT_REFERENCE_LINES,
@@ -133,7 +133,6 @@ export function fitReferences(output: FindReferencesOutput, maxChars: number): F
 }
 
 function failure(symbol: string, error: string): FindReferencesOutput {
-  const clipped = error.length <= MAX_NOTE_CHARS ? error : `${error.slice(0, MAX_NOTE_CHARS - 1)}…`;
   return {
     symbol,
     definitions: [],
@@ -141,6 +140,6 @@ function failure(symbol: string, error: string): FindReferencesOutput {
     total: 0,
     total_files: 0,
     truncated: false,
-    error: redactSecrets(clipped),
+    error: clip(redactSecrets(error), MAX_NOTE_CHARS),
   };
 }
