@@ -38,8 +38,16 @@ export function exitCodeFor(error: unknown): number {
   if (error instanceof HelpShown) return EXIT.OK;
   if (error instanceof UsageError || error instanceof CommanderError) return EXIT.USAGE;
   if (error instanceof SearchError)
-    return error.code === 'BAD_QUERY' || error.code === 'BAD_OPTION' ? EXIT.USAGE : EXIT.FAILURE;
+    return error.code === 'BAD_QUERY' || error.code === 'BAD_OPTION' || error.code === 'UNKNOWN_REPO'
+      ? EXIT.USAGE
+      : EXIT.FAILURE;
   if (error instanceof StoreError && error.code === 'NOT_FOUND') return EXIT.NO_INDEX;
+  // A repository named that is not there, a name no repository can have, or one taken by another directory.
+  if (
+    error instanceof StoreError &&
+    (error.code === 'UNKNOWN_REPO' || error.code === 'BAD_NAME' || error.code === 'NAME_TAKEN')
+  )
+    return EXIT.USAGE;
   if (isAbort(error)) return EXIT.INTERRUPTED;
   return EXIT.FAILURE;
 }

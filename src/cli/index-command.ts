@@ -15,6 +15,8 @@ import { watchIndex } from '../indexing/watch.js';
 import { findIndex } from '../search/find-index.js';
 import { StoreError } from '../store/database.js';
 import { type DroppedIndex, dropIndex } from '../store/drop.js';
+import { dropRepository } from '../store/drop-repository.js';
+import { badRepositoryName, isRepositoryName } from '../store/repository-name.js';
 import { EXIT, UsageError } from './exit.js';
 import { analysisChoice } from './analysis-choice.js';
 import { IndexReporter, mergeSummaries, renderRunReport } from './index-report.js';
@@ -42,6 +44,7 @@ interface IndexCliOptions {
   timeout?: string;
   maxFileSize?: string;
   drop?: boolean;
+  repo?: string;
   json?: boolean;
   quiet?: boolean;
   progress: boolean;
@@ -95,6 +98,10 @@ export async function indexMain(argv: readonly string[]): Promise<number> {
       '120',
     )
     .option('--max-file-size <size>', 'skip files larger than this: bytes, or with k, M or G (default 1M)')
+    .option(
+      '--repo <name>',
+      "the repository's name in the index (default: the directory's name); with --drop, remove only it",
+    )
     .option('--drop', 'delete the index (its database, vectors files and lock); nothing else is touched')
     .option('--json', 'machine-readable output on stdout')
     .option('-q, --quiet', 'no progress and no warnings on stderr')
@@ -122,6 +129,22 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
   const ollama = { ...ollamaOptions(options.ollamaHost, env), timeoutMs: timeoutSeconds * 1_000 };
   const openai = { ...openAIOptions(options.openaiBaseUrl, env), timeoutMs: timeoutSeconds * 1_000 };
 
+  if (options.repo !== undefined && !isRepositoryName(options.repo))
+    throw new UsageError(`--repo: ${badRepositoryName(options.repo)}`);
+  if (options.drop && options.repo !== undefined) {
+    const indexDir = existingIndexDir(paths, options.db, 'nothing to delete');
+    const dropped = await dropRepository(
+      indexDir,
+      options.repo,
+      waitSeconds !== undefined ? { waitMs: waitSeconds * 1_000 } : {},
+    );
+    process.stdout.write(
+      options.json
+        ? `${JSON.stringify(dropped, null, 2)}\n`
+        : `removed the repository ${dropped.repo} (${plural(dropped.files, 'file')}, ${plural(dropped.elements, 'element')}) from ${dropped.directory}\n`,
+    );
+    return EXIT.OK;
+  }
   if (options.drop) {
     const indexDir = existingIndexDir(paths, options.db, 'nothing to delete');
     const dropped = await dropIndex(indexDir, waitSeconds !== undefined ? { waitMs: waitSeconds * 1_000 } : {});
@@ -152,6 +175,7 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
     const common: Omit<IndexerOptions, 'path'> = {
       root,
       indexDir: options.db ? resolve(options.db) : defaultIndexDir(root),
+      ...(options.repo !== undefined ? { repo: options.repo } : {}),
       ...defined('embedder', embedder),
       ...defined('llm', llm),
       ollama,

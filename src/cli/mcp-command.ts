@@ -1,19 +1,22 @@
 /**
  * oc-vector-mcp [root]: serves the code index to MCP clients (Claude Code,
- * Cursor, ...) over stdio. stdout carries the protocol and nothing else;
- * a line per call goes to stderr.
+ * Cursor, ...) over stdio, or with --http to many clients over Streamable
+ * HTTP (with --tokens, beyond this machine). On stdio, stdout carries the
+ * protocol and nothing else; a line per call goes to stderr either way.
  */
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { defaultIndexDir, findRoot } from '../files/root.js';
-import { createCodebaseMcpServer } from '../mcp/server.js';
+import { isLoopback, serveMcpOverHttp } from '../mcp/http.js';
+import { createCodebaseMcpServer, createCodebaseMcpService, type CodebaseMcpServerOptions } from '../mcp/server.js';
+import { readTokensFile, type TokenTable } from '../mcp/tokens.js';
 import { findIndex } from '../search/find-index.js';
 import { DEFAULT_TOOL_BUDGET } from '../tool/budget.js';
 import { analysisChoice } from './analysis-choice.js';
 import { embedderChoice, EMBEDDER_KINDS, type EmbedderKind, OPENAI_BASE_URL_HELP } from './embedder-choice.js';
 import { ollamaOptions, openAIOptions, readEnvironment } from './environment.js';
-import { EXIT } from './exit.js';
+import { EXIT, UsageError } from './exit.js';
 import { configure, parseInteger, runCommand, VERSION } from './program.js';
 
 interface McpCliOptions {
@@ -25,6 +28,9 @@ interface McpCliOptions {
   ollamaHost?: string;
   openaiBaseUrl?: string;
   maxOutput: string;
+  http?: string;
+  host?: string;
+  tokens?: string;
   quiet?: boolean;
 }
 
@@ -33,7 +39,7 @@ const PROGRAM = 'oc-vector-mcp';
 export async function mcpMain(argv: readonly string[]): Promise<number> {
   const program = configure(
     new Command(PROGRAM),
-    'Serve the code index over MCP (stdio): codebase_search, index_status and reindex.',
+    'Serve the code index over MCP (stdio, or Streamable HTTP with --http): codebase_search, find_references, index_status and reindex.',
   )
     .argument('[root]', 'the directory to serve (default: the root of the index at or above the current directory)')
     .option('--db <dir>', 'index directory (default: <root>/.ocvector)')
@@ -57,6 +63,18 @@ export async function mcpMain(argv: readonly string[]): Promise<number> {
       'size budget of a codebase_search answer, in characters of JSON',
       String(DEFAULT_TOOL_BUDGET.maxOutputChars),
     )
+    .option(
+      '--http <port>',
+      'serve MCP over Streamable HTTP at http://<host>:<port>/mcp instead of stdio (0: any free port)',
+    )
+    .option(
+      '--host <addr>',
+      'the address --http listens on (default: 127.0.0.1; any other than loopback needs --tokens)',
+    )
+    .option(
+      '--tokens <file>',
+      'with --http: the bearer tokens accepted, each with its repositories and write access (JSON)',
+    )
     .option('-q, --quiet', 'no log lines on stderr');
 
   return runCommand<McpCliOptions>(program, argv, (args, options) => serve(args[0] as string | undefined, options));
@@ -69,6 +87,7 @@ async function serve(rootArgument: string | undefined, options: McpCliOptions): 
   // Only the protocol may reach stdout: anything a dependency prints goes to stderr.
   console.log = console.info = console.debug = (...parts: unknown[]) => console.error(...parts);
   const maxOutputChars = parseInteger(options.maxOutput, '--max-output', 1_000, 10_000_000);
+  const http = httpChoice(options);
   const env = readEnvironment();
   const ollama = ollamaOptions(options.ollamaHost, env);
   const openai = openAIOptions(options.openaiBaseUrl, env);
@@ -79,15 +98,46 @@ async function serve(rootArgument: string | undefined, options: McpCliOptions): 
     : (findIndex(process.cwd())?.root ?? findRoot(process.cwd()));
   const indexDir = options.db ? resolve(options.db) : defaultIndexDir(root);
   const llm = await analysisChoice(options, { ollamaHost: ollama.host, openaiBaseUrl: openai.baseUrl }, env, log);
-  const server = createCodebaseMcpServer({
+  const serverOptions: CodebaseMcpServerOptions = {
     root,
     indexDir,
     indexer: { ...(llm === undefined ? {} : { llm }), ...(embedder ? { embedder } : {}), ollama, openai },
     search: { budget: { maxOutputChars }, searcherOptions: { ollama, openai } },
     version: VERSION,
     onLog: log,
-  });
+  };
+  return http ? serveHttp(serverOptions, http, log) : serveStdio(serverOptions, log);
+}
 
+interface HttpChoice {
+  port: number;
+  host: string;
+  tokens?: TokenTable;
+}
+
+/** --http, --host and --tokens checked together: a usage error names what is wrong. */
+function httpChoice(options: McpCliOptions): HttpChoice | undefined {
+  if (options.http === undefined) {
+    const stray = options.host !== undefined ? '--host' : options.tokens !== undefined ? '--tokens' : undefined;
+    if (stray) throw new UsageError(`${stray} needs --http <port>`);
+    return undefined;
+  }
+  const port = parseInteger(options.http, '--http', 0, 65_535);
+  const host = options.host ?? '127.0.0.1';
+  if (options.tokens === undefined) {
+    if (!isLoopback(host))
+      throw new UsageError(
+        `--host ${host} is not a loopback address: serving beyond this machine needs --tokens <file> (each client then sends Authorization: Bearer <token>)`,
+      );
+    return { port, host };
+  }
+  const read = readTokensFile(resolve(options.tokens));
+  if ('problem' in read) throw new UsageError(`--tokens: ${read.problem}`);
+  return { port, host, tokens: read.tokens };
+}
+
+async function serveStdio(serverOptions: CodebaseMcpServerOptions, log: (line: string) => void): Promise<number> {
+  const server = createCodebaseMcpServer(serverOptions);
   await server.mcp.connect(new StdioServerTransport());
   // The client ends the session by closing our stdin (or by a signal).
   const closed = new Promise<void>((resolveClosed) => {
@@ -96,8 +146,45 @@ async function serve(rootArgument: string | undefined, options: McpCliOptions): 
     process.once('SIGINT', () => resolveClosed());
     process.once('SIGTERM', () => resolveClosed());
   });
-  log(`serving ${root} (index ${indexDir}); tools: ${server.tools.map((tool) => tool.name).join(', ')}`);
+  log(
+    `serving ${serverOptions.root} (index ${serverOptions.indexDir}); tools: ${server.tools.map((tool) => tool.name).join(', ')}`,
+  );
   await closed;
   await server.close();
+  return EXIT.OK;
+}
+
+async function serveHttp(
+  serverOptions: CodebaseMcpServerOptions,
+  { port, host, tokens }: HttpChoice,
+  log: (line: string) => void,
+): Promise<number> {
+  const service = createCodebaseMcpService(serverOptions);
+  let server: Awaited<ReturnType<typeof serveMcpOverHttp>>;
+  try {
+    server = await serveMcpOverHttp(service, {
+      port,
+      host,
+      ...(tokens ? { tokens } : {}),
+      version: VERSION,
+      onLog: log,
+    });
+  } catch (error) {
+    await service.close();
+    process.stderr.write(`${PROGRAM}: cannot listen on ${host}:${port}: ${(error as Error).message}\n`);
+    return EXIT.FAILURE;
+  }
+  // Always said, -q or not: with port 0 it is the only way to learn the port.
+  process.stderr.write(`${PROGRAM}: listening on ${server.url}\n`);
+  log(
+    `serving ${serverOptions.root} (index ${serverOptions.indexDir}) to ${tokens ? `${tokens.size} tokens` : 'this machine only, without tokens'}; health at ${server.url.replace(/\/mcp$/, '/health')}`,
+  );
+  await new Promise<void>((resolveClosed) => {
+    process.once('SIGINT', () => resolveClosed());
+    process.once('SIGTERM', () => resolveClosed());
+  });
+  log('closing: letting calls under way finish');
+  await server.close();
+  await service.close();
   return EXIT.OK;
 }

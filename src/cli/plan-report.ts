@@ -1,13 +1,18 @@
 /** Text for `oc-vector-index --status` and `--dry-run`. */
 import type { DryRunGroup, DryRunReport } from '../indexing/dry-run.js';
-import type { IndexStatus } from '../indexing/status.js';
+import type { IndexStatus, RepositoryStatus } from '../indexing/status.js';
 import { formatBytes, formatCount, formatDuration, plural, type Style } from './terminal.js';
 
 /** Stale paths listed by name; past this many only counted. */
 const LISTED = 10;
 
 export function renderStatus(status: IndexStatus, style: Style): string {
-  const lines = [`${style.bold('index')} ${status.indexDir}`, `  root       ${status.root}`];
+  const lines = [`${style.bold('index')} ${status.indexDir}`];
+  if (status.repositories.length <= 1) lines.push(`  root       ${status.root}`);
+  else {
+    lines.push(`  repositories ${status.repositories.length}`);
+    for (const repository of status.repositories) lines.push(`    ${renderRepository(repository)}`);
+  }
   const run = status.lastRun;
   lines.push(
     `  updated    ${run ? `${run.finishedAt} (${run.mode} run, ${formatDuration(run.durationMs)})` : 'never completed'}`,
@@ -85,4 +90,11 @@ function groupTable(title: string, groups: Record<string, DryRunGroup>): string[
     );
   }
   return lines;
+}
+
+/** One repository in a line: name, files, elements, commit, when, where. */
+function renderRepository(repository: RepositoryStatus): string {
+  const commit = repository.commit ? ` at ${repository.commit.slice(0, 12)}` : '';
+  const when = repository.indexedAt ? `, indexed ${repository.indexedAt}` : ', never completed';
+  return `${repository.name.padEnd(16)} ${formatCount(repository.files).padStart(6)} files ${formatCount(repository.elements).padStart(8)} elements${commit}${when}  ${repository.root}`;
 }

@@ -43,6 +43,7 @@ interface SearchCliOptions {
   ollamaHost?: string;
   openaiBaseUrl?: string;
   refs?: boolean;
+  repo?: string[];
 }
 
 const PROGRAM = 'oc-vector-search';
@@ -75,6 +76,11 @@ export async function searchMain(argv: readonly string[]): Promise<number> {
     )
     .option('--db <dir>', 'index directory (default: the nearest .ocvector at or above the current directory)')
     .option(
+      '--repo <name>',
+      'only this repository of the index (repeat for several; default: all of them)',
+      (name: string, names: string[] | undefined) => [...(names ?? []), name],
+    )
+    .option(
       '--ollama-host <url>',
       'Ollama server, for an index built with an Ollama embedding model (default: OLLAMA_HOST, else the one the index was built with)',
     )
@@ -105,7 +111,7 @@ async function runReferences(symbol: string, options: SearchCliOptions): Promise
   const searcher = await Searcher.open({ indexDir: indexDirOf(options) });
   let response: ReferencesResponse;
   try {
-    response = await searcher.references(symbol, { limit, text: options.snippet });
+    response = await searcher.references(symbol, { limit, text: options.snippet, ...reposOf(options) });
   } finally {
     searcher.close();
   }
@@ -116,6 +122,11 @@ async function runReferences(symbol: string, options: SearchCliOptions): Promise
   process.stdout.write(renderReferences(response, makeStyle(colorEnabled(process.stdout))));
   process.stderr.write(`${makeStyle(colorEnabled(process.stderr)).dim(referencesSummary(response))}\n`);
   return EXIT.OK;
+}
+
+/** The repositories --repo names, as a search option. */
+function reposOf(options: SearchCliOptions): { repos?: string[] } {
+  return options.repo ? { repos: options.repo } : {};
 }
 
 /** The index to search: --db, else the nearest .ocvector at or above the current directory. */
@@ -141,6 +152,7 @@ async function runSearch(query: string, options: SearchCliOptions): Promise<numb
     openai: openAIOptions(options.openaiBaseUrl),
   });
   let response: SearchResponse;
+  let showRepo = false;
   try {
     response = await searcher.search(query, {
       k,
@@ -150,7 +162,9 @@ async function runSearch(query: string, options: SearchCliOptions): Promise<numb
       ...(type ? { type } : {}),
       snippet: options.snippet ? { maxLines: snippetLines } : false,
       ...(options.explain ? { explain: true } : {}),
+      ...reposOf(options),
     });
+    showRepo = searcher.repositories().length > 1;
   } finally {
     searcher.close();
   }
@@ -162,7 +176,7 @@ async function runSearch(query: string, options: SearchCliOptions): Promise<numb
     return EXIT.OK;
   }
   const style = makeStyle(colorEnabled(process.stdout));
-  process.stdout.write(renderResults(response, style));
+  process.stdout.write(renderResults(response, style, showRepo));
   const { results, timings } = response;
   process.stderr.write(
     errStyle.dim(
@@ -173,10 +187,10 @@ async function runSearch(query: string, options: SearchCliOptions): Promise<numb
 }
 
 /** Results as people read them: path:line, type and name, score and signals, then the code with line numbers. */
-export function renderResults(response: SearchResponse, style: Style): string {
+export function renderResults(response: SearchResponse, style: Style, showRepo = false): string {
   const out: string[] = [];
   for (const result of response.results) {
-    const where = `${style.path(displayPath(result))}:${style.line(String(result.startLine))}${result.endLine > result.startLine ? style.dim(`-${result.endLine}`) : ''}`;
+    const where = `${showRepo ? style.dim(`${result.repo} `) : ''}${style.path(displayPath(result))}:${style.line(String(result.startLine))}${result.endLine > result.startLine ? style.dim(`-${result.endLine}`) : ''}`;
     const stale = result.stale ? ` ${style.warn('[stale: changed since indexed]')}` : '';
     out.push(
       `${where}  ${style.dim(result.type)} ${style.bold(result.name)}  ${style.dim(`${result.score.toFixed(3)} ${signalsText(result)}`)}${stale}`,

@@ -48,3 +48,14 @@ export async function gitChangesSince(root: string, revision: string): Promise<G
   changes.changed.push(...untracked.split('\0').filter(Boolean));
   return changes;
 }
+
+/** The commit checked out at `root`, when it is a git work tree (and git is installed); undefined otherwise. */
+export async function gitHead(root: string): Promise<string | undefined> {
+  try {
+    const { stdout } = await run('git', ['-C', root, 'rev-parse', '--verify', '--quiet', 'HEAD'], { timeout: 10_000 });
+    const commit = stdout.trim();
+    return /^[0-9a-f]{40,64}$/.test(commit) ? commit : undefined;
+  } catch {
+    return undefined;
+  }
+}

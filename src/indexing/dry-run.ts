@@ -74,7 +74,14 @@ export async function dryRun(setup: RunSetup, run: RunOptions): Promise<DryRunRe
     const embedder = await setup.chooseEmbedder(recorded?.id, run.rebuild ? undefined : store?.meta.embedderHost);
     const rebuild = startsAfresh(run, recorded, embedder);
     // Looked up, not recorded: a dry run writes nothing (the store is open read-only).
-    const rootId = store && !rebuild ? [...store.roots()].find(([, path]) => path === setup.root)?.[0] : undefined;
+    const { repo } = setup.options;
+    const own =
+      store && !rebuild
+        ? repo !== undefined
+          ? store.repositories.byName(repo)
+          : store.repositories.byRoot(setup.root)
+        : undefined;
+    const rootId = own?.id;
     const known = store && rootId !== undefined ? store.files(rootId) : new Map<string, FileRow>();
     const plan = await setup.plan(run, known, signal);
     const candidates = changedByStat(plan, known);

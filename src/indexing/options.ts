@@ -17,6 +17,13 @@ export interface IndexerOptions {
   /** Where the database lives. Default `<root>/.ocvector`. */
   indexDir?: string;
   /**
+   * The repository's name in the index (default: the root directory's
+   * name). An index may hold many repositories (a shared `indexDir`); a run
+   * touches only its own. A name indexed before from another directory is
+   * the same repository checked out elsewhere (a CI workspace).
+   */
+  repo?: string;
+  /**
    * Default: the index's own embedder; for a new index Ollama when it
    * answers, else the built-in one. An OpenAI-compatible server only when
    * named ('openai', or options with `kind: 'openai'`).

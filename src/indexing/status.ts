@@ -8,14 +8,29 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { contentHash } from '../files/hash.js';
 import { scanRoot } from '../files/scan.js';
-import { DATABASE_FILE } from '../store/database.js';
+import { DATABASE_FILE, StoreError } from '../store/database.js';
 import { IndexStore, UNTRUSTED_MTIME } from '../store/store.js';
 import { listVectorFiles } from '../store/vector-file.js';
 import type { LastRun } from '../store/meta.js';
 
+/** One repository of the index. */
+export interface RepositoryStatus {
+  name: string;
+  root: string;
+  /** The commit it was indexed at, when a git checkout. */
+  commit: string | null;
+  /** When its last run ended (ISO 8601), null before one ended. */
+  indexedAt: string | null;
+  files: number;
+  elements: number;
+}
+
 export interface IndexStatus {
+  /** The first repository's root (the only one, in an index of one repository). */
   root: string;
   indexDir: string;
+  /** The repositories the status covers: all of the index's, or those asked for. */
+  repositories: RepositoryStatus[];
   /** With `host`, the server it was asked at (an Ollama URL, an OpenAI-compatible base URL) when the index was last updated. */
   embedder: { id: string; dimension: number; host?: string } | null;
   lastRun: LastRun | null;
@@ -24,7 +39,7 @@ export interface IndexStatus {
   elements: number;
   languages: Record<string, { files: number; elements: number }>;
   vectorIndex: { description: string; file: string | null; fileGeneration: number | null };
-  /** Files that differ from what was indexed: modified (size or mtime), deleted, or new. */
+  /** Files that differ from what was indexed: modified (size or mtime), deleted, or new (`<repo>:<path>` among several repositories). */
   stale: { modified: string[]; deleted: string[]; added: string[] };
   /** Skipped and failed files with their reason. */
   problems: { path: string; status: 'skipped' | 'failed'; reason: string }[];
@@ -34,21 +49,42 @@ export interface IndexStatus {
 export interface StatusOptions {
   /** Look for modified, deleted and new files (default true). */
   checkFiles?: boolean;
+  /**
+   * Only these repositories, by name (default all): every count, file and
+   * problem is theirs, and nothing of another repository is shown.
+   */
+  repos?: readonly string[];
   signal?: AbortSignal;
 }
 
 export async function indexStatus(indexDir: string, options: StatusOptions = {}): Promise<IndexStatus> {
   const store = IndexStore.open(indexDir, { readonly: true });
   try {
-    const root = store.roots().values().next().value ?? indexDir;
-    const files = store.fileSummaries();
+    const repositories = store.repositories
+      .withCounts()
+      .filter((repository) => !options.repos || options.repos.includes(repository.name));
+    if (options.repos) {
+      const known = new Set(repositories.map((repository) => repository.name));
+      const unknown = options.repos.find((name) => !known.has(name));
+      if (unknown !== undefined)
+        throw new StoreError(
+          `the index has no repository named ${JSON.stringify(String(unknown).slice(0, 100))}`,
+          'UNKNOWN_REPO',
+        );
+    }
+    const rootOf = new Map(repositories.map((repository) => [repository.id, repository.root]));
+    const nameOf = new Map(repositories.map((repository) => [repository.id, repository.name]));
+    // Among several repositories, a path says whose it is: `web:src/app.ts`.
+    const shown = (rootId: number, path: string) => (rootOf.size > 1 ? `${nameOf.get(rootId)}:${path}` : path);
+    const root = repositories[0]?.root ?? indexDir;
+    const files = store.fileSummaries().filter((file) => rootOf.has(file.rootId));
     const counts = { indexed: 0, skipped: 0, failed: 0 };
     const languages: IndexStatus['languages'] = {};
     const problems: IndexStatus['problems'] = [];
     for (const file of files) {
       counts[file.status]++;
       if (file.status !== 'indexed')
-        problems.push({ path: file.path, status: file.status, reason: file.error ?? file.status });
+        problems.push({ path: shown(file.rootId, file.path), status: file.status, reason: file.error ?? file.status });
       else {
         const entry = (languages[file.language ?? 'text'] ??= { files: 0, elements: 0 });
         entry.files++;
@@ -59,7 +95,7 @@ export async function indexStatus(indexDir: string, options: StatusOptions = {})
     if (options.checkFiles !== false) {
       for (const file of files) {
         try {
-          const path = join(root, file.path);
+          const path = join(rootOf.get(file.rootId)!, file.path);
           const info = statSync(path);
           // An mtime of -1: the file changed too close to its indexing to trust the time; its content decides.
           const changed =
@@ -67,30 +103,42 @@ export async function indexStatus(indexDir: string, options: StatusOptions = {})
             (file.mtimeMs === UNTRUSTED_MTIME
               ? contentHash(readFileSync(path)) !== file.hash
               : info.mtimeMs !== file.mtimeMs);
-          if (changed) stale.modified.push(file.path);
+          if (changed) stale.modified.push(shown(file.rootId, file.path));
         } catch {
-          stale.deleted.push(file.path);
+          stale.deleted.push(shown(file.rootId, file.path));
         }
       }
-      const known = new Set(files.map((file) => file.path));
-      try {
-        for (const file of await scanRoot(root, options.signal ? { signal: options.signal } : {}))
-          if (!known.has(file.path)) stale.added.push(file.path);
-      } catch {
-        // The root is gone: every file shows up as deleted already.
+      for (const [rootId, repositoryRoot] of rootOf) {
+        const known = new Set(files.filter((file) => file.rootId === rootId).map((file) => file.path));
+        try {
+          for (const file of await scanRoot(repositoryRoot, options.signal ? { signal: options.signal } : {}))
+            if (!known.has(file.path)) stale.added.push(shown(rootId, file.path));
+        } catch {
+          // The root is gone: every file shows up as deleted already.
+        }
       }
     }
     const vectorFile = listVectorFiles(indexDir).at(-1);
     return {
       root,
       indexDir,
+      repositories: repositories.map((repository) => ({
+        name: repository.name,
+        root: repository.root,
+        commit: repository.commit,
+        indexedAt: repository.indexedAt === null ? null : new Date(repository.indexedAt).toISOString(),
+        files: repository.files,
+        elements: repository.elements,
+      })),
       embedder: store.embedder
         ? { ...store.embedder, ...(store.meta.embedderHost ? { host: store.meta.embedderHost } : {}) }
         : null,
       lastRun: store.meta.lastRun,
       generation: store.generation,
       files: counts,
-      elements: store.elementCount,
+      elements: options.repos
+        ? repositories.reduce((sum, repository) => sum + repository.elements, 0)
+        : store.elementCount,
       languages,
       vectorIndex: {
         description: store.meta.indexDescription,

@@ -11,7 +11,10 @@
  * cannot stand in for its own.
  */
 import type { ScannedFile } from '../files/scan.js';
-import { prepareDirectory } from '../store/database.js';
+import { gitHead } from '../files/git.js';
+import { prepareDirectory, StoreError } from '../store/database.js';
+import type { Repository } from '../store/repositories.js';
+import { defaultRepositoryName } from '../store/repository-name.js';
 import { WriteLock } from '../store/lock.js';
 import type { LastRun } from '../store/meta.js';
 import { IndexStore, type EmbedderRecord } from '../store/store.js';
@@ -44,7 +47,10 @@ export async function updateIndex(setup: RunSetup, options: RunOptions): Promise
     const { embedder, mode } = await prepareEmbedder(setup, opened, options, signal);
     setup.emit({ type: 'run-start', root: setup.root, indexDir: setup.indexDir, embedder: embedder.id, mode });
 
-    const rootId = opened.rootId(setup.root);
+    const repository = opened.transaction(() =>
+      opened.repositories.ensure(setup.root, setup.options.repo, defaultRepositoryName(setup.root)),
+    );
+    const rootId = repository.id;
     const known = opened.files(rootId);
     const plan = await setup.plan(options, known, signal);
     const summary = newSummary(setup.root, setup.indexDir, embedder.id, plan.scanned.length);
@@ -96,7 +102,8 @@ export async function updateIndex(setup: RunSetup, options: RunOptions): Promise
       if (signal?.aborted) setup.emit({ type: 'run-aborted', reason: String((reason as Error)?.message ?? reason) });
       throw reason;
     }
-    // For `--status`: when the index was last brought up to date, and with which models.
+    // For `--status`: when the index and this repository were last brought up to date, and with which models.
+    opened.repositories.markIndexed(rootId, await gitHead(setup.root), Date.now());
     opened.meta.lastRun = {
       finishedAt: new Date().toISOString(),
       mode,
@@ -129,6 +136,13 @@ async function prepareEmbedder(
   const embedder = await setup.chooseEmbedder(recorded?.id, store.meta.embedderHost);
   // A database copied or moved here from another root answers about files elsewhere: this one starts afresh.
   const rebuild = startsAfresh(options, recorded, embedder) || store.builtForElsewhere !== undefined;
+  const others = otherRepositories(setup, store);
+  if (rebuild && others.length > 0 && recorded && recorded.id !== embedder.id)
+    throw new StoreError(
+      `the index holds other repositories (${others.slice(0, 5).join(', ')}${others.length > 5 ? ', …' : ''}) embedded with ${recorded.id}: ` +
+        `a rebuild with ${embedder.id} would drop them; index into a new --db, or drop them first (--drop --repo <name>)`,
+      'EMBEDDER_MISMATCH',
+    );
   await embedder.init({
     ...(signal ? { signal } : {}),
     ...(recorded?.id === embedder.id && !rebuild ? { dimension: recorded.dimension } : {}),
@@ -138,11 +152,29 @@ async function prepareEmbedder(
   if (rebuild) {
     // One transaction until the run completes: readers keep the old index meanwhile, and a failed rebuild leaves it as it was.
     store.beginSpan();
-    store.reset(record);
+    // Among other repositories, a rebuild starts this one afresh and leaves theirs as they are.
+    const own = others.length > 0 ? ownRepository(setup, store) : undefined;
+    if (own) store.dropRepository(own, store.generation);
+    else if (others.length === 0) store.reset(record);
   } else store.claimEmbedder(record);
   // Where the embedder's server is, for searches that name none.
   if (store.meta.embedderHost !== embedder.host) store.meta.embedderHost = embedder.host;
   return { embedder, mode: rebuild ? 'rebuild' : options.paths ? 'paths' : options.since ? 'since' : 'full' };
+}
+
+/** The names of the index's repositories other than the one this run indexes. */
+function otherRepositories(setup: RunSetup, store: IndexStore): string[] {
+  const own = ownRepository(setup, store);
+  return store.repositories
+    .all()
+    .filter((repository) => repository.id !== own?.id)
+    .map((repository) => repository.name);
+}
+
+/** The repository this run indexes, when the index holds it already: by the name asked for, else by its root. */
+function ownRepository(setup: RunSetup, store: IndexStore): Repository | undefined {
+  const { repo } = setup.options;
+  return repo !== undefined ? store.repositories.byName(repo) : store.repositories.byRoot(setup.root);
 }
 
 /**

@@ -8,7 +8,13 @@ import { OcvectorError } from '../errors.js';
  * vectors (the addon cannot load, the FAISS file cannot be used). A hybrid
  * search answers lexically instead of either, and says why (`fallback`).
  */
-export type SearchErrorCode = 'BAD_QUERY' | 'BAD_OPTION' | 'CLOSED' | 'EMBEDDER_UNAVAILABLE' | 'VECTORS_UNAVAILABLE';
+export type SearchErrorCode =
+  | 'BAD_QUERY'
+  | 'BAD_OPTION'
+  | 'CLOSED'
+  | 'EMBEDDER_UNAVAILABLE'
+  | 'VECTORS_UNAVAILABLE'
+  | 'UNKNOWN_REPO';
 
 export class SearchError extends OcvectorError<SearchErrorCode> {
   override name = 'SearchError';

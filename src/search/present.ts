@@ -16,6 +16,8 @@ import { bestSnippetStart, type SnippetOptions, snippetLines, type SourceCache, 
 export interface PresentOptions {
   /** The index's roots by id, and the one a root id not among them falls back to. */
   roots: ReadonlyMap<number, string>;
+  /** The index's repository names by root id. */
+  repos: ReadonlyMap<number, string>;
   root: string;
   sources: SourceCache;
   /** Read snippets (true), with limits, or not (false). */
@@ -39,6 +41,7 @@ export function presentResults(
     if (!reader) readers.set(row.rootId, (reader = new SourceReader(root, options.sources)));
     const state = reader.state(row, wantText, row);
     const result: SearchResult = {
+      repo: options.repos.get(row.rootId) ?? '',
       path: row.path,
       absolutePath: join(root, row.path),
       startLine: row.startLine,

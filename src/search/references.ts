@@ -25,6 +25,8 @@ export interface ReferencesOptions {
   limit?: number;
   /** Read each line's text (default true). */
   text?: boolean;
+  /** Only these repositories of the index, by name (default: all of them). */
+  repos?: readonly string[];
 }
 
 export const DEFAULT_REFERENCE_SITES = 2_000;
@@ -37,6 +39,8 @@ const WHOLE_FILE_SITES = 8;
 const MAX_DEFINITIONS = 100;
 
 export interface ReferenceDefinition {
+  /** The repository it is in. */
+  repo: string;
   path: string;
   absolutePath: string;
   name: string;
@@ -60,6 +64,8 @@ export interface ReferenceSite {
 }
 
 export interface ReferenceFile {
+  /** The repository it is in. */
+  repo: string;
   path: string;
   absolutePath: string;
   /** The file defines the symbol. */
@@ -87,7 +93,11 @@ export interface ReferencesResponse {
 export interface ReferenceSources {
   references: ReferenceReader;
   search: SearchReader;
+  /** The root ids searched, when some of the index's repositories only. */
+  scope: ReadonlySet<number> | undefined;
+  /** Each repository's root directory, and its name, by root id. */
   roots: ReadonlyMap<number, string>;
+  repos: ReadonlyMap<number, string>;
   root: string;
   sources: SourceCache;
 }
@@ -116,10 +126,12 @@ export function findReferences(
   const { name, qualified } = parseSymbol(symbol);
   const limit = validateLimit(options.limit);
   const rootOf = (rootId: number) => from.roots.get(rootId) ?? from.root;
+  const repoOf = (rootId: number) => from.repos.get(rootId) ?? '';
 
-  const definitions = definitionsOf(name, qualified, from.search);
+  const definitions = definitionsOf(name, qualified, from.search, from.scope);
   const definingFiles = new Set(definitions.map((row) => row.fileId));
-  const occurring = from.references.files(name);
+  const { scope } = from;
+  const occurring = from.references.files(name).filter((file) => !scope || scope.has(file.rootId));
   // Defining files first, each group in path order (the reader gives path order).
   const ordered = [
     ...occurring.filter((file) => definingFiles.has(file.fileId)),
@@ -140,18 +152,20 @@ export function findReferences(
   const files = listed.map(({ file, sites }) => {
     let reader = readers.get(file.rootId);
     if (!reader) readers.set(file.rootId, (reader = new SourceReader(rootOf(file.rootId), from.sources)));
-    return presentFile(
+    const presented = presentFile(
       file,
       sites,
       definitions,
       { reader, references: from.references, root: rootOf(file.rootId) },
       options,
     );
+    return { repo: repoOf(file.rootId), ...presented };
   });
   return {
     symbol: symbol.trim(),
     name,
     definitions: definitions.map((row) => ({
+      repo: repoOf(row.rootId),
       path: row.path,
       absolutePath: join(rootOf(row.rootId), row.path),
       name: row.name,
@@ -169,8 +183,13 @@ export function findReferences(
 }
 
 /** Elements named `name` exactly (case and all), and for a qualified symbol, owned as it says. */
-function definitionsOf(name: string, qualified: string | undefined, reader: SearchReader): ElementRecord[] {
-  const ids = reader.definitions([name], compileFilters({}), MAX_DEFINITIONS);
+function definitionsOf(
+  name: string,
+  qualified: string | undefined,
+  reader: SearchReader,
+  scope: ReadonlySet<number> | undefined,
+): ElementRecord[] {
+  const ids = reader.definitions([name], compileFilters({}, scope ? [...scope] : undefined), MAX_DEFINITIONS);
   const wanted = qualified?.toLowerCase();
   return [...reader.rows(ids).values()]
     .filter((row) => {
@@ -188,7 +207,7 @@ function presentFile(
   definitions: readonly ElementRecord[],
   from: { reader: SourceReader; references: ReferenceReader; root: string },
   options: ReferencesOptions,
-): ReferenceFile {
+): Omit<ReferenceFile, 'repo'> {
   const wantText = options.text ?? true;
   // Stale or not, without reading the file; its text comes element by element below.
   const state = from.reader.state(file, false);
@@ -218,7 +237,7 @@ function presentFile(
     }
     return site;
   });
-  const result: ReferenceFile = {
+  const result: Omit<ReferenceFile, 'repo'> = {
     path: file.path,
     absolutePath: join(from.root, file.path),
     defines: ownDefinitions.length > 0,

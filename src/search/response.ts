@@ -12,7 +12,9 @@ export type SearchMode = 'hybrid' | 'lexical' | 'vector';
 export type SearchSignals = RankSignals;
 
 export interface SearchResult {
-  /** Relative to the root, with forward slashes. */
+  /** The repository it is in (its name in the index). */
+  repo: string;
+  /** Relative to the repository's root, with forward slashes. */
   path: string;
   absolutePath: string;
   startLine: number;

@@ -11,7 +11,8 @@
  */
 import { CircuitBreaker } from '../models/circuit-breaker.js';
 import { FaissError } from '../native/errors.js';
-import { SearchReader, type ElementRecord } from '../store/search-reader.js';
+import type { ElementRecord } from '../store/search-reader.js';
+import type { Repository } from '../store/repositories.js';
 import { openIndex } from '../store/open-index.js';
 import type { EmbedderRecord, IndexStore } from '../store/store.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
@@ -24,7 +25,8 @@ import { SearchError } from './errors.js';
 import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
 import { candidatesWanted, DEFAULT_FUSION_WEIGHTS, type FusionWeights, type ScoredHit } from './fusion.js';
 import { FILTERED_OVERFETCH } from './knobs.js';
-import { LexicalSearch, NO_LEXICAL_EVIDENCE, type LexicalEvidence } from './lexical-search.js';
+import { NO_LEXICAL_EVIDENCE, type LexicalEvidence } from './lexical-search.js';
+import { SearchScopes, type SearchScope } from './scopes.js';
 import { parseQuery, type ParsedQuery, type QueryKind } from './query.js';
 import { presentResults } from './present.js';
 import { rankCandidates, type Evidence, type RankedHit } from './ranking.js';
@@ -79,6 +81,8 @@ export interface SearchOptions extends SearchFilters {
   snippet?: boolean | SnippetOptions;
   /** Add to each result how its score added up: features, weights, contributions (default false). */
   explain?: boolean;
+  /** Only these repositories of the index, by name (default: all of them). */
+  repos?: readonly string[];
 }
 
 export { MAX_K, MAX_QUERY_LENGTH, SEARCH_DEFAULTS } from './validate.js';
@@ -92,7 +96,6 @@ export class Searcher {
   readonly root: string;
   readonly #store: IndexStore;
   readonly #options: SearcherOptions;
-  readonly #roots: Map<number, string>;
   readonly #weights: Record<QueryKind, FusionWeights>;
   /**
    * Undefined when the vectors cannot be had (the native addon cannot load,
@@ -108,9 +111,10 @@ export class Searcher {
   #embedderProblem: string | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   readonly #sources = new SourceCache();
-  readonly #reader: SearchReader;
   readonly #references: ReferenceReader;
-  readonly #lexical: LexicalSearch;
+  readonly #scopes: SearchScopes;
+  /** The generation the list of repositories was last read at. */
+  #repositoriesGeneration: number;
   #closed = false;
 
   private constructor(
@@ -119,7 +123,6 @@ export class Searcher {
     vectors: VectorIndex | undefined,
     vectorsProblem: string | undefined,
     record: EmbedderRecord,
-    roots: Map<number, string>,
   ) {
     this.#vectorsProblem = vectorsProblem;
     this.#options = options;
@@ -127,12 +130,11 @@ export class Searcher {
     this.#store = store;
     this.#vectors = vectors;
     this.#record = record;
-    this.#roots = roots;
-    this.root = roots.values().next().value ?? options.indexDir;
     this.#weights = { ...DEFAULT_FUSION_WEIGHTS, ...options.weights };
-    this.#reader = new SearchReader(store);
     this.#references = new ReferenceReader(store);
-    this.#lexical = new LexicalSearch(this.#reader, () => this.#elementCount());
+    this.#scopes = new SearchScopes(store, () => this.#elementCount());
+    this.#repositoriesGeneration = store.generation;
+    this.root = this.#scopes.repositories[0]?.root ?? options.indexDir;
   }
 
   /**
@@ -148,20 +150,28 @@ export class Searcher {
       withoutVectors: true,
     });
     const problem = opened.vectors ? undefined : opened.vectorsProblem;
-    const searcher = new Searcher(
-      options,
-      opened.store,
-      opened.vectors,
-      problem,
-      opened.embedder,
-      opened.store.roots(),
-    );
+    const searcher = new Searcher(options, opened.store, opened.vectors, problem, opened.embedder);
     searcher.#embedder = options.embedder;
     return searcher;
   }
 
   get embedderId(): string {
     return this.#record.id;
+  }
+
+  /** The repositories of the index, as of the last search (or opening). */
+  repositories(): readonly Repository[] {
+    return this.#scopes.repositories;
+  }
+
+  /** The index's repositories by root id: where each result's path is relative to. */
+  #roots(): Map<number, string> {
+    return new Map(this.#scopes.repositories.map((repository) => [repository.id, repository.root]));
+  }
+
+  /** The index's repository names by root id. */
+  #repoNames(): Map<number, string> {
+    return new Map(this.#scopes.repositories.map((repository) => [repository.id, repository.name]));
   }
 
   /** Searches run one after another: each holds a read snapshot of the database. */
@@ -179,12 +189,16 @@ export class Searcher {
     const run = this.#queue.then(() =>
       this.#store.readSnapshot(async () => {
         if (this.#closed) throw new SearchError('the searcher is closed', 'CLOSED');
+        this.#refreshRepositories();
+        const scope = this.#scopes.resolve(options.repos);
         return findReferences(
           symbol,
           {
             references: this.#references,
-            search: this.#reader,
-            roots: this.#roots,
+            search: scope.reader,
+            scope: scope.scoped ? new Set(scope.roots) : undefined,
+            roots: this.#roots(),
+            repos: this.#repoNames(),
             root: this.root,
             sources: this.#sources,
           },
@@ -209,23 +223,24 @@ export class Searcher {
     const text = validateQuery(query);
     const k = validateK(options.k);
     const requestedMode = validateMode(options.mode);
-    const filters = compileFilters(options);
     const parsed = parseQuery(text);
     const timings: SearchTimings = { embedMs: 0, vectorMs: 0, lexicalMs: 0, fusionMs: 0, snippetMs: 0, totalMs: 0 };
 
     return this.#store.readSnapshot(async () => {
       await this.#catchUp();
+      const scope = this.#scopes.resolve(options.repos);
+      const filters = compileFilters(options, scope.scoped ? scope.roots : undefined);
       // The query is embedded and the FAISS search submitted to its worker threads
       // first, so that BM25 runs here meanwhile: the two halves overlap.
       const vectorSide =
         requestedMode === 'lexical'
           ? undefined
-          : await this.#startVectorSearch(requestedMode, parsed, k, filters, timings);
+          : await this.#startVectorSearch(requestedMode, parsed, k, filters, scope, timings);
       let t = performance.now();
       const lexical =
         requestedMode === 'vector'
           ? NO_LEXICAL_EVIDENCE
-          : this.#lexical.search(parsed, k, filters, this.#store.generation);
+          : scope.lexical.search(parsed, k, filters, this.#store.generation);
       timings.lexicalMs = performance.now() - t;
       const vectorResult = typeof vectorSide === 'string' ? vectorSide : vectorSide ? await vectorSide.hits : [];
       const fallback = typeof vectorResult === 'string' ? vectorResult : undefined;
@@ -234,12 +249,13 @@ export class Searcher {
 
       t = performance.now();
       const explain = options.explain ?? SEARCH_DEFAULTS.explain;
-      const ranked = this.#rank(parsed, lexical, vectorHits, filters, { k, mode, explain });
+      const ranked = this.#rank(scope, parsed, lexical, vectorHits, filters, { k, mode, explain });
       timings.fusionMs = performance.now() - t;
 
       t = performance.now();
       const results = presentResults(ranked, parsed, {
-        roots: this.#roots,
+        roots: this.#roots(),
+        repos: this.#repoNames(),
         root: this.root,
         sources: this.#sources,
         snippet: options.snippet ?? SEARCH_DEFAULTS.snippet,
@@ -257,10 +273,18 @@ export class Searcher {
         results,
         root: this.root,
         embedder: this.#record.id,
-        elements: this.#elementCount(),
+        elements: scope.scoped ? scope.reader.elementCount() : this.#elementCount(),
         timings,
       };
     });
+  }
+
+  /** After an indexer committed: the list of repositories, which a run may have grown or a drop shrunk. */
+  #refreshRepositories(): void {
+    const generation = this.#store.generation;
+    if (generation === this.#repositoriesGeneration) return;
+    this.#repositoriesGeneration = generation;
+    this.#scopes.refresh();
   }
 
   /** Elements searched: the vectors', or without them the database's count. */
@@ -275,6 +299,7 @@ export class Searcher {
    * until the index switches embedder again.
    */
   async #catchUp(): Promise<void> {
+    this.#refreshRepositories();
     const record = this.#store.embedder;
     if (!record) return;
     const switched = record.id !== this.#record.id || record.dimension !== this.#record.dimension;
@@ -311,6 +336,7 @@ export class Searcher {
     parsed: ParsedQuery,
     k: number,
     filters: CompiledFilters,
+    scope: SearchScope,
     timings: SearchTimings,
   ): Promise<{ hits: Promise<{ id: number; score: number }[]> } | string> {
     const vectors = this.#vectors;
@@ -334,7 +360,7 @@ export class Searcher {
     const embedStarted = performance.now();
     let query: Float32Array;
     try {
-      query = await this.#embedQuery(parsed.semanticText);
+      query = await this.#embedQuery(parsed.semanticText, scope);
     } catch {
       return unavailable();
     }
@@ -342,18 +368,19 @@ export class Searcher {
 
     const searchStarted = performance.now();
     // Filters apply after FAISS, which knows ids only: fetch deeper when they may thin the list.
-    const wanted = Math.min(
-      ntotal,
-      (filters.active || parsed.kind === 'path' ? FILTERED_OVERFETCH : 1) * candidatesWanted(k),
-    );
+    const depth = (filters.active || parsed.kind === 'path' ? FILTERED_OVERFETCH : 1) * candidatesWanted(k);
+    const wanted = Math.min(ntotal, (scope.scoped ? FILTERED_OVERFETCH : 1) * depth);
+    // Scoped to some repositories: their elements only, as many as those repositories indexed alone would give.
+    const inScope = scope.scoped ? scope.elementSet(this.#store.generation) : undefined;
+    const scopedWanted = inScope ? Math.min(inScope.size, depth) : Number.POSITIVE_INFINITY;
     // On the GPU copy when the options placed one there (vectorIndex.device), with the index's nprobe.
     const search = vectors.search(query, wanted);
     const hits = search.then(({ labels, distances }) => {
       timings.vectorMs = performance.now() - searchStarted;
       const out: { id: number; score: number }[] = [];
-      for (let i = 0; i < labels.length; i++) {
+      for (let i = 0; i < labels.length && out.length < scopedWanted; i++) {
         const id = Number(labels[i]);
-        if (id >= 0) out.push({ id, score: distances[i]! });
+        if (id >= 0 && (!inScope || inScope.has(id))) out.push({ id, score: distances[i]! });
       }
       return out;
     });
@@ -361,11 +388,11 @@ export class Searcher {
   }
 
   /** The query's vector; a failure is kept as the embedder's problem, and searches stay lexical a while. */
-  async #embedQuery(text: string, signal?: AbortSignal): Promise<Float32Array> {
+  async #embedQuery(text: string, scope: SearchScope, signal?: AbortSignal): Promise<Float32Array> {
     try {
       const embedder = await this.#queryEmbedder();
       const answer = await embedder.embedQuery(text, {
-        termWeight: (term) => this.#lexical.termWeight(term, this.#vectors?.generation ?? -1),
+        termWeight: (term) => scope.lexical.termWeight(term, this.#vectors?.generation ?? -1),
         ...(signal ? { signal } : {}),
       });
       // Whatever the embedder: a query vector that is not one of the index's dimension, or holds NaN, searches nothing.
@@ -395,7 +422,7 @@ export class Searcher {
         if (!this.#vectors) return { embedder, available: false, problem: this.#vectorsProblem! };
         if (!this.#embedderBreaker.isOpen) {
           try {
-            await this.#embedQuery('ocvector', AbortSignal.timeout(PROBE_TIMEOUT_MS));
+            await this.#embedQuery('ocvector', this.#scopes.resolve(undefined), AbortSignal.timeout(PROBE_TIMEOUT_MS));
             return { embedder, available: true };
           } catch {}
         }
@@ -424,6 +451,7 @@ export class Searcher {
 
   /** The ranking stack (search/ranking.ts) over the rows of every candidate that passes the filters. */
   #rank(
+    scope: SearchScope,
     parsed: ParsedQuery,
     lexical: LexicalEvidence,
     vectorHits: ScoredHit[],
@@ -442,7 +470,7 @@ export class Searcher {
       ...lexical.definitions,
       ...lexical.namedFiles.flatMap((file) => file.ids),
     ]);
-    const rows = this.#reader.rows([...ids]);
+    const rows = scope.reader.rows([...ids]);
     // Gone since FAISS was brought level (an indexer committed meanwhile), or filtered out.
     for (const [id, row] of rows) if (!filters.matches(row)) rows.delete(id);
     const evidence: Evidence = {

@@ -22,7 +22,10 @@ export type StoreErrorCode =
   | 'EMBEDDER_MISMATCH'
   | 'LOCKED'
   | 'IO'
-  | 'MOVED';
+  | 'MOVED'
+  | 'BAD_NAME'
+  | 'NAME_TAKEN'
+  | 'UNKNOWN_REPO';
 
 export class StoreError extends OcvectorError<StoreErrorCode> {
   override name = 'StoreError';
@@ -193,7 +196,11 @@ function migrate(db: Database.Database, readonly: boolean): void {
       'OLDER_SCHEMA',
     );
   db.transaction(() => {
-    for (let version = current; version < SCHEMA_VERSION; version++) db.exec(MIGRATIONS[version]!);
+    for (let version = current; version < SCHEMA_VERSION; version++) {
+      const migration = MIGRATIONS[version]!;
+      if (typeof migration === 'string') db.exec(migration);
+      else migration(db);
+    }
     setPragma(db, `user_version = ${SCHEMA_VERSION}`);
     db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at INTEGER NOT NULL)');
     prepared(db, 'INSERT INTO schema_version (version, applied_at) VALUES (?, ?)').run(SCHEMA_VERSION, Date.now());

@@ -57,6 +57,8 @@ export interface FileUpdate {
 /** A file as listed by `--status`: its recorded state (the hash decides when the mtime could not be trusted) and element count. */
 export interface FileSummary extends FileUpdate {
   elements: number;
+  /** The repository (root) it belongs to. */
+  rootId: number;
 }
 
 /** An element's name, type and description, for picking queries from an index: three columns of its row. */

@@ -1,9 +1,17 @@
+import type Database from 'better-sqlite3';
+import { createLexicalTables, dropLexicalTables, lexicalTables } from './lexical-tables.js';
+import { defaultRepositoryName } from './repository-name.js';
+import { prepared } from './sqlite.js';
+
+/** A migration: SQL, or work that SQL alone cannot say (a table per row). */
+export type Migration = string | ((db: Database.Database) => void);
+
 /**
  * The database schema, as migrations: each entry moves a database from
  * version i to i + 1 inside one transaction. Never edit a shipped entry; add
  * one.
  */
-export const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly Migration[] = [
   /* 1 */ `
   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 
@@ -128,6 +136,50 @@ export const MIGRATIONS: readonly string[] = [
   -- elements and vectors are kept: unchanged documents are not embedded again).
   UPDATE files SET hash = NULL;
   `,
+  /* 5 */ repositories,
 ];
+
+/**
+ * Repositories: every root has a name (unique; its directory's name unless
+ * given), the commit and time of its last indexing, and lexical tables of
+ * its own (lexical-tables.ts says why). One root keeps its rows: its tables
+ * are renamed. Several roots shared one pair of tables, which cannot be
+ * split (contentless: the text is not there to copy), so their files are
+ * read again by the next run, as after migration 2 (vectors are kept in
+ * the embedding cache, and are not computed again).
+ */
+function repositories(db: Database.Database): void {
+  db.exec(`
+    ALTER TABLE roots ADD COLUMN name TEXT;
+    ALTER TABLE roots ADD COLUMN git_commit TEXT;
+    ALTER TABLE roots ADD COLUMN indexed_at INTEGER;`);
+  const roots = prepared<[], { id: number; path: string }>(db, 'SELECT id, path FROM roots ORDER BY id').all();
+  const taken = new Set<string>();
+  for (const root of roots) {
+    const base = defaultRepositoryName(root.path);
+    let name = base;
+    for (let n = 2; taken.has(name); n++) name = `${base}-${n}`;
+    taken.add(name);
+    prepared(db, 'UPDATE roots SET name = ? WHERE id = ?').run(name, root.id);
+  }
+  db.exec('CREATE UNIQUE INDEX roots_by_name ON roots(name)');
+  if (roots.length === 1) {
+    const own = lexicalTables(roots[0]!.id);
+    db.exec(`ALTER TABLE elements_fts RENAME TO ${own.elements}; ALTER TABLE code_fts RENAME TO ${own.code};`);
+    return;
+  }
+  db.exec('DROP TABLE elements_fts; DROP TABLE code_fts;');
+  for (const root of roots) {
+    dropLexicalTables(db, root.id);
+    createLexicalTables(db, root.id);
+  }
+  if (roots.length > 1)
+    db.exec(`
+      DELETE FROM elements;
+      DELETE FROM files;
+      DELETE FROM removed_vectors;
+      UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation';
+      INSERT OR REPLACE INTO meta (key, value) SELECT 'rebuilt_at_generation', value FROM meta WHERE key = 'generation';`);
+}
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -11,6 +11,7 @@ import { fileStem } from '../files/rules.js';
 import type Database from 'better-sqlite3';
 import { ElementFiles } from './element-files.js';
 import { databaseOf, type IndexStore } from './store.js';
+import { lexicalTables, type LexicalTableNames } from './lexical-tables.js';
 import { pragmaValue, prepared, setPragma } from './sqlite.js';
 import type { ElementRow } from './rows.js';
 
@@ -52,9 +53,7 @@ export interface ElementRecord
   rootId: number;
 }
 
-/** BM25 column weights of elements_fts: name, signature, description, path. */
-const ELEMENT_BM25 = 'bm25(elements_fts, 4.0, 2.0, 1.0, 0.5)';
-/** The weight of code_fts's BM25 beside elements_fts's (0.15 and 0.5 did less well on the benchmark and the evaluation sets). */
+/** The weight of code BM25 beside names BM25 (0.15 and 0.5 did less well on the benchmark and the evaluation sets). */
 const CODE_WEIGHT = 0.3;
 /**
  * Whole-file counts asked of SQLite this many times per index generation
@@ -66,9 +65,28 @@ const COUNTS_BEFORE_MAP = 2;
 /** Pieces of text name nothing: they are never a symbol's definition. */
 const TEXT_TYPES_SQL = TEXT_ELEMENT_TYPES.map((type) => `'${type}'`).join(', ');
 
+/** One repository's lexical tables and the statements that read them. */
+interface RootTables {
+  rootId: number;
+  elements: Statement<[string, number], { id: number; rank: number }>;
+  code: Statement<[string, number], { id: number; rank: number }>;
+  beyond: Statement<[string, number], { found: number }>;
+  codeBeyond: Statement<[string, number], { found: number }>;
+  elementMatches: Statement<[string], number>;
+  codeMatches: Statement<[string], number>;
+  count: Statement<[string], { n: number }>;
+  fileTermCounts: Statement<[string, string], { fileId: number; n: number; size: number }>;
+  documentFrequency: Statement<[string], { doc: number }>;
+  names: LexicalTableNames;
+}
+
 export class SearchReader {
   readonly #db: Database.Database;
   readonly #sql;
+  /** The repositories searched, each with its lexical tables. */
+  readonly #tables: readonly RootTables[];
+  /** The scope as a condition on `f` (nothing when it is every repository), and its parameter. */
+  readonly #scope: { sql: string; params: string[] };
   /** This generation's element-to-file map: how often it was done without, and the map once read (undefined when too sparse). */
   #elementFiles: { generation: number; countsBySql: number; read: boolean; map: ElementFiles | undefined } = {
     generation: Number.NaN,
@@ -77,50 +95,37 @@ export class SearchReader {
     map: undefined,
   };
 
-  constructor(store: IndexStore) {
+  /**
+   * A reader of some repositories (root ids) of the index: BM25 over their
+   * own tables (with their own statistics), and every other read kept to
+   * them. All of them by default.
+   */
+  constructor(store: IndexStore, roots?: readonly number[]) {
     const db = (this.#db = databaseOf(store));
-    createVocabularyView(db);
+    const every = [...store.roots().keys()];
+    const scope = roots ?? every;
+    this.#tables = scope.map((rootId) => rootTables(db, rootId));
+    const all = every.every((id) => scope.includes(id));
+    this.#scope = all
+      ? { sql: '', params: [] }
+      : { sql: ' AND root_id IN (SELECT value FROM json_each(?))', params: [JSON.stringify(scope)] };
     this.#sql = {
-      documentFrequency: prepared<[string], { doc: number }>(db, 'SELECT doc FROM temp.elements_vocab WHERE term = ?'),
-      // Ranked by an alias, so FTS5 computes each row's BM25 once.
-      elements: prepared<[string, number], { id: number; rank: number }>(
+      fileSizes: prepared<string[], { files: number; averageSize: number | null }>(
         db,
-        `SELECT rowid AS id, ${ELEMENT_BM25} AS rank FROM elements_fts WHERE elements_fts MATCH ? ORDER BY rank LIMIT ?`,
+        `SELECT count(*) AS files, avg(element_count) AS averageSize FROM files WHERE status = 'indexed'${this.#scope.sql}`,
       ),
-      code: prepared<[string, number], { id: number; rank: number }>(
+      fileStems: prepared<string[], { id: number; path: string }>(
         db,
-        'SELECT rowid AS id, bm25(code_fts) AS rank FROM code_fts WHERE code_fts MATCH ? ORDER BY rank LIMIT ?',
+        `SELECT id, path FROM files WHERE status = 'indexed'${this.#scope.sql}`,
       ),
-      // Is there a row past the threshold? Cheaper than counting them all.
-      beyond: prepared<[string, number], { found: number }>(
+      elementCount: prepared<string[], { n: number }>(
         db,
-        'SELECT 1 AS found FROM elements_fts WHERE elements_fts MATCH ? LIMIT 1 OFFSET ?',
+        `SELECT coalesce(sum(element_count), 0) AS n FROM files WHERE 1${this.#scope.sql}`,
       ),
-      elementMatches: prepared<[string], number>(
+      scopeIds: prepared<string[], number>(
         db,
-        'SELECT rowid FROM elements_fts WHERE elements_fts MATCH ?',
+        `SELECT e.vector_id FROM elements e WHERE e.file_id IN (SELECT id FROM files WHERE 1${this.#scope.sql}) ORDER BY e.vector_id`,
       ).pluck(),
-      codeMatches: prepared<[string], number>(db, 'SELECT rowid FROM code_fts WHERE code_fts MATCH ?').pluck(),
-      codeBeyond: prepared<[string, number], { found: number }>(
-        db,
-        'SELECT 1 AS found FROM code_fts WHERE code_fts MATCH ? LIMIT 1 OFFSET ?',
-      ),
-      count: prepared<[string], { n: number }>(db, 'SELECT count(*) AS n FROM elements_fts WHERE elements_fts MATCH ?'),
-      // An element holds a term in its names and description or in its code.
-      // Grouped before the join: one lookup in files per file, not per element.
-      fileTermCounts: prepared<[string, string], { fileId: number; n: number; size: number }>(
-        db,
-        `SELECT g.fileId, g.n, f.element_count AS size FROM (
-           SELECT e.file_id AS fileId, count(*) AS n FROM elements e
-           WHERE e.vector_id IN (SELECT rowid FROM elements_fts WHERE elements_fts MATCH ? UNION SELECT rowid FROM code_fts WHERE code_fts MATCH ?)
-           GROUP BY e.file_id
-         ) g JOIN files f ON f.id = g.fileId`,
-      ),
-      fileSizes: prepared<[], { files: number; averageSize: number | null }>(
-        db,
-        "SELECT count(*) AS files, avg(element_count) AS averageSize FROM files WHERE status = 'indexed'",
-      ),
-      fileStems: prepared<[], { id: number; path: string }>(db, "SELECT id, path FROM files WHERE status = 'indexed'"),
       rows: prepared<[string], ElementRecord>(
         db,
         `SELECT e.vector_id AS id, e.file_id AS fileId, e.element_type AS type, e.element_name AS name, e.start_line AS startLine, e.end_line AS endLine,
@@ -130,11 +135,33 @@ export class SearchReader {
     };
   }
 
+  /** Whether this reader covers some of the index's repositories, not all. */
+  get scoped(): boolean {
+    return this.#scope.sql !== '';
+  }
+
+  /** The root ids searched. */
+  get roots(): number[] {
+    return this.#tables.map((tables) => tables.rootId);
+  }
+
+  /** Elements in the searched repositories, as their files record them. */
+  elementCount(): number {
+    return this.#sql.elementCount.get(...this.#scope.params)!.n;
+  }
+
+  /** The vector ids of the searched repositories' elements, ascending (what a scoped k-NN may return). */
+  elementIds(): number[] {
+    return this.#sql.scopeIds.all(...this.#scope.params);
+  }
+
   /**
    * BM25 over elements, best first, filtered in SQL (the join is paid only
    * when a filter needs it): over their names, signatures, descriptions and
    * paths, plus `codeWeight` times BM25 over their own code (`codeMatch`,
    * which may leave out terms too common in code to be worth reading).
+   * Over several repositories, each ranks by its own statistics, and the
+   * best `limit` of all are kept.
    */
   elementHits(
     match: string | undefined,
@@ -144,18 +171,28 @@ export class SearchReader {
     codeWeight = CODE_WEIGHT,
   ): IdScore[] {
     const names = match
-      ? this.#bm25('elements_fts', ELEMENT_BM25, this.#sql.elements, match, filters, limit).map(({ id, rank }) => ({
-          id,
-          score: -rank,
-        }))
+      ? this.#acrossRoots(limit, (t) =>
+          this.#bm25(t.names.elements, elementBm25(t.names), t.elements, match, filters, limit),
+        ).map(({ id, rank }) => ({ id, score: -rank }))
       : [];
     const code = codeMatch
-      ? this.#bm25('code_fts', 'bm25(code_fts)', this.#sql.code, codeMatch, filters, limit).map(({ id, rank }) => ({
-          id,
-          score: -codeWeight * rank,
-        }))
+      ? this.#acrossRoots(limit, (t) =>
+          this.#bm25(t.names.code, `bm25(${t.names.code})`, t.code, codeMatch, filters, limit),
+        ).map(({ id, rank }) => ({ id, score: -codeWeight * rank }))
       : [];
     return sumById([names, code]);
+  }
+
+  /** One read per repository, merged best first (lowest rank), the best `limit` kept. */
+  #acrossRoots(
+    limit: number,
+    read: (tables: RootTables) => { id: number; rank: number }[],
+  ): { id: number; rank: number }[] {
+    if (this.#tables.length === 1) return read(this.#tables[0]!);
+    return this.#tables
+      .flatMap(read)
+      .sort((a, b) => a.rank - b.rank)
+      .slice(0, limit);
   }
 
   #bm25(
@@ -173,7 +210,6 @@ export class SearchReader {
          WHERE ${table} MATCH ? AND ${filters.sql} ORDER BY rank LIMIT ?`,
     ).all(match, ...filters.params, limit);
   }
-
   /** The elements of the files whose path contains one of `paths` (lower case), outermost first, in file order. */
   pathElements(paths: readonly string[], filters: FilterSql, limit: number): number[] {
     return prepared<unknown[], { id: number }>(
@@ -207,7 +243,9 @@ export class SearchReader {
   namedFiles(names: readonly string[], filters: FilterSql, perFile: number): { fileId: number; ids: number[] }[] {
     const wanted = new Set(names.map(normalizeStem).filter((name) => name.length >= 3));
     if (wanted.size === 0) return [];
-    const files = this.#sql.fileStems.all().filter((file) => wanted.has(normalizeStem(fileStem(file.path))));
+    const files = this.#sql.fileStems
+      .all(...this.#scope.params)
+      .filter((file) => wanted.has(normalizeStem(fileStem(file.path))));
     const firstElements = prepared<unknown[], { id: number }>(
       this.#db,
       `SELECT e.vector_id AS id FROM elements e JOIN files f ON f.id = e.file_id WHERE e.file_id = ? AND ${filters.sql} ORDER BY e.start_line LIMIT ?`,
@@ -226,12 +264,23 @@ export class SearchReader {
 
   /** In how many elements a (stemmed) term occurs, per FTS5's own counts; undefined when none. */
   documentFrequency(term: string): number | undefined {
-    return this.#sql.documentFrequency.get(term)?.doc;
+    let total = 0;
+    for (const t of this.#tables) total += t.documentFrequency.get(term)?.doc ?? 0;
+    return total > 0 ? total : undefined;
   }
 
   /** Whether more than `count` elements match an expression, in their names and descriptions or in their code. */
   matchesMoreThan(match: string, count: number, inCode = false): boolean {
-    return (inCode ? this.#sql.codeBeyond : this.#sql.beyond).get(match, count) !== undefined;
+    if (this.#tables.length === 1) {
+      const t = this.#tables[0]!;
+      return (inCode ? t.codeBeyond : t.beyond).get(match, count) !== undefined;
+    }
+    let seen = 0;
+    for (const t of this.#tables) {
+      seen += (inCode ? t.codeMatches : t.elementMatches).all(match).length;
+      if (seen > count) return true;
+    }
+    return false;
   }
 
   /**
@@ -243,7 +292,7 @@ export class SearchReader {
     const map = this.#elementFilesOf(generation);
     const sizes = new Map<number, number>();
     const perTerm = terms.map((term) => (map ? this.#countsByMap(map, term, sizes) : this.#countsBySql(term, sizes)));
-    const { files, averageSize } = this.#sql.fileSizes.get()!;
+    const { files, averageSize } = this.#sql.fileSizes.get(...this.#scope.params)!;
     return { perTerm, sizes, files, averageSize: averageSize ?? 0 };
   }
 
@@ -261,7 +310,8 @@ export class SearchReader {
 
   /** One term's counts per file, through the map; the files' sizes added to `sizes`. */
   #countsByMap(map: ElementFiles, term: string, sizes: Map<number, number>): Map<number, number> {
-    const counts = map.countByFile([this.#sql.elementMatches.all(term), this.#sql.codeMatches.all(term)]);
+    const matches = this.#tables.flatMap((t) => [t.elementMatches.all(term), t.codeMatches.all(term)]);
+    const counts = map.countByFile(matches);
     for (const file of counts.keys()) sizes.set(file, map.sizeOf(file)!);
     return counts;
   }
@@ -269,16 +319,61 @@ export class SearchReader {
   /** The same, asked of SQLite: a table lookup per match. */
   #countsBySql(term: string, sizes: Map<number, number>): Map<number, number> {
     const counts = new Map<number, number>();
-    for (const { fileId, n, size } of this.#sql.fileTermCounts.all(term, term)) {
-      counts.set(fileId, n);
-      sizes.set(fileId, size);
-    }
+    for (const t of this.#tables)
+      for (const { fileId, n, size } of t.fileTermCounts.all(term, term)) {
+        counts.set(fileId, n);
+        sizes.set(fileId, size);
+      }
     return counts;
   }
 
   matchCount(match: string): number {
-    return this.#sql.count.get(match)!.n;
+    let total = 0;
+    for (const t of this.#tables) total += t.count.get(match)!.n;
+    return total;
   }
+}
+
+/** BM25 over a repository's element table, with the column weights: name, signature, description, path. */
+function elementBm25(names: LexicalTableNames): string {
+  return `bm25(${names.elements}, 4.0, 2.0, 1.0, 0.5)`;
+}
+
+/** The statements over one repository's lexical tables (their SQL is fixed per repository: see sqlite.ts). */
+function rootTables(db: Database.Database, rootId: number): RootTables {
+  const names = lexicalTables(rootId);
+  const { elements: el, code } = names;
+  const vocabulary = createVocabularyView(db, names, rootId);
+  return {
+    rootId,
+    names,
+    // Ranked by an alias, so FTS5 computes each row's BM25 once.
+    elements: prepared(
+      db,
+      `SELECT rowid AS id, ${elementBm25(names)} AS rank FROM ${el} WHERE ${el} MATCH ? ORDER BY rank LIMIT ?`,
+    ),
+    code: prepared(
+      db,
+      `SELECT rowid AS id, bm25(${code}) AS rank FROM ${code} WHERE ${code} MATCH ? ORDER BY rank LIMIT ?`,
+    ),
+    // Is there a row past the threshold? Cheaper than counting them all.
+    beyond: prepared(db, `SELECT 1 AS found FROM ${el} WHERE ${el} MATCH ? LIMIT 1 OFFSET ?`),
+    codeBeyond: prepared(db, `SELECT 1 AS found FROM ${code} WHERE ${code} MATCH ? LIMIT 1 OFFSET ?`),
+    elementMatches: prepared<[string], number>(db, `SELECT rowid FROM ${el} WHERE ${el} MATCH ?`).pluck(),
+    codeMatches: prepared<[string], number>(db, `SELECT rowid FROM ${code} WHERE ${code} MATCH ?`).pluck(),
+    count: prepared<[string], { n: number }>(db, `SELECT count(*) AS n FROM ${el} WHERE ${el} MATCH ?`),
+    // An element holds a term in its names and description or in its code.
+    // Grouped before the join: one lookup in files per file, not per element.
+    fileTermCounts: prepared(
+      db,
+      `SELECT g.fileId, g.n, f.element_count AS size FROM (
+         SELECT e.file_id AS fileId, count(*) AS n FROM elements e
+         WHERE e.vector_id IN (SELECT rowid FROM ${el} WHERE ${el} MATCH ? UNION SELECT rowid FROM ${code} WHERE ${code} MATCH ?)
+         GROUP BY e.file_id
+       ) g JOIN files f ON f.id = g.fileId`,
+    ),
+    documentFrequency: prepared<[string], { doc: number }>(db, `SELECT doc FROM temp.${vocabulary} WHERE term = ?`),
+  };
 }
 
 /** Scores of several lists summed by id, best first. */
@@ -294,16 +389,18 @@ function normalizeStem(name: string): string {
 }
 
 /**
- * A view of FTS5's term statistics in the connection's own temp schema.
- * `query_only` refuses even temp tables, so it is lifted for this one
- * statement; the index file is never written.
+ * A view of a repository's FTS5 term statistics in the connection's own
+ * temp schema. `query_only` refuses even temp tables, so it is lifted for
+ * this one statement; the index file is never written.
  */
-function createVocabularyView(db: Database.Database): void {
+function createVocabularyView(db: Database.Database, names: LexicalTableNames, rootId: number): string {
+  const view = `elements_vocab_${rootId}`;
   const queryOnly = pragmaValue(db, 'query_only') === 1;
   if (queryOnly) setPragma(db, 'query_only = OFF');
   try {
-    db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.elements_vocab USING fts5vocab(main, elements_fts, row)');
+    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${view} USING fts5vocab(main, ${names.elements}, row)`);
   } finally {
     if (queryOnly) setPragma(db, 'query_only = ON');
   }
+  return view;
 }

@@ -4,12 +4,9 @@
  * analysis caches, tombstones of removed vectors, FTS5, and metadata.
  * All calls are synchronous (better-sqlite3): each is a short query.
  */
-import { realpathSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { AnalysisCache } from '../analysis/llm/cache.js';
 import type { ModelAnswer } from '../analysis/llm/resources.js';
-import { INDEX_DIR_NAME } from '../files/root.js';
 import type { ElementDocument } from '../vector/document.js';
 import { qualifiedName } from '../vector/document.js';
 import { lexicalText } from '../text/terms.js';
@@ -33,7 +30,10 @@ import {
   type LineBytes,
 } from './rows.js';
 import { prepared } from './sqlite.js';
+import { LexicalRows } from './lexical-tables.js';
 import { OccurrenceRows } from './occurrence-rows.js';
+import { builtForElsewhere, Repositories, type Repository } from './repositories.js';
+import { defaultRepositoryName } from './repository-name.js';
 import { VectorRows } from './vector-rows.js';
 
 export type { EmbedderRecord } from './meta.js';
@@ -63,6 +63,9 @@ export class IndexStore {
   readonly #s;
   readonly #vectors: VectorRows;
   readonly #occurrences: OccurrenceRows;
+  readonly #lexical: LexicalRows;
+  /** The repositories (roots) the index covers. */
+  readonly repositories: Repositories;
 
   private constructor(directory: string, db: Database.Database, readonly: boolean) {
     this.directory = directory;
@@ -71,10 +74,14 @@ export class IndexStore {
     this.meta = new IndexMeta(db);
     this.#vectors = new VectorRows(db);
     this.#occurrences = new OccurrenceRows(db);
+    this.#lexical = new LexicalRows(db);
+    this.repositories = new Repositories(db);
     this.#s = {
-      rootByPath: prepared<[string], { id: number }>(db, 'SELECT id FROM roots WHERE path = ?'),
-      roots: prepared<[], { id: number; path: string }>(db, 'SELECT id, path FROM roots ORDER BY id'),
-      addRoot: prepared(db, 'INSERT INTO roots (path, created_at) VALUES (?, ?)'),
+      rootOfFile: prepared<[number], { rootId: number }>(db, 'SELECT root_id AS rootId FROM files WHERE id = ?'),
+      rootOfElement: prepared<[number], { rootId: number }>(
+        db,
+        'SELECT f.root_id AS rootId FROM elements e JOIN files f ON f.id = e.file_id WHERE e.vector_id = ?',
+      ),
       files: prepared<[number], FileRow>(
         db,
         'SELECT id, path, language, size, mtime_ms AS mtimeMs, hash, status, error, element_count AS elementCount FROM files WHERE root_id = ?',
@@ -115,13 +122,6 @@ export class IndexStore {
         'UPDATE elements SET start_line = ?, end_line = ?, start_byte = ?, end_byte = ? WHERE vector_id = ?',
       ),
       deleteElement: prepared(db, 'DELETE FROM elements WHERE vector_id = ?'),
-      insertFts: prepared(
-        db,
-        'INSERT INTO elements_fts (rowid, name, signature, description, path) VALUES (?, ?, ?, ?, ?)',
-      ),
-      deleteFts: prepared(db, 'DELETE FROM elements_fts WHERE rowid = ?'),
-      insertCodeFts: prepared(db, 'INSERT INTO code_fts (rowid, code) VALUES (?, ?)'),
-      deleteCodeFts: prepared(db, 'DELETE FROM code_fts WHERE rowid = ?'),
       tombstone: prepared(db, 'INSERT OR REPLACE INTO removed_vectors (vector_id, generation) VALUES (?, ?)'),
       getAnalysis: prepared<[string], { answers: string }>(db, 'SELECT answers FROM analysis_cache WHERE key = ?'),
       putAnalysis: prepared(db, 'INSERT OR REPLACE INTO analysis_cache (key, answers, created_at) VALUES (?, ?, ?)'),
@@ -221,9 +221,8 @@ export class IndexStore {
   /** Forgets every root, file and element (a rebuild); the caches are kept. */
   reset(embedder: EmbedderRecord): void {
     this.transaction(() => {
-      this.#db.exec(
-        `DELETE FROM elements; DELETE FROM files; DELETE FROM roots; DELETE FROM removed_vectors; DELETE FROM elements_fts; DELETE FROM code_fts;`,
-      );
+      this.#db.exec('DELETE FROM elements; DELETE FROM files; DELETE FROM removed_vectors;');
+      this.repositories.removeAll();
       this.meta.embedder = embedder;
       this.meta.generation = this.generation + 1;
       this.meta.rebuiltAtGeneration = this.generation;
@@ -232,37 +231,34 @@ export class IndexStore {
 
   // -- files ---------------------------------------------------------------
 
-  /**
-   * The root this database was built for, when it sits in the default place
-   * of another directory (`<dir>/.ocvector`) and does not cover that
-   * directory: it was copied or moved there, and its answers would be
-   * about files elsewhere.
-   */
+  /** The root this database was built for, when it was copied or moved into another directory's default place (repositories.ts). */
   get builtForElsewhere(): string | undefined {
-    if (basename(this.directory) !== INDEX_DIR_NAME) return undefined;
-    const roots = [...this.roots().values()];
-    // Compared as real paths: the same directory reached through a symbolic link is the same root.
-    const real = (path: string) => {
-      try {
-        return realpathSync(path);
-      } catch {
-        return resolve(path);
-      }
-    };
-    const here = real(dirname(resolve(this.directory)));
-    return roots.length > 0 && !roots.some((root) => real(root) === here) ? roots[0] : undefined;
+    return builtForElsewhere(this.directory, this.roots().values());
+  }
+
+  /** The id of the repository indexed from `root` (named after its directory when new: a write). */
+  rootId(root: string): number {
+    return this.repositories.ensure(root, undefined, defaultRepositoryName(root)).id;
   }
 
   /** The roots this index covers, id -> absolute path, oldest first. */
   roots(): Map<number, string> {
-    return new Map(this.#s.roots.all().map((row) => [row.id, row.path]));
+    return new Map(this.repositories.all().map((repository) => [repository.id, repository.root]));
   }
 
-  /** The id of a root, recorded now when it is new (a write). */
-  rootId(path: string): number {
-    const found = this.#s.rootByPath.get(path);
-    if (found) return found.id;
-    return Number(this.#s.addRoot.run(path, Date.now()).lastInsertRowid);
+  /**
+   * Removes a repository: its files, elements and words, and its lexical
+   * tables, in one transaction; its vectors are tombstoned for the FAISS
+   * file (as a deleted file's). Returns how many files and elements went.
+   */
+  dropRepository(repository: Repository, generation: number): { files: number; elements: number } {
+    return this.transaction(() => {
+      let elements = 0;
+      const files = [...this.files(repository.id).values()];
+      for (const file of files) elements += this.deleteFile(file.id, generation).length;
+      this.repositories.remove(repository.id);
+      return { files: files.length, elements };
+    });
   }
 
   files(rootId: number): Map<string, FileRow> {
@@ -280,7 +276,8 @@ export class IndexStore {
   /** Deletes a file and its elements; returns the vector ids to remove from FAISS. */
   deleteFile(fileId: number, generation: number): number[] {
     const removed = this.#s.elementsOfFile.all(fileId).map((row) => row.vectorId);
-    for (const id of removed) this.#removeElement(id, generation);
+    const rootId = this.#s.rootOfFile.get(fileId)?.rootId;
+    if (rootId !== undefined) for (const id of removed) this.#removeElement(rootId, id, generation);
     this.#s.deleteFile.run(fileId);
     return removed;
   }
@@ -355,20 +352,19 @@ export class IndexStore {
           document.hash,
         ).lastInsertRowid,
       );
-      this.#s.insertFts.run(
-        vectorId,
-        lexicalText(name),
-        lexicalText(e.signature),
-        lexicalText(e.description),
-        lexicalText(update.path),
-      );
-      if (document.code) this.#s.insertCodeFts.run(vectorId, lexicalText(document.code));
+      this.#lexical.add(rootId, vectorId, {
+        name: lexicalText(name),
+        signature: lexicalText(e.signature),
+        description: lexicalText(e.description),
+        path: lexicalText(update.path),
+        code: document.code ? lexicalText(document.code) : undefined,
+      });
       added.push({ vectorId, document });
     }
     const removed: number[] = [];
     for (const rows of old.values()) {
       for (const row of rows) {
-        this.#removeElement(row.vectorId, generation);
+        this.#removeElement(rootId, row.vectorId, generation);
         removed.push(row.vectorId);
       }
     }
@@ -377,10 +373,9 @@ export class IndexStore {
     return { fileId, added, removed, kept };
   }
 
-  #removeElement(vectorId: number, generation: number): void {
+  #removeElement(rootId: number, vectorId: number, generation: number): void {
     this.#s.deleteElement.run(vectorId);
-    this.#s.deleteFts.run(vectorId);
-    this.#s.deleteCodeFts.run(vectorId);
+    this.#lexical.remove(rootId, vectorId);
     this.#s.tombstone.run(vectorId, generation);
   }
 
@@ -394,10 +389,10 @@ export class IndexStore {
       'UPDATE files SET hash = NULL, mtime_ms = ? WHERE id = (SELECT file_id FROM elements WHERE vector_id = ?)',
     );
     for (const id of vectorIds) {
+      const rootId = this.#s.rootOfElement.get(id)?.rootId;
       markFile.run(UNTRUSTED_MTIME, id);
       this.#s.deleteElement.run(id);
-      this.#s.deleteFts.run(id);
-      this.#s.deleteCodeFts.run(id);
+      if (rootId !== undefined) this.#lexical.remove(rootId, id);
     }
   }
 
@@ -413,7 +408,7 @@ export class IndexStore {
   fileSummaries(): FileSummary[] {
     return prepared<[], FileSummary>(
       this.#db,
-      'SELECT path, language, size, mtime_ms AS mtimeMs, hash, status, error, element_count AS elements FROM files ORDER BY path',
+      'SELECT path, language, size, mtime_ms AS mtimeMs, hash, status, error, element_count AS elements, root_id AS rootId FROM files ORDER BY path',
     ).all();
   }
 

@@ -136,6 +136,7 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
         ...(pathPrefix ? { path: pathPrefix } : {}),
         ...(args.language ? { language: canonicalLanguage(args.language)! } : {}),
         ...(args.element_type ? { type: args.element_type } : {}),
+        ...(args.repos ? { repos: args.repos } : {}),
         snippet: { maxLines: this.budget.snippetMaxLines, maxChars: this.budget.snippetMaxChars },
       });
     } catch (error) {
@@ -200,6 +201,7 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
 
 function toHit(result: SearchResult): CodebaseSearchHit {
   return {
+    repo: result.repo,
     path: result.path,
     start_line: result.startLine,
     end_line: result.endLine,

@@ -55,7 +55,10 @@ export class FindReferencesTool implements AgentTool<FindReferencesOutput> {
       if (permission !== true) return failure(symbol, `the call was denied${permission ? `: ${permission}` : ''}`);
       let response: ReferencesResponse;
       try {
-        response = await searcher.references(raw.symbol, { limit: raw.limit ?? DEFAULT_REFERENCE_LINES });
+        response = await searcher.references(raw.symbol, {
+          limit: raw.limit ?? DEFAULT_REFERENCE_LINES,
+          ...(raw.repos ? { repos: raw.repos } : {}),
+        });
       } catch (error) {
         if (error instanceof SearchError && error.code !== 'CLOSED')
           return failure(symbol, `invalid arguments: ${error.message}`);
@@ -73,6 +76,7 @@ function toOutput(response: ReferencesResponse): FindReferencesOutput {
   const files: ReferenceFileHit[] = response.files
     .filter((file) => !isSecretPath(file.path))
     .map((file) => ({
+      repo: file.repo,
       path: file.path,
       defines: file.defines,
       stale: file.stale,
@@ -89,6 +93,7 @@ function toOutput(response: ReferencesResponse): FindReferencesOutput {
     definitions: response.definitions
       .filter((definition) => !isSecretPath(definition.path))
       .map((definition) => ({
+        repo: definition.repo,
         path: definition.path,
         start_line: definition.startLine,
         end_line: definition.endLine,

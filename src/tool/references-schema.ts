@@ -2,7 +2,7 @@
  * The find_references tool's contract: its arguments and its answer, as
  * JSON Schema for the model and as types for the code.
  */
-import type { JsonSchema } from './schema.js';
+import { REPOS_PARAMETER, type JsonSchema } from './schema.js';
 
 export const FIND_REFERENCES_NAME = 'find_references';
 export const DEFAULT_REFERENCE_LINES = 200;
@@ -31,6 +31,7 @@ export const FIND_REFERENCES_PARAMETERS = {
       default: DEFAULT_REFERENCE_LINES,
       description: `Lines listed at most, 1 to ${MAX_REFERENCE_LINES} (default ${DEFAULT_REFERENCE_LINES}); total says how many there are.`,
     },
+    repos: REPOS_PARAMETER,
   },
   required: ['symbol'],
   additionalProperties: false,
@@ -39,9 +40,11 @@ export const FIND_REFERENCES_PARAMETERS = {
 export interface FindReferencesArgs {
   symbol: string;
   limit?: number;
+  repos?: string[];
 }
 
 export interface ReferenceDefinitionHit {
+  repo: string;
   path: string;
   start_line: number;
   end_line: number;
@@ -60,6 +63,7 @@ export interface ReferenceLineHit {
 }
 
 export interface ReferenceFileHit {
+  repo: string;
   path: string;
   defines: boolean;
   stale: boolean;
@@ -87,6 +91,7 @@ export const FIND_REFERENCES_OUTPUT = {
       items: {
         type: 'object',
         properties: {
+          repo: { type: 'string' },
           path: { type: 'string' },
           start_line: { type: 'integer' },
           end_line: { type: 'integer' },
@@ -94,7 +99,7 @@ export const FIND_REFERENCES_OUTPUT = {
           name: { type: 'string' },
           signature: { type: 'string' },
         },
-        required: ['path', 'start_line', 'end_line', 'element_type', 'name', 'signature'],
+        required: ['repo', 'path', 'start_line', 'end_line', 'element_type', 'name', 'signature'],
       },
     },
     files: {
@@ -102,6 +107,7 @@ export const FIND_REFERENCES_OUTPUT = {
       items: {
         type: 'object',
         properties: {
+          repo: { type: 'string' },
           path: { type: 'string' },
           defines: { type: 'boolean' },
           stale: { type: 'boolean' },
@@ -120,7 +126,7 @@ export const FIND_REFERENCES_OUTPUT = {
             },
           },
         },
-        required: ['path', 'defines', 'stale', 'lines'],
+        required: ['repo', 'path', 'defines', 'stale', 'lines'],
       },
     },
     total: { type: 'integer' },

@@ -5,6 +5,8 @@
  */
 import { ELEMENT_TYPES, LANGUAGE_ALIASES, LANGUAGES } from '../search/filters.js';
 import { MAX_QUERY_LENGTH } from '../search/searcher.js';
+import { MAX_REPOS } from '../search/scopes.js';
+import { REPOSITORY_NAME_PATTERN } from '../store/repository-name.js';
 
 export const CODEBASE_SEARCH_NAME = 'codebase_search';
 
@@ -42,6 +44,16 @@ export interface JsonSchema {
 
 const LANGUAGE_NAMES = [...LANGUAGES, ...Object.keys(LANGUAGE_ALIASES)];
 
+/** The `repos` argument of the tools: some repositories of the index, by name. */
+export const REPOS_PARAMETER = {
+  type: 'array',
+  items: { type: 'string', pattern: REPOSITORY_NAME_PATTERN, maxLength: 100 },
+  minItems: 1,
+  maxItems: MAX_REPOS,
+  uniqueItems: true,
+  description: 'Only these repositories of the index, by name as index_status lists them (default: all of them).',
+} as const satisfies JsonSchema;
+
 export const CODEBASE_SEARCH_PARAMETERS = {
   type: 'object',
   properties: {
@@ -68,6 +80,7 @@ export const CODEBASE_SEARCH_PARAMETERS = {
     },
     language: { type: 'string', enum: LANGUAGE_NAMES, description: 'Only files in this language.' },
     element_type: { type: 'string', enum: [...ELEMENT_TYPES], description: 'Only elements of this kind.' },
+    repos: REPOS_PARAMETER,
   },
   required: ['query'],
   additionalProperties: false,
@@ -79,10 +92,13 @@ export interface CodebaseSearchArgs {
   path_prefix?: string;
   language?: string;
   element_type?: string;
+  repos?: string[];
 }
 
 export interface CodebaseSearchHit {
-  /** Relative to the indexed root, with forward slashes. */
+  /** The repository it is in. */
+  repo: string;
+  /** Relative to the repository's root, with forward slashes. */
   path: string;
   start_line: number;
   end_line: number;
@@ -114,6 +130,7 @@ export interface CodebaseSearchOutput {
 const HIT_SCHEMA = {
   type: 'object',
   properties: {
+    repo: { type: 'string' },
     path: { type: 'string' },
     start_line: { type: 'integer' },
     end_line: { type: 'integer' },
@@ -127,6 +144,7 @@ const HIT_SCHEMA = {
     stale: { type: 'boolean' },
   },
   required: [
+    'repo',
     'path',
     'start_line',
     'end_line',

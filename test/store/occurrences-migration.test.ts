@@ -10,6 +10,7 @@ import { Indexer, Searcher } from '../../src/internal.js';
 import { setPragma } from '../../src/store/sqlite.js';
 import { databaseOf, IndexStore } from '../../src/store/store.js';
 import { readIndex } from '../helpers/index-state.js';
+import { undoRepositories } from '../helpers/schema-downgrade.js';
 import { SAMPLE_FILES, tempRepo, type TempRepo } from '../helpers/repo.js';
 
 let repo: TempRepo;
@@ -22,14 +23,17 @@ describe('the occurrences migration (schema 3 -> 4)', () => {
     await new Indexer({ path: repo.root, embedder: 'builtin', llm: false }).run();
     const before = await readIndex(indexDir);
 
-    // Back to schema 3: no occurrences table.
+    // Back to schema 3: one pair of lexical tables, no occurrences table.
     const old = IndexStore.open(indexDir);
+    undoRepositories(databaseOf(old));
     databaseOf(old).exec(
       'DROP TABLE occurrences; DROP INDEX elements_by_file_line; CREATE INDEX elements_by_file ON elements(file_id);',
     );
     setPragma(databaseOf(old), 'user_version = 3');
     old.close();
-    await expect(Searcher.open({ indexDir })).rejects.toThrow(/needs migrating to 4: run oc-vector-index once/);
+    await expect(Searcher.open({ indexDir })).rejects.toThrow(
+      /has schema 3 and needs migrating to \d+: run oc-vector-index once/,
+    );
 
     const summary = await new Indexer({ path: repo.root, embedder: 'builtin', llm: false }).run();
     expect(summary.files.changed).toBe(Object.keys(SAMPLE_FILES).length);

@@ -6,6 +6,7 @@ import { analyzeText } from '../../src/analysis/analyzer.js';
 import { StoreError } from '../../src/store/database.js';
 import { SCHEMA_VERSION } from '../../src/store/schema.js';
 import { databaseOf, IndexStore } from '../../src/store/store.js';
+import { lexicalTables } from '../../src/store/lexical-tables.js';
 import { buildDocuments } from '../../src/vector/document.js';
 import { SAMPLE_FILES } from '../helpers/repo.js';
 import { openSqlite, pragmaValue, prepared, setPragma } from '../../src/store/sqlite.js';
@@ -44,6 +45,7 @@ describe('IndexStore', () => {
       const text = SAMPLE_FILES['src/users.ts']!;
       const documents = buildDocuments(analyzeText('src/users.ts', text), text.split('\n'));
       const rootId = store.rootId('/repo');
+      const fts = lexicalTables(rootId).elements;
       store.transaction(() =>
         store.writeFile(
           rootId,
@@ -64,7 +66,7 @@ describe('IndexStore', () => {
         (
           prepared(
             databaseOf(store),
-            'SELECT e.element_name AS name FROM elements_fts JOIN elements e ON e.vector_id = elements_fts.rowid WHERE elements_fts MATCH ? ORDER BY bm25(elements_fts)',
+            `SELECT e.element_name AS name FROM ${fts} JOIN elements e ON e.vector_id = ${fts}.rowid WHERE ${fts} MATCH ? ORDER BY bm25(${fts})`,
           ).all(query) as { name: string }[]
         ).map((r) => r.name);
       expect(match('name:user')).toEqual(

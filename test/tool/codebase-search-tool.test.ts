@@ -84,6 +84,7 @@ describe('CodebaseSearchTool', () => {
       'end_line',
       'name',
       'path',
+      'repo',
       'score',
       'signature',
       'snippet',
@@ -124,7 +125,10 @@ describe('CodebaseSearchTool', () => {
     [{ query: 'x', k: 0 }, /k must be >= 1/],
     [{ query: 'x', language: 'cobol' }, /language must be one of typescript, tsx/],
     [{ query: 'x', element_type: 'widget' }, /element_type must be one of class/],
-    [{ query: 'x', limit: 5 }, /unknown argument "limit" \(allowed: query, k, path_prefix, language, element_type\)/],
+    [
+      { query: 'x', limit: 5 },
+      /unknown argument "limit" \(allowed: query, k, path_prefix, language, element_type, repos\)/,
+    ],
     [{ query: 'x'.repeat(2_001) }, /query must NOT have more than 2000 characters/],
     [{ query: '   ' }, /the query is empty/],
     ['hash a password', /the arguments must be an object/],
@@ -313,6 +317,7 @@ describe('CodebaseSearchTool', () => {
       'path_prefix',
       'language',
       'element_type',
+      'repos',
     ]);
     // The schema itself is valid JSON Schema.
     expect(() => new Ajv({ strict: true }).compile(CODEBASE_SEARCH_PARAMETERS)).not.toThrow();

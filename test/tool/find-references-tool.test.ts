@@ -68,7 +68,7 @@ describe('FindReferencesTool', () => {
     const tool = new FindReferencesTool(search);
     expect((await tool.execute({})).error).toMatch(/"symbol" is required/);
     expect((await tool.execute({ symbol: 'x', extra: 1 })).error).toMatch(
-      /unknown argument "extra" \(allowed: symbol, limit\)/,
+      /unknown argument "extra" \(allowed: symbol, limit, repos\)/,
     );
     expect((await tool.execute({ symbol: 'two words' })).error).toMatch(/is not a symbol name/);
     expect((await tool.execute({ symbol: 'secretThing' })).error).toBe('the call was denied');

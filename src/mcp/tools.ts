@@ -1,0 +1,304 @@
+/**
+ * What the four tools of the MCP server do (definitions.ts declares them).
+ * A handler gets the state every connection shares (the open search tool,
+ * the reindex queue) and the caller (what its access allows, where its log
+ * lines go).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Ajv } from 'ajv';
+import type { IndexEvent } from '../indexing/events.js';
+import { Indexer, type IndexerOptions } from '../indexing/indexer.js';
+import { indexStatus } from '../indexing/status.js';
+import { DATABASE_FILE, StoreError } from '../store/database.js';
+import type { CodebaseSearchTool } from '../tool/codebase-search-tool.js';
+import type { FindReferencesTool } from '../tool/find-references-tool.js';
+import { PathOutsideRootError } from '../files/errors.js';
+import { confineToRoot } from '../tool/paths.js';
+import { mayReindex, scopeArguments, scopeRepos, unknownRepository, type McpAccess } from './access.js';
+import { IndexStore } from '../store/store.js';
+import { REINDEX_ARGS } from './definitions.js';
+
+/** What every connection shares: where the index is, the open search tool, the reindex queue. */
+export interface SharedState {
+  readonly root: string;
+  readonly indexDir: string;
+  readonly search: CodebaseSearchTool;
+  readonly references: FindReferencesTool;
+  readonly indexer: Pick<IndexerOptions, 'llm' | 'embedder' | 'ollama' | 'openai' | 'threads' | 'limits'>;
+  /** The reindex under way: one at a time, a second call waits for the first, then finds little to do. */
+  reindexing: Promise<unknown>;
+}
+
+/** Who is calling: what its access allows, and where its log lines go. */
+export interface Caller {
+  readonly access: McpAccess;
+  readonly log: (line: string) => void;
+}
+
+export type RequestExtra = Parameters<Parameters<McpServer['server']['setRequestHandler']>[1]>[1];
+
+export type ToolHandler = (
+  shared: SharedState,
+  caller: Caller,
+  args: Record<string, unknown>,
+  extra: RequestExtra,
+  took: () => string,
+) => Promise<CallToolResult>;
+
+const validateReindex = new Ajv({ allErrors: true }).compile<{ path?: string; repo?: string }>(REINDEX_ARGS);
+
+/** Progress notifications at most this often. */
+const PROGRESS_INTERVAL_MS = 250;
+
+export const TOOL_HANDLERS: Record<string, ToolHandler> = {
+  codebase_search: searchCall,
+  find_references: referencesCall,
+  index_status: statusCall,
+  reindex: reindexCall,
+};
+
+/** Whether a tool takes a `repos` argument, so that a token's repositories can be put into its calls. */
+function takesRepos(tool: { parameters: object }): boolean {
+  return 'repos' in ((tool.parameters as { properties?: object }).properties ?? {});
+}
+
+/**
+ * The call's arguments kept to the caller's repositories (scopeArguments),
+ * given the index's repositories when the caller is limited to some, so
+ * that it searches those of its own that the index has.
+ */
+async function scoped(
+  search: CodebaseSearchTool,
+  tool: { parameters: object },
+  args: Record<string, unknown>,
+  access: McpAccess,
+): Promise<{ args: Record<string, unknown> } | { error: string }> {
+  if (access.repos === '*') return { args };
+  return scopeArguments(args, access, takesRepos(tool), await knownRepositories(search));
+}
+
+/** The names of the index's repositories, as of its last search; undefined when the index cannot be opened. */
+function knownRepositories(search: CodebaseSearchTool): Promise<string[] | undefined> {
+  return search.openSearcher().then(
+    (searcher) => searcher.repositories().map((repository) => repository.name),
+    () => undefined,
+  );
+}
+
+async function searchCall(
+  { search }: SharedState,
+  { access, log }: Caller,
+  raw: Record<string, unknown>,
+  _extra: RequestExtra,
+  took: () => string,
+): Promise<CallToolResult> {
+  const call = await scoped(search, search, raw, access);
+  const output =
+    'error' in call ? { results: [], fallback_used: false, error: call.error } : await search.execute(call.args);
+  log(
+    `${search.name} ${JSON.stringify(raw.query ?? '')}: ${output.error ? `error: ${output.error}` : `${output.results.length} results`} (${took()})`,
+  );
+  return structured(output, output.error !== undefined);
+}
+
+async function referencesCall(
+  { search, references }: SharedState,
+  { access, log }: Caller,
+  raw: Record<string, unknown>,
+  _extra: RequestExtra,
+  took: () => string,
+): Promise<CallToolResult> {
+  const call = await scoped(search, references, raw, access);
+  const symbol = typeof raw.symbol === 'string' ? raw.symbol : '';
+  const output =
+    'error' in call
+      ? { symbol, definitions: [], files: [], total: 0, total_files: 0, truncated: false, error: call.error }
+      : await references.execute(call.args);
+  log(
+    `${references.name} ${JSON.stringify(raw.symbol ?? '')}: ${output.error ? `error: ${output.error}` : `${output.total} lines in ${output.total_files} files`} (${took()})`,
+  );
+  return structured(output, output.error !== undefined);
+}
+
+async function statusCall(
+  { indexDir, search }: SharedState,
+  { access, log }: Caller,
+  args: Record<string, unknown>,
+  _extra: RequestExtra,
+  took: () => string,
+): Promise<CallToolResult> {
+  if (Object.keys(args).length > 0)
+    return toolError(`index_status takes no arguments (got ${Object.keys(args).join(', ')})`);
+  if (!existsSync(join(indexDir, DATABASE_FILE)))
+    return toolError(`there is no index at ${indexDir} yet: call reindex to build it`);
+  let status: Awaited<ReturnType<typeof indexStatus>>;
+  try {
+    // A token limited to some repositories sees the status of those (the ones the index has) and nothing of another.
+    const scope =
+      access.repos === '*'
+        ? { repos: undefined }
+        : scopeRepos(access.repos, undefined, await knownRepositories(search));
+    if ('error' in scope) return toolError(scope.error);
+    status = await indexStatus(indexDir, scope.repos ? { repos: scope.repos } : {});
+  } catch (error) {
+    if (error instanceof StoreError && error.code === 'UNKNOWN_REPO') return toolError(error.message);
+    throw error;
+  }
+  const health = await searchHealth(search);
+  log(`index_status${health.degraded ? ': searches degraded (lexical only)' : ''} (${took()})`);
+  return structured({ ...status, search: health });
+}
+
+/** What index_status says about search: hybrid, or degraded to keyword matches while the embedder is unavailable. */
+interface SearchHealth {
+  mode: 'hybrid' | 'lexical';
+  degraded: boolean;
+  reason?: string;
+}
+
+async function searchHealth(search: CodebaseSearchTool): Promise<SearchHealth> {
+  const health = await search.embedderStatus().catch((error: unknown) => ({
+    embedder: 'unknown',
+    available: false,
+    problem: (error as Error).message,
+  }));
+  if (health.available) return { mode: 'hybrid', degraded: false };
+  return {
+    mode: 'lexical',
+    degraded: true,
+    reason: `the embedder ${health.embedder} is unavailable (${health.problem}): codebase_search answers with keyword matches only until it is back`,
+  };
+}
+
+async function reindexCall(
+  shared: SharedState,
+  { access, log }: Caller,
+  args: Record<string, unknown>,
+  extra: RequestExtra,
+  took: () => string,
+): Promise<CallToolResult> {
+  if (!mayReindex(access)) {
+    log(`reindex refused to ${access.name ?? 'this client'}`);
+    return toolError(`reindex needs a token with write access; the token "${access.name}" may only search`);
+  }
+  if (!validateReindex(args))
+    return toolError(
+      `invalid arguments: ${validateReindex.errors?.map((e) => `${e.instancePath.slice(1) || 'arguments'} ${e.message}`).join('; ')}`,
+    );
+  const { indexDir } = shared;
+  const where = reindexTarget(shared, access, args.repo);
+  if ('error' in where) {
+    log(`reindex refused: ${where.error}`);
+    return toolError(where.error);
+  }
+  const { root, repo } = where;
+  let target = root;
+  try {
+    if (args.path !== undefined) target = join(root, confineToRoot(root, args.path));
+  } catch (error) {
+    if (error instanceof PathOutsideRootError) return toolError(`path refused: ${error.message}`);
+    throw error;
+  }
+  if (!existsSync(target))
+    return toolError(
+      args.path === undefined ? `${root} is not on this server` : `${args.path}: no such file or directory in ${root}`,
+    );
+  const progress = progressReporter(extra._meta?.progressToken, (notification) => extra.sendNotification(notification));
+  const run = shared.reindexing.then(() =>
+    new Indexer({
+      ...shared.indexer,
+      root,
+      path: target,
+      indexDir,
+      ...(repo !== undefined ? { repo } : {}),
+      signal: extra.signal,
+      onEvent: progress,
+    }).run(),
+  );
+  shared.reindexing = run.catch(() => {});
+  try {
+    const summary = await run;
+    const f = summary.files;
+    log(`reindex: ${f.added} added, ${f.changed} changed, ${f.deleted} deleted, ${f.unchanged} unchanged (${took()})`);
+    return structured(summary);
+  } catch (error) {
+    log(`reindex failed: ${(error as Error).message}`);
+    return toolError(`reindex failed: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Where a reindex runs: a repository of the index by name (a token for
+ * some repositories may name only those: another is answered as unknown),
+ * from the directory it was last indexed from; without a name, the root
+ * this server serves, which only a token for every repository may update.
+ */
+function reindexTarget(
+  shared: SharedState,
+  access: McpAccess,
+  repo: string | undefined,
+): { root: string; repo: string | undefined } | { error: string } {
+  if (repo === undefined) {
+    if (access.repos !== '*')
+      return {
+        error: `name the repository to update (repo): the token "${access.name}" may update ${access.repos.join(', ')} only`,
+      };
+    return { root: shared.root, repo: undefined };
+  }
+  if (access.repos !== '*' && !access.repos.includes(repo)) return { error: unknownRepository(repo) };
+  let store: IndexStore | undefined;
+  try {
+    store = IndexStore.open(shared.indexDir, { readonly: true });
+    const repository = store.repositories.byName(repo);
+    return repository ? { root: repository.root, repo } : { error: unknownRepository(repo) };
+  } catch (error) {
+    return { error: `reindex failed: ${(error as Error).message}` };
+  } finally {
+    store?.close();
+  }
+}
+
+/** An answer as JSON text and as structured content (which clients check against the tool's output schema). */
+function structured(output: object, isError?: boolean): CallToolResult {
+  return {
+    content: [{ type: 'text', text: JSON.stringify(output) }],
+    structuredContent: { ...output },
+    ...(isError === undefined ? {} : { isError }),
+  };
+}
+
+export function toolError(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+type ProgressNotification = {
+  method: 'notifications/progress';
+  params: { progressToken: string | number; progress: number; total?: number; message?: string };
+};
+
+/** Indexer events as MCP progress notifications, when the client asked for them (a progress token). */
+function progressReporter(
+  token: string | number | undefined,
+  send: (notification: ProgressNotification) => Promise<void>,
+): (event: IndexEvent) => void {
+  if (token === undefined) return () => {};
+  let last = 0;
+  return (event) => {
+    if (event.type !== 'progress') return;
+    const now = performance.now();
+    if (now - last < PROGRESS_INTERVAL_MS && event.done !== event.total) return;
+    last = now;
+    send({
+      method: 'notifications/progress',
+      params: {
+        progressToken: token,
+        progress: event.done,
+        total: event.total,
+        message: `${event.done}/${event.total} files`,
+      },
+    }).catch(() => {});
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * A PostgreSQL with pgvector for tests, from npm alone: PGlite (PostgreSQL compiled to WASM, in
+ * memory) with its vector extension, served on a loopback port by @electric-sql/pglite-socket, so
+ * that the `pg` client production uses connects to it by URL.
+ *
+ * What differs from a PostgreSQL server (test/store/postgres-harness.test.ts pins each point):
+ * - One backend serves every connection: session state is shared (SET, advisory locks: a lock taken
+ *   on one connection does not stop another from taking it; pg_backend_pid() is the same).
+ * - Statements run one at a time, and while one connection is inside a transaction, the others'
+ *   statements wait for its end (no concurrent transactions, so no conflicts and no deadlocks).
+ * - A connection that closes inside a transaction has it rolled back (as a killed client's would be).
+ * - More than maxConnections clients are refused with a line of text that `pg` cannot parse: keep a
+ *   pg.Pool's `max` at or under it.
+ * - Close clients and pools before stop(): it drops the connections still open.
+ */
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+export interface Postgres {
+  /** postgres://postgres@127.0.0.1:PORT/postgres */
+  url: string;
+  /** Connections the server accepts at once. */
+  maxConnections: number;
+  /** Closes the server (and any connection still open) and the database; the port is free after it. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface PostgresOptions {
+  /** Default 8. */
+  maxConnections?: number;
+}
+
+/** Starts an empty database (extension `vector` available, not created) on a free loopback port. */
+export async function startPostgres(options: PostgresOptions = {}): Promise<Postgres> {
+  const maxConnections = options.maxConnections ?? 8;
+  const db = await PGlite.create({ extensions: { vector } });
+  const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections });
+  try {
+    await server.start();
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  let stopped: Promise<void> | undefined;
+  return {
+    // getServerConn() is host:port once listening (the port the system chose for port 0).
+    url: `postgres://postgres@${server.getServerConn()}/postgres`,
+    maxConnections,
+    stop: () =>
+      (stopped ??= (async () => {
+        try {
+          await server.stop();
+        } finally {
+          await db.close();
+        }
+      })()),
+  };
+}
