@@ -7,6 +7,7 @@
       "target_name": "ocvector",
       "sources": [
         "native/src/addon.cc",
+        "native/src/allowed_search.cc",
         "native/src/arguments.cc",
         "native/src/errors.cc",
         "native/src/faiss_index.cc",

@@ -6,6 +6,7 @@
  *   npm run bench:native -- --prebuilt   # the prebuilt addon against the one built here (bench/lib/prebuilt.ts)
  *   npm run bench:native -- --gpu        # GPU against CPU, crossover, concurrent clients (bench/lib/gpu.ts; needs a GPU)
  *   npm run bench:native -- --concurrency  # concurrent clients with and without batching, CPU (bench/lib/gpu.ts)
+ *   npm run bench:native -- --allowed    # searches restricted to 10% and 1% of the ids against unrestricted ones (bench/lib/allowed.ts)
  *
  * Prints tables and writes its figures to bench/out/native.json (native-quick.json with --quick).
  * Raw C++ and binding are measured in alternating rounds on the same queries,
@@ -20,6 +21,7 @@ import { measureEventLoopLag, type LagFigures } from './lib/event-loop.js';
 import { describeMachine } from './lib/machine.js';
 import { RawBaseline, buildRawBaseline, type RawMode } from './lib/raw-baseline.js';
 import { writeFigures } from './lib/out.js';
+import { compareAllowed } from './lib/allowed.js';
 import { compareConcurrency, compareGpu } from './lib/gpu.js';
 import { comparePrebuilt } from './lib/prebuilt.js';
 import { markdownTable, PAGES, replaceGeneratedSection } from './lib/readme.js';
@@ -36,6 +38,10 @@ if (process.argv.includes('--gpu')) {
 }
 if (process.argv.includes('--concurrency')) {
   await compareConcurrency(quick);
+  process.exit(0);
+}
+if (process.argv.includes('--allowed')) {
+  await compareAllowed(quick);
   process.exit(0);
 }
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { analyzeText, Indexer, IndexStore } from '../../src/internal.js';
 import { ms } from './stats.js';
 
-const LIB = fileURLToPath(new URL('../../node_modules/typescript/lib', import.meta.url));
+export const LIB = fileURLToPath(new URL('../../node_modules/typescript/lib', import.meta.url));
 
 export const libFiles = readdirSync(LIB)
   .filter((f) => /\.(d\.ts|js)$/.test(f))

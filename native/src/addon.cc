@@ -90,6 +90,11 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("setNumThreads", Napi::Function::New<SetNumThreads>(env, "setNumThreads"));
   exports.Set("getNumThreads", Napi::Function::New<GetNumThreads>(env, "getNumThreads"));
   exports.Set("capMemoryGrowth", Napi::Function::New<CapMemoryGrowthJs>(env, "capMemoryGrowth"));
+  // What this addon can do that an older build cannot, for the facade to check
+  // before it relies on it: an older addon ignores arguments it does not know.
+  Napi::Array features = Napi::Array::New(env, 1);
+  features.Set(uint32_t(0), "searchAllowed");
+  exports.Set("features", features);
   exports.Set("faissVersion", Napi::String::New(env, std::to_string(FAISS_VERSION_MAJOR) + "." +
                                                          std::to_string(FAISS_VERSION_MINOR) + "." +
                                                          std::to_string(FAISS_VERSION_PATCH)));

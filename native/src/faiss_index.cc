@@ -14,6 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "allowed_search.h"
 #include "arguments.h"
 #include "errors.h"
 #include "faiss_compat.h"
@@ -276,21 +277,21 @@ class AddWorker : public HolderWorker {
   const int64_t* ids_;
 };
 
-struct SearchOptions {
-  int64_t efSearch = 0;  // 0: the index's own setting
-  int64_t nprobe = 0;
-};
-
 class SearchWorker : public HolderWorker {
  public:
+  // `allowed`, unless an empty handle (no set given), restricts the results to
+  // its ids, even to none (allowed_search.h).
   SearchWorker(Napi::Env env, std::shared_ptr<IndexHolder> holder, Napi::Float32Array queries,
-               int64_t rows, int64_t k, SearchOptions options)
+               int64_t rows, int64_t k, SearchOptions options, Napi::BigInt64Array allowed)
       : HolderWorker(env, std::move(holder)),
         queryCopy_(CopyOf(queries.Data(), queries.ElementLength())),
         queries_(queryCopy_.data()),
         rows_(rows),
         k_(k),
-        options_(options) {
+        options_(options),
+        restricted_(!allowed.IsEmpty()),
+        allowed_(restricted_ ? CopyOf(allowed.Data(), allowed.ElementLength())
+                             : std::vector<int64_t>()) {
     // The outputs are allocated here, on the JS thread, and filled in place by
     // the worker: no copy when the Promise settles. A napi_value does not
     // outlive this call's handle scope, so they are held by reference.
@@ -306,6 +307,7 @@ class SearchWorker : public HolderWorker {
  private:
   void Run() override {
     CheckFinite(queries_, rows_, holder_->dimension, "queries");
+    if (restricted_) CheckAllowedIds(allowed_);
     std::shared_lock<std::shared_mutex> shared(holder_->mutex, std::defer_lock);
     std::unique_lock<std::shared_mutex> exclusive(holder_->mutex, std::defer_lock);
     if (holder_->onGpu) {
@@ -325,6 +327,25 @@ class SearchWorker : public HolderWorker {
     std::unique_lock<std::mutex> gpuLock = holder_->LockGpu();
 
     RequireTrained(*holder_, "search");
+    idx_t* labels = reinterpret_cast<idx_t*>(labelsData_);
+    if (restricted_) {
+      SearchAllowed(*holder_, allowed_, rows_, queries_, k_, options_, omp_get_max_threads(),
+                    distancesData_, labels);
+    } else {
+      SearchAll(labels);
+    }
+    if (holder_->idMap != nullptr) {
+      const std::vector<idx_t>& idMap = holder_->idMap->id_map;
+      const idx_t entries = static_cast<idx_t>(idMap.size());
+      const size_t count = static_cast<size_t>(rows_) * static_cast<size_t>(k_);
+      for (size_t i = 0; i < count; ++i) {
+        if (labels[i] >= 0) labels[i] = labels[i] < entries ? idMap[labels[i]] : -1;
+      }
+    }
+  }
+
+  // The search without a set of allowed ids; labels are the inner index's.
+  void SearchAll(idx_t* labels) {
     const int64_t total = holder_->index->ntotal;
     if (total == 0)
       throw NativeError(ErrorCode::InvalidArgument, "cannot search: the index is empty");
@@ -344,7 +365,6 @@ class SearchWorker : public HolderWorker {
       params = &ivfParams;
     }
 
-    idx_t* labels = reinterpret_cast<idx_t*>(labelsData_);
     const auto* flat = dynamic_cast<const faiss::IndexFlat*>(holder_->inner);
     const int threads = omp_get_max_threads();
     if (flat != nullptr && !holder_->onGpu && PrefersSlicedFlatSearch(*flat, rows_, threads)) {
@@ -353,14 +373,6 @@ class SearchWorker : public HolderWorker {
       // The inner index is searched directly so that per-call parameters
       // work under an id map too (FAISS 1.7's IndexIDMap refuses them).
       holder_->inner->search(rows_, queries_, k_, distancesData_, labels, params);
-    }
-    if (holder_->idMap != nullptr) {
-      const std::vector<idx_t>& idMap = holder_->idMap->id_map;
-      const idx_t entries = static_cast<idx_t>(idMap.size());
-      const size_t count = static_cast<size_t>(rows_) * static_cast<size_t>(k_);
-      for (size_t i = 0; i < count; ++i) {
-        if (labels[i] >= 0) labels[i] = labels[i] < entries ? idMap[labels[i]] : -1;
-      }
     }
   }
 
@@ -381,6 +393,8 @@ class SearchWorker : public HolderWorker {
   int64_t rows_;
   int64_t k_;
   SearchOptions options_;
+  bool restricted_;
+  std::vector<int64_t> allowed_;
   Napi::ObjectReference distances_;
   Napi::ObjectReference labels_;
   float* distancesData_ = nullptr;
@@ -693,6 +707,18 @@ Napi::Value NativeIndex::Search(const Napi::CallbackInfo& info) {
     ThrowJs(env, ErrorCode::InvalidArgument,
             "nprobe applies to IVF indexes; this index is " + holder->description);
   }
+  // An optional set of ids the results may have (sorted, no repeats: the
+  // worker checks), even empty: then every label is -1.
+  Napi::BigInt64Array allowed;
+  const bool restricted = !info[4].IsUndefined() && !info[4].IsNull();
+  if (restricted) allowed = BigInt64ArrayArg(info, 4, "allowed");
+  if (restricted && holder->onGpu) {
+    // No faiss::gpu index reads SearchParameters::sel.
+    ThrowJs(env, ErrorCode::Unsupported,
+            "this index (" + holder->description +
+                ") is on a GPU, and FAISS's GPU indexes cannot restrict a search to allowed ids: "
+                "search the CPU index it was copied from, or a CPU copy (copyTo('cpu'))");
+  }
   if (holder->onGpu) {
     // Checked here: past the limit FAISS fails deep in its GPU code.
     const int64_t limit = GpuMaxK();
@@ -710,10 +736,13 @@ Napi::Value NativeIndex::Search(const Napi::CallbackInfo& info) {
     }
   }
   // Checked here, before the outputs are allocated: the worker checks k
-  // again under the lock, as an add or removal may run in between.
+  // again under the lock, as an add or removal may run in between. With a
+  // set of allowed ids, k may exceed ntotal: results are padded with -1.
   const int64_t total = holder->ntotal.load();
-  if (total == 0) ThrowJs(env, ErrorCode::InvalidArgument, "cannot search: the index is empty");
-  if (k > total) {
+  if (!restricted && total == 0) {
+    ThrowJs(env, ErrorCode::InvalidArgument, "cannot search: the index is empty");
+  }
+  if (!restricted && k > total) {
     ThrowJs(env, ErrorCode::InvalidArgument,
             "k is " + std::to_string(k) + " but the index holds only " + std::to_string(total) +
                 " vectors; pass k <= ntotal");
@@ -725,7 +754,7 @@ Napi::Value NativeIndex::Search(const Napi::CallbackInfo& info) {
                 " results one search may return; search in batches of at most " +
                 std::to_string(kMaxResults / k) + " queries");
   }
-  return (new SearchWorker(env, holder, queries, rows, k, options))->Start();
+  return (new SearchWorker(env, holder, queries, rows, k, options, allowed))->Start();
 }
 
 Napi::Value NativeIndex::RemoveIds(const Napi::CallbackInfo& info) {

@@ -15,10 +15,22 @@
 
 namespace ocvector {
 
+// The distance FAISS reports for a missing result (label -1).
+float MissingDistance(bool innerProduct);
+
 // True when the sliced search pays for its thread start-up.
 bool PrefersSlicedFlatSearch(const faiss::IndexFlat& flat, idx_t queries, int threads);
 
 void SlicedFlatSearch(const faiss::IndexFlat& flat, idx_t queries, const float* x, idx_t k,
                       float* distances, idx_t* labels, int threads);
+
+// Exact search over some rows of `flat` only: `rows` (sorted, each < ntotal)
+// are the positions a result may have, and labels are positions. Cost grows
+// with the rows, not with the index. Fewer queries than FAISS's BLAS threshold
+// are answered with FAISS's distance kernels row by row, the rows split across
+// threads; more are answered by FAISS's BLAS search over the rows copied into
+// blocks. Missing results have label -1, as in FAISS.
+void SubsetFlatSearch(const faiss::IndexFlat& flat, const idx_t* rows, size_t count, idx_t queries,
+                      const float* x, idx_t k, float* distances, idx_t* labels, int threads);
 
 }  // namespace ocvector

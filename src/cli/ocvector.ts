@@ -23,7 +23,7 @@ const SUBCOMMANDS: Readonly<Record<string, { summary: string; run: (argv: readon
     summary: 'what is indexed, and which files are stale (oc-vector-index --status)',
     run: (argv) => indexMain(['--status', ...argv]),
   },
-  mcp: { summary: 'serve the index to an agent over MCP, on stdio (oc-vector-mcp)', run: mcpMain },
+  mcp: { summary: 'serve the index to agents over MCP: stdio, or HTTP with --http (oc-vector-mcp)', run: mcpMain },
   eval: { summary: 'score search on a set of queries (oc-vector-eval)', run: evalMain },
 };
 

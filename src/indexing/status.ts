@@ -133,7 +133,8 @@ export async function indexStatus(indexDir: string, options: StatusOptions = {})
       embedder: store.embedder
         ? { ...store.embedder, ...(store.meta.embedderHost ? { host: store.meta.embedderHost } : {}) }
         : null,
-      lastRun: store.meta.lastRun,
+      // The last run over the whole index may be another repository's: a scoped status shows each of its own instead (indexedAt).
+      lastRun: options.repos ? null : store.meta.lastRun,
       generation: store.generation,
       files: counts,
       elements: options.repos

@@ -1,3 +1,6 @@
 /** `ocvector/mcp`: the MCP server, kept out of the main entry so that the library does not load the MCP SDK. */
-export { createCodebaseMcpServer } from './server.js';
-export type { CodebaseMcpServer, CodebaseMcpServerOptions } from './server.js';
+export { createCodebaseMcpServer, createCodebaseMcpService } from './server.js';
+export type { CodebaseMcpServer, CodebaseMcpServerOptions, CodebaseMcpService } from './server.js';
+export { serveMcpOverHttp } from './http.js';
+export type { McpHttpOptions, McpHttpServer } from './http.js';
+export { parseTokens, readTokensFile, TokenTable } from './tokens.js';

@@ -36,7 +36,14 @@ export interface NativeIndexHandle {
   train(vectors: Float32Array): Promise<void>;
   add(vectors: Float32Array): Promise<void>;
   addWithIds(vectors: Float32Array, ids: BigInt64Array): Promise<void>;
-  search(queries: Float32Array, k: number, efSearch?: number, nprobe?: number): Promise<NativeSearchResult>;
+  /** `allowed`: ids ascending without repeats; results are restricted to them (k may then exceed ntotal). */
+  search(
+    queries: Float32Array,
+    k: number,
+    efSearch?: number,
+    nprobe?: number,
+    allowed?: BigInt64Array,
+  ): Promise<NativeSearchResult>;
   removeIds(ids: BigInt64Array): Promise<number>;
   reconstruct(id: bigint): Promise<Float32Array>;
   write(path: string): Promise<void>;
@@ -104,6 +111,12 @@ export interface NativeAddon {
    */
   capMemoryGrowth(bytes: number): boolean;
   faissVersion: string;
+  /**
+   * What this build can do that older ones cannot ('searchAllowed': search's
+   * `allowed` argument); absent from builds older than the list. An older
+   * addon ignores arguments it does not know, so the facade checks first.
+   */
+  features?: readonly string[];
 }
 
 const packageRoot = fileURLToPath(new URL('../../', import.meta.url));

@@ -26,6 +26,7 @@ import {
   MAX_K,
   MAX_RESULTS,
   cannotRemoveMessage,
+  cannotRestrictOnGpuMessage,
   checkDescription,
   checkDevice,
   checkGpuSearch,
@@ -33,6 +34,7 @@ import {
   checkMetric,
   checkPath,
   checkVectors,
+  toAllowedIds,
   toId,
   toIdArray,
   type IdsInput,
@@ -81,6 +83,23 @@ export interface SearchParams {
   efSearch?: number;
   /** IVF: number of inverted lists visited. */
   nprobe?: number;
+  /**
+   * Only these ids may be returned: the k nearest neighbours among them, as
+   * if the index held nothing else (a repository's vectors in a shared
+   * index, say). A BigInt64Array or an array of non-negative integers, in any
+   * order (sorted here when it is not ascending); ids not in the index are
+   * ignored, and an empty set returns only -1 labels. k may exceed ntotal:
+   * rows are padded with -1 labels where fewer than k allowed vectors exist.
+   *
+   * Flat: exact, at a cost proportional to the set. HNSW (Flat storage): a
+   * set under 1/16 of the index is scanned exactly, a larger one by FAISS's
+   * graph search with a selector. IVF: every list is visited (exact over the
+   * set) when that computes no more distances than `nprobe` lists would,
+   * i.e. the set is at most nprobe/nlist of the index; else `nprobe` lists,
+   * with the set as a filter. CPU only: a GPU index rejects it (UNSUPPORTED);
+   * search the CPU index it was copied from.
+   */
+  allowed?: IdsInput;
 }
 
 /**
@@ -223,17 +242,23 @@ export class FaissIndex {
   async search(queries: Float32Array, k: number, params: SearchParams = {}): Promise<KnnResult> {
     const nq = checkVectors('queries', queries, this.d);
     checkInteger('k', k, 1, MAX_K);
-    const total = this.ntotal;
-    if (total === 0) throw invalidArgument('cannot search: the index is empty');
-    if (k > total) throw invalidArgument(`k is ${k} but the index holds only ${total} vectors; pass k <= ntotal`);
+    const { efSearch, nprobe, allowed } = this.#checkParams(params);
+    if (allowed === undefined) {
+      // With a set of allowed ids, k may exceed ntotal (rows padded with -1).
+      const total = this.ntotal;
+      if (total === 0) throw invalidArgument('cannot search: the index is empty');
+      if (k > total) throw invalidArgument(`k is ${k} but the index holds only ${total} vectors; pass k <= ntotal`);
+    }
     if (nq * k > MAX_RESULTS) {
       throw invalidArgument(
         `nq·k is ${nq} queries × k ${k}, more than the ${MAX_RESULTS} results one search may return; search in batches of at most ${Math.floor(MAX_RESULTS / k)} queries`,
       );
     }
-    const { efSearch, nprobe } = this.#checkParams(params);
-    if (this.device === 'gpu') checkGpuSearch(k, nprobe);
-    const { distances, labels } = await this.#native.search(queries, k, efSearch, nprobe);
+    if (this.device === 'gpu') {
+      if (allowed !== undefined) throw new FaissError(cannotRestrictOnGpuMessage(this.description), 'UNSUPPORTED');
+      checkGpuSearch(k, nprobe);
+    }
+    const { distances, labels } = await this.#native.search(queries, k, efSearch, nprobe, allowed);
     return { nq, k, distances, labels };
   }
 
@@ -279,7 +304,11 @@ export class FaissIndex {
     this.#native.close();
   }
 
-  #checkParams(params: SearchParams): { efSearch: number | undefined; nprobe: number | undefined } {
+  #checkParams(params: SearchParams): {
+    efSearch: number | undefined;
+    nprobe: number | undefined;
+    allowed: BigInt64Array | undefined;
+  } {
     if (typeof params !== 'object' || params === null) throw invalidArgument('search params must be an object');
     const efSearch = params.efSearch === undefined ? undefined : checkInteger('efSearch', params.efSearch, 1, 1 << 20);
     const nprobe = params.nprobe === undefined ? undefined : checkInteger('nprobe', params.nprobe, 1, 1 << 24);
@@ -289,7 +318,15 @@ export class FaissIndex {
     if (nprobe !== undefined && this.kind !== 'ivf') {
       throw invalidArgument(`nprobe applies to IVF indexes; this index is ${this.description}`);
     }
-    return { efSearch, nprobe };
+    const allowed = params.allowed === undefined ? undefined : toAllowedIds(params.allowed);
+    if (allowed !== undefined && !loadAddon().features?.includes('searchAllowed')) {
+      // An older addon would ignore the set and search everything.
+      throw new FaissError(
+        `the native addon loaded from ${loadedAddonPath()} predates searches restricted to allowed ids; rebuild it (npm run build:native, or npm run build:gpu for the GPU addon)`,
+        'UNSUPPORTED',
+      );
+    }
+    return { efSearch, nprobe, allowed };
   }
 }
 
@@ -309,4 +346,9 @@ function checkLoadOptions(options: LoadIndexOptions): {
       ? undefined
       : checkInteger('plainFaissTimeoutMs', options.plainFaissTimeoutMs, 1, MAX_PLAIN_FAISS_TIMEOUT_MS);
   return { device: checkDevice(options.device ?? 'cpu'), plainFaiss: options.plainFaiss ?? false, plainFaissTimeoutMs };
+}
+
+/** Whether the loaded addon can restrict a search to allowed ids (older prebuilt ones cannot): see FaissIndex.search. */
+export function searchesAllowedIds(): boolean {
+  return loadAddon().features?.includes('searchAllowed') ?? false;
 }

@@ -9,10 +9,11 @@
  * lone query waits for nothing. Queries that arrive while a call runs are
  * queued, and when it ends the queue goes as one call (up to `maxBatch` rows):
  * batches grow with the load. Only requests with the same k and parameters
- * share a call, so each caller gets what its own call would have returned.
+ * (the same set of allowed ids included) share a call, so each caller gets
+ * what its own call would have returned.
  */
 import type { KnnResult, SearchParams } from './faiss-index.js';
-import { MAX_K, MAX_RESULTS, checkFinite, checkInteger, checkVectors } from './validate.js';
+import { MAX_K, MAX_RESULTS, checkFinite, checkInteger, checkVectors, toAllowedIds } from './validate.js';
 
 export interface SearchBatcherOptions {
   /** The most query rows one FAISS call takes. Default 1,024. */
@@ -31,7 +32,9 @@ interface Request {
   rows: number;
   k: number;
   params: SearchParams;
-  /** Requests with the same key share a call. */
+  /** The request's own copy of `params.allowed`, ascending. */
+  allowed: BigInt64Array | undefined;
+  /** Requests with the same key, and the same allowed ids, share a call. */
   key: string;
   resolve: (result: KnnResult) => void;
   reject: (error: unknown) => void;
@@ -70,9 +73,11 @@ export class SearchBatcher {
     const rows = checkVectors('queries', queries, this.#index.d);
     checkInteger('k', k, 1, MAX_K);
     checkFinite('queries', queries, this.#index.d);
-    const key = JSON.stringify([k, params?.efSearch, params?.nprobe]);
+    let allowed = params?.allowed === undefined ? undefined : toAllowedIds(params.allowed);
+    if (allowed !== undefined && allowed === params.allowed) allowed = allowed.slice();
+    const key = JSON.stringify([k, params?.efSearch, params?.nprobe, allowed?.length ?? -1]);
     return new Promise<KnnResult>((resolve, reject) => {
-      this.#queue.push({ queries: queries.slice(), rows, k, params, key, resolve, reject });
+      this.#queue.push({ queries: queries.slice(), rows, k, params, allowed, key, resolve, reject });
       this.#next();
     });
   }
@@ -87,7 +92,11 @@ export class SearchBatcher {
     const rest: Request[] = [];
     let rows = 0;
     for (const request of this.#queue) {
-      if (request.key === first.key && (batch.length === 0 || rows + request.rows <= limit)) {
+      if (
+        request.key === first.key &&
+        sameIds(request.allowed, first.allowed) &&
+        (batch.length === 0 || rows + request.rows <= limit)
+      ) {
         batch.push(request);
         rows += request.rows;
       } else {
@@ -103,7 +112,8 @@ export class SearchBatcher {
   }
 
   async #send(batch: Request[], rows: number): Promise<void> {
-    const { k, params } = batch[0]!;
+    const { k, allowed } = batch[0]!;
+    const params: SearchParams = allowed === undefined ? batch[0]!.params : { ...batch[0]!.params, allowed };
     const d = this.#index.d;
     let queries = batch[0]!.queries;
     if (batch.length > 1) {
@@ -141,4 +151,11 @@ export class SearchBatcher {
       at += request.rows;
     }
   }
+}
+
+/** Whether two requests allow the same ids (both none, or equal contents). */
+function sameIds(a: BigInt64Array | undefined, b: BigInt64Array | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 }

@@ -47,6 +47,11 @@ export function cannotRemoveMessage(description: string, device: 'cpu' | 'gpu'):
     : `this index (${description}) cannot remove vectors; rebuild it without them, or use a Flat or IVF index`;
 }
 
+/** Why a GPU index refuses a search restricted to allowed ids, and what to do instead. */
+export function cannotRestrictOnGpuMessage(description: string): string {
+  return `this index (${description}) is on a GPU, and FAISS's GPU indexes cannot restrict a search to allowed ids: search the CPU index it was copied from, or a CPU copy (copyTo('cpu'))`;
+}
+
 /**
  * Rows of finite floats (the addon checks this on its worker thread; a
  * batcher checks each caller's rows first, so that one bad row fails its own
@@ -114,6 +119,24 @@ export function toIdArray(name: string, value: unknown): BigInt64Array {
   const ids = new BigInt64Array(value.length);
   for (let i = 0; i < value.length; i++) ids[i] = toId(`${name}[${i}]`, value[i]);
   return ids;
+}
+
+/**
+ * The ids a search may return (`SearchParams.allowed`), ascending without
+ * repeats, as the addon takes them: the caller's BigInt64Array when it is
+ * already so, else a sorted copy (the caller's array is never reordered).
+ */
+export function toAllowedIds(value: unknown): BigInt64Array {
+  const ids = toIdArray('allowed', value);
+  let ascending = true;
+  for (let i = 1; i < ids.length && ascending; i++) ascending = ids[i - 1]! < ids[i]!;
+  if (ascending) return ids;
+  const sorted = (ids === value ? ids.slice() : ids).sort();
+  let kept = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    if (kept === 0 || sorted[i] !== sorted[kept - 1]) sorted[kept++] = sorted[i]!;
+  }
+  return sorted.subarray(0, kept);
 }
 
 export function toId(name: string, value: unknown): bigint {

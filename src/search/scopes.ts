@@ -8,6 +8,8 @@
  * repositories stays the same.
  */
 import type { Repository } from '../store/repositories.js';
+import type { VectorIndex } from '../store/vector-file.js';
+import { FILTERED_OVERFETCH } from './knobs.js';
 import { SearchReader } from '../store/search-reader.js';
 import type { IndexStore } from '../store/store.js';
 import { SearchError } from './errors.js';
@@ -22,7 +24,9 @@ export interface SearchScope {
   scoped: boolean;
   reader: SearchReader;
   lexical: LexicalSearch;
-  /** The elements of these repositories (for the index's generation): what a scoped k-NN may return. */
+  /** The elements of these repositories (for the index's generation), ascending: what a scoped k-NN may return. */
+  elementIds(generation: number): BigInt64Array;
+  /** The same, as a set (to keep the scope's hits of an unrestricted k-NN). */
   elementSet(generation: number): ReadonlySet<number>;
 }
 
@@ -102,7 +106,9 @@ export class SearchScopes {
     const scoped = roots.length < this.#repositories.length;
     const reader = new SearchReader(this.#store, roots);
     const counts = new GenerationCache<number>(1);
-    const ids = new GenerationCache<ReadonlySet<number>>(1);
+    const ids = new GenerationCache<number[]>(1);
+    const idArray = new GenerationCache<BigInt64Array>(1);
+    const idSet = new GenerationCache<ReadonlySet<number>>(1);
     const elementCount = scoped
       ? () => counts.get(this.#store.generation, 'n', () => reader.elementCount())
       : this.#indexElements;
@@ -111,7 +117,15 @@ export class SearchScopes {
       scoped,
       reader,
       lexical: new LexicalSearch(reader, elementCount),
-      elementSet: (generation) => ids.get(generation, 'ids', () => new Set(reader.elementIds())),
+      elementIds: (generation) =>
+        idArray.get(generation, 'ids', () =>
+          BigInt64Array.from(
+            ids.get(generation, 'ids', () => reader.elementIds()),
+            BigInt,
+          ),
+        ),
+      elementSet: (generation) =>
+        idSet.get(generation, 'ids', () => new Set(ids.get(generation, 'ids', () => reader.elementIds()))),
     };
   }
 }
@@ -123,4 +137,27 @@ export function unknownRepository(name: unknown): SearchError {
     `the index has no repository named ${shown} (oc-vector-index --status lists them; index_status over MCP)`,
     'UNKNOWN_REPO',
   );
+}
+
+/**
+ * How deep the k-NN of a search goes (`depth` candidates, as the
+ * repositories searched would be searched indexed alone). Scoped to some
+ * repositories, FAISS searches their vectors only (`restricted`); an addon
+ * too old to restrict a search fetches deeper and keeps the scope's hits
+ * (`inScope`), up to `kept`.
+ */
+export function planKnn(
+  scope: SearchScope,
+  vectors: VectorIndex,
+  generation: number,
+  depth: number,
+): { restricted?: BigInt64Array | undefined; inScope?: ReadonlySet<number> | undefined; wanted: number; kept: number } {
+  const ntotal = vectors.ntotal;
+  if (!scope.scoped) return { wanted: Math.min(ntotal, depth), kept: depth };
+  if (vectors.restrictable) {
+    const restricted = scope.elementIds(generation);
+    return { restricted, wanted: Math.min(restricted.length, depth), kept: depth };
+  }
+  const inScope = scope.elementSet(generation);
+  return { inScope, wanted: Math.min(ntotal, FILTERED_OVERFETCH * depth), kept: Math.min(inScope.size, depth) };
 }

@@ -26,7 +26,7 @@ import { compileFilters, type CompiledFilters, type SearchFilters } from './filt
 import { candidatesWanted, DEFAULT_FUSION_WEIGHTS, type FusionWeights, type ScoredHit } from './fusion.js';
 import { FILTERED_OVERFETCH } from './knobs.js';
 import { NO_LEXICAL_EVIDENCE, type LexicalEvidence } from './lexical-search.js';
-import { SearchScopes, type SearchScope } from './scopes.js';
+import { planKnn, SearchScopes, type SearchScope } from './scopes.js';
 import { parseQuery, type ParsedQuery, type QueryKind } from './query.js';
 import { presentResults } from './present.js';
 import { rankCandidates, type Evidence, type RankedHit } from './ranking.js';
@@ -369,16 +369,14 @@ export class Searcher {
     const searchStarted = performance.now();
     // Filters apply after FAISS, which knows ids only: fetch deeper when they may thin the list.
     const depth = (filters.active || parsed.kind === 'path' ? FILTERED_OVERFETCH : 1) * candidatesWanted(k);
-    const wanted = Math.min(ntotal, (scope.scoped ? FILTERED_OVERFETCH : 1) * depth);
-    // Scoped to some repositories: their elements only, as many as those repositories indexed alone would give.
-    const inScope = scope.scoped ? scope.elementSet(this.#store.generation) : undefined;
-    const scopedWanted = inScope ? Math.min(inScope.size, depth) : Number.POSITIVE_INFINITY;
+    const { restricted, inScope, wanted, kept } = planKnn(scope, vectors, this.#store.generation, depth);
+    if (wanted === 0) return { hits: Promise.resolve([]) };
     // On the GPU copy when the options placed one there (vectorIndex.device), with the index's nprobe.
-    const search = vectors.search(query, wanted);
+    const search = vectors.search(query, wanted, restricted);
     const hits = search.then(({ labels, distances }) => {
       timings.vectorMs = performance.now() - searchStarted;
       const out: { id: number; score: number }[] = [];
-      for (let i = 0; i < labels.length && out.length < scopedWanted; i++) {
+      for (let i = 0; i < labels.length && out.length < kept; i++) {
         const id = Number(labels[i]);
         if (id >= 0 && (!inScope || inScope.has(id))) out.push({ id, score: distances[i]! });
       }

@@ -75,6 +75,8 @@ interface RootTables {
   elementMatches: Statement<[string], number>;
   codeMatches: Statement<[string], number>;
   count: Statement<[string], { n: number }>;
+  countUpTo: Statement<[string, number], { n: number }>;
+  codeCountUpTo: Statement<[string, number], { n: number }>;
   fileTermCounts: Statement<[string, string], { fileId: number; n: number; size: number }>;
   documentFrequency: Statement<[string], { doc: number }>;
   names: LexicalTableNames;
@@ -275,9 +277,10 @@ export class SearchReader {
       const t = this.#tables[0]!;
       return (inCode ? t.codeBeyond : t.beyond).get(match, count) !== undefined;
     }
+    // Each table counted only as far as the rows still needed: a common term never reads its whole list.
     let seen = 0;
     for (const t of this.#tables) {
-      seen += (inCode ? t.codeMatches : t.elementMatches).all(match).length;
+      seen += (inCode ? t.codeCountUpTo : t.countUpTo).get(match, count + 1 - seen)!.n;
       if (seen > count) return true;
     }
     return false;
@@ -362,6 +365,14 @@ function rootTables(db: Database.Database, rootId: number): RootTables {
     elementMatches: prepared<[string], number>(db, `SELECT rowid FROM ${el} WHERE ${el} MATCH ?`).pluck(),
     codeMatches: prepared<[string], number>(db, `SELECT rowid FROM ${code} WHERE ${code} MATCH ?`).pluck(),
     count: prepared<[string], { n: number }>(db, `SELECT count(*) AS n FROM ${el} WHERE ${el} MATCH ?`),
+    countUpTo: prepared<[string, number], { n: number }>(
+      db,
+      `SELECT count(*) AS n FROM (SELECT 1 FROM ${el} WHERE ${el} MATCH ? LIMIT ?)`,
+    ),
+    codeCountUpTo: prepared<[string, number], { n: number }>(
+      db,
+      `SELECT count(*) AS n FROM (SELECT 1 FROM ${code} WHERE ${code} MATCH ? LIMIT ?)`,
+    ),
     // An element holds a term in its names and description or in its code.
     // Grouped before the join: one lookup in files per file, not per element.
     fileTermCounts: prepared(

@@ -29,7 +29,8 @@ import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, rmSyn
 import { join } from 'node:path';
 import type { Device } from '../native/addon.js';
 import { FaissError } from '../native/errors.js';
-import { FaissIndex, type KnnResult } from '../native/faiss-index.js';
+import { FaissIndex, type KnnResult, searchesAllowedIds } from '../native/faiss-index.js';
+import type { IdsInput } from '../native/validate.js';
 import { SearchBatcher } from '../native/search-batcher.js';
 import { MAX_DIMENSION } from '../native/validate.js';
 import { StoreError } from './database.js';
@@ -120,7 +121,10 @@ export class VectorIndex {
     /** The database generation these vectors reflect. */
     public generation: number,
   ) {
-    this.#batcher = new SearchBatcher({ d: index.d, search: (queries, k) => this.#searchNow(queries, k) });
+    this.#batcher = new SearchBatcher({
+      d: index.d,
+      search: (queries, k, params) => this.#searchNow(queries, k, params?.allowed),
+    });
   }
 
   get ntotal(): number {
@@ -137,11 +141,21 @@ export class VectorIndex {
    * the GPU copy when there is one (k past FAISS's GPU limit goes to the CPU).
    * Concurrent calls are answered by as few FAISS calls as possible.
    */
-  search(queries: Float32Array, k: number): Promise<KnnResult> {
-    return this.#batcher.search(queries, k);
+  search(queries: Float32Array, k: number, allowed?: BigInt64Array): Promise<KnnResult> {
+    return this.#batcher.search(queries, k, allowed ? { allowed } : {});
   }
 
-  #searchNow(queries: Float32Array, k: number): Promise<KnnResult> {
+  /**
+   * Whether a search can be kept to some ids (`allowed`, ascending), exactly
+   * on a Flat index: the addon must be recent enough (FaissIndex.search).
+   * Such searches run on the CPU index, which a GPU copy cannot restrict.
+   */
+  get restrictable(): boolean {
+    return searchesAllowedIds() && this.index.kind !== 'other';
+  }
+
+  #searchNow(queries: Float32Array, k: number, allowed: IdsInput | undefined): Promise<KnnResult> {
+    if (allowed) return this.index.search(queries, k, { ...(this.nprobe ? { nprobe: this.nprobe } : {}), allowed });
     return (
       this.#gpu.search(queries, k, this.nprobe) ??
       this.index.search(queries, k, this.nprobe ? { nprobe: this.nprobe } : {})

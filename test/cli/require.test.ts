@@ -15,6 +15,13 @@ describe('require from CommonJS', () => {
     const imported = Object.keys(await import('ocvector')).sort();
     expect(required).toEqual(imported);
     expect(required).toContain('Searcher');
-    expect(mcp).toEqual(['createCodebaseMcpServer']);
+    expect(mcp.sort()).toEqual([
+      'TokenTable',
+      'createCodebaseMcpServer',
+      'createCodebaseMcpService',
+      'parseTokens',
+      'readTokensFile',
+      'serveMcpOverHttp',
+    ]);
   });
 });

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { FaissError, FaissIndex, gpuInfo } from '../../src/index.js';
 import { GPU_MAX_K, cannotRemoveMessage, checkGpuSearch } from '../../src/native/validate.js';
 import { randomVectors } from '../helpers/vectors.js';
+import { rejection } from '../helpers/rejection.js';
 
 const gpu = gpuInfo();
 const nvidiaSmi = spawnSync('nvidia-smi', ['-L'], { encoding: 'utf8' });
@@ -21,15 +22,6 @@ process.stderr.write(
     ? 'GPU tests: not part of this suite; this machine has a CUDA device, run them with npm run test:gpu\n'
     : `GPU tests: did not run: no CUDA device here (and ${gpu.reason}); on a machine with an NVIDIA GPU: npm run test:gpu\n`,
 );
-
-async function rejection(call: () => Promise<unknown>): Promise<FaissError> {
-  const error = await call().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, 'the call should have failed').toBeInstanceOf(FaissError);
-  return error as FaissError;
-}
 
 describe('GPU detection', () => {
   // This suite runs the default addon (binding.gyp, a CPU-only FAISS); the GPU addon's own answers are tested by test:gpu.

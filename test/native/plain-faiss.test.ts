@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FaissError, FaissIndex } from '../../src/index.js';
+import { FaissIndex } from '../../src/index.js';
 import {
   MUTANT_KINDS,
   MUTANT_QUERIES,
@@ -20,6 +20,7 @@ import {
   type PlainFixture,
 } from '../helpers/faiss-mutants.js';
 import { randomVectors } from '../helpers/vectors.js';
+import { rejection } from '../helpers/rejection.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ocvector-plain-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,15 +33,6 @@ const fixture = (name: string) => fixtures.get(name)!;
 
 /** FAISS's index header: fourcc, d (i32), ntotal (i64), two unused i64, is_trained (u8), metric (i32). */
 const HEADER = 37;
-
-async function rejection(load: () => Promise<unknown>): Promise<FaissError> {
-  const error = await load().then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(FaissError);
-  return error as FaissError;
-}
 
 describe('a valid plain FAISS index is read through the child, unchanged', () => {
   it.each(MUTANT_KINDS.map((kind) => kind.name))('%s: from a file and from a buffer, same answers', async (name) => {

@@ -102,7 +102,7 @@ async function searchAll(
 ): Promise<Map<string, ReturnType<typeof shape>>> {
   const searcher = await Searcher.open({ indexDir });
   try {
-    const out = new Map<string, string[]>();
+    const out = new Map<string, ReturnType<typeof shape>>();
     for (const query of QUERIES) out.set(query, shape(await searcher.search(query, { ...options, snippet: false })));
     return out;
   } finally {

@@ -1,7 +1,8 @@
 /**
  * What a GPU index cannot do is refused up front, with a message that says
- * what to do: removals (FAISS's GPU indexes cannot remove), and k or nprobe
- * past FAISS's GPU limit (2048), in the facade and in the addon itself.
+ * what to do: removals (FAISS's GPU indexes cannot remove), searches
+ * restricted to allowed ids (they take no IDSelector), and k or nprobe past
+ * FAISS's GPU limit (2048), in the facade and in the addon itself.
  */
 import { describe, expect, it } from 'vitest';
 import { FaissError, FaissIndex } from '../../../src/index.js';
@@ -50,6 +51,29 @@ describe('GPU limits', () => {
       for (const each of [index, cpu, again]) each.close();
     },
   );
+
+  it('a search restricted to allowed ids: UNSUPPORTED from the facade and the addon; the CPU copy answers it', async () => {
+    const index = await FaissIndex.create({ dimension: d, ids: true, device: 'gpu' });
+    await index.addWithIds(
+      vectors,
+      Array.from({ length: n }, (_, i) => i),
+    );
+    const error = await failure(() => index.search(query, 5, { allowed: [1, 2, 3] }));
+    expect(error.code).toBe('UNSUPPORTED');
+    expect(error.message).toMatch(
+      /is on a GPU, and FAISS's GPU indexes cannot restrict a search to allowed ids: search the CPU index it was copied from/,
+    );
+    const native = await loadAddon().NativeIndex.create(d, 'Flat', 'ip', false, 'gpu');
+    await native.add(vectors);
+    const nativeError = await failure(() => native.search(query, 5, undefined, undefined, new BigInt64Array([1n])));
+    expect(nativeError.code).toBe('UNSUPPORTED');
+    native.close();
+    const cpu = await index.copyTo('cpu');
+    const { labels } = await cpu.search(query, 5, { allowed: [0, 1, 2] });
+    expect(labels.slice(0, 3).sort()).toEqual(new BigInt64Array([0n, 1n, 2n]));
+    expect(labels[3]).toBe(-1n);
+    for (const each of [index, cpu]) each.close();
+  });
 
   it(`k up to ${GPU_MAX_K} works; past it INVALID_ARGUMENT names the limit, before any GPU call`, async () => {
     const index = await FaissIndex.create({ dimension: d, device: 'gpu' });

@@ -1,0 +1,233 @@
+/**
+ * One index of many repositories, as a team runs it (issue 27), on the
+ * embedded store: 5 repositories (each a copy of the TypeScript compiler's
+ * lib/, ~105,000 elements in all) indexed into one index under their names;
+ * a one-file re-index of one repository; searches over every repository and
+ * scoped to one, in process; and the same searches over MCP's Streamable
+ * HTTP (oc-vector-mcp --http, with a bearer token) from 1, 8 and 32
+ * concurrent clients, against the in-process search of the same run.
+ *
+ *   npm run bench:team              (add --quick for 2 repositories and 1 and 8 clients)
+ *   npm run bench:team -- --from <dir> --names a,b,c   real repositories instead (copied from <dir>/<name>)
+ *
+ * The copies share their documents, so the repositories after the first
+ * embed nothing: their vectors come from the embedding cache by content
+ * hash (which the first figure shows).
+ */
+import {
+  appendFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Indexer, Searcher } from '../src/index.js';
+import { serveMcpOverHttp } from '../src/mcp/http.js';
+import { createCodebaseMcpService } from '../src/mcp/server.js';
+import { parseTokens, type TokenTable } from '../src/mcp/tokens.js';
+import { libFiles, LIB, pickQueries } from './lib/corpus.js';
+import { describeMachine } from './lib/machine.js';
+import { writeFigures } from './lib/out.js';
+import { ms, percentile, printTable } from './lib/stats.js';
+
+const { values: args } = parseArgs({
+  options: { quick: { type: 'boolean' }, from: { type: 'string' }, names: { type: 'string' } },
+});
+const quick = args.quick ?? false;
+/** Real repositories to copy in, or copies of the compiler's lib/. */
+const FROM = args.from && args.names ? { dir: args.from, names: args.names.split(',') } : undefined;
+const REPOS = FROM ? FROM.names.length : quick ? 2 : 5;
+const CLIENTS = quick ? [1, 8] : [1, 8, 32];
+const QUERIES = 64;
+const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
+const work = mkdtempSync(join(tmpdir(), 'ocvector-bench-team-'));
+const indexDir = join(work, 'team-index');
+const TOKEN = 'bench-token-0123456789abcdef0123';
+
+interface Latency {
+  p50: number;
+  p95: number;
+  errors: number;
+  perSecond: number;
+}
+
+function summarize(latencies: number[], errors: number, wallMs: number): Latency {
+  return {
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    errors,
+    perSecond: (latencies.length / wallMs) * 1_000,
+  };
+}
+
+/** Each repository a directory of its own under its name, indexed into the one index. */
+async function indexRepositories(): Promise<{ name: string; elements: number; ms: number; computed: number }[]> {
+  const runs = [];
+  for (let r = 0; r < REPOS; r++) {
+    const name = FROM ? FROM.names[r]! : `lib${r}`;
+    const dir = join(work, name);
+    mkdirSync(dir, { recursive: true });
+    if (FROM) cpSync(join(FROM.dir, name), dir, { recursive: true });
+    else for (const file of libFiles) cpSync(join(LIB, file), join(dir, file));
+    const started = performance.now();
+    const summary = await new Indexer({
+      path: dir,
+      indexDir,
+      repo: name,
+      embedder: 'builtin',
+      llm: false,
+      limits: { maxBytes: 16 << 20 },
+    }).run();
+    const took = performance.now() - started;
+    runs.push({ name, elements: summary.elements.added, ms: took, computed: summary.embeddings.computed });
+    log(`${name}: ${summary.elements.added} elements in ${ms(took, 0)} (${summary.embeddings.computed} embedded)`);
+  }
+  return runs;
+}
+
+/** One file of one repository changed, and the repository indexed again: what CI pays for a one-file commit. */
+async function oneFileReindex(repo: string): Promise<number> {
+  const file = join(work, repo, largestFile(join(work, repo)));
+  const before = readFileSync(file);
+  appendFileSync(file, '\n// one line added by bench/team.ts\n');
+  try {
+    const started = performance.now();
+    await new Indexer({ path: join(work, repo), indexDir, repo, embedder: 'builtin', llm: false }).run();
+    return performance.now() - started;
+  } finally {
+    writeFileSync(file, before);
+  }
+}
+
+/** The repository's largest source file of the compiler's kind (.ts, .js) or any, relative to it. */
+function largestFile(dir: string): string {
+  const files = (readdirSync(dir, { recursive: true }) as string[]).filter(
+    (name) => !name.split('/').some((part) => part.startsWith('.')) && statSync(join(dir, name)).isFile(),
+  );
+  const sized = files.map((name) => ({ name, size: statSync(join(dir, name)).size })).filter((f) => f.size < 1 << 20);
+  return sized.sort((a, b) => b.size - a.size)[0]!.name;
+}
+
+async function inProcess(queries: string[], repos?: string[]): Promise<Latency> {
+  const searcher = await Searcher.open({ indexDir });
+  try {
+    for (const query of queries.slice(0, 8)) await searcher.search(query, repos ? { repos } : {});
+    const latencies: number[] = [];
+    const started = performance.now();
+    for (const query of queries) {
+      const t = performance.now();
+      await searcher.search(query, { k: 10, ...(repos ? { repos } : {}) });
+      latencies.push(performance.now() - t);
+    }
+    return summarize(latencies, 0, performance.now() - started);
+  } finally {
+    searcher.close();
+  }
+}
+
+/** `clients` MCP clients at once, each asking its share of the queries one after another. */
+async function overHttp(url: string, queries: string[], clients: number): Promise<Latency> {
+  const connected = await Promise.all(
+    Array.from({ length: clients }, async () => {
+      const client = new Client({ name: 'ocvector-bench', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+        }),
+      );
+      return client;
+    }),
+  );
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  await Promise.all(
+    connected.map(async (client, c) => {
+      // Every client asks all the queries (from its own offset): the load grows with the clients.
+      for (let i = 0; i < queries.length; i++) {
+        const query = queries[(i + c * 7) % queries.length]!;
+        const t = performance.now();
+        try {
+          const result = await client.callTool({ name: 'codebase_search', arguments: { query, k: 10 } });
+          if (result.isError || (result.structuredContent as { error?: string } | undefined)?.error) errors++;
+        } catch {
+          errors++;
+        }
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const wall = performance.now() - started;
+  await Promise.all(connected.map((client) => client.close()));
+  return summarize(latencies, errors, wall);
+}
+
+try {
+  const indexed = await indexRepositories();
+  const elements = indexed.reduce((sum, run) => sum + run.elements, 0);
+  const reindexMs = await oneFileReindex(indexed[1]?.name ?? indexed[0]!.name);
+  const queries = pickQueries(indexDir, QUERIES);
+
+  const all = await inProcess(queries);
+  const one = await inProcess(queries, [indexed[0]!.name]);
+  const service = createCodebaseMcpService({ root: join(work, indexed[0]!.name), indexDir });
+  const tokens = (parseTokens({ tokens: [{ name: 'bench', token: TOKEN, repos: ['*'] }] }) as { tokens: TokenTable })
+    .tokens;
+  const server = await serveMcpOverHttp(service, { port: 0, tokens });
+  const http: { clients: number; latency: Latency }[] = [];
+  try {
+    await overHttp(server.url, queries.slice(0, 8), 1); // the index opened, the first connections made
+    for (const clients of CLIENTS) http.push({ clients, latency: await overHttp(server.url, queries, clients) });
+  } finally {
+    await server.close();
+    await service.close();
+  }
+
+  const machine = describeMachine();
+  printTable(
+    `Indexing ${REPOS} repositories into one index (${machine})`,
+    ['repository', 'elements', 'time', 'elements/s', 'embedded'],
+    indexed.map((run) => [
+      run.name,
+      run.elements.toLocaleString('en-US'),
+      ms(run.ms, 0),
+      Math.round((run.elements / run.ms) * 1_000).toLocaleString('en-US'),
+      run.computed.toLocaleString('en-US'),
+    ]),
+  );
+  process.stdout.write(
+    `\none-file re-index (one line appended to its largest file) of one repository in a ${elements.toLocaleString('en-US')}-element index of ${REPOS} repositories: ${ms(reindexMs, 0)}\n`,
+  );
+  const row = (what: string, latency: Latency) => [
+    what,
+    ms(latency.p50),
+    ms(latency.p95),
+    String(latency.errors),
+    latency.perSecond.toFixed(0),
+  ];
+  printTable(
+    `Search, hybrid, k = 10, ${queries.length} queries per client, ${elements.toLocaleString('en-US')} elements (${machine})`,
+    ['how', 'p50', 'p95', 'errors', 'searches/s'],
+    [
+      row('in process, every repository', all),
+      row(`in process, one repository (${indexed[0]!.name})`, one),
+      ...http.map(({ clients, latency }) => row(`MCP HTTP, ${clients} client${clients === 1 ? '' : 's'}`, latency)),
+    ],
+  );
+  writeFigures(
+    'team',
+    { repositories: indexed.map((run) => run.name), elements, indexed, reindexMs, inProcess: { all, one }, http },
+    quick,
+  );
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
