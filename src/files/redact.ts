@@ -208,7 +208,10 @@ function blank(matched: string): string {
 export function redactSecrets(text: string): string {
   let out = text;
   for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, blank);
-  out = out.replace(AUTH_SCHEME, (_, scheme: string, space: string) => `${scheme}${space}${REDACTED}`);
+  // An ordinary lower-case word after the scheme is prose ("Basic authentication", "Token characters").
+  out = out.replace(AUTH_SCHEME, (whole: string, scheme: string, space: string, value: string) =>
+    /^[a-z]+$/.test(value) ? whole : `${scheme}${space}${REDACTED}`,
+  );
   out = out.replace(ASSIGNED_SECRET, (whole: string, name: string, between: string, quote: string, value: string) =>
     NOT_A_SECRET_NAME.test(name) || value === REDACTED ? whole : `${name}${between}${quote}${REDACTED}${quote}`,
   );

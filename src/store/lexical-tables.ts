@@ -22,7 +22,7 @@ export interface LexicalTableNames {
 }
 
 export function lexicalTables(rootId: number): LexicalTableNames {
-  if (!Number.isSafeInteger(rootId) || rootId < 0) throw new Error(`not a root id: ${rootId}`);
+  if (!Number.isSafeInteger(rootId) || rootId < 0) throw new RangeError(`not a root id: ${rootId}`);
   return { elements: `elements_fts_${rootId}`, code: `code_fts_${rootId}` };
 }
 

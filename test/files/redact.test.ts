@@ -95,6 +95,14 @@ describe('credentials named in prose and comments', () => {
       'the password is <your password>',
       'the password: ******** (masked)',
       'the token is https://example.com/token-help',
+      'Basic authentication over TLS only',
+      'Token characters are letters and digits',
+    ]);
+    // After the scheme, a credential is redacted however plain it looks, but not a word of prose.
+    expectRedacted([
+      ['Authorization: Basic dXNlcjpwYXNzd29yZA==', 'Authorization: Basic [redacted]'],
+      ['Authorization: Token 9f8e7d6c5b4a3921', 'Authorization: Token [redacted]'],
+      ['curl -H "Authorization: Bearer abcdEFGH1234"', 'curl -H "Authorization: Bearer [redacted]"'],
     ]);
   });
 
