@@ -6,7 +6,6 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import { OcvectorError } from '../errors.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 import { openSqlite, pragmaRows, pragmaValue, prepared, setPragma } from './sqlite.js';
 
@@ -14,22 +13,8 @@ export const DATABASE_FILE = 'index.db';
 /** The database file's identity when its last writer closed it: while it still matches, the file's pages are the ones that writer left. */
 export const CHECKED_FILE = `${DATABASE_FILE}.checked`;
 
-export type StoreErrorCode =
-  | 'CORRUPT'
-  | 'NEWER_SCHEMA'
-  | 'OLDER_SCHEMA'
-  | 'NOT_FOUND'
-  | 'EMBEDDER_MISMATCH'
-  | 'LOCKED'
-  | 'IO'
-  | 'MOVED'
-  | 'BAD_NAME'
-  | 'NAME_TAKEN'
-  | 'UNKNOWN_REPO';
-
-export class StoreError extends OcvectorError<StoreErrorCode> {
-  override name = 'StoreError';
-}
+export { StoreError, type StoreErrorCode } from './errors.js';
+import { StoreError } from './errors.js';
 
 export interface OpenDatabaseOptions {
   readonly?: boolean;
