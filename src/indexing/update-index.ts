@@ -47,6 +47,11 @@ export async function updateIndex(setup: RunSetup, options: RunOptions): Promise
     const { embedder, mode } = await prepareEmbedder(setup, opened, options, signal);
     setup.emit({ type: 'run-start', root: setup.root, indexDir: setup.indexDir, embedder: embedder.id, mode });
 
+    // A repository new to an index of others is written in one transaction: searches see it whole or not
+    // at all, never half-indexed or empty, and a killed run leaves the index as it was (a run that
+    // starts an index keeps committing batch by batch, so that a killed one resumes where it stopped).
+    if (!ownRepository(setup, opened) && opened.repositories.all().length > 0 && !opened.inTransaction)
+      opened.beginSpan();
     const repository = opened.transaction(() =>
       opened.repositories.ensure(setup.root, setup.options.repo, defaultRepositoryName(setup.root)),
     );

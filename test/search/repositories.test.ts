@@ -184,6 +184,32 @@ describe('an index of several repositories', () => {
     expect(JSON.stringify(scoped)).not.toContain('ocv/store');
   });
 
+  it('adds a repository whole: searches during its first run see it complete or not at all', async () => {
+    const third = tempRepo({ 'src/third.ts': 'export function thirdRepositoryOnly(): number {\n  return 3;\n}\n' });
+    try {
+      const seen: Promise<string[]>[] = [];
+      await new Indexer({
+        path: third.root,
+        indexDir: sharedDb(),
+        repo: 'third',
+        embedder: 'builtin',
+        llm: false,
+        // While the run writes, what another process reading the index sees.
+        onEvent: (event) => {
+          if (event.type === 'progress')
+            seen.push(indexStatus(sharedDb(), { checkFiles: false }).then((s) => s.repositories.map((r) => r.name)));
+        },
+      }).run();
+      const during = await Promise.all(seen);
+      expect(during.length).toBeGreaterThan(0);
+      for (const names of during) expect(names).toEqual(['app', 'ocv/store']);
+      expect((await indexStatus(sharedDb(), { checkFiles: false })).repositories.map((r) => r.name)).toContain('third');
+    } finally {
+      await dropRepository(sharedDb(), 'third');
+      third.cleanup();
+    }
+  });
+
   it('re-indexes one repository without touching the rows of another', async () => {
     const before = await readIndex(sharedDb());
     fixture.write('src/extra.ts', 'export function brandNewHelper(): number {\n  return 42;\n}\n');
