@@ -16,6 +16,7 @@ import pg from 'pg';
 import { countSql, documentFrequencySql, fileCountSql, phraseCandidatesSql, scoreSql } from './lexical-sql.js';
 import { phraseCounts, queryTokens, TABLE_ID, TF_COLUMNS, termKey, type LexicalTable } from './lexical-terms.js';
 import { quoteSchema } from './schema.js';
+import { inTransaction } from './transaction.js';
 
 export interface LexicalQuery {
   /** Terms, as ftsExpression takes them (each quoted, so never read as FTS syntax). */
@@ -175,18 +176,11 @@ export class LexicalReader {
       ...(await this.#phraseRows(db, plan, tabs)),
     ];
     if (plan.phrases.length === 0 || !(this.#db instanceof pg.Pool)) return work(this.#db, shared(this.#db));
-    const client = await this.#db.connect();
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const result = await work(client, shared(client));
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    return inTransaction(
+      this.#db,
+      (client) => work(client, shared(client)),
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+    );
   }
 
   /** The phrases' matches as the nine parallel arrays $4 to $12: slot, tab, repo, element, tf per column, length. */

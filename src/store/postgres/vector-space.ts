@@ -1,0 +1,167 @@
+/**
+ * Vector spaces of the Postgres store: one per embedder, holding its dimension (schema.ts,
+ * version 2: `vector_spaces`). pgvector indexes only a column typed with its dimension
+ * (`vector(d)`), and the dimension is known only when an embedder is first recorded, so each
+ * space has tables of its own, created by recordVectorSpace in the recording transaction. Their
+ * names carry the space's id (an integer the database gave, checked again here), never an
+ * embedder's name; the dimension is an integer checked before it is written into the DDL.
+ *
+ *   element_vectors_<id> (repo_id, element_id, document_hash, embedding vector(d),
+ *                         PK (repo_id, element_id), FK (repo_id, element_id) -> elements)
+ *                        + HNSW (embedding vector_ip_ops) WITH (m = 16, ef_construction = 64)
+ *   embeddings_<id>      (document_hash PK, embedding vector(d))   -- reused across repositories
+ *
+ * The metric is the embedded store's: FAISS with METRIC_INNER_PRODUCT (vector-file.ts creates
+ * its index with metric 'ip') on L2-normalised vectors (vector/embedder.ts), so vector_ip_ops,
+ * and a score is the inner product itself (higher is better), as FAISS's `distances` are. The
+ * embedded store has no HNSW options of its own (Flat, or IVF from 100,000 vectors), so m and
+ * ef_construction are pgvector's defaults. pgvector's HNSW takes at most 2,000 dimensions for
+ * `vector`: a space of more has no index, and its searches scan exactly.
+ */
+import type pg from 'pg';
+import { StoreError } from '../errors.js';
+import { quoteSchema } from './schema.js';
+
+/** pgvector's `vector` holds at most this many dimensions. */
+export const MAX_DIMENSION = 16_000;
+/** pgvector's HNSW indexes a `vector` of at most this many dimensions. */
+export const HNSW_MAX_DIMENSION = 2_000;
+/** pgvector's defaults, stated (the embedded store has no HNSW options to follow). */
+export const HNSW_M = 16;
+export const HNSW_EF_CONSTRUCTION = 64;
+
+export interface VectorSpace {
+  id: number;
+  embedder: string;
+  dimension: number;
+  /** Whether its vectors have an HNSW index (dimension <= HNSW_MAX_DIMENSION). */
+  indexed: boolean;
+}
+
+type Queryable = Pick<pg.ClientBase, 'query'>;
+
+/** The quoted, schema-qualified names of a space's tables. */
+export function spaceTables(schema: string, space: VectorSpace): { vectors: string; embeddings: string } {
+  const s = quoteSchema(schema);
+  const id = checkSpaceId(space.id);
+  return { vectors: `${s}.element_vectors_${id}`, embeddings: `${s}.embeddings_${id}` };
+}
+
+/** The space of an embedder, or undefined when none was recorded. */
+export async function findVectorSpace(
+  db: Queryable,
+  schema: string,
+  embedder: string,
+): Promise<VectorSpace | undefined> {
+  const s = quoteSchema(schema);
+  checkEmbedder(embedder);
+  const { rows } = await db.query<VectorSpace>(
+    `SELECT id, embedder, dimension, indexed FROM ${s}.vector_spaces WHERE embedder = $1`,
+    [embedder],
+  );
+  return rows[0];
+}
+
+/** The space of an embedder; a StoreError (NOT_FOUND) when none was recorded. */
+export async function requireVectorSpace(db: Queryable, schema: string, embedder: string): Promise<VectorSpace> {
+  const space = await findVectorSpace(db, schema, embedder);
+  if (!space)
+    throw new StoreError(
+      `no vectors of the embedder ${JSON.stringify(embedder)} in the PostgreSQL store: record it first`,
+      'NOT_FOUND',
+    );
+  return space;
+}
+
+/**
+ * The space of an embedder, created with its tables and index when it is new, in the caller's
+ * transaction (`client` must be in one: a rollback takes the space back with it). Writers that
+ * record at once wait for each other (an advisory lock on the schema's name). An embedder
+ * recorded with another dimension is a StoreError (EMBEDDER_MISMATCH).
+ */
+export async function recordVectorSpace(
+  client: Queryable,
+  schema: string,
+  embedder: string,
+  dimension: number,
+): Promise<VectorSpace> {
+  const s = quoteSchema(schema);
+  checkEmbedder(embedder);
+  if (!Number.isSafeInteger(dimension) || dimension < 1 || dimension > MAX_DIMENSION)
+    throw new RangeError(`a vector's dimension must be an integer from 1 to ${MAX_DIMENSION}, not ${dimension}`);
+  await client.query("SELECT pg_advisory_xact_lock(hashtext('ocvector vector spaces ' || $1))", [schema]);
+  const known = await findVectorSpace(client, schema, embedder);
+  if (known) {
+    if (known.dimension !== dimension)
+      throw new StoreError(
+        `the embedder ${JSON.stringify(embedder)} has ${known.dimension} dimensions in the PostgreSQL store, not ${dimension}`,
+        'EMBEDDER_MISMATCH',
+      );
+    return known;
+  }
+  const indexed = dimension <= HNSW_MAX_DIMENSION;
+  const { rows } = await client.query<VectorSpace>(
+    `INSERT INTO ${s}.vector_spaces (embedder, dimension, indexed) VALUES ($1, $2, $3)
+     RETURNING id, embedder, dimension, indexed`,
+    [embedder, dimension, indexed],
+  );
+  const space = rows[0]!;
+  const id = checkSpaceId(space.id);
+  const { vectors, embeddings } = spaceTables(schema, space);
+  // Both integers are checked: the id above, the dimension at the top.
+  await client.query(`
+    CREATE TABLE ${vectors} (
+      repo_id integer NOT NULL,
+      element_id bigint NOT NULL,
+      document_hash text NOT NULL,
+      embedding vector(${dimension}) NOT NULL,
+      PRIMARY KEY (repo_id, element_id),
+      FOREIGN KEY (repo_id, element_id) REFERENCES ${s}.elements (repo_id, id)
+    );
+    CREATE TABLE ${embeddings} (
+      document_hash text PRIMARY KEY,
+      embedding vector(${dimension}) NOT NULL
+    );
+    ${
+      indexed
+        ? `CREATE INDEX element_vectors_${id}_hnsw ON ${vectors} USING hnsw (embedding vector_ip_ops)
+             WITH (m = ${HNSW_M}, ef_construction = ${HNSW_EF_CONSTRUCTION});`
+        : ''
+    }`);
+  return space;
+}
+
+/**
+ * A vector as pgvector's text form, after checking it: `dimension` finite numbers. A vector of
+ * another length is a StoreError (EMBEDDER_MISMATCH), NaN or an infinity a RangeError. Float32
+ * values print as the shortest decimal that reads back as the same double, which pgvector's
+ * strtof reads back as the same float.
+ */
+export function vectorText(vector: ArrayLike<number>, dimension: number, what: string): string {
+  if (vector.length !== dimension)
+    throw new StoreError(`${what} has ${vector.length} dimensions, the vector space ${dimension}`, 'EMBEDDER_MISMATCH');
+  const parts = new Array<string>(dimension);
+  for (let i = 0; i < dimension; i++) {
+    const value = vector[i];
+    if (typeof value !== 'number' || !Number.isFinite(value))
+      throw new RangeError(`${what} holds ${String(value)} at ${i}: a vector's values must be finite numbers`);
+    parts[i] = String(value);
+  }
+  return `[${parts.join(',')}]`;
+}
+
+/** pgvector's text form back to a Float32Array. */
+export function parseVector(text: string): Float32Array {
+  const inner = text.slice(1, -1);
+  return inner === '' ? new Float32Array(0) : Float32Array.from(inner.split(','), Number);
+}
+
+function checkEmbedder(embedder: unknown): void {
+  if (typeof embedder !== 'string' || embedder === '') throw new TypeError(`not an embedder id: ${String(embedder)}`);
+}
+
+function checkSpaceId(id: unknown): number {
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1)
+    throw new StoreError(`not a vector space id: ${String(id)}`, 'CORRUPT');
+  return id;
+}

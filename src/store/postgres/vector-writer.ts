@@ -1,0 +1,142 @@
+/**
+ * Writes and removes elements' vectors in the Postgres store (vector-space.ts says where), and
+ * keeps each embedding for reuse by (embedder, document hash) across repositories, as the
+ * embedded store's `embeddings` table does (vector-rows.ts): an element whose document is
+ * unchanged, in this repository or another, is never embedded twice.
+ *
+ * Every call runs on the caller's client, inside the caller's transaction, and costs two round
+ * trips whatever the batch's size (the space's lookup, then one statement). Spaces are looked up
+ * each time, never cached: a space recorded in a transaction that rolls back is gone.
+ */
+import type pg from 'pg';
+import { quoteSchema } from './schema.js';
+import { findVectorSpace, parseVector, requireVectorSpace, spaceTables, vectorText } from './vector-space.js';
+
+export interface ElementVector {
+  /** The element's id (a row of `elements` in the same repository). */
+  id: number;
+  /** The hash of the document embedded (the key the embedding is reused by). */
+  documentHash: string;
+  vector: ArrayLike<number>;
+}
+
+type Client = Pick<pg.ClientBase, 'query'>;
+
+export class VectorWriter {
+  readonly #schema: string;
+  readonly #s: string;
+
+  /** A writer of the schema `schema` (migrated: schema.ts). */
+  constructor(schema: string) {
+    this.#s = quoteSchema(schema);
+    this.#schema = schema;
+  }
+
+  /**
+   * Puts elements' vectors of the embedder (recorded: recordVectorSpace) into a repository,
+   * replacing an element's previous one, and keeps each for reuse by its document hash. A
+   * vector of another dimension is a StoreError (EMBEDDER_MISMATCH), NaN or an infinity a
+   * RangeError; nothing is written then.
+   */
+  async put(client: Client, embedder: string, repoId: number, elements: readonly ElementVector[]): Promise<void> {
+    checkRepo(repoId);
+    if (elements.length === 0) return;
+    const space = await requireVectorSpace(client, this.#schema, embedder);
+    const ids: number[] = [];
+    const hashes: string[] = [];
+    const vectors: string[] = [];
+    const seen = new Set<number>();
+    for (const [i, element] of elements.entries()) {
+      checkElement(element.id);
+      if (seen.has(element.id)) throw new TypeError(`element ${element.id} is twice in the batch`);
+      seen.add(element.id);
+      if (typeof element.documentHash !== 'string' || element.documentHash === '')
+        throw new TypeError(`element ${element.id}: not a document hash: ${String(element.documentHash)}`);
+      ids.push(element.id);
+      hashes.push(element.documentHash);
+      vectors.push(
+        vectorText(element.vector, space.dimension, `the vector of element ${element.id} (${i} of the batch)`),
+      );
+    }
+    const { vectors: table, embeddings } = spaceTables(this.#schema, space);
+    const d = space.dimension;
+    await client.query(
+      `WITH input AS (
+         SELECT * FROM unnest($2::bigint[], $3::text[], $4::vector(${d})[]) AS i(element_id, document_hash, embedding)
+       ), cached AS (
+         INSERT INTO ${embeddings} (document_hash, embedding)
+         SELECT DISTINCT ON (document_hash) document_hash, embedding FROM input
+         ON CONFLICT (document_hash) DO NOTHING
+       )
+       INSERT INTO ${table} (repo_id, element_id, document_hash, embedding)
+       SELECT $1, element_id, document_hash, embedding FROM input
+       ON CONFLICT (repo_id, element_id) DO UPDATE SET document_hash = excluded.document_hash, embedding = excluded.embedding`,
+      [repoId, ids, hashes, vectors],
+    );
+  }
+
+  /** Removes elements' vectors of the embedder from a repository; returns how many there were. */
+  async remove(client: Client, embedder: string, repoId: number, elementIds: readonly number[]): Promise<number> {
+    checkRepo(repoId);
+    for (const id of elementIds) checkElement(id);
+    if (elementIds.length === 0) return 0;
+    const space = await findVectorSpace(client, this.#schema, embedder);
+    if (!space) return 0;
+    const { rowCount } = await client.query(
+      `DELETE FROM ${spaceTables(this.#schema, space).vectors} WHERE repo_id = $1 AND element_id = ANY($2::bigint[])`,
+      [repoId, elementIds],
+    );
+    return rowCount ?? 0;
+  }
+
+  /** Removes a repository's vectors of every embedder (its embeddings stay, for reuse). */
+  async dropRepository(client: Client, repoId: number): Promise<number> {
+    checkRepo(repoId);
+    const { rows } = await client.query<{ id: number; embedder: string; dimension: number; indexed: boolean }>(
+      `SELECT id, embedder, dimension, indexed FROM ${this.#s}.vector_spaces ORDER BY id`,
+    );
+    let removed = 0;
+    for (const space of rows) {
+      const { rowCount } = await client.query(
+        `DELETE FROM ${spaceTables(this.#schema, space).vectors} WHERE repo_id = $1`,
+        [repoId],
+      );
+      removed += rowCount ?? 0;
+    }
+    return removed;
+  }
+
+  /** The embedding kept for a document of an embedder, from any repository; undefined when none. */
+  async getEmbedding(client: Client, embedder: string, documentHash: string): Promise<Float32Array | undefined> {
+    return (await this.getEmbeddings(client, embedder, [documentHash])).get(documentHash);
+  }
+
+  /** The embeddings kept for some documents of an embedder, by hash (those without none are absent). */
+  async getEmbeddings(
+    client: Client,
+    embedder: string,
+    documentHashes: readonly string[],
+  ): Promise<Map<string, Float32Array>> {
+    for (const hash of documentHashes)
+      if (typeof hash !== 'string') throw new TypeError(`not a document hash: ${String(hash)}`);
+    const out = new Map<string, Float32Array>();
+    if (documentHashes.length === 0) return out;
+    const space = await findVectorSpace(client, this.#schema, embedder);
+    if (!space) return out;
+    const { rows } = await client.query<{ document_hash: string; embedding: string }>(
+      `SELECT document_hash, embedding::text AS embedding FROM ${spaceTables(this.#schema, space).embeddings}
+       WHERE document_hash = ANY($1::text[])`,
+      [documentHashes],
+    );
+    for (const row of rows) out.set(row.document_hash, parseVector(row.embedding));
+    return out;
+  }
+}
+
+function checkRepo(id: number): void {
+  if (!Number.isSafeInteger(id)) throw new TypeError(`not a repository id: ${id}`);
+}
+
+function checkElement(id: number): void {
+  if (!Number.isSafeInteger(id) || id < 0) throw new TypeError(`not an element id: ${id}`);
+}
