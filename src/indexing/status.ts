@@ -8,7 +8,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { contentHash } from '../files/hash.js';
 import { scanRoot } from '../files/scan.js';
-import { DATABASE_FILE, StoreError } from '../store/database.js';
+import { DATABASE_FILE } from '../store/database.js';
+import { unknownRepository } from '../store/repositories.js';
 import { IndexStore, UNTRUSTED_MTIME } from '../store/store.js';
 import { listVectorFiles } from '../store/vector-file.js';
 import type { LastRun } from '../store/meta.js';
@@ -66,11 +67,7 @@ export async function indexStatus(indexDir: string, options: StatusOptions = {})
     if (options.repos) {
       const known = new Set(repositories.map((repository) => repository.name));
       const unknown = options.repos.find((name) => !known.has(name));
-      if (unknown !== undefined)
-        throw new StoreError(
-          `the index has no repository named ${JSON.stringify(String(unknown).slice(0, 100))}`,
-          'UNKNOWN_REPO',
-        );
+      if (unknown !== undefined) throw unknownRepository(unknown);
     }
     const rootOf = new Map(repositories.map((repository) => [repository.id, repository.root]));
     const nameOf = new Map(repositories.map((repository) => [repository.id, repository.name]));

@@ -27,17 +27,13 @@ export interface SearchFilters {
 
 /** Filters ready for both sides: the store's SQL condition, and a predicate on rows. */
 export interface CompiledFilters extends ConditionSql {
-  matches(row: FilteredRow): boolean;
-  /** Whether a filter the caller gave narrows the search (a scope of repositories alone does not make it active: each repository's lexical tables are read apart). */
+  matches(row: { path: string; language: string | null; type: string }): boolean;
   active: boolean;
 }
 
-type FilteredRow = { path: string; language: string | null; type: string; rootId?: number };
-
-/** The filters, and the repositories (root ids) a scoped search keeps to. */
-export function compileFilters(filters: SearchFilters, roots?: readonly number[]): CompiledFilters {
+export function compileFilters(filters: SearchFilters): CompiledFilters {
   const conditions: FilterConditions = {};
-  const checks: ((row: FilteredRow) => boolean)[] = [];
+  const checks: ((row: { path: string; language: string | null; type: string }) => boolean)[] = [];
 
   const path = normalizePathFilter(filters.path);
   if (path !== undefined) {
@@ -65,16 +61,10 @@ export function compileFilters(filters: SearchFilters, roots?: readonly number[]
     const set = new Set(types);
     checks.push((row) => set.has(row.type));
   }
-  const active = checks.length > 0;
-  if (roots) {
-    conditions.roots = roots;
-    const set = new Set(roots);
-    checks.push((row) => row.rootId === undefined || set.has(row.rootId));
-  }
   return {
     ...filterSql(conditions),
     matches: (row) => checks.every((check) => check(row)),
-    active,
+    active: checks.length > 0,
   };
 }
 

@@ -128,7 +128,7 @@ export function findReferences(
   const rootOf = (rootId: number) => from.roots.get(rootId) ?? from.root;
   const repoOf = (rootId: number) => from.repos.get(rootId) ?? '';
 
-  const definitions = definitionsOf(name, qualified, from.search, from.scope);
+  const definitions = definitionsOf(name, qualified, from.search);
   const definingFiles = new Set(definitions.map((row) => row.fileId));
   const { scope } = from;
   const occurring = from.references.files(name).filter((file) => !scope || scope.has(file.rootId));
@@ -183,13 +183,8 @@ export function findReferences(
 }
 
 /** Elements named `name` exactly (case and all), and for a qualified symbol, owned as it says. */
-function definitionsOf(
-  name: string,
-  qualified: string | undefined,
-  reader: SearchReader,
-  scope: ReadonlySet<number> | undefined,
-): ElementRecord[] {
-  const ids = reader.definitions([name], compileFilters({}, scope ? [...scope] : undefined), MAX_DEFINITIONS);
+function definitionsOf(name: string, qualified: string | undefined, reader: SearchReader): ElementRecord[] {
+  const ids = reader.definitions([name], compileFilters({}), MAX_DEFINITIONS);
   const wanted = qualified?.toLowerCase();
   return [...reader.rows(ids).values()]
     .filter((row) => {

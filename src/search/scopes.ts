@@ -24,6 +24,8 @@ export interface SearchScope {
   scoped: boolean;
   reader: SearchReader;
   lexical: LexicalSearch;
+  /** Elements in these repositories (the index's count of vectors when they are all of them). */
+  elementCount(): number;
   /** The elements of these repositories (for the index's generation), ascending: what a scoped k-NN may return. */
   elementIds(generation: number): BigInt64Array;
   /** The same, as a set (to keep the scope's hits of an unrestricted k-NN). */
@@ -41,6 +43,9 @@ export class SearchScopes {
   readonly #indexElements: () => number;
   #repositories: Repository[] = [];
   #byName = new Map<string, Repository>();
+  /** Each repository's root directory, and its name, by root id: what results are relative to and named by. */
+  #roots = new Map<number, string>();
+  #names = new Map<number, string>();
   #scopes = new Map<string, SearchScope>();
 
   constructor(store: IndexStore, indexElements: () => number) {
@@ -54,6 +59,16 @@ export class SearchScopes {
     return this.#repositories;
   }
 
+  /** Root directories by root id. */
+  get roots(): ReadonlyMap<number, string> {
+    return this.#roots;
+  }
+
+  /** Repository names by root id. */
+  get names(): ReadonlyMap<number, string> {
+    return this.#names;
+  }
+
   /** Reads the list of repositories again (after an indexer committed): scopes are made afresh when it changed. */
   refresh(): void {
     const now = this.#store.repositories.all();
@@ -62,6 +77,8 @@ export class SearchScopes {
       now.every((r, i) => r.id === this.#repositories[i]!.id && r.root === this.#repositories[i]!.root);
     this.#repositories = now;
     this.#byName = new Map(now.map((repository) => [repository.name, repository]));
+    this.#roots = new Map(now.map((repository) => [repository.id, repository.root]));
+    this.#names = new Map(now.map((repository) => [repository.id, repository.name]));
     if (!same) this.#scopes = new Map();
   }
 
@@ -106,26 +123,22 @@ export class SearchScopes {
     const scoped = roots.length < this.#repositories.length;
     const reader = new SearchReader(this.#store, roots);
     const counts = new GenerationCache<number>(1);
-    const ids = new GenerationCache<number[]>(1);
-    const idArray = new GenerationCache<BigInt64Array>(1);
+    const ids = new GenerationCache<BigInt64Array>(1);
     const idSet = new GenerationCache<ReadonlySet<number>>(1);
     const elementCount = scoped
       ? () => counts.get(this.#store.generation, 'n', () => reader.elementCount())
       : this.#indexElements;
+    const elementIds = (generation: number) =>
+      ids.get(generation, 'ids', () => BigInt64Array.from(reader.elementIds(), BigInt));
     return {
       roots,
       scoped,
       reader,
       lexical: new LexicalSearch(reader, elementCount),
-      elementIds: (generation) =>
-        idArray.get(generation, 'ids', () =>
-          BigInt64Array.from(
-            ids.get(generation, 'ids', () => reader.elementIds()),
-            BigInt,
-          ),
-        ),
+      elementCount,
+      elementIds,
       elementSet: (generation) =>
-        idSet.get(generation, 'ids', () => new Set(ids.get(generation, 'ids', () => reader.elementIds()))),
+        idSet.get(generation, 'ids', () => new Set(Array.from(elementIds(generation), Number))),
     };
   }
 }

@@ -164,16 +164,6 @@ export class Searcher {
     return this.#scopes.repositories;
   }
 
-  /** The index's repositories by root id: where each result's path is relative to. */
-  #roots(): Map<number, string> {
-    return new Map(this.#scopes.repositories.map((repository) => [repository.id, repository.root]));
-  }
-
-  /** The index's repository names by root id. */
-  #repoNames(): Map<number, string> {
-    return new Map(this.#scopes.repositories.map((repository) => [repository.id, repository.name]));
-  }
-
   /** Searches run one after another: each holds a read snapshot of the database. */
   search(query: string, options: SearchOptions = {}): Promise<SearchResponse> {
     const run = this.#queue.then(() => this.#search(query, options));
@@ -197,8 +187,8 @@ export class Searcher {
             references: this.#references,
             search: scope.reader,
             scope: scope.scoped ? new Set(scope.roots) : undefined,
-            roots: this.#roots(),
-            repos: this.#repoNames(),
+            roots: this.#scopes.roots,
+            repos: this.#scopes.names,
             root: this.root,
             sources: this.#sources,
           },
@@ -229,7 +219,7 @@ export class Searcher {
     return this.#store.readSnapshot(async () => {
       await this.#catchUp();
       const scope = this.#scopes.resolve(options.repos);
-      const filters = compileFilters(options, scope.scoped ? scope.roots : undefined);
+      const filters = compileFilters(options);
       // The query is embedded and the FAISS search submitted to its worker threads
       // first, so that BM25 runs here meanwhile: the two halves overlap.
       const vectorSide =
@@ -254,8 +244,8 @@ export class Searcher {
 
       t = performance.now();
       const results = presentResults(ranked, parsed, {
-        roots: this.#roots(),
-        repos: this.#repoNames(),
+        roots: this.#scopes.roots,
+        repos: this.#scopes.names,
         root: this.root,
         sources: this.#sources,
         snippet: options.snippet ?? SEARCH_DEFAULTS.snippet,
@@ -273,7 +263,7 @@ export class Searcher {
         results,
         root: this.root,
         embedder: this.#record.id,
-        elements: scope.scoped ? scope.reader.elementCount() : this.#elementCount(),
+        elements: scope.elementCount(),
         timings,
       };
     });

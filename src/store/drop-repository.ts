@@ -8,6 +8,7 @@ import { prepareDirectory, StoreError } from './database.js';
 import { type LockOptions, WriteLock } from './lock.js';
 import { isRepositoryName, badRepositoryName } from './repository-name.js';
 import { IndexStore } from './store.js';
+import { unknownRepository } from './repositories.js';
 
 export interface DroppedRepository {
   directory: string;
@@ -26,7 +27,7 @@ export async function dropRepository(
   // Read-only first: a missing index or repository is reported without creating anything.
   const probe = IndexStore.open(directory, { readonly: true });
   try {
-    if (!probe.repositories.byName(name)) throw unknownRepository(name);
+    if (!probe.repositories.byName(name)) throw unknownRepository(name, 'nothing was deleted');
   } finally {
     probe.close();
   }
@@ -35,7 +36,7 @@ export async function dropRepository(
   const store = IndexStore.open(directory);
   try {
     const repository = store.repositories.byName(name);
-    if (!repository) throw unknownRepository(name);
+    if (!repository) throw unknownRepository(name, 'nothing was deleted');
     const generation = store.generation + 1;
     const removed = store.transaction(() => {
       const counts = store.dropRepository(repository, generation);
@@ -48,8 +49,4 @@ export async function dropRepository(
     store.close();
     lock.release();
   }
-}
-
-function unknownRepository(name: string): StoreError {
-  return new StoreError(`the index has no repository named ${name}: nothing was deleted`, 'UNKNOWN_REPO');
 }

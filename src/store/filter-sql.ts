@@ -14,8 +14,6 @@ export interface FilterConditions {
   languages?: readonly string[];
   /** Elements of these types. */
   types?: readonly string[];
-  /** Files of these repositories (root ids). */
-  roots?: readonly number[];
 }
 
 /**
@@ -47,10 +45,6 @@ export function filterSql(conditions: FilterConditions): ConditionSql {
   if (conditions.types) {
     sql.push('e.element_type IN (SELECT value FROM json_each(?))');
     params.push(JSON.stringify(conditions.types));
-  }
-  if (conditions.roots) {
-    sql.push('f.root_id IN (SELECT value FROM json_each(?))');
-    params.push(JSON.stringify(conditions.roots));
   }
   return { sql: sql.length > 0 ? sql.join(' AND ') : '1', params };
 }

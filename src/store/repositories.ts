@@ -113,6 +113,15 @@ export class Repositories {
   }
 }
 
+/** The error for a repository the index does not hold (naming no other: a caller may be allowed some only), and what that means. */
+export function unknownRepository(name: unknown, consequence?: string): StoreError {
+  const shown = typeof name === 'string' ? JSON.stringify(name.slice(0, 100)) : String(name);
+  return new StoreError(
+    `the index has no repository named ${shown}${consequence ? `: ${consequence}` : ''}`,
+    'UNKNOWN_REPO',
+  );
+}
+
 function rootTaken(root: string, indexedAs: string, wanted: string): StoreError {
   return new StoreError(
     `${root} is indexed already as the repository ${indexedAs}: index it under that name, or drop it first (oc-vector-index --drop --repo ${indexedAs}) to index it as ${wanted}`,

@@ -89,6 +89,8 @@ export class SearchReader {
   readonly #tables: readonly RootTables[];
   /** The scope as a condition on `f` (nothing when it is every repository), and its parameter. */
   readonly #scope: { sql: string; params: string[] };
+  /** The same condition over the alias `f` of the reads that join files. */
+  readonly #scopeOfF: string;
   /** This generation's element-to-file map: how often it was done without, and the map once read (undefined when too sparse). */
   #elementFiles: { generation: number; countsBySql: number; read: boolean; map: ElementFiles | undefined } = {
     generation: Number.NaN,
@@ -111,6 +113,7 @@ export class SearchReader {
     this.#scope = all
       ? { sql: '', params: [] }
       : { sql: ' AND root_id IN (SELECT value FROM json_each(?))', params: [JSON.stringify(scope)] };
+    this.#scopeOfF = this.#scope.sql.replace('root_id', 'f.root_id');
     this.#sql = {
       fileSizes: prepared<string[], { files: number; averageSize: number | null }>(
         db,
@@ -135,16 +138,6 @@ export class SearchReader {
          FROM elements e JOIN files f ON f.id = e.file_id WHERE e.vector_id IN (SELECT value FROM json_each(?))`,
       ),
     };
-  }
-
-  /** Whether this reader covers some of the index's repositories, not all. */
-  get scoped(): boolean {
-    return this.#scope.sql !== '';
-  }
-
-  /** The root ids searched. */
-  get roots(): number[] {
-    return this.#tables.map((tables) => tables.rootId);
   }
 
   /** Elements in the searched repositories, as their files record them. */
@@ -217,10 +210,10 @@ export class SearchReader {
     return prepared<unknown[], { id: number }>(
       this.#db,
       `SELECT e.vector_id AS id FROM elements e JOIN files f ON f.id = e.file_id
-         WHERE f.id IN (SELECT pf.id FROM json_each(?) p CROSS JOIN files pf WHERE instr(lower(pf.path), p.value) > 0) AND ${filters.sql}
+         WHERE f.id IN (SELECT pf.id FROM json_each(?) p CROSS JOIN files pf WHERE instr(lower(pf.path), p.value) > 0) AND ${filters.sql}${this.#scopeOfF}
          ORDER BY length(f.path), f.path, instr(e.element_name, '.') > 0, e.start_line LIMIT ?`,
     )
-      .all(JSON.stringify(paths), ...filters.params, limit)
+      .all(JSON.stringify(paths), ...filters.params, ...this.#scope.params, limit)
       .map((row) => row.id);
   }
 
@@ -230,10 +223,10 @@ export class SearchReader {
     return prepared<unknown[], { id: number }>(
       this.#db,
       `SELECT e.vector_id AS id FROM elements e JOIN files f ON f.id = e.file_id
-         WHERE e.short_name IN (SELECT value FROM json_each(?)) AND e.element_type NOT IN (${TEXT_TYPES_SQL}) AND ${filters.sql}
+         WHERE e.short_name IN (SELECT value FROM json_each(?)) AND e.element_type NOT IN (${TEXT_TYPES_SQL}) AND ${filters.sql}${this.#scopeOfF}
          LIMIT ?`,
     )
-      .all(JSON.stringify(names.map((name) => name.toLowerCase())), ...filters.params, limit)
+      .all(JSON.stringify(names.map((name) => name.toLowerCase())), ...filters.params, ...this.#scope.params, limit)
       .map((row) => row.id);
   }
 
