@@ -28,6 +28,10 @@ export interface Environment {
   nativePath: string | undefined;
   /** OCVECTOR_DEBUG: stack traces with error messages. */
   debug: boolean;
+  /** OCVECTOR_STORE: a shared PostgreSQL store (postgres://…) used instead of the embedded index. */
+  store: string | undefined;
+  /** OCVECTOR_SCHEMA: the schema the shared store lives in. */
+  schema: string | undefined;
 }
 
 export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environment {
@@ -41,6 +45,8 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     llm: !/^(0|off|false|no)$/i.test(env.OCVECTOR_LLM ?? ''),
     nativePath: env.OCVECTOR_NATIVE_PATH || undefined,
     debug: Boolean(env.OCVECTOR_DEBUG),
+    store: env.OCVECTOR_STORE || undefined,
+    schema: env.OCVECTOR_SCHEMA || undefined,
   };
 }
 

@@ -10,7 +10,7 @@ import { Command, Option } from 'commander';
 import { defaultIndexDir, findRoot, INDEX_DIR_NAME } from '../files/root.js';
 import { describeFsError, describeSpecial } from '../files/scan.js';
 import { Indexer, type IndexerOptions } from '../indexing/indexer.js';
-import { indexStatus } from '../indexing/status.js';
+import { indexStatus, sharedStoreStatus } from '../indexing/status.js';
 import { watchIndex } from '../indexing/watch.js';
 import { findIndex } from '../search/find-index.js';
 import { StoreError } from '../store/database.js';
@@ -25,6 +25,7 @@ import { colorEnabled, formatDuration, makeStyle, plural } from './terminal.js';
 import { configure, parseInteger, parseSize, runCommand } from './program.js';
 import { embedderChoice, EMBEDDER_KINDS, type EmbedderKind, OPENAI_BASE_URL_HELP } from './embedder-choice.js';
 import { ollamaOptions, openAIOptions, readEnvironment } from './environment.js';
+import { addStoreOptions, storeChoice } from './store-choice.js';
 
 interface IndexCliOptions {
   db?: string;
@@ -48,6 +49,8 @@ interface IndexCliOptions {
   json?: boolean;
   quiet?: boolean;
   progress: boolean;
+  store?: string;
+  schema?: string;
 }
 
 const PROGRAM = 'oc-vector-index';
@@ -61,7 +64,8 @@ export async function indexMain(argv: readonly string[]): Promise<number> {
     .option(
       '--db <dir>',
       'index directory (default: <root>/.ocvector, the root being the enclosing git work tree or index)',
-    )
+    );
+  addStoreOptions(program)
     .option('--no-llm', 'syntax-tree analysis only: no descriptions from an analysis model')
     .addOption(
       new Option(
@@ -90,7 +94,7 @@ export async function indexMain(argv: readonly string[]): Promise<number> {
     .option('--threads <n>', 'analysis threads (default: the number of cores)')
     .option(
       '--wait <seconds>',
-      'wait this long for another indexer of the same index to finish (default: fail at once)',
+      'wait this long for another indexer of the same index (of the same repository, in a shared store) to finish (default: fail at once)',
     )
     .option(
       '--timeout <seconds>',
@@ -102,7 +106,10 @@ export async function indexMain(argv: readonly string[]): Promise<number> {
       '--repo <name>',
       "the repository's name in the index (default: the directory's name); with --drop, remove only it",
     )
-    .option('--drop', 'delete the index (its database, vectors files and lock); nothing else is touched')
+    .option(
+      '--drop',
+      'delete the index (its database, vectors files and lock; nothing else is touched); with --repo, only that repository (the only way in a shared store)',
+    )
     .option('--json', 'machine-readable output on stdout')
     .option('-q, --quiet', 'no progress and no warnings on stderr')
     .option('--no-progress', 'no progress bar');
@@ -131,6 +138,21 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
 
   if (options.repo !== undefined && !isRepositoryName(options.repo))
     throw new UsageError(`--repo: ${badRepositoryName(options.repo)}`);
+  const store = storeChoice(options, env);
+  if (store && options.drop) {
+    if (options.repo === undefined)
+      throw new UsageError(
+        '--drop on a shared store removes one repository: name it with --repo (the store itself is a schema of your database: drop that there)',
+      );
+    const { dropPostgresRepository } = await import('../store/postgres/admin.js');
+    const dropped = await dropPostgresRepository(store, options.repo, { waitMs: (waitSeconds ?? 0) * 1_000 });
+    process.stdout.write(
+      options.json
+        ? `${JSON.stringify(dropped, null, 2)}\n`
+        : `removed the repository ${dropped.repo} (${plural(dropped.files, 'file')}, ${plural(dropped.elements, 'element')}) from ${dropped.location}\n`,
+    );
+    return EXIT.OK;
+  }
   if (options.drop && options.repo !== undefined) {
     const indexDir = existingIndexDir(paths, options.db, 'nothing to delete');
     const dropped = await dropRepository(
@@ -153,7 +175,9 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
   }
 
   if (options.status) {
-    const status = await indexStatus(existingIndexDir(paths, options.db, 'run oc-vector-index first'));
+    const status = store
+      ? await sharedStoreStatus(store)
+      : await indexStatus(existingIndexDir(paths, options.db, 'run oc-vector-index first'));
     process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status, style));
     return EXIT.OK;
   }
@@ -175,6 +199,7 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
     const common: Omit<IndexerOptions, 'path'> = {
       root,
       indexDir: options.db ? resolve(options.db) : defaultIndexDir(root),
+      ...(store ? { store } : {}),
       ...(options.repo !== undefined ? { repo: options.repo } : {}),
       ...defined('embedder', embedder),
       ...defined('llm', llm),

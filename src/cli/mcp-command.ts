@@ -18,6 +18,8 @@ import { embedderChoice, EMBEDDER_KINDS, type EmbedderKind, OPENAI_BASE_URL_HELP
 import { ollamaOptions, openAIOptions, readEnvironment } from './environment.js';
 import { EXIT, UsageError } from './exit.js';
 import { configure, parseInteger, runCommand, VERSION } from './program.js';
+import { addStoreOptions, storeChoice } from './store-choice.js';
+import { withoutPassword } from '../store/location.js';
 
 interface McpCliOptions {
   db?: string;
@@ -32,6 +34,8 @@ interface McpCliOptions {
   host?: string;
   tokens?: string;
   quiet?: boolean;
+  store?: string;
+  schema?: string;
 }
 
 const PROGRAM = 'oc-vector-mcp';
@@ -42,7 +46,8 @@ export async function mcpMain(argv: readonly string[]): Promise<number> {
     'Serve the code index over MCP (stdio, or Streamable HTTP with --http): codebase_search, find_references, index_status and reindex.',
   )
     .argument('[root]', 'the directory to serve (default: the root of the index at or above the current directory)')
-    .option('--db <dir>', 'index directory (default: <root>/.ocvector)')
+    .option('--db <dir>', 'index directory (default: <root>/.ocvector)');
+  addStoreOptions(program)
     .option('--no-llm', 'reindex with syntax-tree analysis only')
     .addOption(
       new Option(
@@ -97,10 +102,12 @@ async function serve(rootArgument: string | undefined, options: McpCliOptions): 
     ? findRoot(resolve(rootArgument))
     : (findIndex(process.cwd())?.root ?? findRoot(process.cwd()));
   const indexDir = options.db ? resolve(options.db) : defaultIndexDir(root);
+  const store = storeChoice(options, env);
   const llm = await analysisChoice(options, { ollamaHost: ollama.host, openaiBaseUrl: openai.baseUrl }, env, log);
   const serverOptions: CodebaseMcpServerOptions = {
     root,
     indexDir,
+    ...(store ? { store } : {}),
     indexer: { ...(llm === undefined ? {} : { llm }), ...(embedder ? { embedder } : {}), ollama, openai },
     search: { budget: { maxOutputChars }, searcherOptions: { ollama, openai } },
     version: VERSION,
@@ -147,7 +154,7 @@ async function serveStdio(serverOptions: CodebaseMcpServerOptions, log: (line: s
     process.once('SIGTERM', () => resolveClosed());
   });
   log(
-    `serving ${serverOptions.root} (index ${serverOptions.indexDir}); tools: ${server.tools.map((tool) => tool.name).join(', ')}`,
+    `serving ${serverOptions.root} (index ${where(serverOptions)}); tools: ${server.tools.map((tool) => tool.name).join(', ')}`,
   );
   await closed;
   await server.close();
@@ -177,7 +184,7 @@ async function serveHttp(
   // Always said, -q or not: with port 0 it is the only way to learn the port.
   process.stderr.write(`${PROGRAM}: listening on ${server.url}\n`);
   log(
-    `serving ${serverOptions.root} (index ${serverOptions.indexDir}) to ${tokens ? `${tokens.size} tokens` : 'this machine only, without tokens'}; health at ${server.url.replace(/\/mcp$/, '/health')}`,
+    `serving ${serverOptions.root} (index ${where(serverOptions)}) to ${tokens ? `${tokens.size} tokens` : 'this machine only, without tokens'}; health at ${server.url.replace(/\/mcp$/, '/health')}`,
   );
   await new Promise<void>((resolveClosed) => {
     process.once('SIGINT', () => resolveClosed());
@@ -187,4 +194,11 @@ async function serveHttp(
   await server.close();
   await service.close();
   return EXIT.OK;
+}
+
+/** Where the served index is, for the log: the directory, or the shared store without its password. */
+function where(options: CodebaseMcpServerOptions): string {
+  return options.store
+    ? `${withoutPassword(options.store.url)}, schema ${options.store.schema ?? 'ocvector'}`
+    : String(options.indexDir);
 }

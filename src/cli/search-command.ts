@@ -18,6 +18,7 @@ import {
   type SearchMode,
   type SearchResponse,
   type SearchResult,
+  type SearcherOptions,
 } from '../search/searcher.js';
 import { DEFAULT_REFERENCE_SITES, MAX_REFERENCE_SITES, type ReferencesResponse } from '../search/references.js';
 import { moreLinesMarker } from '../search/source.js';
@@ -27,7 +28,10 @@ import { EXIT } from './exit.js';
 import { configure, parseInteger, parseList, runCommand } from './program.js';
 import { colorEnabled, formatDuration, makeStyle, type Style } from './terminal.js';
 import { OPENAI_BASE_URL_HELP } from './embedder-choice.js';
-import { ollamaOptions, openAIOptions } from './environment.js';
+import { ollamaOptions, openAIOptions, readEnvironment } from './environment.js';
+import { addStoreOptions, storeChoice } from './store-choice.js';
+import { findRoot } from '../files/root.js';
+import { defaultRepositoryName } from '../store/repository-name.js';
 
 interface SearchCliOptions {
   limit?: string;
@@ -44,6 +48,8 @@ interface SearchCliOptions {
   openaiBaseUrl?: string;
   refs?: boolean;
   repo?: string[];
+  store?: string;
+  schema?: string;
 }
 
 const PROGRAM = 'oc-vector-search';
@@ -74,7 +80,8 @@ export async function searchMain(argv: readonly string[]): Promise<number> {
         .choices(['hybrid', 'lexical', 'vector'])
         .default('hybrid'),
     )
-    .option('--db <dir>', 'index directory (default: the nearest .ocvector at or above the current directory)')
+    .option('--db <dir>', 'index directory (default: the nearest .ocvector at or above the current directory)');
+  addStoreOptions(program)
     .option(
       '--repo <name>',
       'only this repository of the index (repeat for several; default: all of them)',
@@ -108,7 +115,7 @@ export async function searchMain(argv: readonly string[]): Promise<number> {
 async function runReferences(symbol: string, options: SearchCliOptions): Promise<number> {
   const limit =
     options.limit === undefined ? DEFAULT_REFERENCE_SITES : parseInteger(options.limit, '-k', 1, MAX_REFERENCE_SITES);
-  const searcher = await Searcher.open({ indexDir: indexDirOf(options) });
+  const searcher = await Searcher.open(whereOf(options));
   let response: ReferencesResponse;
   try {
     response = await searcher.references(symbol, { limit, text: options.snippet, ...reposOf(options) });
@@ -129,7 +136,20 @@ function reposOf(options: SearchCliOptions): { repos?: string[] } {
   return options.repo ? { repos: options.repo } : {};
 }
 
-/** The index to search: --db, else the nearest .ocvector at or above the current directory. */
+/**
+ * The index to search: a shared store (--store), where the repository
+ * checked out here (named as the indexer names it by default: its
+ * directory's name) is read from disk; else --db, else the nearest
+ * .ocvector at or above the current directory.
+ */
+function whereOf(options: SearchCliOptions): Pick<SearcherOptions, 'store' | 'indexDir' | 'checkouts'> {
+  const store = storeChoice(options, readEnvironment());
+  if (!store) return { indexDir: indexDirOf(options) };
+  const root = findRoot(process.cwd());
+  return { store, checkouts: { [defaultRepositoryName(root)]: root } };
+}
+
+/** The embedded index to search: --db, else the nearest .ocvector at or above the current directory. */
 function indexDirOf(options: SearchCliOptions): string {
   const found = options.db ? { indexDir: resolve(options.db) } : findIndex(process.cwd());
   if (!found)
@@ -147,7 +167,7 @@ async function runSearch(query: string, options: SearchCliOptions): Promise<numb
   const type = options.type ? parseList(options.type, '--type', ELEMENT_TYPES) : undefined;
 
   const searcher = await Searcher.open({
-    indexDir: indexDirOf(options),
+    ...whereOf(options),
     ollama: ollamaOptions(options.ollamaHost),
     openai: openAIOptions(options.openaiBaseUrl),
   });

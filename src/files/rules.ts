@@ -144,3 +144,8 @@ export function fileStem(path: string): string {
   const dot = base.indexOf('.', 1);
   return dot > 0 ? base.slice(0, dot) : base;
 }
+
+/** A name with case and separators folded: `query_manager`, `QueryManager` and `query-manager` meet. */
+export function normalizeStem(name: string): string {
+  return name.toLowerCase().replace(/[_\-$]/g, '');
+}

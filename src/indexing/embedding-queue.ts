@@ -15,7 +15,12 @@ export interface EmbeddingQueueOptions {
   /** How long a partial batch waits for more documents before it is sent. */
   lingerMs?: number;
   signal?: AbortSignal;
-  lookup: (hash: string) => Float32Array | undefined;
+  /**
+   * Vectors the store holds already for some document hashes (absent ones
+   * are embedded): at once from the embedded store, over a connection from
+   * a database server.
+   */
+  lookup: (hashes: readonly string[]) => ReadonlyMap<string, Float32Array> | Promise<ReadonlyMap<string, Float32Array>>;
 }
 
 interface Waiting {
@@ -43,8 +48,10 @@ export class EmbeddingQueue {
   async vectorsFor(documents: readonly { hash: string; embeddingText: string }[]): Promise<Map<string, Float32Array>> {
     const out = new Map<string, Float32Array>();
     const pending: Promise<void>[] = [];
-    for (const [hash, text] of new Map(documents.map((document) => [document.hash, document.embeddingText]))) {
-      const hit = this.options.lookup(hash);
+    const wanted = new Map(documents.map((document) => [document.hash, document.embeddingText]));
+    const known = wanted.size > 0 ? await this.options.lookup([...wanted.keys()]) : new Map();
+    for (const [hash, text] of wanted) {
+      const hit = known.get(hash);
       if (hit) {
         this.cached++;
         out.set(hash, hit);

@@ -1,21 +1,22 @@
 /**
- * One indexing run's state, in one object (the run's "baton"): the store it
- * writes, the embedder and generation it writes with, the files it found,
- * the summary it fills, and the outcomes waiting to be committed. The
- * Indexer decides what to do; an IndexRun writes it down, a batch of files
- * per transaction.
+ * One indexing run's state, in one object (the run's "baton"): where it
+ * writes (a RunWriter of either store), the embedder it writes with, the
+ * files it found, the summary it fills, and the outcomes waiting to be
+ * committed. The Indexer decides what to do; an IndexRun writes it down, a
+ * batch of files at a time.
  */
 import type { Enricher } from '../analysis/analyzer.js';
 import type { FileAnalyzer } from './pool.js';
 import type { LineStarts } from '../files/line-starts.js';
 import type { ScannedFile } from '../files/scan.js';
-import type { FileRow, IndexStore } from '../store/store.js';
+import type { FileRow } from '../store/rows.js';
+import type { FileWrite, RunWriter } from '../store/writes.js';
 import type { ElementDocument } from '../vector/document.js';
 import type { Embedder } from '../vector/embedder.js';
 import type { EmbeddingQueue } from './embedding-queue.js';
 import type { FileChange, IndexEvent, IndexSummary } from './events.js';
 
-/** Files written per transaction. */
+/** Files written per batch. */
 const FILES_PER_COMMIT = 64;
 
 /** What became of one file: written by the next commit. */
@@ -33,12 +34,13 @@ export interface FileOutcome {
   lineStarts?: LineStarts;
   /** Its words and their lines (text/occurrences.ts), for references. */
   occurrences?: Map<string, string>;
+  /** Its text as analysed (credentials redacted), for a store that keeps it. */
+  text?: string;
 }
 
 export interface IndexRunParts {
-  store: IndexStore;
+  writer: RunWriter;
   embedder: Embedder;
-  rootId: number;
   /** The root's files as recorded before the run. */
   known: Map<string, FileRow>;
   summary: IndexSummary;
@@ -51,11 +53,8 @@ export interface IndexRunParts {
 }
 
 export class IndexRun {
-  readonly store: IndexStore;
+  readonly writer: RunWriter;
   readonly embedder: Embedder;
-  readonly rootId: number;
-  /** The generation this run stamps on what it writes: one past the store's. */
-  readonly generation: number;
   readonly known: Map<string, FileRow>;
   readonly summary: IndexSummary;
   readonly signal: AbortSignal | undefined;
@@ -64,13 +63,13 @@ export class IndexRun {
   readonly analyzer: FileAnalyzer | undefined;
   readonly #emit: (event: IndexEvent) => void;
   #batch: FileOutcome[] = [];
+  /** Batches are written one after another, in the order they filled. */
+  #writing: Promise<unknown> = Promise.resolve();
   #wrote = false;
 
   constructor(parts: IndexRunParts) {
-    this.store = parts.store;
+    this.writer = parts.writer;
     this.embedder = parts.embedder;
-    this.rootId = parts.rootId;
-    this.generation = parts.store.generation + 1;
     this.known = parts.known;
     this.summary = parts.summary;
     this.signal = parts.signal;
@@ -80,116 +79,113 @@ export class IndexRun {
     this.#emit = parts.emit;
   }
 
-  /** Whether the run has changed the index (and so moved it to its generation). */
+  /** Whether the run has changed the index. */
   get wrote(): boolean {
     return this.#wrote;
   }
 
   /** The hashes of the documents a file has in the index: they keep their vectors. */
   liveHashes(row: FileRow | undefined): Set<string> {
-    return new Set(row ? this.store.elementsOfFile(row.id).map((element) => element.documentHash) : []);
+    return new Set(row ? this.writer.elementHashes(row.id) : []);
   }
 
   /** Queues a file's outcome; a full batch is committed at once. */
-  add(outcome: FileOutcome): void {
+  async add(outcome: FileOutcome): Promise<void> {
     this.#batch.push(outcome);
-    if (this.#batch.length >= FILES_PER_COMMIT) this.flush();
+    if (this.#batch.length >= FILES_PER_COMMIT) await this.flush();
   }
 
-  /** Commits the outcomes queued so far. */
-  flush(): void {
+  /** Commits the outcomes queued so far (after the batches before them). */
+  flush(): Promise<void> {
     const outcomes = this.#batch;
     this.#batch = [];
-    this.commit(outcomes);
+    const done = this.#writing.then(() => this.commit(outcomes));
+    this.#writing = done.catch(() => {});
+    return done;
   }
 
-  /** Writes files' outcomes in one transaction, then reports them. */
-  commit(outcomes: readonly FileOutcome[]): void {
+  /** Writes files' outcomes in one batch, then reports them. */
+  async commit(outcomes: readonly FileOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
-    const { store, summary } = this;
+    const { summary } = this;
+    const written = await this.writer.write(outcomes.map(fileWrite));
     const events: IndexEvent[] = [];
-    store.transaction(() => {
-      for (const outcome of outcomes) {
-        const { scanned, row } = outcome;
-        if (outcome.change === 'unchanged') {
-          store.touchFile(row!.id, scanned.size, outcome.mtimeMs);
-          summary.files.unchanged++;
-          events.push({ type: 'file-unchanged', path: scanned.path });
-          continue;
-        }
-        this.#beginWrite();
-        const status = outcome.change === 'skipped' ? 'skipped' : outcome.change === 'failed' ? 'failed' : 'indexed';
-        // A failed file keeps no hash, so the next run tries it again.
-        const update = {
+    outcomes.forEach((outcome, i) => {
+      const { scanned } = outcome;
+      if (outcome.change === 'unchanged') {
+        summary.files.unchanged++;
+        events.push({ type: 'file-unchanged', path: scanned.path });
+        return;
+      }
+      this.#wrote = true;
+      const result = written[i]!;
+      summary.elements.added += result.added;
+      summary.elements.removed += result.removed;
+      summary.elements.kept += result.kept;
+      if (outcome.change === 'skipped') summary.files.skipped++;
+      else if (outcome.change === 'failed') summary.files.failed++;
+      else {
+        summary.files[outcome.change]++;
+        events.push({
+          type: 'file-indexed',
           path: scanned.path,
-          language: outcome.language,
-          size: scanned.size,
-          mtimeMs: outcome.mtimeMs,
-          hash: status === 'failed' ? null : outcome.hash,
-          status,
-          error: outcome.error,
-        } as const;
-        const written = store.writeFile(this.rootId, update, outcome.documents, this.generation, {
-          lineBytes: outcome.lineStarts,
-          occurrences: outcome.occurrences,
+          change: outcome.change,
+          elements: outcome.documents.length,
+          added: result.added,
+          removed: result.removed,
+          kept: result.kept,
+          embedded: result.added,
         });
-        for (const { document } of written.added) {
-          // Absent only for a hash the file already had (a second copy of a document): its vector is stored.
-          const vector = outcome.vectors.get(document.hash);
-          if (vector) store.putEmbedding(this.embedder.id, document.hash, vector);
-        }
-        summary.elements.added += written.added.length;
-        summary.elements.removed += written.removed.length;
-        summary.elements.kept += written.kept;
-        if (status === 'skipped') summary.files.skipped++;
-        else if (status === 'failed') summary.files.failed++;
-        else {
-          summary.files[outcome.change as FileChange]++;
-          events.push({
-            type: 'file-indexed',
-            path: scanned.path,
-            change: outcome.change as FileChange,
-            elements: outcome.documents.length,
-            added: written.added.length,
-            removed: written.removed.length,
-            kept: written.kept,
-            embedded: written.added.length,
-          });
-        }
       }
     });
     for (const event of events) this.#emit(event);
   }
 
-  /** Removes vanished files in one transaction (their vectors leave FAISS at the next checkpoint or open). */
-  removeDeleted(paths: readonly string[]): void {
-    if (paths.length === 0) return;
-    const { store, summary, known } = this;
+  /** Removes vanished files in one batch. */
+  async removeDeleted(paths: readonly string[]): Promise<void> {
+    const { summary, known } = this;
+    const rows = paths.map((path) => known.get(path)).filter((row): row is FileRow => row !== undefined);
+    if (rows.length === 0) return;
     const addedHashes = new Set<string>();
-    for (const row of store.files(this.rootId).values())
+    for (const row of (await this.writer.files()).values())
       if (row.hash && !known.has(row.path)) addedHashes.add(row.hash);
-    store.transaction(() => {
-      this.#beginWrite();
-      for (const path of paths) {
-        const row = known.get(path);
-        if (!row) continue;
-        const removed = store.deleteFile(row.id, this.generation);
-        // The same content under a new path: a rename, already indexed under its new name.
-        if (row.hash && addedHashes.has(row.hash)) {
-          summary.files.added--;
-          summary.files.renamed++;
-        } else summary.files.deleted++;
-        summary.elements.removed += removed.length;
-        this.#emit({ type: 'file-removed', path, removed: removed.length });
-      }
+    const removed = await this.writer.remove(rows.map((row) => row.id));
+    this.#wrote = true;
+    rows.forEach((row, i) => {
+      // The same content under a new path: a rename, already indexed under its new name.
+      if (row.hash && addedHashes.has(row.hash)) {
+        summary.files.added--;
+        summary.files.renamed++;
+      } else summary.files.deleted++;
+      summary.elements.removed += removed[i]!;
+      this.#emit({ type: 'file-removed', path: row.path, removed: removed[i]! });
     });
   }
+}
 
-  /** The first write of a run moves the index to the run's generation. */
-  #beginWrite(): void {
-    if (!this.#wrote) this.store.meta.generation = this.generation;
-    this.#wrote = true;
-  }
+/** What a file's outcome asks of the store. */
+function fileWrite(outcome: FileOutcome): FileWrite {
+  const { scanned, row } = outcome;
+  if (outcome.change === 'unchanged') return { kind: 'touch', row: row!, size: scanned.size, mtimeMs: outcome.mtimeMs };
+  const status = outcome.change === 'skipped' ? 'skipped' : outcome.change === 'failed' ? 'failed' : 'indexed';
+  return {
+    kind: 'write',
+    // A failed file keeps no hash, so the next run tries it again.
+    update: {
+      path: scanned.path,
+      language: outcome.language,
+      size: scanned.size,
+      mtimeMs: outcome.mtimeMs,
+      hash: status === 'failed' ? null : outcome.hash,
+      status,
+      error: outcome.error,
+    },
+    documents: outcome.documents,
+    vectors: outcome.vectors,
+    lineBytes: outcome.lineStarts,
+    occurrences: outcome.occurrences,
+    text: status === 'indexed' ? outcome.text : undefined,
+  };
 }
 
 /**

@@ -22,6 +22,8 @@ import { DEFAULT_CONTENT_LIMITS } from '../analysis/content.js';
 import { PathOutsideRootError } from '../files/errors.js';
 import { defaultIndexDir, findRoot } from '../files/root.js';
 import { isInside } from '../files/scan.js';
+import { StoreError } from '../store/errors.js';
+import { postgresChoice } from '../store/open-store.js';
 import { dryRun, type DryRunReport } from './dry-run.js';
 import type { IndexSummary } from './events.js';
 import type { IndexerOptions, RunOptions } from './options.js';
@@ -42,6 +44,8 @@ export class Indexer {
     if (!isInside(this.root, options.path))
       throw new PathOutsideRootError(`${resolve(options.path)} is outside the root ${this.root}`);
     this.indexDir = resolve(options.indexDir ?? defaultIndexDir(this.root));
+    // A store that is no PostgreSQL URL is refused now, not at the first run.
+    postgresChoice(options.store);
     this.#setup = new RunSetup({
       root: this.root,
       indexDir: this.indexDir,
@@ -56,7 +60,13 @@ export class Indexer {
    * when it is a file, or git's changes with `since`.
    */
   async run(runOptions: RunOptions = {}): Promise<IndexSummary> {
-    return updateIndex(this.#setup, await this.#resolveRun(runOptions));
+    const resolved = await this.#resolveRun(runOptions);
+    const shared = postgresChoice(this.#options.store);
+    if (shared) {
+      const { updatePostgresIndex } = await import('./update-postgres.js');
+      return updatePostgresIndex(this.#setup, resolved, shared);
+    }
+    return updateIndex(this.#setup, resolved);
   }
 
   /**
@@ -65,6 +75,11 @@ export class Indexer {
    * parses the changed files; calls no model and writes nothing.
    */
   async dryRun(runOptions: RunOptions = {}): Promise<DryRunReport> {
+    if (postgresChoice(this.#options.store))
+      throw new StoreError(
+        'a dry run reads the embedded index only: leave --store out to estimate a run (its figures hold for the shared store too)',
+        'BAD_OPTION',
+      );
     return dryRun(this.#setup, await this.#resolveRun(runOptions));
   }
 

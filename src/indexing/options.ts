@@ -2,6 +2,7 @@
 import type { ContentLimits } from '../analysis/content.js';
 import type { Enricher } from '../analysis/analyzer.js';
 import type { LlmChoice } from '../analysis/llm/choose-enricher.js';
+import type { StoreChoice } from '../store/open-store.js';
 import type { VectorIndexOptions } from '../store/vector-file.js';
 import type { EmbedderChoice } from '../vector/choose.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
@@ -14,8 +15,15 @@ export interface IndexerOptions {
   path: string;
   /** The root, when not the one found from `path` (several paths indexed under their common root). `path` must lie inside it. */
   root?: string;
-  /** Where the database lives. Default `<root>/.ocvector`. */
+  /** Where the embedded index lives. Default `<root>/.ocvector`. Not read when `store` names a shared store. */
   indexDir?: string;
+  /**
+   * The shared PostgreSQL store to index into instead of the embedded index:
+   * `postgres://user@host:port/db`, or `{ url, schema }` (default schema
+   * `ocvector`). It needs PostgreSQL 15 or later with pgvector, and creates
+   * and migrates its schema itself.
+   */
+  store?: StoreChoice;
   /**
    * The repository's name in the index (default: the root directory's
    * name). An index may hold many repositories (a shared `indexDir`); a run

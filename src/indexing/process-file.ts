@@ -58,6 +58,7 @@ export async function processFile(
   outcome.documents = buildDocuments(file, text.split('\n'));
   outcome.lineStarts = new LineStarts(bytes);
   outcome.occurrences = wordOccurrences(text, callLines(file.calls));
+  outcome.text = text;
   // Documents the file already has keep their vectors: only new ones need one.
   const live = run.liveHashes(row);
   outcome.vectors = await run.queue.vectorsFor(outcome.documents.filter((document) => !live.has(document.hash)));

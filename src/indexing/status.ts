@@ -12,7 +12,10 @@ import { DATABASE_FILE } from '../store/database.js';
 import { unknownRepository } from '../store/repositories.js';
 import { IndexStore, UNTRUSTED_MTIME } from '../store/store.js';
 import { listVectorFiles } from '../store/vector-file.js';
-import type { LastRun } from '../store/meta.js';
+import type { EmbedderRecord, LastRun } from '../store/meta.js';
+import type { PostgresChoice } from '../store/open-store.js';
+import type { RepositoryCounts } from '../store/repositories.js';
+import type { FileSummary } from '../store/rows.js';
 
 /** One repository of the index. */
 export interface RepositoryStatus {
@@ -58,93 +61,43 @@ export interface StatusOptions {
   signal?: AbortSignal;
 }
 
+/** What a status is made of, whatever the store: its records, before the files on disk are looked at. */
+interface StatusSource {
+  location: string;
+  /** A shared store, whose repositories may be checked out elsewhere (then their files are not compared). */
+  shared: boolean;
+  repositories: (RepositoryCounts & { lastRun?: LastRun | null })[];
+  files: FileSummary[];
+  embedder: EmbedderRecord | undefined;
+  embedderHost: string | undefined;
+  lastRun: LastRun | null;
+  generation: number;
+  elements: number;
+  vectorIndex: IndexStatus['vectorIndex'];
+  sizeBytes: IndexStatus['sizeBytes'];
+}
+
+/** The status of the embedded index in `indexDir`. */
 export async function indexStatus(indexDir: string, options: StatusOptions = {}): Promise<IndexStatus> {
   const store = IndexStore.open(indexDir, { readonly: true });
+  let source: StatusSource;
   try {
-    const repositories = store.repositories
-      .withCounts()
-      .filter((repository) => !options.repos || options.repos.includes(repository.name));
-    if (options.repos) {
-      const known = new Set(repositories.map((repository) => repository.name));
-      const unknown = options.repos.find((name) => !known.has(name));
-      if (unknown !== undefined) throw unknownRepository(unknown);
-    }
-    const rootOf = new Map(repositories.map((repository) => [repository.id, repository.root]));
-    const nameOf = new Map(repositories.map((repository) => [repository.id, repository.name]));
-    // Among several repositories, a path says whose it is: `web:src/app.ts`.
-    const shown = (rootId: number, path: string) => (rootOf.size > 1 ? `${nameOf.get(rootId)}:${path}` : path);
-    const root = repositories[0]?.root ?? indexDir;
-    const files = store.fileSummaries().filter((file) => rootOf.has(file.rootId));
-    const counts = { indexed: 0, skipped: 0, failed: 0 };
-    const languages: IndexStatus['languages'] = {};
-    const problems: IndexStatus['problems'] = [];
-    for (const file of files) {
-      counts[file.status]++;
-      if (file.status !== 'indexed')
-        problems.push({ path: shown(file.rootId, file.path), status: file.status, reason: file.error ?? file.status });
-      else {
-        const entry = (languages[file.language ?? 'text'] ??= { files: 0, elements: 0 });
-        entry.files++;
-        entry.elements += file.elements;
-      }
-    }
-    const stale: IndexStatus['stale'] = { modified: [], deleted: [], added: [] };
-    if (options.checkFiles !== false) {
-      for (const file of files) {
-        try {
-          const path = join(rootOf.get(file.rootId)!, file.path);
-          const info = statSync(path);
-          // An mtime of -1: the file changed too close to its indexing to trust the time; its content decides.
-          const changed =
-            info.size !== file.size ||
-            (file.mtimeMs === UNTRUSTED_MTIME
-              ? contentHash(readFileSync(path)) !== file.hash
-              : info.mtimeMs !== file.mtimeMs);
-          if (changed) stale.modified.push(shown(file.rootId, file.path));
-        } catch {
-          stale.deleted.push(shown(file.rootId, file.path));
-        }
-      }
-      for (const [rootId, repositoryRoot] of rootOf) {
-        const known = new Set(files.filter((file) => file.rootId === rootId).map((file) => file.path));
-        try {
-          for (const file of await scanRoot(repositoryRoot, options.signal ? { signal: options.signal } : {}))
-            if (!known.has(file.path)) stale.added.push(shown(rootId, file.path));
-        } catch {
-          // The root is gone: every file shows up as deleted already.
-        }
-      }
-    }
     const vectorFile = listVectorFiles(indexDir).at(-1);
-    return {
-      root,
-      indexDir,
-      repositories: repositories.map((repository) => ({
-        name: repository.name,
-        root: repository.root,
-        commit: repository.commit,
-        indexedAt: repository.indexedAt === null ? null : new Date(repository.indexedAt).toISOString(),
-        files: repository.files,
-        elements: repository.elements,
-      })),
-      embedder: store.embedder
-        ? { ...store.embedder, ...(store.meta.embedderHost ? { host: store.meta.embedderHost } : {}) }
-        : null,
-      // The last run over the whole index may be another repository's: a scoped status shows each of its own instead (indexedAt).
-      lastRun: options.repos ? null : store.meta.lastRun,
+    source = {
+      location: indexDir,
+      shared: false,
+      repositories: store.repositories.withCounts(),
+      files: store.fileSummaries(),
+      embedder: store.embedder,
+      embedderHost: store.meta.embedderHost,
+      lastRun: store.meta.lastRun,
       generation: store.generation,
-      files: counts,
-      elements: options.repos
-        ? repositories.reduce((sum, repository) => sum + repository.elements, 0)
-        : store.elementCount,
-      languages,
+      elements: store.elementCount,
       vectorIndex: {
         description: store.meta.indexDescription,
         file: vectorFile?.path ?? null,
         fileGeneration: vectorFile?.generation ?? null,
       },
-      stale,
-      problems,
       sizeBytes: {
         database: sizeOf(join(indexDir, DATABASE_FILE)) + sizeOf(join(indexDir, `${DATABASE_FILE}-wal`)),
         vectors: vectorFile ? sizeOf(vectorFile.path) : 0,
@@ -152,6 +105,121 @@ export async function indexStatus(indexDir: string, options: StatusOptions = {})
     };
   } finally {
     store.close();
+  }
+  return statusOf(source, options);
+}
+
+/** The status of a shared PostgreSQL store: its repositories, files (checked against the ones on this machine) and size. */
+export async function sharedStoreStatus(store: PostgresChoice, options: StatusOptions = {}): Promise<IndexStatus> {
+  const { postgresContents } = await import('../store/postgres/admin.js');
+  const contents = await postgresContents(store);
+  const newest = contents.repositories
+    .filter((repository) => repository.lastRun)
+    .sort((a, b) => (b.indexedAt ?? 0) - (a.indexedAt ?? 0))[0];
+  return statusOf(
+    {
+      ...contents,
+      shared: true,
+      lastRun: newest?.lastRun ?? null,
+      vectorIndex: { description: 'pgvector HNSW (inner product)', file: null, fileGeneration: null },
+    },
+    options,
+  );
+}
+
+async function statusOf(source: StatusSource, options: StatusOptions): Promise<IndexStatus> {
+  const repositories = source.repositories.filter(
+    (repository) => !options.repos || options.repos.includes(repository.name),
+  );
+  if (options.repos) {
+    const known = new Set(repositories.map((repository) => repository.name));
+    const unknown = options.repos.find((name) => !known.has(name));
+    if (unknown !== undefined) throw unknownRepository(unknown);
+  }
+  const rootOf = new Map(repositories.map((repository) => [repository.id, repository.root]));
+  const nameOf = new Map(repositories.map((repository) => [repository.id, repository.name]));
+  // Among several repositories, a path says whose it is: `web:src/app.ts`.
+  const shown = (rootId: number, path: string) => (rootOf.size > 1 ? `${nameOf.get(rootId)}:${path}` : path);
+  const root = repositories[0]?.root ?? source.location;
+  const files = source.files.filter((file) => rootOf.has(file.rootId));
+  const counts = { indexed: 0, skipped: 0, failed: 0 };
+  const languages: IndexStatus['languages'] = {};
+  const problems: IndexStatus['problems'] = [];
+  for (const file of files) {
+    counts[file.status]++;
+    if (file.status !== 'indexed')
+      problems.push({ path: shown(file.rootId, file.path), status: file.status, reason: file.error ?? file.status });
+    else {
+      const entry = (languages[file.language ?? 'text'] ??= { files: 0, elements: 0 });
+      entry.files++;
+      entry.elements += file.elements;
+    }
+  }
+  const stale: IndexStatus['stale'] = { modified: [], deleted: [], added: [] };
+  if (options.checkFiles !== false) {
+    // A repository not checked out on this machine (a shared store built elsewhere) has nothing to compare.
+    const here = new Set(
+      [...rootOf].filter(([, path]) => !source.shared || isDirectory(path)).map(([rootId]) => rootId),
+    );
+    for (const file of files) {
+      if (!here.has(file.rootId)) continue;
+      try {
+        const path = join(rootOf.get(file.rootId)!, file.path);
+        const info = statSync(path);
+        // An mtime of -1: the file changed too close to its indexing to trust the time; its content decides.
+        const changed =
+          info.size !== file.size ||
+          (file.mtimeMs === UNTRUSTED_MTIME
+            ? contentHash(readFileSync(path)) !== file.hash
+            : info.mtimeMs !== file.mtimeMs);
+        if (changed) stale.modified.push(shown(file.rootId, file.path));
+      } catch {
+        stale.deleted.push(shown(file.rootId, file.path));
+      }
+    }
+    for (const [rootId, repositoryRoot] of rootOf) {
+      if (!here.has(rootId)) continue;
+      const known = new Set(files.filter((file) => file.rootId === rootId).map((file) => file.path));
+      try {
+        for (const file of await scanRoot(repositoryRoot, options.signal ? { signal: options.signal } : {}))
+          if (!known.has(file.path)) stale.added.push(shown(rootId, file.path));
+      } catch {
+        // The root is gone: every file shows up as deleted already.
+      }
+    }
+  }
+  return {
+    root,
+    indexDir: source.location,
+    repositories: repositories.map((repository) => ({
+      name: repository.name,
+      root: repository.root,
+      commit: repository.commit,
+      indexedAt: repository.indexedAt === null ? null : new Date(repository.indexedAt).toISOString(),
+      files: repository.files,
+      elements: repository.elements,
+    })),
+    embedder: source.embedder
+      ? { ...source.embedder, ...(source.embedderHost ? { host: source.embedderHost } : {}) }
+      : null,
+    // The last run over the whole index may be another repository's: a scoped status shows each of its own instead (indexedAt).
+    lastRun: options.repos ? null : source.lastRun,
+    generation: source.generation,
+    files: counts,
+    elements: options.repos ? repositories.reduce((sum, repository) => sum + repository.elements, 0) : source.elements,
+    languages,
+    vectorIndex: source.vectorIndex,
+    stale,
+    problems,
+    sizeBytes: source.sizeBytes,
+  };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 

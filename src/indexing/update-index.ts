@@ -1,16 +1,3 @@
-/**
- * A real run: brings the index up to date with the files the plan names.
- * It holds the write lock, chooses and checks the embedder, reads and
- * analyses the changed files several at a time (process-file.ts), commits
- * them in batches of one transaction each (index-run.ts), removes the
- * vanished ones, and checkpoints the FAISS file when one is due.
- *
- * Policy on failure: a file that cannot be read or analysed is recorded as
- * failed and the run goes on; an embedder that fails stops the run (after
- * committing the files already done), because vectors of another embedder
- * cannot stand in for its own.
- */
-import type { ScannedFile } from '../files/scan.js';
 import { gitHead } from '../files/git.js';
 import { prepareDirectory, StoreError } from '../store/database.js';
 import type { Repository } from '../store/repositories.js';
@@ -19,17 +6,18 @@ import { WriteLock } from '../store/lock.js';
 import type { LastRun } from '../store/meta.js';
 import { IndexStore, type EmbedderRecord } from '../store/store.js';
 import { VectorIndex, type VectorIndexEvent } from '../store/vector-file.js';
+import { EmbeddedRunWriter } from '../store/embedded-writer.js';
 import { checkDimension } from '../vector/check.js';
 import type { Embedder } from '../vector/embedder.js';
 import { EmbeddingQueue } from './embedding-queue.js';
 import type { IndexSummary } from './events.js';
-import { eachConcurrently, IndexRun, largestFirst } from './index-run.js';
+import { IndexRun } from './index-run.js';
+import { indexFiles, newSummary } from './run-files.js';
 import { INDEXER_DEFAULTS, type RunOptions } from './options.js';
 import { changedByStat } from './plan.js';
 import type { AnalysisPool } from './pool.js';
 import { embedderOnPool } from './pooled-embedder.js';
-import { processFile } from './process-file.js';
-import { filesInFlight, startsAfresh, type RunSetup } from './run-setup.js';
+import { startsAfresh, type RunSetup } from './run-setup.js';
 
 export async function updateIndex(setup: RunSetup, options: RunOptions): Promise<IndexSummary> {
   const started = performance.now();
@@ -79,12 +67,11 @@ export async function updateIndex(setup: RunSetup, options: RunOptions): Promise
     const queue = new EmbeddingQueue(embedding, {
       ...setup.embeddingBatching(embedder, embedding !== embedder ? pool?.threads : undefined),
       ...(signal ? { signal } : {}),
-      lookup: (hash) => opened.getEmbedding(embedder.id, hash),
+      lookup: (hashes) => cachedEmbeddings(opened, embedder.id, hashes),
     });
     const run = new IndexRun({
-      store: opened,
+      writer: new EmbeddedRunWriter(opened, rootId, opened.generation + 1, embedder.id),
       embedder,
-      rootId,
       known,
       summary,
       signal,
@@ -95,11 +82,11 @@ export async function updateIndex(setup: RunSetup, options: RunOptions): Promise
     });
 
     const stopped = await indexFiles(setup, run, candidates);
-    if (stopped === undefined && !signal?.aborted) run.removeDeleted(plan.deleted);
+    if (stopped === undefined && !signal?.aborted) await run.removeDeleted(plan.deleted);
     queue.close();
     summary.embeddings = { computed: queue.computed, cached: queue.cached };
     summary.calls = { embedding: embedding.calls - embedCallsBefore, model: enricher?.calls ?? 0 };
-    await finish(setup, run);
+    await finish(setup, opened, run);
     summary.durationMs = performance.now() - started;
 
     if (stopped !== undefined || signal?.aborted) {
@@ -182,30 +169,9 @@ function ownRepository(setup: RunSetup, store: IndexStore): Repository | undefin
   return repo !== undefined ? store.repositories.byName(repo) : store.repositories.byRoot(setup.root);
 }
 
-/**
- * Reads, analyses and embeds the files, several at a time, and commits
- * them in batches (those done so far also when the run stops). Returns why
- * it stopped early, if it did.
- */
-async function indexFiles(setup: RunSetup, run: IndexRun, candidates: readonly ScannedFile[]): Promise<unknown> {
-  let done = 0;
-  const width = filesInFlight(run.analyzer, !run.embedder.inProcess);
-  const stopped = await eachConcurrently(
-    largestFirst(candidates),
-    width,
-    async (scanned) => {
-      run.add(await processFile(run, scanned, setup.limits.maxBytes, setup.emit));
-      setup.emit({ type: 'progress', done: ++done, total: candidates.length });
-    },
-    run.signal,
-  );
-  run.flush();
-  return stopped;
-}
-
 /** The summary's totals, and the FAISS file: loaded, brought level and rewritten only when a checkpoint is due. */
-async function finish(setup: RunSetup, run: IndexRun): Promise<void> {
-  const { store, summary, embedder } = run;
+async function finish(setup: RunSetup, store: IndexStore, run: IndexRun): Promise<void> {
+  const { summary, embedder } = run;
   summary.generation = store.generation;
   summary.elements.total = store.elementCount;
   const vectorOptions = setup.options.vectorIndex ?? {};
@@ -222,17 +188,12 @@ async function finish(setup: RunSetup, run: IndexRun): Promise<void> {
   summary.index.vectors = store.elementCount;
 }
 
-function newSummary(root: string, indexDir: string, embedder: string, scanned: number): IndexSummary {
-  return {
-    root,
-    indexDir,
-    embedder,
-    generation: 0,
-    files: { scanned, unchanged: 0, added: 0, changed: 0, renamed: 0, deleted: 0, skipped: 0, failed: 0 },
-    elements: { total: 0, added: 0, removed: 0, kept: 0 },
-    embeddings: { computed: 0, cached: 0 },
-    calls: { embedding: 0, model: 0 },
-    index: { description: '', vectors: 0, written: false },
-    durationMs: 0,
-  };
+/** The embedding cache's vectors of some document hashes (the others are absent). */
+function cachedEmbeddings(store: IndexStore, embedder: string, hashes: readonly string[]): Map<string, Float32Array> {
+  const out = new Map<string, Float32Array>();
+  for (const hash of hashes) {
+    const vector = store.getEmbedding(embedder, hash);
+    if (vector) out.set(hash, vector);
+  }
+  return out;
 }

@@ -27,12 +27,15 @@ import { FindReferencesTool } from '../tool/find-references-tool.js';
 import { FULL_ACCESS, mayReindex, type McpAccess } from './access.js';
 import { toolDefinitions } from './definitions.js';
 import { TOOL_HANDLERS, type SharedState } from './tools.js';
+import type { PostgresChoice } from '../store/open-store.js';
 
 export interface CodebaseMcpServerOptions {
   /** The root the index covers. */
   root: string;
   /** Default `<root>/.ocvector`. */
   indexDir?: string;
+  /** A shared PostgreSQL store to serve instead of the embedded index (searches, status and reindex all use it). */
+  store?: PostgresChoice;
   /** How reindex indexes: the analysis model, the embedder for a new index, threads. */
   indexer?: SharedState['indexer'];
   /** Size budget and permission callback of codebase_search. */
@@ -77,10 +80,16 @@ export function createCodebaseMcpServer(options: CodebaseMcpServerOptions): Code
 export function createCodebaseMcpService(options: CodebaseMcpServerOptions): CodebaseMcpService {
   const { root } = options;
   const indexDir = options.indexDir ?? join(root, '.ocvector');
-  const search = new CodebaseSearchTool({ ...options.search, indexDir });
+  const { store } = options;
+  const search = new CodebaseSearchTool({
+    ...options.search,
+    indexDir,
+    ...(store ? { searcherOptions: { ...options.search?.searcherOptions, store } } : {}),
+  });
   const shared: SharedState = {
     root,
     indexDir,
+    ...(store ? { store } : {}),
     search,
     references: new FindReferencesTool(search),
     indexer: options.indexer ?? {},

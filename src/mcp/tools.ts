@@ -11,7 +11,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv } from 'ajv';
 import type { IndexEvent } from '../indexing/events.js';
 import { Indexer, type IndexerOptions } from '../indexing/indexer.js';
-import { indexStatus } from '../indexing/status.js';
+import { indexStatus, sharedStoreStatus } from '../indexing/status.js';
+import type { PostgresChoice } from '../store/open-store.js';
 import { DATABASE_FILE, StoreError } from '../store/database.js';
 import type { CodebaseSearchTool } from '../tool/codebase-search-tool.js';
 import type { FindReferencesTool } from '../tool/find-references-tool.js';
@@ -25,6 +26,8 @@ import { REINDEX_ARGS } from './definitions.js';
 export interface SharedState {
   readonly root: string;
   readonly indexDir: string;
+  /** The shared store served instead of the embedded index in indexDir. */
+  readonly store?: PostgresChoice;
   readonly search: CodebaseSearchTool;
   readonly references: FindReferencesTool;
   readonly indexer: Pick<IndexerOptions, 'llm' | 'embedder' | 'ollama' | 'openai' | 'threads' | 'limits'>;
@@ -83,7 +86,7 @@ async function scoped(
 /** The names of the index's repositories, as of its last search; undefined when the index cannot be opened. */
 function knownRepositories(search: CodebaseSearchTool): Promise<string[] | undefined> {
   return search.openSearcher().then(
-    (searcher) => searcher.repositories().map((repository) => repository.name),
+    async (searcher) => (await searcher.currentRepositories()).map((repository) => repository.name),
     () => undefined,
   );
 }
@@ -124,7 +127,7 @@ async function referencesCall(
 }
 
 async function statusCall(
-  { indexDir, search }: SharedState,
+  { indexDir, store, search }: SharedState,
   { access, log }: Caller,
   args: Record<string, unknown>,
   _extra: RequestExtra,
@@ -132,7 +135,7 @@ async function statusCall(
 ): Promise<CallToolResult> {
   if (Object.keys(args).length > 0)
     return toolError(`index_status takes no arguments (got ${Object.keys(args).join(', ')})`);
-  if (!existsSync(join(indexDir, DATABASE_FILE)))
+  if (!store && !existsSync(join(indexDir, DATABASE_FILE)))
     return toolError(`there is no index at ${indexDir} yet: call reindex to build it`);
   let status: Awaited<ReturnType<typeof indexStatus>>;
   try {
@@ -142,9 +145,11 @@ async function statusCall(
         ? { repos: undefined }
         : scopeRepos(access.repos, undefined, await knownRepositories(search));
     if ('error' in scope) return toolError(scope.error);
-    status = await indexStatus(indexDir, scope.repos ? { repos: scope.repos } : {});
+    const only = scope.repos ? { repos: scope.repos } : {};
+    status = store ? await sharedStoreStatus(store, only) : await indexStatus(indexDir, only);
   } catch (error) {
-    if (error instanceof StoreError && error.code === 'UNKNOWN_REPO') return toolError(error.message);
+    if (error instanceof StoreError && (error.code === 'UNKNOWN_REPO' || error.code === 'UNREACHABLE'))
+      return toolError(error.message);
     throw error;
   }
   const health = await searchHealth(search);
@@ -188,8 +193,8 @@ async function reindexCall(
     return toolError(
       `invalid arguments: ${validateReindex.errors?.map((e) => `${e.instancePath.slice(1) || 'arguments'} ${e.message}`).join('; ')}`,
     );
-  const { indexDir } = shared;
-  const where = reindexTarget(shared, access, args.repo);
+  const { indexDir, store } = shared;
+  const where = await reindexTarget(shared, access, args.repo);
   if ('error' in where) {
     log(`reindex refused: ${where.error}`);
     return toolError(where.error);
@@ -213,6 +218,7 @@ async function reindexCall(
       root,
       path: target,
       indexDir,
+      ...(store ? { store } : {}),
       ...(repo !== undefined ? { repo } : {}),
       signal: extra.signal,
       onEvent: progress,
@@ -236,11 +242,11 @@ async function reindexCall(
  * from the directory it was last indexed from; without a name, the root
  * this server serves, which only a token for every repository may update.
  */
-function reindexTarget(
+async function reindexTarget(
   shared: SharedState,
   access: McpAccess,
   repo: string | undefined,
-): { root: string; repo: string | undefined } | { error: string } {
+): Promise<{ root: string; repo: string | undefined } | { error: string }> {
   if (repo === undefined) {
     if (access.repos !== '*')
       return {
@@ -249,6 +255,15 @@ function reindexTarget(
     return { root: shared.root, repo: undefined };
   }
   if (access.repos !== '*' && !access.repos.includes(repo)) return { error: unknownRepository(repo) };
+  if (shared.store) {
+    // The shared store's repositories, as its searches see them.
+    const repository = await shared.search
+      .openSearcher()
+      .then(async (searcher) => (await searcher.currentRepositories()).find((known) => known.name === repo))
+      .catch((error: unknown) => ({ error: `reindex failed: ${(error as Error).message}` }));
+    if (repository && 'error' in repository) return repository;
+    return repository ? { root: repository.root, repo } : { error: unknownRepository(repo) };
+  }
   let store: IndexStore | undefined;
   try {
     store = IndexStore.open(shared.indexDir, { readonly: true });

@@ -1,14 +1,14 @@
 /**
  * Search filters: a path prefix or glob, languages, element types. Each is
- * applied twice, on purpose: in SQL for the lexical side (so that BM25's top
- * hits are all eligible) and as a predicate on vector hits (FAISS knows
- * nothing but ids).
+ * applied twice, on purpose: in the store for the lexical side (so that
+ * BM25's top hits are all eligible) and as a predicate on vector hits (a
+ * k-NN knows nothing but ids).
  */
 
 import { CODE_ELEMENT_TYPES, TEXT_ELEMENT_TYPES } from '../analysis/element.js';
 import { canonicalLanguage, LANGUAGE_ALIASES, LANGUAGES } from '../analysis/languages.js';
 import type { ElementType } from '../analysis/types.js';
-import { filterSql, type ConditionSql, type FilterConditions } from '../store/filter-sql.js';
+import type { FilterConditions } from '../store/filter-sql.js';
 
 /** Every language the index records, and what people (and models) type for them: see analysis/languages.ts. */
 export { canonicalLanguage, LANGUAGE_ALIASES, LANGUAGES };
@@ -25,8 +25,9 @@ export interface SearchFilters {
   type?: string | readonly string[];
 }
 
-/** Filters ready for both sides: the store's SQL condition, and a predicate on rows. */
-export interface CompiledFilters extends ConditionSql {
+/** Filters ready for both sides: the conditions the store turns into its SQL, and a predicate on rows. */
+export interface CompiledFilters {
+  conditions: FilterConditions;
   matches(row: { path: string; language: string | null; type: string }): boolean;
   active: boolean;
 }
@@ -62,7 +63,7 @@ export function compileFilters(filters: SearchFilters): CompiledFilters {
     checks.push((row) => set.has(row.type));
   }
   return {
-    ...filterSql(conditions),
+    conditions,
     matches: (row) => checks.every((check) => check(row)),
     active: checks.length > 0,
   };

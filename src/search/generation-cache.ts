@@ -21,6 +21,29 @@ export class GenerationCache<V> {
     if (value === undefined) this.#values.set(key, (value = compute()));
     return value;
   }
+
+  /** Forgets one answer (one that failed). */
+  forget(key: string, value: V): void {
+    if (this.#values.get(key) === value) this.#values.delete(key);
+  }
+}
+
+/**
+ * The same for answers a store gives asynchronously: concurrent searches
+ * share one read, and a read that fails is not kept.
+ */
+export class AsyncGenerationCache<V> {
+  readonly #cache: GenerationCache<Promise<V>>;
+
+  constructor(limit: number) {
+    this.#cache = new GenerationCache(limit);
+  }
+
+  get(generation: number, key: string, compute: () => Promise<V>): Promise<V> {
+    const promise = this.#cache.get(generation, key, compute);
+    promise.catch(() => this.#cache.forget(key, promise));
+    return promise;
+  }
 }
 
 /** Answers a searcher keeps for one generation before it starts afresh. */

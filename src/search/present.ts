@@ -2,7 +2,8 @@
  * Present, the last stage: the ranked hits as results, each with its code
  * read from the file as it is now (the lines that match the query, deep in
  * a long element), whether the file changed since it was indexed, and, when
- * asked, how its score added up.
+ * asked, how its score added up. Where the repository is not checked out
+ * here, the code is the text the store kept when it was indexed.
  */
 import { join } from 'node:path';
 import type { ElementRecord } from '../store/search-reader.js';
@@ -11,7 +12,7 @@ import { isStopWord } from '../text/vocabulary.js';
 import type { ParsedQuery } from './query.js';
 import type { RankedHit } from './ranking.js';
 import type { SearchResult } from './response.js';
-import { bestSnippetStart, type SnippetOptions, snippetLines, type SourceCache, SourceReader } from './source.js';
+import { bestSnippetStart, type SnippetOptions, snippetLines, type SourceStates } from './source.js';
 
 export interface PresentOptions {
   /** The index's roots by id, and the one a root id not among them falls back to. */
@@ -19,7 +20,8 @@ export interface PresentOptions {
   /** The index's repository names by root id. */
   repos: ReadonlyMap<number, string>;
   root: string;
-  sources: SourceCache;
+  /** Where each repository's files are read from (its checkout, or the text the store keeps), by root id. */
+  sources: (rootId: number) => SourceStates;
   /** Read snippets (true), with limits, or not (false). */
   snippet: boolean | SnippetOptions;
   /** Add each hit's explanation. */
@@ -31,15 +33,12 @@ export function presentResults(
   parsed: ParsedQuery,
   options: PresentOptions,
 ): SearchResult[] {
-  const readers = new Map<number, SourceReader>();
   const queryTerms = new Set(terms(parsed.text).filter((term) => !isStopWord(term)));
   const wantText = options.snippet !== false;
   const limits = typeof options.snippet === 'object' ? options.snippet : {};
   return ranked.map(({ row, score, signals, explanation }) => {
     const root = options.roots.get(row.rootId) ?? options.root;
-    let reader = readers.get(row.rootId);
-    if (!reader) readers.set(row.rootId, (reader = new SourceReader(root, options.sources)));
-    const state = reader.state(row, wantText, row);
+    const state = options.sources(row.rootId).state(row, wantText, row);
     const result: SearchResult = {
       repo: options.repos.get(row.rootId) ?? '',
       path: row.path,

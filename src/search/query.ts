@@ -14,6 +14,9 @@
  */
 import { splitIdentifier, stem, words } from '../text/terms.js';
 import { isStopWord } from '../text/vocabulary.js';
+import { ftsExpression } from '../text/fts-expression.js';
+
+export { ftsExpression };
 
 export type QueryKind = 'identifier' | 'path' | 'prose';
 
@@ -171,12 +174,6 @@ export function searchTerms(tokens: readonly string[]): string[] {
     }
   }
   return [...(meaningful.size > 0 ? meaningful : all)];
-}
-
-/** An FTS5 expression: the terms quoted (so no query text is ever read as FTS syntax), joined by OR, ranked by BM25. */
-export function ftsExpression(terms: readonly string[]): string | undefined {
-  if (terms.length === 0) return undefined;
-  return terms.map((term) => `"${term.replace(/"/g, '""')}"`).join(' OR ');
 }
 
 /** The FTS5 expression for a query's tokens. */

@@ -12,13 +12,11 @@
  * cannot tell which `open` a call reaches.
  */
 import { join } from 'node:path';
-import type { ElementRecord, SearchReader } from '../store/search-reader.js';
-import type { OccurrenceFile, ReferenceReader } from '../store/reference-reader.js';
+import type { ElementRecord, EnclosingElement, OccurrenceFile, OccurrenceReads, ScopeReads } from '../store/reads.js';
 import { decodeSites, isOccurrenceWord } from '../text/occurrences.js';
 import { SearchError } from './errors.js';
-import { compileFilters } from './filters.js';
 import { nameSegments } from './query.js';
-import { type SourceCache, SourceReader, type SourceText } from './source.js';
+import type { SourceStates, SourceText } from './source.js';
 
 export interface ReferencesOptions {
   /** Occurrence lines listed at most (default 2,000; at most MAX_REFERENCE_SITES); `total` counts them all. */
@@ -91,15 +89,16 @@ export interface ReferencesResponse {
 }
 
 export interface ReferenceSources {
-  references: ReferenceReader;
-  search: SearchReader;
+  occurrences: OccurrenceReads;
+  search: ScopeReads;
   /** The root ids searched, when some of the index's repositories only. */
-  scope: ReadonlySet<number> | undefined;
+  scope: readonly number[] | undefined;
   /** Each repository's root directory, and its name, by root id. */
   roots: ReadonlyMap<number, string>;
   repos: ReadonlyMap<number, string>;
   root: string;
-  sources: SourceCache;
+  /** Where a repository's files are read from (its checkout, or the text the store keeps), given the files wanted. */
+  sources(rootId: number, fileIds: readonly number[]): Promise<SourceStates>;
 }
 
 /** A symbol as asked (`getUser`, `Index.search`, `Foo::bar`, `save()`) split into its owner path and last name. */
@@ -117,21 +116,20 @@ export function parseSymbol(symbol: unknown): { name: string; qualified: string 
   return { name, qualified: segments.length > 1 ? segments.join('.') : undefined };
 }
 
-export function findReferences(
+export async function findReferences(
   symbol: string,
   from: ReferenceSources,
   options: ReferencesOptions = {},
-): ReferencesResponse {
+): Promise<ReferencesResponse> {
   const started = performance.now();
   const { name, qualified } = parseSymbol(symbol);
   const limit = validateLimit(options.limit);
   const rootOf = (rootId: number) => from.roots.get(rootId) ?? from.root;
   const repoOf = (rootId: number) => from.repos.get(rootId) ?? '';
 
-  const definitions = definitionsOf(name, qualified, from.search);
+  const definitions = await definitionsOf(name, qualified, from.search);
   const definingFiles = new Set(definitions.map((row) => row.fileId));
-  const { scope } = from;
-  const occurring = from.references.files(name).filter((file) => !scope || scope.has(file.rootId));
+  const occurring = await from.occurrences.files(name, from.scope);
   // Defining files first, each group in path order (the reader gives path order).
   const ordered = [
     ...occurring.filter((file) => definingFiles.has(file.fileId)),
@@ -148,19 +146,28 @@ export function findReferences(
     listed.push(budget >= entry.sites.length ? entry : { ...entry, sites: entry.sites.slice(0, budget) });
     budget -= entry.sites.length;
   }
-  const readers = new Map<number, SourceReader>();
-  const files = listed.map(({ file, sites }) => {
+  const readers = new Map<number, Promise<SourceStates>>();
+  const files: ReferenceFile[] = [];
+  for (const { file, sites } of listed) {
     let reader = readers.get(file.rootId);
-    if (!reader) readers.set(file.rootId, (reader = new SourceReader(rootOf(file.rootId), from.sources)));
+    if (!reader) {
+      const ids = listed.filter((entry) => entry.file.rootId === file.rootId).map((entry) => entry.file.fileId);
+      readers.set(file.rootId, (reader = from.sources(file.rootId, ids)));
+    }
+    const holders = await from.occurrences.around(
+      file,
+      sites.map((site) => site.line),
+    );
     const presented = presentFile(
       file,
       sites,
+      holders,
       definitions,
-      { reader, references: from.references, root: rootOf(file.rootId) },
+      { reader: await reader, root: rootOf(file.rootId) },
       options,
     );
-    return { repo: repoOf(file.rootId), ...presented };
-  });
+    files.push({ repo: repoOf(file.rootId), ...presented });
+  }
   return {
     symbol: symbol.trim(),
     name,
@@ -183,10 +190,10 @@ export function findReferences(
 }
 
 /** Elements named `name` exactly (case and all), and for a qualified symbol, owned as it says. */
-function definitionsOf(name: string, qualified: string | undefined, reader: SearchReader): ElementRecord[] {
-  const ids = reader.definitions([name], compileFilters({}), MAX_DEFINITIONS);
+async function definitionsOf(name: string, qualified: string | undefined, reads: ScopeReads): Promise<ElementRecord[]> {
+  const ids = await reads.definitions([name], {}, MAX_DEFINITIONS);
   const wanted = qualified?.toLowerCase();
-  return [...reader.rows(ids).values()]
+  return [...(await reads.rows(ids)).values()]
     .filter((row) => {
       if (row.name.slice(row.name.lastIndexOf('.') + 1) !== name) return false;
       if (!wanted) return true;
@@ -199,8 +206,9 @@ function definitionsOf(name: string, qualified: string | undefined, reader: Sear
 function presentFile(
   file: OccurrenceFile,
   sites: readonly { line: number; call: boolean }[],
+  holders: readonly (EnclosingElement | undefined)[],
   definitions: readonly ElementRecord[],
-  from: { reader: SourceReader; references: ReferenceReader; root: string },
+  from: { reader: SourceStates; root: string },
   options: ReferencesOptions,
 ): Omit<ReferenceFile, 'repo'> {
   const wantText = options.text ?? true;
@@ -209,7 +217,7 @@ function presentFile(
   const ownDefinitions = definitions.filter((row) => row.fileId === file.fileId);
   const namedAt = new Set<number>();
   const texts = new Map<number, SourceText | undefined>();
-  const out: ReferenceSite[] = sites.map(({ line, call }) => {
+  const out: ReferenceSite[] = sites.map(({ line, call }, i) => {
     const site: ReferenceSite = { line, call, definition: false };
     // A definition's first line that holds the name is where it is defined.
     const defining = ownDefinitions.find((row) => row.startLine <= line && line <= row.endLine);
@@ -217,7 +225,7 @@ function presentFile(
       namedAt.add(defining.id);
       site.definition = true;
     }
-    const holder = from.references.around(file.fileId, line);
+    const holder = holders[i];
     // A chunk (code outside elements) names nothing; its bytes still hold the line.
     if (holder && holder.type !== 'chunk')
       site.element = { type: holder.type, name: holder.name, startLine: holder.startLine, endLine: holder.endLine };

@@ -1,21 +1,26 @@
 /**
  * The Searcher: answers a query from an index with the right code, ranked,
- * fresh and fast. Both halves run for every query (vector k-NN through
- * FAISS, BM25 through FTS5), each over-fetched, then fused, filtered,
- * de-duplicated and cut to k; snippets come from the files as they are now.
+ * fresh and fast. Both halves run for every query (vector k-NN, BM25), each
+ * over-fetched, then fused, filtered, de-duplicated and cut to k; snippets
+ * come from the files as they are now (or, where a repository is not
+ * checked out here, from the text a shared store keeps).
  *
- * A Searcher may live long (an agent's tool, the MCP server): each search
- * reads one snapshot of the database and first brings its in-memory vectors
- * level with what an indexer has committed since. Searches run one at a
- * time.
+ * The index is read through a SearchStore (store/reads.ts): the embedded
+ * one (SQLite + FAISS, the default) or the shared one (PostgreSQL +
+ * pgvector, `store: 'postgres://…'`), one ranking above both. A Searcher may
+ * live long (an agent's tool, the MCP server): each search reads one
+ * snapshot of the index, which the embedded store first brings level with
+ * what an indexer committed since. The embedded store answers searches one
+ * at a time; the shared one answers many at once.
  */
+import { statSync } from 'node:fs';
 import { CircuitBreaker } from '../models/circuit-breaker.js';
-import { FaissError } from '../native/errors.js';
-import type { ElementRecord } from '../store/search-reader.js';
+import { StoreError } from '../store/errors.js';
+import type { EmbedderRecord } from '../store/meta.js';
+import { openStore, type StoreChoice } from '../store/open-store.js';
+import type { ElementRecord, SearchStore, Snapshot } from '../store/reads.js';
 import type { Repository } from '../store/repositories.js';
-import { openIndex } from '../store/open-index.js';
-import type { EmbedderRecord, IndexStore } from '../store/store.js';
-import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from '../store/vector-file.js';
+import type { VectorIndexEvent, VectorIndexOptions } from '../store/vector-file.js';
 import { checkVectors } from '../vector/check.js';
 import { embedderFromId, withRecordedHost } from '../vector/choose.js';
 import { EmbedderError, type Embedder } from '../vector/embedder.js';
@@ -26,15 +31,14 @@ import { compileFilters, type CompiledFilters, type SearchFilters } from './filt
 import { candidatesWanted, DEFAULT_FUSION_WEIGHTS, type FusionWeights, type ScoredHit } from './fusion.js';
 import { FILTERED_OVERFETCH } from './knobs.js';
 import { NO_LEXICAL_EVIDENCE, type LexicalEvidence } from './lexical-search.js';
-import { planKnn, SearchScopes, type SearchScope } from './scopes.js';
+import { SearchScopes, type SearchScope } from './scopes.js';
 import { parseQuery, type ParsedQuery, type QueryKind } from './query.js';
 import { presentResults } from './present.js';
 import { rankCandidates, type Evidence, type RankedHit } from './ranking.js';
 import type { EmbedderStatus, SearchMode, SearchResponse, SearchTimings } from './response.js';
 import { findReferences, type ReferencesOptions, type ReferencesResponse } from './references.js';
-import { SourceCache, type SnippetOptions } from './source.js';
+import { SourceCache, SourceReader, type SnippetOptions, type SourceStates, StoredSources } from './source.js';
 import { SEARCH_DEFAULTS, validateK, validateMode, validateQuery } from './validate.js';
-import { ReferenceReader } from '../store/reference-reader.js';
 
 export type {
   EmbedderStatus,
@@ -46,8 +50,22 @@ export type {
 } from './response.js';
 
 export interface SearcherOptions {
-  /** The index directory (`<root>/.ocvector`). */
-  indexDir: string;
+  /** The embedded index's directory (`<root>/.ocvector`); not read when `store` names another store. */
+  indexDir?: string;
+  /**
+   * Where the index is: the embedded one in `indexDir` (the default), or a
+   * shared PostgreSQL store (`postgres://user@host:port/db`, or
+   * `{ url, schema }`), or a store already open (the Searcher then leaves
+   * closing it to the caller).
+   */
+  store?: StoreChoice | SearchStore;
+  /**
+   * Where repositories are checked out on this machine, by name, when not
+   * where they were indexed from (a shared index built by CI): snippets are
+   * read there, fresh, with the stale flag. A repository found nowhere shows
+   * the text the shared store kept.
+   */
+  checkouts?: Readonly<Record<string, string>>;
   /** The query embedder. Default: the index's own, made from its recorded id. */
   embedder?: Embedder;
   /**
@@ -92,49 +110,38 @@ const EMBEDDER_RETRY_MS = 30_000;
 const PROBE_TIMEOUT_MS = 5_000;
 
 export class Searcher {
+  /** The embedded index's directory, or where the shared store is (without its password). */
   readonly indexDir: string;
+  /** The first repository's root: what a path filter is relative to when a search names no repository. */
   readonly root: string;
-  readonly #store: IndexStore;
+  readonly #store: SearchStore;
+  /** The store was opened by the caller, who closes it. */
+  readonly #borrowed: boolean;
   readonly #options: SearcherOptions;
   readonly #weights: Record<QueryKind, FusionWeights>;
-  /**
-   * Undefined when the vectors cannot be had (the native addon cannot load,
-   * the index records a dimension FAISS cannot take): every search is then
-   * lexical, and says why (#vectorsProblem).
-   */
-  #vectors: VectorIndex | undefined;
-  #vectorsProblem: string | undefined;
   #record: EmbedderRecord;
   #embedder: Embedder | undefined;
   /** One failure sends searches to lexical for EMBEDDER_RETRY_MS; then the embedder is tried again. */
   #embedderBreaker = new CircuitBreaker(1, EMBEDDER_RETRY_MS);
   #embedderProblem: string | undefined;
-  #queue: Promise<unknown> = Promise.resolve();
   readonly #sources = new SourceCache();
-  readonly #references: ReferenceReader;
   readonly #scopes: SearchScopes;
-  /** The generation the list of repositories was last read at. */
-  #repositoriesGeneration: number;
+  /** Whether each repository is checked out here (its directory exists), by root directory. */
+  readonly #checkedOut = new Map<string, boolean>();
   #closed = false;
 
-  private constructor(
-    options: SearcherOptions,
-    store: IndexStore,
-    vectors: VectorIndex | undefined,
-    vectorsProblem: string | undefined,
-    record: EmbedderRecord,
-  ) {
-    this.#vectorsProblem = vectorsProblem;
+  private constructor(options: SearcherOptions, store: SearchStore, borrowed: boolean, first: Snapshot) {
     this.#options = options;
-    this.indexDir = options.indexDir;
     this.#store = store;
-    this.#vectors = vectors;
-    this.#record = record;
+    this.#borrowed = borrowed;
+    this.indexDir = store.location;
+    this.#record = first.embedder!;
+    this.#embedder = options.embedder;
     this.#weights = { ...DEFAULT_FUSION_WEIGHTS, ...options.weights };
-    this.#references = new ReferenceReader(store);
-    this.#scopes = new SearchScopes(store, () => this.#elementCount());
-    this.#repositoriesGeneration = store.generation;
-    this.root = this.#scopes.repositories[0]?.root ?? options.indexDir;
+    const checkouts = options.checkouts ?? {};
+    this.#scopes = new SearchScopes((repository) => checkouts[repository.name] ?? repository.root);
+    this.#scopes.see(first.repositories);
+    this.root = this.#scopes.roots.values().next().value ?? store.location;
   }
 
   /**
@@ -144,19 +151,34 @@ export class Searcher {
    * searcher still opens, and answers from the lexical index.
    */
   static async open(options: SearcherOptions): Promise<Searcher> {
-    const opened = await openIndex(options.indexDir, {
-      ...options.vectorIndex,
-      onEvent: vectorEvents(options),
-      withoutVectors: true,
-    });
-    const problem = opened.vectors ? undefined : opened.vectorsProblem;
-    const searcher = new Searcher(options, opened.store, opened.vectors, problem, opened.embedder);
-    searcher.#embedder = options.embedder;
-    return searcher;
+    const given = options.store;
+    const borrowed = typeof given === 'object' && given !== null && 'read' in given;
+    const store = borrowed
+      ? given
+      : await openStore(given, {
+          indexDir: options.indexDir,
+          vectorIndex: options.vectorIndex,
+          onEvent: (event) => options.onEvent?.({ type: 'vector-index', event }),
+        });
+    try {
+      const first = await store.read(async (snapshot) => {
+        if (!snapshot.embedder) throw emptyIndex(store.location);
+        return snapshot;
+      });
+      return new Searcher(options, store, borrowed, first);
+    } catch (error) {
+      if (!borrowed) await store.close();
+      throw error;
+    }
   }
 
   get embedderId(): string {
     return this.#record.id;
+  }
+
+  /** Which store it reads: 'embedded' or 'postgres'. */
+  get storeKind(): SearchStore['kind'] {
+    return this.#store.kind;
   }
 
   /** The repositories of the index, as of the last search (or opening). */
@@ -164,11 +186,14 @@ export class Searcher {
     return this.#scopes.repositories;
   }
 
-  /** Searches run one after another: each holds a read snapshot of the database. */
+  /** The repositories of the index now (one read of the index: a repository indexed since the last search is among them). */
+  currentRepositories(): Promise<readonly Repository[]> {
+    return this.#read(async () => this.#scopes.repositories);
+  }
+
+  /** Runs a search. The embedded store answers one at a time, each in a read snapshot of its database. */
   search(query: string, options: SearchOptions = {}): Promise<SearchResponse> {
-    const run = this.#queue.then(() => this.#search(query, options));
-    this.#queue = run.catch(() => {});
-    return run;
+    return this.#search(query, options);
   }
 
   /**
@@ -176,39 +201,42 @@ export class Searcher {
    * file (search/references.ts). From the index alone: no embedder, no model.
    */
   references(symbol: string, options: ReferencesOptions = {}): Promise<ReferencesResponse> {
-    const run = this.#queue.then(() =>
-      this.#store.readSnapshot(async () => {
-        if (this.#closed) throw new SearchError('the searcher is closed', 'CLOSED');
-        this.#refreshRepositories();
-        const scope = this.#scopes.resolve(options.repos);
-        return findReferences(
-          symbol,
-          {
-            references: this.#references,
-            search: scope.reader,
-            scope: scope.scoped ? new Set(scope.roots) : undefined,
-            roots: this.#scopes.roots,
-            repos: this.#scopes.names,
-            root: this.root,
-            sources: this.#sources,
-          },
-          options,
-        );
-      }),
-    );
-    this.#queue = run.catch(() => {});
-    return run;
+    return this.#read(async (snapshot) => {
+      const scope = this.#scopes.resolve(snapshot, options.repos);
+      return findReferences(
+        symbol,
+        {
+          occurrences: snapshot.occurrences,
+          search: scope.reads,
+          scope: scope.scoped ? scope.roots : undefined,
+          roots: this.#scopes.roots,
+          repos: this.#scopes.names,
+          root: this.root,
+          sources: (rootId, fileIds) => this.#sourcesOf(snapshot, rootId, fileIds),
+        },
+        options,
+      );
+    });
   }
 
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#vectors?.close();
-    this.#store.close();
+    if (!this.#borrowed) void this.#store.close();
+  }
+
+  /** Reads one snapshot of the index, after checking the searcher is open and noting a switch of embedder. */
+  #read<T>(work: (snapshot: Snapshot) => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(new SearchError('the searcher is closed', 'CLOSED'));
+    return this.#store.read(async (snapshot) => {
+      if (this.#closed) throw new SearchError('the searcher is closed', 'CLOSED');
+      this.#noteEmbedder(snapshot.embedder);
+      this.#scopes.see(snapshot.repositories);
+      return work(snapshot);
+    });
   }
 
   async #search(query: string, options: SearchOptions): Promise<SearchResponse> {
-    if (this.#closed) throw new SearchError('the searcher is closed', 'CLOSED');
     const started = performance.now();
     const text = validateQuery(query);
     const k = validateK(options.k);
@@ -216,21 +244,20 @@ export class Searcher {
     const parsed = parseQuery(text);
     const timings: SearchTimings = { embedMs: 0, vectorMs: 0, lexicalMs: 0, fusionMs: 0, snippetMs: 0, totalMs: 0 };
 
-    return this.#store.readSnapshot(async () => {
-      await this.#catchUp();
-      const scope = this.#scopes.resolve(options.repos);
+    return this.#read(async (snapshot) => {
+      const scope = this.#scopes.resolve(snapshot, options.repos);
       const filters = compileFilters(options);
-      // The query is embedded and the FAISS search submitted to its worker threads
-      // first, so that BM25 runs here meanwhile: the two halves overlap.
+      // The query is embedded and the k-NN submitted first (FAISS works on its worker threads,
+      // a database server on its own), so that BM25 runs meanwhile: the two halves overlap.
       const vectorSide =
         requestedMode === 'lexical'
           ? undefined
-          : await this.#startVectorSearch(requestedMode, parsed, k, filters, scope, timings);
+          : await this.#startVectorSearch(snapshot, requestedMode, parsed, k, filters, scope, timings);
       let t = performance.now();
       const lexical =
         requestedMode === 'vector'
           ? NO_LEXICAL_EVIDENCE
-          : scope.lexical.search(parsed, k, filters, this.#store.generation);
+          : await scope.lexical.search(scope, parsed, k, filters, snapshot.generation);
       timings.lexicalMs = performance.now() - t;
       const vectorResult = typeof vectorSide === 'string' ? vectorSide : vectorSide ? await vectorSide.hits : [];
       const fallback = typeof vectorResult === 'string' ? vectorResult : undefined;
@@ -239,16 +266,18 @@ export class Searcher {
 
       t = performance.now();
       const explain = options.explain ?? SEARCH_DEFAULTS.explain;
-      const ranked = this.#rank(scope, parsed, lexical, vectorHits, filters, { k, mode, explain });
+      const ranked = await this.#rank(scope, parsed, lexical, vectorHits, filters, { k, mode, explain });
       timings.fusionMs = performance.now() - t;
 
       t = performance.now();
+      const snippet = options.snippet ?? SEARCH_DEFAULTS.snippet;
+      const sources = await this.#sourcesFor(snapshot, ranked, snippet !== false);
       const results = presentResults(ranked, parsed, {
         roots: this.#scopes.roots,
         repos: this.#scopes.names,
         root: this.root,
-        sources: this.#sources,
-        snippet: options.snippet ?? SEARCH_DEFAULTS.snippet,
+        sources: (rootId) => sources.get(rootId)!,
+        snippet,
         explain,
       });
       timings.snippetMs = performance.now() - t;
@@ -263,57 +292,59 @@ export class Searcher {
         results,
         root: this.root,
         embedder: this.#record.id,
-        elements: scope.elementCount(),
+        elements: await scope.elementCount(),
         timings,
       };
     });
   }
 
-  /** After an indexer committed: the list of repositories, which a run may have grown or a drop shrunk. */
-  #refreshRepositories(): void {
-    const generation = this.#store.generation;
-    if (generation === this.#repositoriesGeneration) return;
-    this.#repositoriesGeneration = generation;
-    this.#scopes.refresh();
+  /** A switch of embedder since the last search (an index rebuilt with another): the query embedder is made afresh. */
+  #noteEmbedder(record: EmbedderRecord | undefined): void {
+    if (!record || (record.id === this.#record.id && record.dimension === this.#record.dimension)) return;
+    this.#record = record;
+    this.#embedder = undefined;
+    this.#embedderBreaker = new CircuitBreaker(1, EMBEDDER_RETRY_MS);
   }
 
-  /** Elements searched: the vectors', or without them the database's count. */
-  #elementCount(): number {
-    return this.#vectors?.ntotal ?? this.#store.elementCount;
+  /** Where each repository of the results is read from, its files' stored texts fetched in one read when needed. */
+  async #sourcesFor(
+    snapshot: Snapshot,
+    ranked: readonly RankedHit<ElementRecord>[],
+    wantText: boolean,
+  ): Promise<Map<number, SourceStates>> {
+    const byRoot = new Map<number, number[]>();
+    for (const { row } of ranked) {
+      const files = byRoot.get(row.rootId);
+      if (files) files.push(row.fileId);
+      else byRoot.set(row.rootId, [row.fileId]);
+    }
+    const out = new Map<number, SourceStates>();
+    for (const [rootId, fileIds] of byRoot)
+      out.set(rootId, await this.#sourcesOf(snapshot, rootId, wantText ? fileIds : []));
+    return out;
   }
 
   /**
-   * Picks up what an indexer committed since the last search (or a switch of
-   * embedder). Vectors that cannot be had (FAISS fails, or cannot take the
-   * recorded dimension) leave this and later searches lexical, saying why,
-   * until the index switches embedder again.
+   * A repository checked out here is read from disk (fresh, with the stale
+   * flag); one that is not shows the text its store kept, when it keeps it.
    */
-  async #catchUp(): Promise<void> {
-    this.#refreshRepositories();
-    const record = this.#store.embedder;
-    if (!record) return;
-    const switched = record.id !== this.#record.id || record.dimension !== this.#record.dimension;
-    if (!this.#vectors && !switched) return;
-    const onEvent = vectorEvents(this.#options);
-    if (switched) {
-      this.#record = record;
-      this.#embedder = undefined;
-      this.#embedderBreaker = new CircuitBreaker(1, EMBEDDER_RETRY_MS);
+  async #sourcesOf(snapshot: Snapshot, rootId: number, fileIds: readonly number[]): Promise<SourceStates> {
+    const root = this.#scopes.roots.get(rootId) ?? this.root;
+    if (!snapshot.storedText || this.#isCheckedOut(root)) return new SourceReader(root, this.#sources);
+    return new StoredSources(fileIds.length > 0 ? await snapshot.storedText([...new Set(fileIds)]) : new Map());
+  }
+
+  #isCheckedOut(root: string): boolean {
+    let known = this.#checkedOut.get(root);
+    if (known === undefined) {
+      try {
+        known = statSync(root).isDirectory();
+      } catch {
+        known = false;
+      }
+      this.#checkedOut.set(root, known);
     }
-    try {
-      const current = this.#vectors;
-      if (switched || !current) {
-        const fresh = await VectorIndex.open(this.#store, record, this.#options.vectorIndex, onEvent);
-        current?.close();
-        this.#vectors = fresh;
-        this.#vectorsProblem = undefined;
-      } else this.#vectors = await current.refresh(this.#store, record, onEvent);
-    } catch (error) {
-      if (!(error instanceof FaissError)) throw error;
-      this.#vectors?.close();
-      this.#vectors = undefined;
-      this.#vectorsProblem = vectorsProblem(error);
-    }
+    return known;
   }
 
   /**
@@ -322,21 +353,21 @@ export class Searcher {
    * will be none; for a vector search, throws SearchError EMBEDDER_UNAVAILABLE.
    */
   async #startVectorSearch(
+    snapshot: Snapshot,
     requestedMode: SearchMode,
     parsed: ParsedQuery,
     k: number,
     filters: CompiledFilters,
     scope: SearchScope,
     timings: SearchTimings,
-  ): Promise<{ hits: Promise<{ id: number; score: number }[]> } | string> {
-    const vectors = this.#vectors;
-    if (!vectors) {
+  ): Promise<{ hits: Promise<ScoredHit[]> } | string> {
+    const vectors = snapshot.vectors;
+    if ('problem' in vectors) {
       if (requestedMode === 'vector')
-        throw new SearchError(`vector search is unavailable: ${this.#vectorsProblem}`, 'VECTORS_UNAVAILABLE');
-      return `${this.#vectorsProblem}; answered by lexical search`;
+        throw new SearchError(`vector search is unavailable: ${vectors.problem}`, 'VECTORS_UNAVAILABLE');
+      return `${vectors.problem}; answered by lexical search`;
     }
-    const ntotal = vectors.ntotal;
-    if (ntotal === 0) return { hits: Promise.resolve([]) };
+    if (vectors.count === 0) return { hits: Promise.resolve([]) };
     const unavailable = () => {
       // Vector search alone was asked for: answering by keywords would hide that it was not done.
       if (requestedMode === 'vector')
@@ -350,37 +381,30 @@ export class Searcher {
     const embedStarted = performance.now();
     let query: Float32Array;
     try {
-      query = await this.#embedQuery(parsed.semanticText, scope);
+      query = await this.#embedQuery(snapshot, parsed.semanticText, scope);
     } catch {
       return unavailable();
     }
     timings.embedMs = performance.now() - embedStarted;
 
     const searchStarted = performance.now();
-    // Filters apply after FAISS, which knows ids only: fetch deeper when they may thin the list.
+    // Filters apply after the k-NN, which knows ids only: fetch deeper when they may thin the list.
     const depth = (filters.active || parsed.kind === 'path' ? FILTERED_OVERFETCH : 1) * candidatesWanted(k);
-    const { restricted, inScope, wanted, kept } = planKnn(scope, vectors, this.#store.generation, depth);
-    if (wanted === 0) return { hits: Promise.resolve([]) };
-    // On the GPU copy when the options placed one there (vectorIndex.device), with the index's nprobe.
-    const search = vectors.search(query, wanted, restricted);
-    const hits = search.then(({ labels, distances }) => {
+    const hits = vectors.nearest(query, depth, scope.vectors).then((found) => {
       timings.vectorMs = performance.now() - searchStarted;
-      const out: { id: number; score: number }[] = [];
-      for (let i = 0; i < labels.length && out.length < kept; i++) {
-        const id = Number(labels[i]);
-        if (id >= 0 && (!inScope || inScope.has(id))) out.push({ id, score: distances[i]! });
-      }
-      return out;
+      return found;
     });
+    // Not awaited here: BM25 runs meanwhile. A failure is seen when the hits are awaited.
+    hits.catch(() => {});
     return { hits };
   }
 
   /** The query's vector; a failure is kept as the embedder's problem, and searches stay lexical a while. */
-  async #embedQuery(text: string, scope: SearchScope, signal?: AbortSignal): Promise<Float32Array> {
+  async #embedQuery(snapshot: Snapshot, text: string, scope: SearchScope, signal?: AbortSignal): Promise<Float32Array> {
     try {
-      const embedder = await this.#queryEmbedder();
+      const embedder = await this.#queryEmbedder(snapshot);
       const answer = await embedder.embedQuery(text, {
-        termWeight: (term) => scope.lexical.termWeight(term, this.#vectors?.generation ?? -1),
+        termWeights: (terms) => scope.lexical.termWeights(scope, terms, snapshot.generation),
         ...(signal ? { signal } : {}),
       });
       // Whatever the embedder: a query vector that is not one of the index's dimension, or holds NaN, searches nothing.
@@ -402,30 +426,25 @@ export class Searcher {
    * and vector searches fail.
    */
   embedderStatus(): Promise<EmbedderStatus> {
-    const run = this.#queue.then(() =>
-      this.#store.readSnapshot(async (): Promise<EmbedderStatus> => {
-        if (this.#closed) throw new SearchError('the searcher is closed', 'CLOSED');
-        await this.#catchUp();
-        const embedder = this.#record.id;
-        if (!this.#vectors) return { embedder, available: false, problem: this.#vectorsProblem! };
-        if (!this.#embedderBreaker.isOpen) {
-          try {
-            await this.#embedQuery('ocvector', this.#scopes.resolve(undefined), AbortSignal.timeout(PROBE_TIMEOUT_MS));
-            return { embedder, available: true };
-          } catch {}
-        }
-        return { embedder, available: false, problem: this.#embedderProblem ?? 'unknown' };
-      }),
-    );
-    this.#queue = run.catch(() => {});
-    return run;
+    return this.#read(async (snapshot): Promise<EmbedderStatus> => {
+      const embedder = this.#record.id;
+      if ('problem' in snapshot.vectors) return { embedder, available: false, problem: snapshot.vectors.problem };
+      if (!this.#embedderBreaker.isOpen) {
+        try {
+          const scope = this.#scopes.resolve(snapshot, undefined);
+          await this.#embedQuery(snapshot, 'ocvector', scope, AbortSignal.timeout(PROBE_TIMEOUT_MS));
+          return { embedder, available: true };
+        } catch {}
+      }
+      return { embedder, available: false, problem: this.#embedderProblem ?? 'unknown' };
+    });
   }
 
-  async #queryEmbedder(): Promise<Embedder> {
+  async #queryEmbedder(snapshot: Snapshot): Promise<Embedder> {
     if (this.#embedder) return this.#embedder;
     // No host given: the one the index recorded, where its embedder was.
     const { ollama, openai } = this.#options;
-    const servers = withRecordedHost({ ollama, openai }, this.#record.id, this.#store.meta.embedderHost);
+    const servers = withRecordedHost({ ollama, openai }, this.#record.id, snapshot.embedderHost);
     const embedder = embedderFromId(this.#record.id, servers);
     if (!embedder)
       throw new EmbedderError(
@@ -438,14 +457,14 @@ export class Searcher {
   }
 
   /** The ranking stack (search/ranking.ts) over the rows of every candidate that passes the filters. */
-  #rank(
+  async #rank(
     scope: SearchScope,
     parsed: ParsedQuery,
     lexical: LexicalEvidence,
     vectorHits: ScoredHit[],
     filters: CompiledFilters,
     { k, mode, explain }: { k: number; mode: SearchMode; explain: boolean },
-  ): RankedHit<ElementRecord>[] {
+  ): Promise<RankedHit<ElementRecord>[]> {
     const weights =
       mode === 'lexical'
         ? { lexical: 1, vector: 0 }
@@ -458,8 +477,8 @@ export class Searcher {
       ...lexical.definitions,
       ...lexical.namedFiles.flatMap((file) => file.ids),
     ]);
-    const rows = scope.reader.rows([...ids]);
-    // Gone since FAISS was brought level (an indexer committed meanwhile), or filtered out.
+    const rows = await scope.reads.rows([...ids]);
+    // Gone since the vectors were brought level (an indexer committed meanwhile), or filtered out.
     for (const [id, row] of rows) if (!filters.matches(row)) rows.delete(id);
     const evidence: Evidence = {
       lexical: lexical.elements,
@@ -474,11 +493,7 @@ export class Searcher {
   }
 }
 
-/** Why there are no vectors, in one line (a FaissError's first, without the addon loader's prefix). */
-function vectorsProblem(error: FaissError): string {
-  return error.message.split('\n')[0]!.replace(/^ocvector: /, '');
-}
-
-function vectorEvents(options: SearcherOptions): (event: VectorIndexEvent) => void {
-  return (event) => options.onEvent?.({ type: 'vector-index', event });
+/** The error for an index with nothing in it. */
+function emptyIndex(location: string): Error {
+  return new StoreError(`the index at ${location} is empty: run oc-vector-index first`, 'NOT_FOUND');
 }

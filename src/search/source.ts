@@ -124,8 +124,40 @@ interface CheckedState extends SourceState {
 /** An element's bytes larger than this are not read apart: the whole file is (and kept for the next search). */
 const MAX_ELEMENT_READ_BYTES = 1024 * 1024;
 
+/** Where a search reads the files it shows: the checkout on disk (SourceReader), or the text the store kept (StoredSources). */
+export interface SourceStates {
+  /** Whether the file is stale, and with `needText` its text (with `element`, maybe only that element's). */
+  state(file: IndexedFile & { fileId: number }, needText: boolean, element?: ElementLines): SourceState;
+}
+
+/**
+ * Files as the index keeps their text (the shared store does: a search from
+ * a machine without the checkout still shows code). Never stale: the text
+ * is the one that was indexed.
+ */
+export class StoredSources implements SourceStates {
+  readonly #texts: ReadonlyMap<number, Buffer>;
+  readonly #made = new Map<number, SourceText>();
+
+  constructor(texts: ReadonlyMap<number, Buffer>) {
+    this.#texts = texts;
+  }
+
+  state(file: { fileId: number }, needText: boolean): SourceState {
+    if (!needText) return { stale: false };
+    let text = this.#made.get(file.fileId);
+    if (!text) {
+      const bytes = this.#texts.get(file.fileId);
+      if (!bytes)
+        return { stale: false, problem: 'the index keeps no text of this file, and it is not checked out here' };
+      this.#made.set(file.fileId, (text = new SourceText(bytes)));
+    }
+    return { stale: false, text };
+  }
+}
+
 /** Decides, once per file per search, whether a file is stale, and reads it when a snippet is wanted. */
-export class SourceReader {
+export class SourceReader implements SourceStates {
   readonly #root: string;
   readonly #realRoot: string;
   readonly #states = new Map<string, CheckedState>();

@@ -15,7 +15,15 @@ export type StoreErrorCode =
   | 'MOVED'
   | 'BAD_NAME'
   | 'NAME_TAKEN'
-  | 'UNKNOWN_REPO';
+  | 'UNKNOWN_REPO'
+  /** A store option that cannot be used: a store location that is no postgres:// URL, a bad schema option. */
+  | 'BAD_OPTION'
+  /** The database server cannot be reached, refused the login, or went away during a read or a write. */
+  | 'UNREACHABLE'
+  /** The database server lacks what the store needs: PostgreSQL 15 or later, the pgvector extension. */
+  | 'UNSUPPORTED'
+  /** The store was closed, or a run over it has ended. */
+  | 'CLOSED';
 
 export class StoreError extends OcvectorError<StoreErrorCode> {
   override name = 'StoreError';

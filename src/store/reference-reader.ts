@@ -4,7 +4,7 @@
  * files, to name the element around each line.
  */
 import type Database from 'better-sqlite3';
-import type { ElementRow } from './rows.js';
+import { enclosingElement, type EnclosingElement } from './enclosing.js';
 import { prepared } from './sqlite.js';
 import { databaseOf, type IndexStore } from './store.js';
 
@@ -20,14 +20,7 @@ export interface OccurrenceFile {
   lines: string;
 }
 
-/** An element around a line: where it lies (lines and bytes) and what it is. */
-export type EnclosingElement = Pick<
-  ElementRow,
-  'vectorId' | 'type' | 'name' | 'startLine' | 'endLine' | 'startByte' | 'endByte'
->;
-
-/** Owners followed up from the element before a line at most (`A.B.c` -> `A.B` -> `A`). */
-const MAX_OWNERS = 8;
+export type { EnclosingElement } from './enclosing.js';
 
 const ENCLOSING_COLUMNS = `vector_id AS vectorId, element_type AS type, element_name AS name, start_line AS startLine,
   end_line AS endLine, start_byte AS startByte, end_byte AS endByte`;
@@ -64,23 +57,14 @@ export class ReferenceReader {
   }
 
   /**
-   * The innermost element around a line of a file, or none at its top level:
-   * the last element to start at or before the line when it reaches the line,
-   * else that element's owners by name (a line of a doc comment between two
-   * members belongs to their class). Two or three index lookups, however many
-   * elements the file holds.
+   * The innermost element around a line of a file, or none at its top level
+   * (enclosing.ts): two or three index lookups, however many elements the
+   * file holds.
    */
   around(fileId: number, line: number): EnclosingElement | undefined {
-    let element = this.#sql.before.get(fileId, line);
-    for (let depth = 0; element && element.endLine < line && depth < MAX_OWNERS; depth++) {
-      const dot = element.name.lastIndexOf('.');
-      if (dot <= 0) return undefined;
-      const owner = element.name.slice(0, dot);
-      element =
-        this.#sql.owner.get(owner.slice(owner.lastIndexOf('.') + 1).toLowerCase(), fileId, owner, line, line) ??
-        // The owner does not reach the line either: its own owner may.
-        ({ ...element, name: owner, endLine: -1 } as EnclosingElement);
-    }
-    return element && element.endLine >= line ? element : undefined;
+    return enclosingElement(line, {
+      before: (at) => this.#sql.before.get(fileId, at),
+      owner: (shortName, name, at) => this.#sql.owner.get(shortName, fileId, name, at, at),
+    });
   }
 }

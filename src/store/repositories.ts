@@ -10,6 +10,8 @@ import { INDEX_DIR_NAME } from '../files/root.js';
 import { StoreError } from './database.js';
 import { createLexicalTables, dropLexicalTables } from './lexical-tables.js';
 import { badRepositoryName, isRepositoryName } from './repository-name.js';
+
+export { unknownRepository } from './repository-name.js';
 import { prepared } from './sqlite.js';
 
 export interface Repository {
@@ -111,15 +113,6 @@ export class Repositories {
     for (const { id } of this.all()) dropLexicalTables(this.#db, id);
     this.#db.exec('DELETE FROM roots');
   }
-}
-
-/** The error for a repository the index does not hold (naming no other: a caller may be allowed some only), and what that means. */
-export function unknownRepository(name: unknown, consequence?: string): StoreError {
-  const shown = typeof name === 'string' ? JSON.stringify(name.slice(0, 100)) : String(name);
-  return new StoreError(
-    `the index has no repository named ${shown}${consequence ? `: ${consequence}` : ''}`,
-    'UNKNOWN_REPO',
-  );
 }
 
 function rootTaken(root: string, indexedAs: string, wanted: string): StoreError {

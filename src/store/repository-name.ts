@@ -5,6 +5,7 @@
  * stored, and never needs quoting.
  */
 import { basename } from 'node:path';
+import { StoreError } from './errors.js';
 
 export const REPOSITORY_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$';
 const NAME = new RegExp(REPOSITORY_NAME_PATTERN);
@@ -27,4 +28,13 @@ export function defaultRepositoryName(root: string): string {
 export function badRepositoryName(name: unknown): string {
   const shown = typeof name === 'string' ? JSON.stringify(name.slice(0, 60)) : String(name);
   return `${shown} is not a repository name: use letters, digits, '.', '_', '-' and '/', starting with a letter or digit (at most 100 characters)`;
+}
+
+/** The error for a repository the index does not hold (naming no other: a caller may be allowed some only), and what that means. */
+export function unknownRepository(name: unknown, consequence?: string): StoreError {
+  const shown = typeof name === 'string' ? JSON.stringify(name.slice(0, 100)) : String(name);
+  return new StoreError(
+    `the index has no repository named ${shown}${consequence ? `: ${consequence}` : ''}`,
+    'UNKNOWN_REPO',
+  );
 }

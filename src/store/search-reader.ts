@@ -7,13 +7,14 @@
  */
 import type { Statement } from 'better-sqlite3';
 import { TEXT_ELEMENT_TYPES } from '../analysis/element.js';
-import { fileStem } from '../files/rules.js';
+import { fileStem, normalizeStem } from '../files/rules.js';
 import type Database from 'better-sqlite3';
 import { ElementFiles } from './element-files.js';
 import { databaseOf, type IndexStore } from './store.js';
 import { lexicalTables, type LexicalTableNames } from './lexical-tables.js';
 import { pragmaValue, prepared, setPragma } from './sqlite.js';
 import type { ElementRow } from './rows.js';
+import { sumById, type IdScore } from './id-scores.js';
 
 export interface FilterSql {
   /** A condition over `e` and `f`, and its parameters. */
@@ -32,11 +33,8 @@ export interface FileTermCounts {
   averageSize: number;
 }
 
-export interface IdScore {
-  id: number;
-  /** Higher is better (BM25 negated: FTS5 gives it lower-is-better). */
-  score: number;
-}
+export type { IdScore } from './id-scores.js';
+export { sumById } from './id-scores.js';
 
 /** A hit as a search reads it: its stored row's columns (its vector id as `id`) joined with its file's. */
 export interface ElementRecord
@@ -378,18 +376,6 @@ function rootTables(db: Database.Database, rootId: number): RootTables {
     ),
     documentFrequency: prepared<[string], { doc: number }>(db, `SELECT doc FROM temp.${vocabulary} WHERE term = ?`),
   };
-}
-
-/** Scores of several lists summed by id, best first. */
-export function sumById(lists: readonly (readonly IdScore[])[]): IdScore[] {
-  const scores = new Map<number, number>();
-  for (const list of lists) for (const { id, score } of list) scores.set(id, (scores.get(id) ?? 0) + score);
-  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
-}
-
-/** Case and separators folded: `query_manager`, `QueryManager` and `query-manager` meet. */
-function normalizeStem(name: string): string {
-  return name.toLowerCase().replace(/[_\-$]/g, '');
 }
 
 /**

@@ -8,8 +8,7 @@ import type Database from 'better-sqlite3';
 import type { AnalysisCache } from '../analysis/llm/cache.js';
 import type { ModelAnswer } from '../analysis/llm/resources.js';
 import type { ElementDocument } from '../vector/document.js';
-import { qualifiedName } from '../vector/document.js';
-import { lexicalText } from '../text/terms.js';
+import { elementNames, elementWords } from './element-texts.js';
 import {
   damaged,
   isCorruption,
@@ -334,14 +333,14 @@ export class IndexStore {
           this.#s.moveElement.run(e.startLine, e.endLine, bytes.start, bytes.end, reusable.vectorId);
         continue;
       }
-      const name = qualifiedName(e);
+      const { name, shortName } = elementNames(document);
       const vectorId = Number(
         this.#s.insertElement.run(
           fileId,
           generation,
           e.type,
           name,
-          e.name.toLowerCase(),
+          shortName,
           e.access,
           e.startLine,
           e.endLine,
@@ -352,13 +351,7 @@ export class IndexStore {
           document.hash,
         ).lastInsertRowid,
       );
-      this.#lexical.add(rootId, vectorId, {
-        name: lexicalText(name),
-        signature: lexicalText(e.signature),
-        description: lexicalText(e.description),
-        path: lexicalText(update.path),
-        code: document.code ? lexicalText(document.code) : undefined,
-      });
+      this.#lexical.add(rootId, vectorId, elementWords(document, name, update.path));
       added.push({ vectorId, document });
     }
     const removed: number[] = [];

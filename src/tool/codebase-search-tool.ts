@@ -59,7 +59,7 @@ export interface CodebaseSearchToolOptions {
   cwd?: string;
   /** A Searcher already open (the tool then leaves closing it to the caller). */
   searcher?: Searcher;
-  /** Options for the Searcher the tool opens. */
+  /** Options for the Searcher the tool opens (with `store`, a shared store instead of an index directory). */
   searcherOptions?: Omit<SearcherOptions, 'indexDir'>;
   /** Size limits of the answer (JSON characters) and of each snippet. */
   budget?: Partial<ToolBudget>;
@@ -151,6 +151,8 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
   openSearcher(): Promise<Searcher> {
     if (!this.#searcher) {
       const opening = (async () => {
+        // A shared store names itself: there is no directory to look for.
+        if (this.#options.searcherOptions?.store) return Searcher.open({ ...this.#options.searcherOptions });
         const indexDir = this.#options.indexDir ?? findIndex(this.#options.cwd ?? process.cwd())?.indexDir;
         if (!indexDir)
           throw new StoreError(`no index at or above ${this.#options.cwd ?? process.cwd()}: ${BUILD_ONE}`, 'NOT_FOUND');

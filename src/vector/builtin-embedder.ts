@@ -117,10 +117,10 @@ export class BuiltinEmbedder implements Embedder {
     for (const word of words(text)) {
       for (const [feature, base] of this.#featuresOf(word)) features.set(feature, (features.get(feature) ?? 0) + base);
     }
-    const termWeight = options.termWeight;
+    // Only sub-word features are weighed by the corpus; identifiers, ideas and trigrams keep their weight.
+    const termWeight = options.termWeights ? await weightsOf(features, options.termWeights) : options.termWeight;
     if (termWeight) {
       for (const [feature, weight] of features) {
-        // Only sub-word features are looked up; identifiers, ideas and trigrams keep their weight.
         if (feature.name.startsWith('s:')) features.set(feature, weight * termWeight(feature.name.slice(2)));
       }
     }
@@ -257,4 +257,14 @@ function fnv1a(text: string): number {
   hash = Math.imul(hash, 0xc2b2ae35);
   hash ^= hash >>> 16;
   return hash >>> 0;
+}
+
+/** The weights of the sub-word features' terms, asked for at once, as a lookup (1 for a term not answered). */
+async function weightsOf(
+  features: ReadonlyMap<Feature, number>,
+  termWeights: (terms: readonly string[]) => Promise<ReadonlyMap<string, number>>,
+): Promise<(term: string) => number> {
+  const terms = [...features.keys()].filter((feature) => feature.name.startsWith('s:')).map((f) => f.name.slice(2));
+  const weights = terms.length > 0 ? await termWeights(terms) : new Map<string, number>();
+  return (term) => weights.get(term) ?? 1;
 }

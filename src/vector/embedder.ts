@@ -58,6 +58,12 @@ export interface QueryEmbeddingOptions {
    * e.g. its inverse document frequency. Embedders that weigh terms use it.
    */
   termWeight?: (term: string) => number;
+  /**
+   * The same for many terms at once, answered asynchronously (a store on a
+   * database server counts them in one read). Used instead of `termWeight`
+   * when both are given.
+   */
+  termWeights?: (terms: readonly string[]) => Promise<ReadonlyMap<string, number>>;
 }
 
 export type EmbedderErrorCode =

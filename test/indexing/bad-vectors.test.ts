@@ -171,7 +171,7 @@ describe('an embedder without a server, checked where its vectors enter the inde
   );
 
   it("the built-in embedder's zero vector (a text with no feature) passes: for it, that is an answer", async () => {
-    const lookup = () => undefined;
+    const lookup = () => new Map<string, Float32Array>();
     const builtin = new EmbeddingQueue(new BuiltinEmbedder(), { batchSize: 4, concurrency: 1, lookup });
     const vectors = await builtin.vectorsFor([{ hash: 'braces', embeddingText: '{}' }]);
     expect(vectors.get('braces')!.every((x) => x === 0)).toBe(true);

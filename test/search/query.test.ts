@@ -8,6 +8,7 @@ import {
   parseQuery,
   snippetLines,
 } from '../../src/internal.js';
+import { filterSql } from '../../src/store/filter-sql.js';
 
 describe('parseQuery', () => {
   it.each([
@@ -110,20 +111,20 @@ describe('filters', () => {
     expect(prefix.active).toBe(true);
     expect(prefix.matches(row('src/net/retry.ts'))).toBe(true);
     expect(prefix.matches(row('src/network.ts'))).toBe(false);
-    expect(prefix.params).toEqual(['src/net', 8, 'src/net/']);
+    expect(filterSql(prefix.conditions).params).toEqual(['src/net', 8, 'src/net/']);
 
     const typed = compileFilters({ language: 'Python, typescript', type: ['method'] });
     // Lists travel as one JSON parameter: the SQL text does not grow with them (src/store/sqlite.ts).
-    expect(typed.sql).toBe(
+    expect(filterSql(typed.conditions).sql).toBe(
       'f.language IN (SELECT value FROM json_each(?)) AND e.element_type IN (SELECT value FROM json_each(?))',
     );
-    expect(typed.params).toEqual(['["python","typescript"]', '["method"]']);
+    expect(filterSql(typed.conditions).params).toEqual(['["python","typescript"]', '["method"]']);
     expect(typed.matches(row('a.py', 'python', 'method'))).toBe(true);
     expect(typed.matches(row('a.py', 'python', 'function'))).toBe(false);
     expect(typed.matches(row('a.md', null, 'method'))).toBe(false);
 
     expect(compileFilters({ path: '.' }).active).toBe(false);
-    expect(compileFilters({}).sql).toBe('1');
+    expect(filterSql(compileFilters({}).conditions).sql).toBe('1');
   });
 });
 

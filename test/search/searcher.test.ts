@@ -330,8 +330,8 @@ describe('Searcher freshness and fallback', () => {
       calls: 0,
       init: () => builtin.init(),
       embedDocuments: (texts) => builtin.embedDocuments(texts),
-      embedQuery: (text, options) => {
-        for (const term of ['src', 'salt', 'zzzqx']) weights.set(term, options!.termWeight!(term));
+      embedQuery: async (text, options) => {
+        for (const [term, weight] of await options!.termWeights!(['src', 'salt', 'zzzqx'])) weights.set(term, weight);
         return builtin.embedQuery(text, options);
       },
     };

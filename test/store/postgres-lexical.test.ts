@@ -20,7 +20,7 @@ import { prepared } from '../../src/store/sqlite.js';
 import { databaseOf, IndexStore } from '../../src/store/store.js';
 import { lexicalText } from '../../src/text/terms.js';
 import { buildDocuments, type ElementDocument, qualifiedName } from '../../src/vector/document.js';
-import { type Postgres, startPostgres } from '../support/postgres.js';
+import { insertElements, insertRepositories, type Postgres, startPostgres } from '../support/postgres.js';
 
 // The Postgres store's lexical half against the embedded store's FTS5, on the same documents:
 // this repository's src/ indexed by the real IndexStore (its FTS5 tables, its vector ids), and the
@@ -140,9 +140,12 @@ async function writeFile(rootId: number, path: string, text: string): Promise<Wr
     texts: lexicalTexts(document, path),
   }));
   await inTransaction(async (client) => {
-    await client.query(
-      `INSERT INTO ${s}.elements (repo_id, id, file_id) SELECT $1, * FROM unnest($2::bigint[], $3::bigint[])`,
-      [rootId, elements.map((e) => e.id), elements.map((e) => e.fileId)],
+    await insertElements(
+      client,
+      s,
+      rootId,
+      elements.map((e) => e.id),
+      fileId,
     );
     await writer.add(client, rootId, elements);
   });
@@ -290,7 +293,10 @@ beforeAll(async () => {
   store = IndexStore.open(dir);
   rootA = store.rootId('/repos/a');
   rootB = store.rootId('/repos/b');
-  await pool.query(`INSERT INTO ${s}.repositories (id, name) VALUES ($1, 'a'), ($2, 'b')`, [rootA, rootB]);
+  await insertRepositories(pool, s, [
+    { id: rootA, name: 'a' },
+    { id: rootB, name: 'b' },
+  ]);
   for (const { path, text } of sourceFiles()) files.set(path, await writeFile(rootA, path, text));
   // A token past what a B-tree entry holds, and one FTS5 stems.
   const long = 'q'.repeat(3000);

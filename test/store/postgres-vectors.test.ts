@@ -11,7 +11,7 @@ import { nearestSql, VectorReader } from '../../src/store/postgres/vector-reader
 import { findVectorSpace, recordVectorSpace } from '../../src/store/postgres/vector-space.js';
 import { type ElementVector, VectorWriter } from '../../src/store/postgres/vector-writer.js';
 import { bruteForce, clusteredVectors, slice } from '../helpers/vectors.js';
-import { type Postgres, startPostgres } from '../support/postgres.js';
+import { insertElements, insertRepositories, type Postgres, startPostgres } from '../support/postgres.js';
 import { inTransaction } from '../../src/store/postgres/transaction.js';
 
 const SCHEMA = 'vectors_test';
@@ -62,11 +62,13 @@ beforeAll(async () => {
   postgres = await startPostgres({ maxConnections: 4 });
   pool = new pg.Pool({ connectionString: postgres.url, max: 4 });
   await migratePostgres(pool, SCHEMA);
-  await pool.query(`INSERT INTO ${s}.repositories (id, name) VALUES ($1, 'a'), ($2, 'b')`, [REPO_A, REPO_B]);
-  await pool.query(
-    `INSERT INTO ${s}.elements (repo_id, id, file_id) SELECT CASE WHEN g <= $1::int THEN $2::int ELSE $3::int END, g, 1 FROM generate_series(1, $4::int) g`,
-    [N_A, REPO_A, REPO_B, N],
-  );
+  await insertRepositories(pool, s, [
+    { id: REPO_A, name: 'a' },
+    { id: REPO_B, name: 'b' },
+  ]);
+  const ids = Array.from({ length: N }, (_, i) => i + 1);
+  await insertElements(pool, s, REPO_A, ids.slice(0, N_A));
+  await insertElements(pool, s, REPO_B, ids.slice(N_A));
   await transaction((client) => recordVectorSpace(client, SCHEMA, EMBEDDER, D));
   for (let from = 1; from <= N; from += 500) {
     await transaction(async (client) => {
@@ -288,17 +290,18 @@ describe('writing', () => {
     expect([...many.keys()].sort()).toEqual(['h1', `h${N}`]);
     expect(many.get(`h${N}`)).toEqual(base.slice((N - 1) * D, N * D));
     expect(await writer.getEmbedding(pool, 'nobody', 'h1')).toBeUndefined();
-    // Element 1's document, put into repository B under another element: found by its hash, kept once.
-    await pool.query(`INSERT INTO ${s}.elements (repo_id, id, file_id) VALUES ($1, $2, 1)`, [REPO_B, N + 1]);
+    // Element 1's document, put into repository B under another element: found by its hash, from either.
+    await insertElements(pool, s, REPO_B, [N + 1]);
     await transaction(async (client) => {
       const vector = (await writer.getEmbedding(client, EMBEDDER, 'h1'))!;
       await writer.put(client, EMBEDDER, REPO_B, [{ id: N + 1, documentHash: 'h1', vector }]);
     });
     const space = (await findVectorSpace(pool, SCHEMA, EMBEDDER))!;
     const { rows } = await pool.query(
-      `SELECT count(*)::int AS n FROM ${s}.embeddings_${space.id} WHERE document_hash = 'h1'`,
+      `SELECT count(*)::int AS n FROM ${s}.element_vectors_${space.id} WHERE document_hash = 'h1'`,
     );
-    expect(rows[0].n).toBe(1);
+    expect(rows[0].n).toBe(2);
+    expect(await writer.getEmbedding(pool, EMBEDDER, 'h1')).toEqual(base.slice(0, D));
     const hits = await new VectorReader(pool, SCHEMA).nearest({
       embedder: EMBEDDER,
       vector: base.subarray(0, D),
@@ -310,7 +313,7 @@ describe('writing', () => {
     expect(await transaction((client) => writer.remove(client, EMBEDDER, REPO_B, [N + 1]))).toBe(1);
   });
 
-  it('removes vectors: gone from every search, exact or through the index; the embedding stays', async () => {
+  it('removes vectors: gone from every search, exact or through the index, and from reuse', async () => {
     const reader = new VectorReader(pool, SCHEMA);
     const gone = new Set(truth(2, [REPO_A], 5).ids);
     // Removing from the wrong repository removes nothing.
@@ -321,7 +324,8 @@ describe('writing', () => {
       expect(hits.filter((hit) => gone.has(hit.id))).toEqual([]);
       if (exact) expect(hits.map((hit) => hit.id)).toEqual(truth(2, [REPO_A], K, gone).ids);
     }
-    expect(await writer.getEmbedding(pool, EMBEDDER, `h${[...gone][0]}`)).toBeDefined();
+    // No element holds the document any more: nothing to reuse.
+    expect(await writer.getEmbedding(pool, EMBEDDER, `h${[...gone][0]}`)).toBeUndefined();
     // Put back: found again.
     await transaction((client) =>
       writer.put(
@@ -336,8 +340,8 @@ describe('writing', () => {
   });
 
   it('drops a repository: its vectors go, the other repository keeps its own', async () => {
-    await pool.query(`INSERT INTO ${s}.repositories (id, name) VALUES (3, 'c')`);
-    await pool.query(`INSERT INTO ${s}.elements (repo_id, id, file_id) VALUES (3, $1, 1)`, [N + 2]);
+    await insertRepositories(pool, s, [{ id: 3, name: 'c' }]);
+    await insertElements(pool, s, 3, [N + 2]);
     await transaction((client) =>
       writer.put(client, EMBEDDER, 3, [{ id: N + 2, documentHash: 'h1', vector: base.subarray(0, D) }]),
     );

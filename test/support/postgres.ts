@@ -57,3 +57,31 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
       })()),
   };
 }
+
+type Queryable = { query(text: string, values?: unknown[]): Promise<unknown> };
+
+/** Repositories rows (tests of the lexical and vector halves alone, without a run). */
+export async function insertRepositories(db: Queryable, s: string, repos: readonly { id: number; name: string }[]) {
+  await db.query(
+    `INSERT INTO ${s}.repositories (id, name, root) SELECT id, name, '/repos/' || name FROM unnest($1::int[], $2::text[]) AS r(id, name)`,
+    [repos.map((r) => r.id), repos.map((r) => r.name)],
+  );
+}
+
+/**
+ * Elements of a repository with placeholder columns, in a file of that repository (made when
+ * missing), for tests of the lexical and vector halves alone: what those halves hang on.
+ */
+export async function insertElements(db: Queryable, s: string, repoId: number, ids: readonly number[], fileId = 1) {
+  await db.query(
+    `INSERT INTO ${s}.files (repo_id, id, path, size, mtime_ms, status, indexed_at)
+     VALUES ($1, $2::bigint, 'file-' || $2::bigint::text, 0, 0, 'indexed', 0) ON CONFLICT DO NOTHING`,
+    [repoId, fileId],
+  );
+  await db.query(
+    `INSERT INTO ${s}.elements (repo_id, id, file_id, element_type, element_name, short_name, access, start_line, end_line,
+       start_byte, end_byte, signature, description, document_hash)
+     SELECT $1, id, $3, 'function', 'e' || id, 'e' || id, '', 1, 1, -1, -1, '', '', 'h' || id FROM unnest($2::bigint[]) AS id`,
+    [repoId, [...ids], fileId],
+  );
+}

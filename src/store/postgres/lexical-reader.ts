@@ -17,6 +17,8 @@ import { countSql, documentFrequencySql, fileCountSql, phraseCandidatesSql, scor
 import { phraseCounts, queryTokens, TABLE_ID, TF_COLUMNS, termKey, type LexicalTable } from './lexical-terms.js';
 import { quoteSchema } from './schema.js';
 import { inTransaction } from './transaction.js';
+import { sumById, type IdScore } from '../id-scores.js';
+import type { FilterSql } from './filter-sql.js';
 
 export interface LexicalQuery {
   /** Terms, as ftsExpression takes them (each quoted, so never read as FTS syntax). */
@@ -25,11 +27,7 @@ export interface LexicalQuery {
   all?: boolean | undefined;
 }
 
-export interface IdScore {
-  id: number;
-  /** Higher is better: FTS5's bm25() negated. */
-  score: number;
-}
+export type { IdScore } from '../id-scores.js';
 
 /** The weight of code BM25 beside names BM25: search-reader.ts's CODE_WEIGHT. */
 const CODE_WEIGHT = 0.3;
@@ -66,34 +64,41 @@ export class LexicalReader {
     this.#repos = [...repoIds];
   }
 
-  /** The best `limit` elements of one table for a query, scored as FTS5's bm25() (negated), best first. */
-  async bm25(table: LexicalTable, query: LexicalQuery, limit: number): Promise<IdScore[]> {
+  /**
+   * The best `limit` elements of one table for a query, scored as FTS5's bm25() (negated), best
+   * first; with `filter` (filter-sql.ts, its parameters from $14), only the elements it keeps.
+   */
+  async bm25(table: LexicalTable, query: LexicalQuery, limit: number, filter?: FilterSql): Promise<IdScore[]> {
     if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be an integer >= 0: ${limit}`);
     const plan = resolve(query);
     if (plan.none || limit === 0) return [];
+    const active = filter?.active ? filter : undefined;
     return this.#read(plan, async (db, shared) => {
-      const { rows } = await db.query<{ id: string; score: number }>(scoreSql(this.#s, table, plan.all), [
+      const { rows } = await db.query<{ id: string; score: number }>(scoreSql(this.#s, table, plan.all, active?.sql), [
         ...(await shared([TABLE_ID[table]])),
         limit,
+        ...(active?.params ?? []),
       ]);
       return rows.map((row) => ({ id: Number(row.id), score: row.score }));
     });
   }
 
   /**
-   * SearchReader.elementHits without filters: BM25 over names, signatures, descriptions and
-   * paths, plus `codeWeight` times BM25 over code, summed by element, best first.
+   * SearchReader.elementHits: BM25 over names, signatures, descriptions and paths, plus
+   * `codeWeight` times BM25 over code, summed by element, best first, filtered when a filter
+   * (its parameters from $14) is given.
    */
   async elementHits(
     match: LexicalQuery | undefined,
     codeMatch: LexicalQuery | undefined,
     limit: number,
     codeWeight = CODE_WEIGHT,
+    filter?: FilterSql,
   ): Promise<IdScore[]> {
     // At once where the pool has two connections free (a client takes them in turn).
     const [names, code] = await Promise.all([
-      match ? this.bm25('names', match, limit) : [],
-      codeMatch ? this.bm25('code', codeMatch, limit) : [],
+      match ? this.bm25('names', match, limit, filter) : [],
+      codeMatch ? this.bm25('code', codeMatch, limit, filter) : [],
     ]);
     return sumById([names, code.map(({ id, score }) => ({ id, score: codeWeight * score }))]);
   }
@@ -216,11 +221,4 @@ function resolve(query: LexicalQuery): Plan {
 
 function sum(values: readonly number[]): number {
   return values.reduce((a, b) => a + b, 0);
-}
-
-/** Scores of several lists summed by id, best first (search-reader.ts's sumById, which this module cannot import). */
-export function sumById(lists: readonly (readonly IdScore[])[]): IdScore[] {
-  const scores = new Map<number, number>();
-  for (const list of lists) for (const { id, score } of list) scores.set(id, (scores.get(id) ?? 0) + score);
-  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
 }

@@ -63,8 +63,13 @@ function matched(all: boolean): string {
     )`;
 }
 
-/** The best rows of one table, by BM25: (id, score), score descending. Own parameter: $13 the limit. */
-export function scoreSql(s: string, table: LexicalTable, all: boolean): string {
+/**
+ * The best rows of one table, by BM25: (id, score), score descending. Own parameter: $13 the
+ * limit. With `filter`, a condition over the aliases `e` (elements) and `f` (files) whose
+ * parameters follow from $14 (filter-sql.ts): rows are scored, filtered, then limited, as
+ * FTS5's MATCH with a filter ranks.
+ */
+export function scoreSql(s: string, table: LexicalTable, all: boolean, filter?: string): string {
   const weights = COLUMN_WEIGHTS[table];
   const f = Array.from({ length: TF_COLUMNS }, (_, c) => `${float(weights[c] ?? 0)} * hit.tf_${c}`).join(' + ');
   return `
@@ -100,8 +105,15 @@ export function scoreSql(s: string, table: LexicalTable, all: boolean): string {
       GROUP BY hit.repo_id, hit.element_id
       ${all ? 'HAVING count(DISTINCT hit.i) = cardinality($2::text[])' : ''}
     )
-    SELECT element_id AS id, score FROM scored
-    ORDER BY score DESC, array_position($1::integer[], repo_id), element_id
+    SELECT sc.element_id AS id, sc.score FROM scored sc
+    ${
+      filter
+        ? `JOIN ${s}.elements e ON e.repo_id = sc.repo_id AND e.id = sc.element_id
+           JOIN ${s}.files f ON f.repo_id = e.repo_id AND f.id = e.file_id
+           WHERE ${filter}`
+        : ''
+    }
+    ORDER BY sc.score DESC, array_position($1::integer[], sc.repo_id), sc.element_id
     LIMIT ${OWN}`;
 }
 

@@ -9,7 +9,8 @@
  *   element_vectors_<id> (repo_id, element_id, document_hash, embedding vector(d),
  *                         PK (repo_id, element_id), FK (repo_id, element_id) -> elements)
  *                        + HNSW (embedding vector_ip_ops) WITH (m = 16, ef_construction = 64)
- *   embeddings_<id>      (document_hash PK, embedding vector(d))   -- reused across repositories
+ *                        + (document_hash): an embedding is reused by its document's hash,
+ *                          from any repository (vector-writer.ts)
  *
  * The metric is the embedded store's: FAISS with METRIC_INNER_PRODUCT (vector-file.ts creates
  * its index with metric 'ip') on L2-normalised vectors (vector/embedder.ts), so vector_ip_ops,
@@ -40,11 +41,11 @@ export interface VectorSpace {
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
 
-/** The quoted, schema-qualified names of a space's tables. */
-export function spaceTables(schema: string, space: VectorSpace): { vectors: string; embeddings: string } {
+/** The quoted, schema-qualified name of a space's table. */
+export function spaceTables(schema: string, space: VectorSpace): { vectors: string } {
   const s = quoteSchema(schema);
   const id = checkSpaceId(space.id);
-  return { vectors: `${s}.element_vectors_${id}`, embeddings: `${s}.embeddings_${id}` };
+  return { vectors: `${s}.element_vectors_${id}` };
 }
 
 /** The space of an embedder, or undefined when none was recorded. */
@@ -107,7 +108,7 @@ export async function recordVectorSpace(
   );
   const space = rows[0]!;
   const id = checkSpaceId(space.id);
-  const { vectors, embeddings } = spaceTables(schema, space);
+  const { vectors } = spaceTables(schema, space);
   // Both integers are checked: the id above, the dimension at the top.
   await client.query(`
     CREATE TABLE ${vectors} (
@@ -118,10 +119,7 @@ export async function recordVectorSpace(
       PRIMARY KEY (repo_id, element_id),
       FOREIGN KEY (repo_id, element_id) REFERENCES ${s}.elements (repo_id, id)
     );
-    CREATE TABLE ${embeddings} (
-      document_hash text PRIMARY KEY,
-      embedding vector(${dimension}) NOT NULL
-    );
+    CREATE INDEX element_vectors_${id}_by_hash ON ${vectors} (document_hash);
     ${
       indexed
         ? `CREATE INDEX element_vectors_${id}_hnsw ON ${vectors} USING hnsw (embedding vector_ip_ops)

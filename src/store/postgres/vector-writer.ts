@@ -1,8 +1,10 @@
 /**
  * Writes and removes elements' vectors in the Postgres store (vector-space.ts says where), and
- * keeps each embedding for reuse by (embedder, document hash) across repositories, as the
- * embedded store's `embeddings` table does (vector-rows.ts): an element whose document is
- * unchanged, in this repository or another, is never embedded twice.
+ * finds embeddings to reuse by (embedder, document hash) across repositories: an element whose
+ * document some element of any repository holds already is never embedded again. Unlike the
+ * embedded store's `embeddings` cache (vector-rows.ts), nothing is kept apart: the live
+ * elements' vectors are the cache, so that writers of different repositories never wait for
+ * each other on a shared row (a document in both would be one key of one table).
  *
  * Every call runs on the caller's client, inside the caller's transaction, and costs two round
  * trips whatever the batch's size (the space's lookup, then one statement). Spaces are looked up
@@ -34,7 +36,7 @@ export class VectorWriter {
 
   /**
    * Puts elements' vectors of the embedder (recorded: recordVectorSpace) into a repository,
-   * replacing an element's previous one, and keeps each for reuse by its document hash. A
+   * replacing an element's previous one (found again by its document hash for reuse). A
    * vector of another dimension is a StoreError (EMBEDDER_MISMATCH), NaN or an infinity a
    * RangeError; nothing is written then.
    */
@@ -58,18 +60,12 @@ export class VectorWriter {
         vectorText(element.vector, space.dimension, `the vector of element ${element.id} (${i} of the batch)`),
       );
     }
-    const { vectors: table, embeddings } = spaceTables(this.#schema, space);
+    const { vectors: table } = spaceTables(this.#schema, space);
     const d = space.dimension;
     await client.query(
-      `WITH input AS (
-         SELECT * FROM unnest($2::bigint[], $3::text[], $4::vector(${d})[]) AS i(element_id, document_hash, embedding)
-       ), cached AS (
-         INSERT INTO ${embeddings} (document_hash, embedding)
-         SELECT DISTINCT ON (document_hash) document_hash, embedding FROM input
-         ON CONFLICT (document_hash) DO NOTHING
-       )
-       INSERT INTO ${table} (repo_id, element_id, document_hash, embedding)
-       SELECT $1, element_id, document_hash, embedding FROM input
+      `INSERT INTO ${table} (repo_id, element_id, document_hash, embedding)
+       SELECT $1, element_id, document_hash, embedding
+       FROM unnest($2::bigint[], $3::text[], $4::vector(${d})[]) AS i(element_id, document_hash, embedding)
        ON CONFLICT (repo_id, element_id) DO UPDATE SET document_hash = excluded.document_hash, embedding = excluded.embedding`,
       [repoId, ids, hashes, vectors],
     );
@@ -89,7 +85,7 @@ export class VectorWriter {
     return rowCount ?? 0;
   }
 
-  /** Removes a repository's vectors of every embedder (its embeddings stay, for reuse). */
+  /** Removes a repository's vectors of every embedder. */
   async dropRepository(client: Client, repoId: number): Promise<number> {
     checkRepo(repoId);
     const { rows } = await client.query<{ id: number; embedder: string; dimension: number; indexed: boolean }>(
@@ -106,12 +102,12 @@ export class VectorWriter {
     return removed;
   }
 
-  /** The embedding kept for a document of an embedder, from any repository; undefined when none. */
+  /** The embedding of a document of an embedder, from any repository's elements; undefined when none holds it. */
   async getEmbedding(client: Client, embedder: string, documentHash: string): Promise<Float32Array | undefined> {
     return (await this.getEmbeddings(client, embedder, [documentHash])).get(documentHash);
   }
 
-  /** The embeddings kept for some documents of an embedder, by hash (those without none are absent). */
+  /** The embeddings of some documents of an embedder, by hash, from any repository (those none holds are absent). */
   async getEmbeddings(
     client: Client,
     embedder: string,
@@ -124,8 +120,8 @@ export class VectorWriter {
     const space = await findVectorSpace(client, this.#schema, embedder);
     if (!space) return out;
     const { rows } = await client.query<{ document_hash: string; embedding: string }>(
-      `SELECT document_hash, embedding::text AS embedding FROM ${spaceTables(this.#schema, space).embeddings}
-       WHERE document_hash = ANY($1::text[])`,
+      `SELECT DISTINCT ON (document_hash) document_hash, embedding::text AS embedding
+       FROM ${spaceTables(this.#schema, space).vectors} WHERE document_hash = ANY($1::text[])`,
       [documentHashes],
     );
     for (const row of rows) out.set(row.document_hash, parseVector(row.embedding));

@@ -1,0 +1,46 @@
+/**
+ * --store and --schema, the same on every CLI: a shared PostgreSQL store
+ * instead of the embedded index (or OCVECTOR_STORE, OCVECTOR_SCHEMA). The
+ * password belongs in PGPASSWORD or ~/.pgpass, which the client reads,
+ * rather than in the URL, where `ps` shows it.
+ */
+import type { Command } from 'commander';
+import { isPostgresUrl, type PostgresChoice } from '../store/open-store.js';
+import { DEFAULT_POSTGRES_SCHEMA } from '../store/postgres/schema.js';
+import type { Environment } from './environment.js';
+import { UsageError } from './exit.js';
+
+export interface StoreCliOptions {
+  store?: string;
+  schema?: string;
+  db?: string;
+}
+
+export function addStoreOptions(command: Command): Command {
+  return command
+    .option(
+      '--store <url>',
+      'a shared PostgreSQL store (with pgvector) instead of the embedded index: postgres://user@host:5432/db (default: OCVECTOR_STORE; the password from PGPASSWORD or ~/.pgpass)',
+    )
+    .option(
+      '--schema <name>',
+      `the schema the shared store lives in (default: OCVECTOR_SCHEMA, else ${DEFAULT_POSTGRES_SCHEMA})`,
+    );
+}
+
+/** The shared store the options (or the environment) name; undefined for the embedded index. */
+export function storeChoice(options: StoreCliOptions, env: Environment): PostgresChoice | undefined {
+  const url = options.store ?? (options.db === undefined ? env.store : undefined);
+  const schema = options.schema ?? env.schema;
+  if (url === undefined) {
+    if (options.schema !== undefined)
+      throw new UsageError('--schema names a schema of a shared store: give --store too');
+    return undefined;
+  }
+  if (options.db !== undefined) throw new UsageError('--db and --store cannot be used together: choose one index');
+  if (!isPostgresUrl(url))
+    throw new UsageError(
+      `--store takes a PostgreSQL URL (postgres://user@host:5432/db), not ${JSON.stringify(url.slice(0, 80))}`,
+    );
+  return { url, ...(schema !== undefined ? { schema } : {}) };
+}

@@ -1,0 +1,305 @@
+/**
+ * The embedded index as a SearchStore (reads.ts): one SQLite database read
+ * in one transaction per search, and the FAISS index brought level with it
+ * first. Searches run one at a time: one connection holds one snapshot.
+ */
+import { FaissError } from '../native/errors.js';
+import { StoreError } from './errors.js';
+import { ftsExpression } from '../text/fts-expression.js';
+import { filterSql, type FilterConditions } from './filter-sql.js';
+import type { EmbedderRecord } from './meta.js';
+import { openIndex } from './open-index.js';
+import type {
+  LexicalMatch,
+  OccurrenceReads,
+  ScopeReads,
+  SearchStore,
+  Snapshot,
+  VectorReads,
+  VectorScope,
+} from './reads.js';
+import { ReferenceReader } from './reference-reader.js';
+import type { Repository } from './repositories.js';
+import { SearchReader, type FilterSql } from './search-reader.js';
+import type { IndexStore } from './store.js';
+import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from './vector-file.js';
+
+export interface EmbeddedStoreOptions {
+  vectorIndex?: VectorIndexOptions | undefined;
+  onEvent?: ((event: VectorIndexEvent) => void) | undefined;
+}
+
+export class EmbeddedSearchStore implements SearchStore {
+  readonly kind = 'embedded';
+  readonly location: string;
+  readonly #store: IndexStore;
+  readonly #options: EmbeddedStoreOptions;
+  /** Undefined when the vectors cannot be had: every search is then lexical, and says why (#problem). */
+  #vectors: VectorIndex | undefined;
+  #problem: string | undefined;
+  #record: EmbedderRecord;
+  #queue: Promise<unknown> = Promise.resolve();
+  readonly #references: EmbeddedOccurrences;
+  /** The repositories and the readers of each scope, for one generation's list of repositories. */
+  #repositories: { generation: number; list: Repository[]; key: string } = {
+    generation: Number.NaN,
+    list: [],
+    key: '',
+  };
+  #readers = new Map<string, SearchReader>();
+  #closed = false;
+
+  private constructor(
+    store: IndexStore,
+    vectors: VectorIndex | undefined,
+    problem: string | undefined,
+    record: EmbedderRecord,
+    options: EmbeddedStoreOptions,
+  ) {
+    this.location = store.directory;
+    this.#store = store;
+    this.#vectors = vectors;
+    this.#problem = problem;
+    this.#record = record;
+    this.#options = options;
+    this.#references = new EmbeddedOccurrences(store);
+  }
+
+  /**
+   * Opens the index read-only; throws StoreError NOT_FOUND when there is
+   * none (or it is empty). Without its vectors (the native addon cannot
+   * load, the index records a dimension FAISS cannot take) it still opens,
+   * and searches answer from the lexical index.
+   */
+  static async open(indexDir: string, options: EmbeddedStoreOptions = {}): Promise<EmbeddedSearchStore> {
+    const opened = await openIndex(indexDir, {
+      ...options.vectorIndex,
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      withoutVectors: true,
+    });
+    const problem = opened.vectors ? undefined : opened.vectorsProblem;
+    return new EmbeddedSearchStore(opened.store, opened.vectors, problem, opened.embedder, options);
+  }
+
+  /** The database behind it (for the embedded store's own tools: status, references' tests). */
+  get store(): IndexStore {
+    return this.#store;
+  }
+
+  /** The FAISS index searches use now, if any. */
+  get vectorIndex(): VectorIndex | undefined {
+    return this.#vectors;
+  }
+
+  read<T>(work: (snapshot: Snapshot) => Promise<T>): Promise<T> {
+    const run = this.#queue.then(() =>
+      this.#store.readSnapshot(async () => {
+        if (this.#closed) throw new StoreError(`the index at ${this.location} is closed`, 'CLOSED');
+        await this.#catchUp();
+        return work(this.#snapshot());
+      }),
+    );
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#vectors?.close();
+    this.#store.close();
+  }
+
+  #snapshot(): Snapshot {
+    const store = this.#store;
+    const generation = store.generation;
+    const repositories = this.#repositoriesAt(generation);
+    const vectors = this.#vectors;
+    return {
+      generation,
+      embedder: store.embedder,
+      embedderHost: store.meta.embedderHost,
+      repositories,
+      reads: (roots) => this.#reads(roots, repositories.length),
+      vectors: vectors ? vectorReads(vectors) : { problem: this.#problem ?? 'no vectors' },
+      occurrences: this.#references,
+    };
+  }
+
+  /** The list of repositories, read again only after an indexer committed. */
+  #repositoriesAt(generation: number): Repository[] {
+    if (this.#repositories.generation === generation) return this.#repositories.list;
+    const list = this.#store.repositories.all();
+    const key = list.map((r) => `${r.id}:${r.root}`).join('\n');
+    // A reader holds its repositories' statements: a list that changed (a drop, a new repository) needs new ones.
+    if (key !== this.#repositories.key) this.#readers = new Map();
+    this.#repositories = { generation, list, key };
+    return list;
+  }
+
+  #reads(roots: readonly number[], repositories: number): ScopeReads {
+    const key = roots.join(',');
+    let reader = this.#readers.get(key);
+    if (!reader) this.#readers.set(key, (reader = new SearchReader(this.#store, roots)));
+    // Every repository: the vectors' count when there are vectors (the elements a k-NN searches).
+    const all = roots.length >= repositories;
+    return new EmbeddedScopeReads(reader, all ? () => this.#vectors?.ntotal ?? this.#store.elementCount : undefined);
+  }
+
+  /**
+   * Picks up what an indexer committed since the last search (or a switch of
+   * embedder). Vectors that cannot be had (FAISS fails, or cannot take the
+   * recorded dimension) leave this and later searches lexical, saying why,
+   * until the index switches embedder again.
+   */
+  async #catchUp(): Promise<void> {
+    const record = this.#store.embedder;
+    if (!record) return;
+    const switched = record.id !== this.#record.id || record.dimension !== this.#record.dimension;
+    if (!this.#vectors && !switched) return;
+    const onEvent = this.#options.onEvent ?? (() => {});
+    if (switched) this.#record = record;
+    try {
+      const current = this.#vectors;
+      if (switched || !current) {
+        const fresh = await VectorIndex.open(this.#store, record, this.#options.vectorIndex, onEvent);
+        current?.close();
+        this.#vectors = fresh;
+        this.#problem = undefined;
+      } else this.#vectors = await current.refresh(this.#store, record, onEvent);
+    } catch (error) {
+      if (!(error instanceof FaissError)) throw error;
+      this.#vectors?.close();
+      this.#vectors = undefined;
+      this.#problem = error.message.split('\n')[0]!.replace(/^ocvector: /, '');
+    }
+  }
+}
+
+/** The FAISS index as a search's k-NN: kept to a scope's ids exactly, or (an older addon) fetched deeper and filtered. */
+function vectorReads(vectors: VectorIndex): VectorReads {
+  return {
+    count: vectors.ntotal,
+    async nearest(query: Float32Array, depth: number, scope: VectorScope) {
+      const ntotal = vectors.ntotal;
+      let restricted: BigInt64Array | undefined;
+      let inScope: ReadonlySet<number> | undefined;
+      let wanted = Math.min(ntotal, depth);
+      let kept = depth;
+      if (scope.scoped && vectors.restrictable) {
+        restricted = await scope.elementIds();
+        wanted = Math.min(restricted.length, depth);
+      } else if (scope.scoped) {
+        inScope = await scope.elementSet();
+        wanted = Math.min(ntotal, scope.overfetch * depth);
+        kept = Math.min(inScope.size, depth);
+      }
+      if (wanted === 0) return [];
+      // On the GPU copy when the options placed one there (vectorIndex.device), with the index's nprobe.
+      const { labels, distances } = await vectors.search(query, wanted, restricted);
+      const out: { id: number; score: number }[] = [];
+      for (let i = 0; i < labels.length && out.length < kept; i++) {
+        const id = Number(labels[i]);
+        if (id >= 0 && (!inScope || inScope.has(id))) out.push({ id, score: distances[i]! });
+      }
+      return out;
+    },
+  };
+}
+
+/** A SearchReader's reads (synchronous: SQLite answers at once) behind the asynchronous seam. */
+export class EmbeddedScopeReads implements ScopeReads {
+  readonly #reader: SearchReader;
+  readonly #indexElements: (() => number) | undefined;
+
+  /** `indexElements`: the count of every element, when the reader covers every repository. */
+  constructor(reader: SearchReader, indexElements?: () => number) {
+    this.#reader = reader;
+    this.#indexElements = indexElements;
+  }
+
+  async elementHits(
+    match: LexicalMatch | undefined,
+    codeMatch: LexicalMatch | undefined,
+    filters: FilterConditions,
+    limit: number,
+    codeWeight?: number,
+  ) {
+    return this.#reader.elementHits(fts(match), fts(codeMatch), sqlOf(filters), limit, codeWeight);
+  }
+
+  async pathElements(paths: readonly string[], filters: FilterConditions, limit: number) {
+    return this.#reader.pathElements(paths, sqlOf(filters), limit);
+  }
+
+  async definitions(names: readonly string[], filters: FilterConditions, limit: number) {
+    return this.#reader.definitions(names, sqlOf(filters), limit);
+  }
+
+  async namedFiles(names: readonly string[], filters: FilterConditions, perFile: number) {
+    return this.#reader.namedFiles(names, sqlOf(filters), perFile);
+  }
+
+  async rows(ids: readonly number[]) {
+    return this.#reader.rows(ids);
+  }
+
+  async documentFrequency(term: string) {
+    return this.#reader.documentFrequency(term);
+  }
+
+  async matchesMoreThan(match: LexicalMatch, count: number, inCode = false) {
+    return this.#reader.matchesMoreThan(fts(match)!, count, inCode);
+  }
+
+  async matchCount(match: LexicalMatch) {
+    return this.#reader.matchCount(fts(match)!);
+  }
+
+  async fileTermCounts(terms: readonly LexicalMatch[], generation: number) {
+    return this.#reader.fileTermCounts(
+      terms.map((term) => fts(term)!),
+      generation,
+    );
+  }
+
+  async elementCount() {
+    return this.#indexElements ? this.#indexElements() : this.#reader.elementCount();
+  }
+
+  async elementIds() {
+    return this.#reader.elementIds();
+  }
+}
+
+/** The occurrences table's reads (reference-reader.ts) behind the seam. */
+class EmbeddedOccurrences implements OccurrenceReads {
+  readonly #reader: ReferenceReader;
+
+  constructor(store: IndexStore) {
+    this.#reader = new ReferenceReader(store);
+  }
+
+  async files(word: string, roots: readonly number[] | undefined) {
+    const files = this.#reader.files(word);
+    if (!roots) return files;
+    const wanted = new Set(roots);
+    return files.filter((file) => wanted.has(file.rootId));
+  }
+
+  async around(file: { fileId: number }, lines: readonly number[]) {
+    return lines.map((line) => this.#reader.around(file.fileId, line));
+  }
+}
+
+/** A match as an FTS5 expression: quoted terms joined by OR, or by AND when all must match. */
+function fts(match: LexicalMatch | undefined): string | undefined {
+  if (!match) return undefined;
+  return ftsExpression(match.terms, match.all);
+}
+
+/** Filters as SQL over `e` and `f`, with whether any is set. */
+function sqlOf(filters: FilterConditions): FilterSql {
+  const compiled = filterSql(filters);
+  return { ...compiled, active: compiled.sql !== '1' };
+}

@@ -1,0 +1,591 @@
+/**
+ * One indexing run's writes into the PostgreSQL store (../writes.ts's RunWriter), in ONE
+ * transaction on one connection, from the lock to the commit:
+ *
+ * - One writer per repository at a time: a transaction-scoped advisory lock on (schema,
+ *   repository name), taken first. Another run of the same repository fails at once (StoreError
+ *   LOCKED), or waits up to `waitMs`; runs of other repositories go on at the same time (their
+ *   rows never meet: every table is keyed by repository, and embeddings are reused from the
+ *   vectors themselves, not from a shared cache row two writers could both insert).
+ * - Readers see the repository as it was until the run commits, then as it is: never
+ *   half-written, never empty. A run that fails, is aborted or is killed leaves it as it was
+ *   (the server rolls back the transaction of a connection that closes).
+ * - A batch of files costs a handful of statements, whatever its size: one per table.
+ *
+ * What an element holds is written as the embedded store writes it (../element-texts.ts), and
+ * its words scored as FTS5 scores them (lexical-writer.ts).
+ */
+import { deflateRawSync } from 'node:zlib';
+import type pg from 'pg';
+import { elementNames, elementWords } from '../element-texts.js';
+import { StoreError } from '../errors.js';
+import type { EmbedderRecord } from '../meta.js';
+import type { FileRow } from '../rows.js';
+import { badRepositoryName, isRepositoryName } from '../repository-name.js';
+import type { FileWrite, RunWriter, WrittenFile } from '../writes.js';
+import type { PostgresConnection } from './connection.js';
+import { LexicalWriter, type LexicalElement } from './lexical-writer.js';
+import { recordVectorSpace } from './vector-space.js';
+import { VectorWriter, type ElementVector } from './vector-writer.js';
+
+/** What a run needs to start. */
+export interface PostgresRunOptions {
+  /** The repository's name in the store, and the directory it is indexed from. */
+  repo: string;
+  root: string;
+  /** How long to wait for another run of the same repository (0: fail at once). */
+  waitMs: number;
+}
+
+/** An element as the run remembers it: enough to keep it when its document is unchanged. */
+interface KnownElement {
+  id: number;
+  hash: string;
+  startLine: number;
+  endLine: number;
+  startByte: number;
+  endByte: number;
+}
+
+/** The index's state row. */
+interface State {
+  generation: number;
+  embedder: EmbedderRecord | undefined;
+  embedderHost: string | undefined;
+}
+
+/** A line range whose bytes were not measured. */
+const UNKNOWN_BYTES = { start: -1, end: -1 } as const;
+/** SQLSTATE of a lock wait that ran out (lock_timeout). */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+export class PostgresRun implements RunWriter {
+  readonly #connection: PostgresConnection;
+  readonly #client: pg.PoolClient;
+  readonly #s: string;
+  readonly #lexical: LexicalWriter;
+  readonly #vectors: VectorWriter;
+  readonly repoId: number;
+  readonly repoName: string;
+  /** The state when the run began (the embedder it must match). */
+  readonly state: State;
+  #embedder: string | undefined;
+  #files = new Map<string, FileRow>();
+  /** Each file's elements, as written so far in this run. */
+  #elements = new Map<number, KnownElement[]>();
+  #open = true;
+
+  private constructor(
+    connection: PostgresConnection,
+    client: pg.PoolClient,
+    repo: { id: number; name: string },
+    state: State,
+  ) {
+    this.#connection = connection;
+    this.#client = client;
+    this.#s = connection.s;
+    this.#lexical = new LexicalWriter(connection.schema);
+    this.#vectors = new VectorWriter(connection.schema);
+    this.repoId = repo.id;
+    this.repoName = repo.name;
+    this.state = state;
+  }
+
+  /**
+   * Begins a run: its transaction, the repository's lock, the repository's row (made when new,
+   * moved to `root` when it was indexed from elsewhere), and what the repository holds now.
+   */
+  static async begin(connection: PostgresConnection, options: PostgresRunOptions): Promise<PostgresRun> {
+    if (!isRepositoryName(options.repo)) throw new StoreError(badRepositoryName(options.repo), 'BAD_NAME');
+    let client: pg.PoolClient;
+    try {
+      client = await connection.pool.connect();
+    } catch (error) {
+      throw connection.failure(error);
+    }
+    try {
+      await client.query('BEGIN');
+      await lockRepository(client, connection, options);
+      const s = connection.s;
+      const state = await readState(client, s);
+      const found = await client.query<{ id: number; root: string }>(
+        `SELECT id, root FROM ${s}.repositories WHERE name = $1`,
+        [options.repo],
+      );
+      let id = found.rows[0]?.id;
+      if (id === undefined)
+        id = (
+          await client.query<{ id: number }>(
+            `INSERT INTO ${s}.repositories (name, root) VALUES ($1, $2) RETURNING id`,
+            [options.repo, options.root],
+          )
+        ).rows[0]!.id;
+      else if (found.rows[0]!.root !== options.root)
+        // The same repository checked out elsewhere (a CI workspace): paths are relative, unchanged files stay unchanged.
+        await client.query(`UPDATE ${s}.repositories SET root = $2 WHERE id = $1`, [id, options.root]);
+      const run = new PostgresRun(connection, client, { id, name: options.repo }, state);
+      await run.#load();
+      return run;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      client.release(error instanceof Error ? error : undefined);
+      throw connection.failure(error);
+    }
+  }
+
+  /** The names of the store's other repositories. */
+  async otherRepositories(): Promise<string[]> {
+    const { rows } = await this.#client.query<{ name: string }>(
+      `SELECT name FROM ${this.#s}.repositories WHERE id <> $1 ORDER BY id`,
+      [this.repoId],
+    );
+    return rows.map((row) => row.name);
+  }
+
+  /**
+   * Records the embedder of the store (with the table its vectors go to), or checks it is the
+   * one recorded; with `reset`, this repository starts afresh and a store of no other
+   * repository takes the new embedder.
+   */
+  async useEmbedder(embedder: EmbedderRecord, host: string | undefined, reset: boolean): Promise<void> {
+    const recorded = this.state.embedder;
+    if (reset) await this.#clear();
+    const differs = recorded && (recorded.id !== embedder.id || recorded.dimension !== embedder.dimension);
+    if (differs && !reset)
+      throw new StoreError(
+        `this store was built with the embedder ${recorded.id} (${recorded.dimension} dimensions), not ${embedder.id} (${embedder.dimension}); ` +
+          `use ${recorded.id} again, or rebuild the repository with the new one (--rebuild) once no other repository uses the store`,
+        'EMBEDDER_MISMATCH',
+      );
+    if (!recorded || differs || host !== this.state.embedderHost)
+      await this.#client.query(`UPDATE ${this.#s}.state SET embedder = $1, dimension = $2, embedder_host = $3`, [
+        embedder.id,
+        embedder.dimension,
+        host ?? null,
+      ]);
+    await recordVectorSpace(this.#client, this.#connection.schema, embedder.id, embedder.dimension);
+    this.#embedder = embedder.id;
+  }
+
+  elementHashes(fileId: number): string[] {
+    return (this.#elements.get(fileId) ?? []).map((element) => element.hash);
+  }
+
+  async files(): Promise<Map<string, FileRow>> {
+    return new Map(this.#files);
+  }
+
+  /** Embeddings of documents that some element of any repository holds, by hash. */
+  async embeddings(hashes: readonly string[]): Promise<Map<string, Float32Array>> {
+    if (hashes.length === 0 || !this.#embedder) return new Map();
+    return this.#vectors.getEmbeddings(this.#client, this.#embedder, hashes);
+  }
+
+  async write(writes: readonly FileWrite[]): Promise<WrittenFile[]> {
+    this.#checkOpen();
+    return this.#failing(async () => {
+      const touches = writes.filter((w) => w.kind === 'touch');
+      if (touches.length > 0)
+        await this.#client.query(
+          `UPDATE ${this.#s}.files f SET size = t.size, mtime_ms = t.mtime_ms
+           FROM unnest($2::bigint[], $3::bigint[], $4::float8[]) AS t(id, size, mtime_ms)
+           WHERE f.repo_id = $1 AND f.id = t.id`,
+          [this.repoId, touches.map((w) => w.row.id), touches.map((w) => w.size), touches.map((w) => w.mtimeMs)],
+        );
+      const files = writes.filter((w) => w.kind === 'write');
+      const written = files.length > 0 ? await this.#writeFiles(files) : [];
+      let next = 0;
+      return writes.map((w) => (w.kind === 'touch' ? { added: 0, removed: 0, kept: 0 } : written[next++]!));
+    });
+  }
+
+  async remove(fileIds: readonly number[]): Promise<number[]> {
+    this.#checkOpen();
+    if (fileIds.length === 0) return [];
+    return this.#failing(async () => {
+      const counts = fileIds.map((id) => this.#elements.get(id)?.length ?? 0);
+      await this.#removeElements(fileIds.flatMap((id) => (this.#elements.get(id) ?? []).map((e) => e.id)));
+      await this.#client.query(
+        `DELETE FROM ${this.#s}.occurrences WHERE repo_id = $1 AND file_id = ANY($2::bigint[])`,
+        [this.repoId, [...fileIds]],
+      );
+      await this.#client.query(`DELETE FROM ${this.#s}.files WHERE repo_id = $1 AND id = ANY($2::bigint[])`, [
+        this.repoId,
+        [...fileIds],
+      ]);
+      const gone = new Set(fileIds);
+      for (const [path, row] of this.#files) if (gone.has(row.id)) this.#files.delete(path);
+      for (const id of fileIds) this.#elements.delete(id);
+      return counts;
+    });
+  }
+
+  /**
+   * Commits the run: the repository's commit and time, the index's generation moved on (what
+   * readers' caches follow). Returns the new generation.
+   */
+  async commit(record: { commit: string | undefined; at: number; lastRun: object }): Promise<number> {
+    this.#checkOpen();
+    return this.#failing(async () => {
+      await this.#client.query(
+        `UPDATE ${this.#s}.repositories SET git_commit = $2, indexed_at = $3, last_run = $4 WHERE id = $1`,
+        [this.repoId, record.commit ?? null, record.at, JSON.stringify(record.lastRun)],
+      );
+      // Last, so that runs of other repositories wait for this one row only while this commit is made.
+      const { rows } = await this.#client.query<{ generation: number }>(
+        `UPDATE ${this.#s}.state SET generation = generation + 1 RETURNING generation`,
+      );
+      await this.#client.query('COMMIT');
+      this.#release();
+      return rows[0]!.generation;
+    });
+  }
+
+  /** Leaves the store as it was before the run (nothing when it committed already). */
+  async rollback(): Promise<void> {
+    if (!this.#open) return;
+    try {
+      await this.#client.query('ROLLBACK');
+      this.#release();
+    } catch (error) {
+      this.#release(error as Error);
+    }
+  }
+
+  /** Elements and files of the repository in the store now (the run's transaction included). */
+  async counts(): Promise<{ files: number; elements: number }> {
+    const { rows } = await this.#client.query<{ files: number; elements: number }>(
+      `SELECT count(*) AS files, coalesce(sum(element_count), 0)::bigint AS elements FROM ${this.#s}.files WHERE repo_id = $1`,
+      [this.repoId],
+    );
+    return rows[0]!;
+  }
+
+  async #load(): Promise<void> {
+    const { rows: files } = await this.#client.query<FileRow>(
+      `SELECT id, path, language, size, mtime_ms AS "mtimeMs", hash, status, error, element_count AS "elementCount"
+       FROM ${this.#s}.files WHERE repo_id = $1`,
+      [this.repoId],
+    );
+    this.#files = new Map(files.map((row) => [row.path, row]));
+    const { rows: elements } = await this.#client.query<KnownElement & { fileId: number }>(
+      `SELECT id, file_id AS "fileId", document_hash AS hash, start_line AS "startLine", end_line AS "endLine",
+         start_byte AS "startByte", end_byte AS "endByte"
+       FROM ${this.#s}.elements WHERE repo_id = $1 ORDER BY id`,
+      [this.repoId],
+    );
+    this.#elements = new Map();
+    for (const { fileId, ...element } of elements) {
+      const list = this.#elements.get(fileId);
+      if (list) list.push(element);
+      else this.#elements.set(fileId, [element]);
+    }
+  }
+
+  /** Forgets every file and element of the repository (a rebuild). */
+  async #clear(): Promise<void> {
+    const repo = [this.repoId];
+    await this.#lexical.dropRepository(this.#client, this.repoId);
+    await this.#vectors.dropRepository(this.#client, this.repoId);
+    for (const table of ['occurrences', 'elements', 'files'])
+      await this.#client.query(`DELETE FROM ${this.#s}.${table} WHERE repo_id = $1`, repo);
+    this.#files = new Map();
+    this.#elements = new Map();
+  }
+
+  /**
+   * Writes files' new states: elements whose document is unchanged keep their row and vector
+   * (only their lines move), the rest are replaced, as the embedded store's writeFile does.
+   */
+  async #writeFiles(writes: readonly Extract<FileWrite, { kind: 'write' }>[]): Promise<WrittenFile[]> {
+    const s = this.#s;
+    const client = this.#client;
+    const now = Date.now();
+    const { rows: fileRows } = await client.query<{ id: number; path: string }>(
+      `INSERT INTO ${s}.files AS f (repo_id, path, language, size, mtime_ms, hash, status, error, element_count, indexed_at, content)
+       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::float8[], $6::text[], $7::text[], $8::text[],
+         $9::integer[], $10::bigint[], $11::bytea[])
+       ON CONFLICT (repo_id, path) DO UPDATE SET language = excluded.language, size = excluded.size,
+         mtime_ms = excluded.mtime_ms, hash = excluded.hash, status = excluded.status, error = excluded.error,
+         element_count = excluded.element_count, indexed_at = excluded.indexed_at, content = excluded.content
+       RETURNING id, path`,
+      [
+        this.repoId,
+        writes.map((w) => w.update.path),
+        writes.map((w) => w.update.language),
+        writes.map((w) => w.update.size),
+        writes.map((w) => w.update.mtimeMs),
+        writes.map((w) => w.update.hash),
+        writes.map((w) => w.update.status),
+        writes.map((w) => w.update.error),
+        writes.map((w) => w.documents.length),
+        writes.map(() => now),
+        writes.map((w) => (w.text === undefined ? null : deflateRawSync(Buffer.from(w.text, 'utf8')))),
+      ],
+    );
+    const idOf = new Map(fileRows.map((row) => [row.path, row.id]));
+
+    const added: {
+      fileId: number;
+      write: (typeof writes)[number];
+      document: (typeof writes)[number]['documents'][number];
+      bytes: { start: number; end: number };
+    }[] = [];
+    const moved: KnownElement[] = [];
+    const removed: number[] = [];
+    const results: WrittenFile[] = [];
+    const nextElements = new Map<number, KnownElement[]>();
+    for (const w of writes) {
+      const fileId = idOf.get(w.update.path)!;
+      const old = new Map<string, KnownElement[]>();
+      for (const element of this.#elements.get(fileId) ?? []) {
+        const same = old.get(element.hash);
+        if (same) same.push(element);
+        else old.set(element.hash, [element]);
+      }
+      const kept: KnownElement[] = [];
+      let newOnes = 0;
+      for (const document of w.documents) {
+        const e = document.element;
+        const bytes = w.lineBytes?.range(e.startLine, e.endLine) ?? UNKNOWN_BYTES;
+        const reusable = old.get(document.hash)?.pop();
+        if (reusable) {
+          const next = {
+            ...reusable,
+            startLine: e.startLine,
+            endLine: e.endLine,
+            startByte: bytes.start,
+            endByte: bytes.end,
+          };
+          // Lines above it may have changed length without changing in number: its bytes moved too.
+          if (
+            reusable.startLine !== next.startLine ||
+            reusable.endLine !== next.endLine ||
+            reusable.startByte !== next.startByte ||
+            reusable.endByte !== next.endByte
+          )
+            moved.push(next);
+          kept.push(next);
+          continue;
+        }
+        added.push({ fileId, write: w, document, bytes });
+        newOnes++;
+      }
+      let gone = 0;
+      for (const rows of old.values())
+        for (const row of rows) {
+          removed.push(row.id);
+          gone++;
+        }
+      nextElements.set(fileId, kept);
+      results.push({ added: newOnes, removed: gone, kept: kept.length });
+    }
+
+    // A second copy of a document the file holds already has no vector of its own in the batch: it
+    // shares the kept copy's, read before anything is removed.
+    const missing = [
+      ...new Set(added.filter((a) => !a.write.vectors.has(a.document.hash)).map((a) => a.document.hash)),
+    ];
+    const shared = await this.embeddings(missing);
+
+    await this.#removeElements(removed);
+    if (moved.length > 0)
+      await client.query(
+        `UPDATE ${s}.elements e SET start_line = m.start_line, end_line = m.end_line, start_byte = m.start_byte, end_byte = m.end_byte
+         FROM unnest($2::bigint[], $3::integer[], $4::integer[], $5::integer[], $6::integer[])
+           AS m(id, start_line, end_line, start_byte, end_byte)
+         WHERE e.repo_id = $1 AND e.id = m.id`,
+        [
+          this.repoId,
+          moved.map((m) => m.id),
+          moved.map((m) => m.startLine),
+          moved.map((m) => m.endLine),
+          moved.map((m) => m.startByte),
+          moved.map((m) => m.endByte),
+        ],
+      );
+    if (added.length > 0) {
+      const ids = await this.#newElementIds(added.length);
+      const names = added.map((a) => elementNames(a.document));
+      await client.query(
+        `INSERT INTO ${s}.elements (repo_id, id, file_id, element_type, element_name, short_name, access, start_line, end_line,
+           start_byte, end_byte, signature, description, document_hash)
+         SELECT $1, * FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::integer[],
+           $9::integer[], $10::integer[], $11::integer[], $12::text[], $13::text[], $14::text[])`,
+        [
+          this.repoId,
+          ids,
+          added.map((a) => a.fileId),
+          added.map((a) => a.document.element.type),
+          names.map((n) => n.name),
+          names.map((n) => n.shortName),
+          added.map((a) => a.document.element.access),
+          added.map((a) => a.document.element.startLine),
+          added.map((a) => a.document.element.endLine),
+          added.map((a) => a.bytes.start),
+          added.map((a) => a.bytes.end),
+          added.map((a) => a.document.element.signature),
+          added.map((a) => a.document.element.description),
+          added.map((a) => a.document.hash),
+        ],
+      );
+      const lexical: LexicalElement[] = added.map((a, i) => ({
+        id: ids[i]!,
+        texts: elementWords(a.document, names[i]!.name, a.write.update.path),
+      }));
+      await this.#lexical.add(client, this.repoId, lexical);
+      const vectors: ElementVector[] = added.map((a, i) => {
+        const vector = a.write.vectors.get(a.document.hash) ?? shared.get(a.document.hash);
+        if (!vector)
+          throw new StoreError(`no vector for ${a.write.update.path}:${a.document.element.startLine}`, 'CORRUPT');
+        return { id: ids[i]!, documentHash: a.document.hash, vector };
+      });
+      await this.#vectors.put(client, this.#requireEmbedder(), this.repoId, vectors);
+      added.forEach((a, i) =>
+        nextElements.get(a.fileId)!.push({
+          id: ids[i]!,
+          hash: a.document.hash,
+          startLine: a.document.element.startLine,
+          endLine: a.document.element.endLine,
+          startByte: a.bytes.start,
+          endByte: a.bytes.end,
+        }),
+      );
+    }
+    await this.#replaceOccurrences(writes, idOf);
+
+    for (const w of writes) {
+      const fileId = idOf.get(w.update.path)!;
+      this.#files.set(w.update.path, { ...w.update, id: fileId, elementCount: w.documents.length });
+      this.#elements.set(fileId, nextElements.get(fileId)!);
+    }
+    return results;
+  }
+
+  /** Each written file's words replace its old ones (a file written without them keeps none). */
+  async #replaceOccurrences(
+    writes: readonly Extract<FileWrite, { kind: 'write' }>[],
+    idOf: ReadonlyMap<string, number>,
+  ): Promise<void> {
+    const fileIds = writes.map((w) => idOf.get(w.update.path)!);
+    await this.#client.query(`DELETE FROM ${this.#s}.occurrences WHERE repo_id = $1 AND file_id = ANY($2::bigint[])`, [
+      this.repoId,
+      fileIds,
+    ]);
+    const files: number[] = [];
+    const words: string[] = [];
+    const lines: string[] = [];
+    writes.forEach((w, i) => {
+      for (const [word, at] of w.occurrences ?? []) {
+        files.push(fileIds[i]!);
+        words.push(word);
+        lines.push(at);
+      }
+    });
+    if (words.length > 0)
+      await this.#client.query(
+        `INSERT INTO ${this.#s}.occurrences (repo_id, file_id, word, lines)
+         SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[])`,
+        [this.repoId, files, words, lines],
+      );
+  }
+
+  /** Removes elements with their words and vectors. */
+  async #removeElements(ids: readonly number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.#lexical.remove(this.#client, this.repoId, ids);
+    if (this.#embedder) await this.#vectors.remove(this.#client, this.#embedder, this.repoId, ids);
+    await this.#client.query(`DELETE FROM ${this.#s}.elements WHERE repo_id = $1 AND id = ANY($2::bigint[])`, [
+      this.repoId,
+      [...ids],
+    ]);
+  }
+
+  /** Ids for new elements, from the table's own sequence (in order: the rows are written in that order). */
+  async #newElementIds(count: number): Promise<number[]> {
+    const { rows } = await this.#client.query<{ id: number }>(
+      `SELECT nextval(pg_get_serial_sequence($1, 'id')) AS id FROM generate_series(1, $2)`,
+      [`${this.#s}.elements`, count],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  #requireEmbedder(): string {
+    // A program's own mistake: the indexer names the embedder before it writes.
+    if (!this.#embedder) throw new TypeError('PostgresRun: useEmbedder() must come before writes');
+    return this.#embedder;
+  }
+
+  #checkOpen(): void {
+    if (!this.#open)
+      throw new StoreError(`the run over ${this.repoName} in ${this.#connection.location} has ended`, 'CLOSED');
+  }
+
+  /** Runs a step of the run; a connection that broke is reported as the store being unreachable. */
+  async #failing<T>(step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      throw this.#connection.failure(error);
+    }
+  }
+
+  #release(error?: Error): void {
+    if (!this.#open) return;
+    this.#open = false;
+    this.#client.release(error);
+  }
+}
+
+/**
+ * Takes a repository's lock for the transaction (an advisory lock on the schema and the
+ * repository's name, released by the commit, the rollback, or the connection's end): at once,
+ * or waiting up to `waitMs`; StoreError LOCKED when another transaction holds it.
+ */
+export async function lockRepository(
+  client: pg.PoolClient,
+  connection: PostgresConnection,
+  options: { repo: string; waitMs: number },
+): Promise<void> {
+  const key = [`ocvector ${connection.schema}`, options.repo];
+  const busy = () =>
+    new StoreError(
+      `the repository ${options.repo} is being indexed by another run (another process or machine) in ${connection.location}: ` +
+        'wait for it to finish, or pass --wait <seconds>',
+      'LOCKED',
+    );
+  if (options.waitMs <= 0) {
+    const { rows } = await client.query<{ locked: boolean }>(
+      'SELECT pg_try_advisory_xact_lock(hashtext($1), hashtext($2)) AS locked',
+      key,
+    );
+    if (!rows[0]!.locked) throw busy();
+    return;
+  }
+  await client.query("SELECT set_config('lock_timeout', $1, true)", [`${Math.ceil(options.waitMs)}ms`]);
+  try {
+    await client.query('SAVEPOINT ocvector_lock');
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', key);
+    await client.query('RELEASE SAVEPOINT ocvector_lock');
+  } catch (error) {
+    if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) throw busy();
+    throw error;
+  }
+  await client.query("SELECT set_config('lock_timeout', '0', true)");
+}
+
+async function readState(client: pg.PoolClient, s: string): Promise<State> {
+  const { rows } = await client.query<{
+    generation: number;
+    embedder: string | null;
+    dimension: number | null;
+    embedder_host: string | null;
+  }>(`SELECT generation, embedder, dimension, embedder_host FROM ${s}.state`);
+  const row = rows[0]!;
+  return {
+    generation: row.generation,
+    embedder:
+      row.embedder !== null && row.dimension !== null ? { id: row.embedder, dimension: row.dimension } : undefined,
+    embedderHost: row.embedder_host ?? undefined,
+  };
+}

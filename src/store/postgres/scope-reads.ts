@@ -1,0 +1,166 @@
+/**
+ * The reads of one search over some repositories (../reads.ts's ScopeReads), in PostgreSQL, on
+ * the client of the search's snapshot: BM25 through the lexical reader (scored as FTS5 scores,
+ * lexical-sql.ts), and the rest as the embedded store's search-reader.ts asks SQLite, in the
+ * same order. Text is ordered byte by byte (COLLATE "C"), as SQLite orders it.
+ */
+import type pg from 'pg';
+import { TEXT_ELEMENT_TYPES } from '../../analysis/element.js';
+import { fileStem, normalizeStem } from '../../files/rules.js';
+import type { FilterConditions } from '../filter-sql.js';
+import type { ElementRecord, FileTermCounts, LexicalMatch, ScopeReads } from '../reads.js';
+import { filterSql } from './filter-sql.js';
+import { LexicalReader } from './lexical-reader.js';
+
+/** Files named after a symbol, looked at most (search-reader.ts's namedFiles). */
+const MAX_NAMED_FILES = 20;
+/** Pieces of text name nothing: they are never a symbol's definition. */
+const TEXT_TYPES = [...TEXT_ELEMENT_TYPES];
+
+/** The columns of a hit, as search-reader.ts's ElementRecord. */
+const RECORD_COLUMNS = `e.id, e.file_id AS "fileId", e.element_type AS type, e.element_name AS name,
+  e.start_line AS "startLine", e.end_line AS "endLine", e.start_byte AS "startByte", e.end_byte AS "endByte",
+  e.signature, e.description, f.path, f.language, f.size, f.mtime_ms AS "mtimeMs", f.hash, f.repo_id AS "rootId"`;
+
+export class PostgresScopeReads implements ScopeReads {
+  readonly #db: pg.PoolClient;
+  readonly #s: string;
+  readonly #roots: number[];
+  readonly #lexical: LexicalReader;
+
+  /** Reads of the repositories `roots` (in the index's order) of the schema, on `db` (in the search's transaction). */
+  constructor(db: pg.PoolClient, schema: string, s: string, roots: readonly number[]) {
+    this.#db = db;
+    this.#s = s;
+    this.#roots = [...roots];
+    this.#lexical = new LexicalReader(db, schema, roots);
+  }
+
+  elementHits(
+    match: LexicalMatch | undefined,
+    codeMatch: LexicalMatch | undefined,
+    filters: FilterConditions,
+    limit: number,
+    codeWeight?: number,
+  ) {
+    // The lexical statements take 13 parameters of their own; a filter's follow.
+    return this.#lexical.elementHits(match, codeMatch, limit, codeWeight, filterSql(filters, 14));
+  }
+
+  async pathElements(paths: readonly string[], filters: FilterConditions, limit: number): Promise<number[]> {
+    const filter = filterSql(filters, 4);
+    const { rows } = await this.#db.query<{ id: number }>(
+      `SELECT e.id FROM ${this.#s}.files f JOIN ${this.#s}.elements e ON e.repo_id = f.repo_id AND e.file_id = f.id
+       WHERE f.repo_id = ANY($1::integer[]) AND EXISTS (SELECT 1 FROM unnest($2::text[]) p WHERE strpos(lower(f.path), p) > 0)
+         AND ${filter.sql}
+       ORDER BY length(f.path), f.path COLLATE "C", strpos(e.element_name, '.') > 0, e.start_line, e.id LIMIT $3`,
+      [this.#roots, [...paths], limit, ...filter.params],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  async definitions(names: readonly string[], filters: FilterConditions, limit: number): Promise<number[]> {
+    if (names.length === 0) return [];
+    const filter = filterSql(filters, 5);
+    const { rows } = await this.#db.query<{ id: number }>(
+      `SELECT e.id FROM ${this.#s}.elements e JOIN ${this.#s}.files f ON f.repo_id = e.repo_id AND f.id = e.file_id
+       WHERE e.repo_id = ANY($1::integer[]) AND e.short_name = ANY($2::text[]) AND e.element_type <> ALL($3::text[])
+         AND ${filter.sql}
+       ORDER BY e.short_name COLLATE "C", e.id LIMIT $4`,
+      [this.#roots, names.map((name) => name.toLowerCase()), TEXT_TYPES, limit, ...filter.params],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  async namedFiles(
+    names: readonly string[],
+    filters: FilterConditions,
+    perFile: number,
+  ): Promise<{ fileId: number; ids: number[] }[]> {
+    const wanted = new Set(names.map(normalizeStem).filter((name) => name.length >= 3));
+    if (wanted.size === 0) return [];
+    const { rows: files } = await this.#db.query<{ id: number; repo_id: number; path: string }>(
+      `SELECT id, repo_id, path FROM ${this.#s}.files WHERE repo_id = ANY($1::integer[]) AND status = 'indexed' ORDER BY id`,
+      [this.#roots],
+    );
+    const named = files.filter((file) => wanted.has(normalizeStem(fileStem(file.path)))).slice(0, MAX_NAMED_FILES);
+    if (named.length === 0) return [];
+    const filter = filterSql(filters, 4);
+    // Each file's first elements, in one read: ranked within the file by line.
+    const { rows } = await this.#db.query<{ file_id: number; id: number }>(
+      `SELECT file_id, id FROM (
+         SELECT e.file_id, e.id, row_number() OVER (PARTITION BY e.file_id ORDER BY e.start_line, e.id) AS n
+         FROM ${this.#s}.elements e JOIN ${this.#s}.files f ON f.repo_id = e.repo_id AND f.id = e.file_id
+         WHERE e.repo_id = ANY($1::integer[]) AND e.file_id = ANY($2::bigint[]) AND ${filter.sql}
+       ) ranked WHERE n <= $3 ORDER BY file_id, n`,
+      [named.map((file) => file.repo_id), named.map((file) => file.id), perFile, ...filter.params],
+    );
+    const byFile = new Map<number, number[]>(named.map((file) => [file.id, []]));
+    for (const row of rows) byFile.get(row.file_id)?.push(row.id);
+    return named.map((file) => ({ fileId: file.id, ids: byFile.get(file.id)! }));
+  }
+
+  async rows(ids: readonly number[]): Promise<Map<number, ElementRecord>> {
+    if (ids.length === 0) return new Map();
+    const { rows } = await this.#db.query<ElementRecord>(
+      `SELECT ${RECORD_COLUMNS} FROM ${this.#s}.elements e
+       JOIN ${this.#s}.files f ON f.repo_id = e.repo_id AND f.id = e.file_id
+       WHERE e.repo_id = ANY($1::integer[]) AND e.id = ANY($2::bigint[])`,
+      [this.#roots, [...ids]],
+    );
+    return new Map(rows.map((row) => [row.id, row]));
+  }
+
+  documentFrequency(term: string) {
+    return this.#lexical.documentFrequency(term);
+  }
+
+  matchesMoreThan(match: LexicalMatch, count: number, inCode = false) {
+    return this.#lexical.matchesMoreThan(match, count, inCode);
+  }
+
+  matchCount(match: LexicalMatch) {
+    return this.#lexical.matchCount(match);
+  }
+
+  async fileTermCounts(terms: readonly LexicalMatch[]): Promise<FileTermCounts> {
+    const perTerm = await this.#lexical.fileTermCounts(terms);
+    const fileIds = [...new Set(perTerm.flatMap((counts) => [...counts.keys()]))];
+    const [sizes, totals] = await Promise.all([
+      fileIds.length === 0
+        ? { rows: [] }
+        : this.#db.query<{ id: number; size: number }>(
+            `SELECT id, element_count AS size FROM ${this.#s}.files WHERE repo_id = ANY($1::integer[]) AND id = ANY($2::bigint[])`,
+            [this.#roots, fileIds],
+          ),
+      this.#db.query<{ files: number; averageSize: number | null }>(
+        `SELECT count(*) AS files, avg(element_count)::float8 AS "averageSize" FROM ${this.#s}.files
+         WHERE repo_id = ANY($1::integer[]) AND status = 'indexed'`,
+        [this.#roots],
+      ),
+    ]);
+    const { files, averageSize } = totals.rows[0]!;
+    return {
+      perTerm,
+      sizes: new Map(sizes.rows.map((row) => [row.id, row.size])),
+      files,
+      averageSize: averageSize ?? 0,
+    };
+  }
+
+  async elementCount(): Promise<number> {
+    const { rows } = await this.#db.query<{ n: number }>(
+      `SELECT coalesce(sum(element_count), 0)::bigint AS n FROM ${this.#s}.files WHERE repo_id = ANY($1::integer[])`,
+      [this.#roots],
+    );
+    return rows[0]!.n;
+  }
+
+  async elementIds(): Promise<number[]> {
+    const { rows } = await this.#db.query<{ id: number }>(
+      `SELECT id FROM ${this.#s}.elements WHERE repo_id = ANY($1::integer[]) ORDER BY id`,
+      [this.#roots],
+    );
+    return rows.map((row) => row.id);
+  }
+}

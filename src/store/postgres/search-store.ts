@@ -1,0 +1,133 @@
+/**
+ * The shared PostgreSQL store as a SearchStore (../reads.ts): each search reads on a client of
+ * its own, in one REPEATABLE READ, READ ONLY transaction, so that every read it makes sees the
+ * same commit while writers go on (a run commits a repository whole: a search sees it as it was,
+ * or as it is after the run, never half-written). Searches run at once, up to the pool's size.
+ * The k-NN runs in pgvector (vector-reader.ts), BM25 as FTS5 scores it (lexical-reader.ts),
+ * and a file's text comes from the store when the repository is not checked out here.
+ */
+import { inflateRawSync } from 'node:zlib';
+import type pg from 'pg';
+import type { EmbedderRecord } from '../meta.js';
+import type { SearchStore, Snapshot, VectorReads, VectorScope } from '../reads.js';
+import type { Repository } from '../repositories.js';
+import { PostgresConnection, DEFAULT_POSTGRES_SCHEMA, type PostgresConnectionOptions } from './connection.js';
+import { PostgresOccurrences } from './occurrence-reads.js';
+import { PostgresScopeReads } from './scope-reads.js';
+import { DEFAULT_EF_SEARCH, MAX_K, VectorReader } from './vector-reader.js';
+
+/** HNSW's candidate list at most (pgvector's limit for hnsw.ef_search). */
+const MAX_EF_SEARCH = 1_000;
+
+interface StateRow {
+  generation: number;
+  embedder: string | null;
+  dimension: number | null;
+  embedder_host: string | null;
+}
+
+export interface PostgresStoreChoice {
+  url: string;
+  schema?: string | undefined;
+  maxConnections?: number | undefined;
+}
+
+export class PostgresSearchStore implements SearchStore {
+  readonly kind = 'postgres';
+  readonly #connection: PostgresConnection;
+  /** The repositories, read again only when the generation moved. */
+  #repositories: { generation: number; list: Repository[] } = { generation: Number.NaN, list: [] };
+
+  private constructor(connection: PostgresConnection) {
+    this.#connection = connection;
+  }
+
+  /** Connects and checks the store (StoreError NOT_FOUND when nothing was indexed there yet, UNREACHABLE, ...). */
+  static async open(choice: PostgresStoreChoice): Promise<PostgresSearchStore> {
+    const options: PostgresConnectionOptions & { migrate: false } = {
+      schema: choice.schema ?? DEFAULT_POSTGRES_SCHEMA,
+      maxConnections: choice.maxConnections,
+      migrate: false,
+    };
+    return new PostgresSearchStore(await PostgresConnection.open(choice.url, options));
+  }
+
+  get location(): string {
+    return this.#connection.location;
+  }
+
+  read<T>(work: (snapshot: Snapshot) => Promise<T>): Promise<T> {
+    return this.#connection.withClient(async (client) => {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      try {
+        const result = await work(await this.#snapshot(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#connection.close();
+  }
+
+  async #snapshot(client: pg.PoolClient): Promise<Snapshot> {
+    const { s, schema } = this.#connection;
+    const state = (
+      await client.query<StateRow>(`SELECT generation, embedder, dimension, embedder_host FROM ${s}.state`)
+    ).rows[0]!;
+    const repositories = await this.#repositoriesAt(client, state.generation);
+    const embedder: EmbedderRecord | undefined =
+      state.embedder !== null && state.dimension !== null
+        ? { id: state.embedder, dimension: state.dimension }
+        : undefined;
+    const all = repositories.map((repository) => repository.id);
+    let count: Promise<number> | undefined;
+    const elements = () => (count ??= new PostgresScopeReads(client, schema, s, all).elementCount());
+    return {
+      generation: state.generation,
+      embedder,
+      embedderHost: state.embedder_host ?? undefined,
+      repositories,
+      reads: (roots) => new PostgresScopeReads(client, schema, s, roots),
+      vectors: embedder ? vectorReads(client, schema, embedder, await elements()) : { problem: 'nothing indexed yet' },
+      occurrences: new PostgresOccurrences(client, s, all),
+      storedText: async (fileIds) => {
+        const { rows } = await client.query<{ id: number; content: Buffer | null }>(
+          `SELECT id, content FROM ${s}.files WHERE repo_id = ANY($1::integer[]) AND id = ANY($2::bigint[])`,
+          [all, [...fileIds]],
+        );
+        const texts = new Map<number, Buffer>();
+        for (const row of rows) if (row.content) texts.set(row.id, inflateRawSync(row.content));
+        return texts;
+      },
+    };
+  }
+
+  async #repositoriesAt(client: pg.PoolClient, generation: number): Promise<Repository[]> {
+    if (this.#repositories.generation === generation) return this.#repositories.list;
+    const { rows } = await client.query<Repository>(
+      `SELECT id, name, root, git_commit AS "commit", indexed_at AS "indexedAt" FROM ${this.#connection.s}.repositories ORDER BY id`,
+    );
+    this.#repositories = { generation, list: rows };
+    return rows;
+  }
+}
+
+/** pgvector's k-NN over the scope's repositories (every element of the store has its vector). */
+function vectorReads(client: pg.PoolClient, schema: string, embedder: EmbedderRecord, count: number): VectorReads {
+  const reader = new VectorReader(client, schema);
+  return {
+    count,
+    async nearest(query: Float32Array, depth: number, scope: VectorScope) {
+      const k = Math.min(depth, MAX_K);
+      if (k === 0 || scope.roots.length === 0) return [];
+      // HNSW returns at most ef_search candidates per scan: enough for the depth asked.
+      const efSearch = Math.min(MAX_EF_SEARCH, Math.max(DEFAULT_EF_SEARCH, k));
+      return reader.nearest({ embedder: embedder.id, vector: query, k, repoIds: scope.roots, efSearch });
+    },
+  };
+}

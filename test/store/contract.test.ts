@@ -1,0 +1,300 @@
+/**
+ * The store contract: the same indexing and the same searches through both stores, the
+ * embedded one (SQLite + FAISS) and the shared one (PostgreSQL + pgvector, on PGlite served on
+ * a loopback port, through the `pg` client production uses), with one ranking above them.
+ * Every behaviour is checked on each store, and the two stores' answers against each other:
+ * lexical searches bit for bit (BM25 is computed as FTS5 computes it), hybrid ones as far as
+ * two builds of one index can agree (ties between equal scores go by element id).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Indexer, type IndexerOptions } from '../../src/indexing/indexer.js';
+import { indexStatus, sharedStoreStatus } from '../../src/indexing/status.js';
+import { SearchError } from '../../src/search/errors.js';
+import { Searcher, type SearchResponse } from '../../src/search/searcher.js';
+import { dropRepository } from '../../src/store/drop-repository.js';
+import { dropPostgresRepository } from '../../src/store/postgres/admin.js';
+import type { PostgresChoice } from '../../src/store/open-store.js';
+import { tempRepo, type TempRepo } from '../helpers/repo.js';
+import { LABELS, searchFixtureFiles } from '../helpers/search-repo.js';
+import { startPostgres, type Postgres } from '../support/postgres.js';
+
+/** This project's own store layer: real code, with words the fixture shares (index, search, file). */
+function storeSources(): Record<string, string> {
+  const dir = new URL('../../src/store/', import.meta.url).pathname;
+  return Object.fromEntries(
+    readdirSync(dir)
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => [`src/store/${name}`, readFileSync(join(dir, name), 'utf8')]),
+  );
+}
+
+const QUERIES = [
+  ...LABELS.map((label) => label.query),
+  'open the index database',
+  'SearchReader',
+  'fileTermCounts',
+  'src/auth',
+  'hashPassword',
+  "password'; DROP TABLE files; --",
+];
+
+type Kind = 'embedded' | 'postgres';
+const KINDS: Kind[] = ['embedded', 'postgres'];
+
+let postgres: Postgres;
+let fixture: TempRepo;
+let sources: TempRepo;
+let dirs: TempRepo;
+
+/** Where each store keeps an index: `shared` holds both repositories, `alone` the fixture only. */
+function where(kind: Kind, index: 'shared' | 'alone'): { indexDir?: string; store?: PostgresChoice } {
+  return kind === 'embedded'
+    ? { indexDir: join(dirs.root, index) }
+    : { store: { url: postgres.url, schema: `contract_${index}` } };
+}
+
+function index(
+  kind: Kind,
+  indexName: 'shared' | 'alone',
+  path: string,
+  repo: string,
+  extra: Partial<IndexerOptions> = {},
+) {
+  return new Indexer({ path, repo, embedder: 'builtin', llm: false, ...where(kind, indexName), ...extra }).run();
+}
+
+function open(kind: Kind, indexName: 'shared' | 'alone'): Promise<Searcher> {
+  const at = where(kind, indexName);
+  return Searcher.open(at.store ? { store: at.store } : { indexDir: at.indexDir! });
+}
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+  fixture = tempRepo(searchFixtureFiles());
+  sources = tempRepo(storeSources());
+  dirs = tempRepo();
+  for (const kind of KINDS) {
+    await index(kind, 'shared', fixture.root, 'app');
+    await index(kind, 'shared', sources.root, 'ocv/store');
+    await index(kind, 'alone', fixture.root, 'app');
+  }
+}, 300_000);
+
+afterAll(async () => {
+  for (const repo of [fixture, sources, dirs]) repo?.cleanup();
+  await postgres?.stop();
+});
+
+/** What a result is, whatever index it came from, with its score. */
+function shape(response: SearchResponse): { what: string; score: number }[] {
+  return response.results.map((r) => ({
+    what: `${r.repo} ${r.path}:${r.startLine}-${r.endLine} ${r.name}`,
+    score: r.score,
+  }));
+}
+
+async function searchAll(
+  searcher: Searcher,
+  options: { repos?: string[]; mode?: 'hybrid' | 'lexical' } = {},
+): Promise<Map<string, ReturnType<typeof shape>>> {
+  const out = new Map<string, ReturnType<typeof shape>>();
+  for (const query of QUERIES) out.set(query, shape(await searcher.search(query, { ...options, snippet: false })));
+  return out;
+}
+
+/**
+ * The same answers, as far as two builds of an index can give them: ties between equal scores
+ * go by element id, and ids follow the order a run's files were written in. The same top three
+ * in order, the same results, each score within 0.05.
+ */
+function expectSameAnswers(
+  actual: Map<string, ReturnType<typeof shape>>,
+  expected: Map<string, ReturnType<typeof shape>>,
+) {
+  for (const [query, want] of expected) {
+    const got = actual.get(query)!;
+    expect(
+      got.slice(0, 3).map((r) => r.what),
+      query,
+    ).toEqual(want.slice(0, 3).map((r) => r.what));
+    expect(new Set(got.map((r) => r.what)), query).toEqual(new Set(want.map((r) => r.what)));
+    const scoreOf = new Map(want.map((r) => [r.what, r.score]));
+    for (const r of got) expect(Math.abs(r.score - scoreOf.get(r.what)!), `${query}: ${r.what}`).toBeLessThan(0.05);
+  }
+}
+
+describe.each(KINDS)('the %s store', (kind) => {
+  it('searches every repository, each result naming its own, paths relative to it', async () => {
+    const searcher = await open(kind, 'shared');
+    try {
+      expect(searcher.repositories().map((r) => r.name)).toEqual(['app', 'ocv/store']);
+      const both = await searcher.search('hash a password and open the index database', { k: 20 });
+      expect(new Set(both.results.map((r) => r.repo))).toEqual(new Set(['app', 'ocv/store']));
+      for (const result of both.results)
+        expect(result.absolutePath).toBe(join(result.repo === 'app' ? fixture.root : sources.root, result.path));
+      const one = await searcher.search('hash a password', { repos: ['ocv/store'], k: 20 });
+      expect(one.results.length).toBeGreaterThan(0);
+      expect(one.results.every((r) => r.repo === 'ocv/store')).toBe(true);
+      // Checked out here: snippets come from disk.
+      expect(one.results[0]!.snippet).toBeDefined();
+      expect(one.results.every((r) => !r.stale)).toBe(true);
+    } finally {
+      searcher.close();
+    }
+  });
+
+  it('ranks a search scoped to one repository as that repository indexed alone', async () => {
+    const shared = await open(kind, 'shared');
+    const alone = await open(kind, 'alone');
+    try {
+      expectSameAnswers(await searchAll(shared, { repos: ['app'] }), await searchAll(alone));
+    } finally {
+      shared.close();
+      alone.close();
+    }
+  });
+
+  it("lists a symbol's definitions and every line using it, in the repositories asked for", async () => {
+    const searcher = await open(kind, 'shared');
+    try {
+      const refs = await searcher.references('prepared', { repos: ['ocv/store'] });
+      expect(refs.definitions.length).toBeGreaterThan(0);
+      expect(refs.files.length).toBeGreaterThan(3);
+      expect(refs.files.every((file) => file.repo === 'ocv/store')).toBe(true);
+      expect(refs.files.some((file) => file.sites.some((site) => site.call))).toBe(true);
+      expect(refs.files.every((file) => file.sites.every((site) => site.text?.includes('prepared')))).toBe(true);
+      expect((await searcher.references('prepared', { repos: ['app'] })).files).toEqual([]);
+    } finally {
+      searcher.close();
+    }
+  });
+
+  it('refuses unknown and SQL-shaped repository names with a clear error, and serves on', async () => {
+    const searcher = await open(kind, 'shared');
+    try {
+      for (const repos of [['nope'], ["app'; DROP TABLE files; --"], []]) {
+        const error = await searcher.search('password', { repos }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(SearchError);
+        expect((error as Error).message).not.toContain('ocv/store');
+      }
+      expect((await searcher.search('password', { repos: ['app'] })).results.length).toBeGreaterThan(0);
+    } finally {
+      searcher.close();
+    }
+    await expect(index(kind, 'shared', sources.root, '../x')).rejects.toMatchObject({ code: 'BAD_NAME' });
+  });
+
+  it('lists the repositories with their counts, commit and indexing time', async () => {
+    const at = where(kind, 'shared');
+    const status = at.store ? await sharedStoreStatus(at.store) : await indexStatus(at.indexDir!);
+    expect(status.repositories.map((r) => r.name)).toEqual(['app', 'ocv/store']);
+    for (const repository of status.repositories) {
+      expect(repository.files).toBeGreaterThan(0);
+      expect(repository.elements).toBeGreaterThan(0);
+      expect(repository.indexedAt).not.toBeNull();
+    }
+    expect(status.elements).toBe(status.repositories.reduce((sum, r) => sum + r.elements, 0));
+    expect(status.stale).toEqual({ modified: [], deleted: [], added: [] });
+    expect(status.embedder?.id).toMatch(/^builtin/);
+  });
+
+  it('re-indexes only what changed, touching only its own repository', async () => {
+    const repo = tempRepo({
+      'a.ts': 'export function alphaWidget(): number {\n  return 1;\n}\n',
+      'b.ts': 'export function betaGadget(): number {\n  return 2;\n}\n',
+    });
+    try {
+      const first = await index(kind, 'shared', repo.root, 'scratch');
+      expect(first.files.added).toBe(2);
+      const untouched = await index(kind, 'shared', repo.root, 'scratch');
+      expect(untouched.files.unchanged).toBe(2);
+      expect(untouched.embeddings.computed).toBe(0);
+      repo.write('b.ts', 'export function betaGadget(): number {\n  return 2;\n}\n\nexport const gammaThing = 3;\n');
+      repo.remove('a.ts');
+      const changed = await index(kind, 'shared', repo.root, 'scratch');
+      expect(changed.files).toMatchObject({ changed: 1, deleted: 1 });
+      expect(changed.elements.kept).toBe(1);
+      const searcher = await open(kind, 'shared');
+      try {
+        const hits = await searcher.search('gammaThing', { repos: ['scratch'] });
+        expect(hits.results[0]).toMatchObject({ repo: 'scratch', path: 'b.ts', name: 'gammaThing' });
+        expect((await searcher.search('alphaWidget', { repos: ['scratch'], mode: 'lexical' })).results).toEqual([]);
+        // The other repositories answer as before.
+        expect((await searcher.search('hashPassword', { repos: ['app'] })).results.length).toBeGreaterThan(0);
+      } finally {
+        searcher.close();
+      }
+      const at = where(kind, 'shared');
+      const dropped = at.store
+        ? await dropPostgresRepository(at.store, 'scratch')
+        : await dropRepository(at.indexDir!, 'scratch');
+      expect(dropped).toMatchObject({ repo: 'scratch', files: 1 });
+      const after = await open(kind, 'shared');
+      try {
+        expect(after.repositories().map((r) => r.name)).toEqual(['app', 'ocv/store']);
+      } finally {
+        after.close();
+      }
+    } finally {
+      repo.cleanup();
+    }
+  });
+});
+
+describe('the two stores, against each other', () => {
+  it('answer lexical searches the same, score for score, together and scoped', async () => {
+    const embedded = await open('embedded', 'shared');
+    const shared = await open('postgres', 'shared');
+    try {
+      for (const options of [{}, { repos: ['app'] }, { repos: ['ocv/store'] }]) {
+        const want = await searchAll(embedded, { ...options, mode: 'lexical' });
+        const got = await searchAll(shared, { ...options, mode: 'lexical' });
+        // Ties between equal scores may go either way between two builds: compare as expectSameAnswers does, at 1e-9.
+        for (const [query, list] of want) {
+          const other = got.get(query)!;
+          expect(new Set(other.map((r) => r.what)), query).toEqual(new Set(list.map((r) => r.what)));
+          const scoreOf = new Map(list.map((r) => [r.what, r.score]));
+          for (const r of other) expect(r.score, `${query}: ${r.what}`).toBeCloseTo(scoreOf.get(r.what)!, 9);
+        }
+      }
+    } finally {
+      embedded.close();
+      shared.close();
+    }
+  });
+
+  it('answer hybrid searches the same', async () => {
+    const embedded = await open('embedded', 'shared');
+    const shared = await open('postgres', 'shared');
+    try {
+      expectSameAnswers(await searchAll(shared), await searchAll(embedded));
+      expectSameAnswers(
+        await searchAll(shared, { repos: ['ocv/store'] }),
+        await searchAll(embedded, { repos: ['ocv/store'] }),
+      );
+    } finally {
+      embedded.close();
+      shared.close();
+    }
+  });
+
+  it('list the same references', async () => {
+    const embedded = await open('embedded', 'shared');
+    const shared = await open('postgres', 'shared');
+    try {
+      for (const symbol of ['prepared', 'hashPassword', 'IndexStore.open', 'transaction']) {
+        const strip = (r: Awaited<ReturnType<Searcher['references']>>) => ({
+          definitions: r.definitions,
+          files: r.files,
+          total: r.total,
+        });
+        expect(strip(await shared.references(symbol)), symbol).toEqual(strip(await embedded.references(symbol)));
+      }
+    } finally {
+      embedded.close();
+      shared.close();
+    }
+  });
+});
