@@ -9,6 +9,9 @@
  *
  *   npm run bench:team              (add --quick for 2 repositories and 1 and 8 clients)
  *   npm run bench:team -- --from <dir> --names a,b,c   real repositories instead (copied from <dir>/<name>)
+ *   npm run bench:team -- --store postgres://…          the same on the PostgreSQL store too, in the same run
+ *                                                    (--store pglite: PGlite in this process), each figure
+ *                                                    beside the embedded store's
  *
  * The copies share their documents, so the repositories after the first
  * embed nothing: their vectors come from the embedding cache by content
@@ -31,6 +34,8 @@ import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Indexer, Searcher } from '../src/index.js';
+import type { PostgresChoice } from '../src/store/open-store.js';
+import { startPostgres } from '../test/support/postgres.js';
 import { serveMcpOverHttp } from '../src/mcp/http.js';
 import { createCodebaseMcpService } from '../src/mcp/server.js';
 import { parseTokens, type TokenTable } from '../src/mcp/tokens.js';
@@ -40,7 +45,13 @@ import { writeFigures } from './lib/out.js';
 import { ms, percentile, printTable } from './lib/stats.js';
 
 const { values: args } = parseArgs({
-  options: { quick: { type: 'boolean' }, from: { type: 'string' }, names: { type: 'string' } },
+  options: {
+    quick: { type: 'boolean' },
+    from: { type: 'string' },
+    names: { type: 'string' },
+    store: { type: 'string' },
+    schema: { type: 'string', default: 'bench_team' },
+  },
 });
 const quick = args.quick ?? false;
 /** Real repositories to copy in, or copies of the compiler's lib/. */
@@ -52,6 +63,20 @@ const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 const work = mkdtempSync(join(tmpdir(), 'ocvector-bench-team-'));
 const indexDir = join(work, 'team-index');
 const TOKEN = 'bench-token-0123456789abcdef0123';
+
+/** Where an index is: the embedded one in indexDir, or the PostgreSQL store. */
+type Where = { kind: 'embedded'; indexDir: string } | { kind: 'postgres'; store: PostgresChoice };
+const EMBEDDED: Where = { kind: 'embedded', indexDir };
+const pglite = args.store === 'pglite' ? await startPostgres({ maxConnections: 40 }) : undefined;
+const SHARED: Where | undefined = args.store
+  ? { kind: 'postgres', store: { url: pglite?.url ?? args.store, schema: args.schema! } }
+  : undefined;
+const STORES: Where[] = SHARED ? [EMBEDDED, SHARED] : [EMBEDDED];
+
+/** The index options that name a store. */
+function at(where: Where): { indexDir: string; store?: PostgresChoice } {
+  return where.kind === 'embedded' ? { indexDir: where.indexDir } : { indexDir, store: where.store };
+}
 
 interface Latency {
   p50: number;
@@ -70,18 +95,23 @@ function summarize(latencies: number[], errors: number, wallMs: number): Latency
 }
 
 /** Each repository a directory of its own under its name, indexed into the one index. */
-async function indexRepositories(): Promise<{ name: string; elements: number; ms: number; computed: number }[]> {
+async function indexRepositories(
+  where: Where,
+): Promise<{ name: string; elements: number; ms: number; computed: number }[]> {
   const runs = [];
   for (let r = 0; r < REPOS; r++) {
     const name = FROM ? FROM.names[r]! : `lib${r}`;
     const dir = join(work, name);
-    mkdirSync(dir, { recursive: true });
-    if (FROM) cpSync(join(FROM.dir, name), dir, { recursive: true });
-    else for (const file of libFiles) cpSync(join(LIB, file), join(dir, file));
+    if (where === EMBEDDED) {
+      mkdirSync(dir, { recursive: true });
+      if (FROM) cpSync(join(FROM.dir, name), dir, { recursive: true });
+      else for (const file of libFiles) cpSync(join(LIB, file), join(dir, file));
+    }
     const started = performance.now();
     const summary = await new Indexer({
       path: dir,
-      indexDir,
+      ...at(where),
+      ...(where.kind === 'postgres' ? { rebuild: true } : {}),
       repo: name,
       embedder: 'builtin',
       llm: false,
@@ -89,22 +119,27 @@ async function indexRepositories(): Promise<{ name: string; elements: number; ms
     }).run();
     const took = performance.now() - started;
     runs.push({ name, elements: summary.elements.added, ms: took, computed: summary.embeddings.computed });
-    log(`${name}: ${summary.elements.added} elements in ${ms(took, 0)} (${summary.embeddings.computed} embedded)`);
+    log(
+      `${where.kind} ${name}: ${summary.elements.added} elements in ${ms(took, 0)} (${summary.embeddings.computed} embedded)`,
+    );
   }
   return runs;
 }
 
 /** One file of one repository changed, and the repository indexed again: what CI pays for a one-file commit. */
-async function oneFileReindex(repo: string): Promise<number> {
+async function oneFileReindex(where: Where, repo: string): Promise<number> {
   const file = join(work, repo, largestFile(join(work, repo)));
   const before = readFileSync(file);
   appendFileSync(file, '\n// one line added by bench/team.ts\n');
+  const run = () => new Indexer({ path: join(work, repo), ...at(where), repo, embedder: 'builtin', llm: false }).run();
   try {
     const started = performance.now();
-    await new Indexer({ path: join(work, repo), indexDir, repo, embedder: 'builtin', llm: false }).run();
+    await run();
     return performance.now() - started;
   } finally {
     writeFileSync(file, before);
+    // Back as it was, for the other store's turn.
+    await run();
   }
 }
 
@@ -117,8 +152,8 @@ function largestFile(dir: string): string {
   return sized.sort((a, b) => b.size - a.size)[0]!.name;
 }
 
-async function inProcess(queries: string[], repos?: string[]): Promise<Latency> {
-  const searcher = await Searcher.open({ indexDir });
+async function inProcess(where: Where, queries: string[], repos?: string[]): Promise<Latency> {
+  const searcher = await Searcher.open(at(where));
   try {
     for (const query of queries.slice(0, 8)) await searcher.search(query, repos ? { repos } : {});
     const latencies: number[] = [];
@@ -171,42 +206,68 @@ async function overHttp(url: string, queries: string[], clients: number): Promis
   return summarize(latencies, errors, wall);
 }
 
-try {
-  const indexed = await indexRepositories();
-  const elements = indexed.reduce((sum, run) => sum + run.elements, 0);
-  const reindexMs = await oneFileReindex(indexed[1]?.name ?? indexed[0]!.name);
-  const queries = pickQueries(indexDir, QUERIES);
+interface StoreFigures {
+  store: Where['kind'];
+  indexed: Awaited<ReturnType<typeof indexRepositories>>;
+  reindexMs: number;
+  all: Latency;
+  one: Latency;
+  http: { clients: number; latency: Latency }[];
+}
 
-  const all = await inProcess(queries);
-  const one = await inProcess(queries, [indexed[0]!.name]);
-  const service = createCodebaseMcpService({ root: join(work, indexed[0]!.name), indexDir });
+/** Every figure of one store: indexing, the one-file re-index, searches in process and over MCP HTTP. */
+async function measure(where: Where, queries: () => string[]): Promise<StoreFigures> {
+  const indexed = await indexRepositories(where);
+  const reindexMs = await oneFileReindex(where, indexed[1]?.name ?? indexed[0]!.name);
+  const all = await inProcess(where, queries());
+  const one = await inProcess(where, queries(), [indexed[0]!.name]);
+  const service = createCodebaseMcpService({
+    root: join(work, indexed[0]!.name),
+    indexDir,
+    ...(where.kind === 'postgres' ? { store: where.store } : {}),
+  });
   const tokens = (parseTokens({ tokens: [{ name: 'bench', token: TOKEN, repos: ['*'] }] }) as { tokens: TokenTable })
     .tokens;
   const server = await serveMcpOverHttp(service, { port: 0, tokens });
   const http: { clients: number; latency: Latency }[] = [];
   try {
-    await overHttp(server.url, queries.slice(0, 8), 1); // the index opened, the first connections made
-    for (const clients of CLIENTS) http.push({ clients, latency: await overHttp(server.url, queries, clients) });
+    await overHttp(server.url, queries().slice(0, 8), 1); // the index opened, the first connections made
+    for (const clients of CLIENTS) http.push({ clients, latency: await overHttp(server.url, queries(), clients) });
   } finally {
     await server.close();
     await service.close();
   }
+  return { store: where.kind, indexed, reindexMs, all, one, http };
+}
+
+try {
+  let picked: string[] | undefined;
+  const queries = () => (picked ??= pickQueries(indexDir, QUERIES));
+  const figures: StoreFigures[] = [];
+  for (const where of STORES) figures.push(await measure(where, queries));
+  const elements = figures[0]!.indexed.reduce((sum, run) => sum + run.elements, 0);
 
   const machine = describeMachine();
+  const server = SHARED ? (pglite ? 'PGlite (WASM, in process)' : 'a PostgreSQL server') : '';
   printTable(
-    `Indexing ${REPOS} repositories into one index (${machine})`,
-    ['repository', 'elements', 'time', 'elements/s', 'embedded'],
-    indexed.map((run) => [
-      run.name,
-      run.elements.toLocaleString('en-US'),
-      ms(run.ms, 0),
-      Math.round((run.elements / run.ms) * 1_000).toLocaleString('en-US'),
-      run.computed.toLocaleString('en-US'),
-    ]),
+    `Indexing ${REPOS} repositories into one index (${machine}${server ? `; postgres: ${server}` : ''})`,
+    ['store', 'repository', 'elements', 'time', 'elements/s', 'embedded'],
+    figures.flatMap(({ store, indexed }) =>
+      indexed.map((run) => [
+        store,
+        run.name,
+        run.elements.toLocaleString('en-US'),
+        ms(run.ms, 0),
+        Math.round((run.elements / run.ms) * 1_000).toLocaleString('en-US'),
+        run.computed.toLocaleString('en-US'),
+      ]),
+    ),
   );
-  process.stdout.write(
-    `\none-file re-index (one line appended to its largest file) of one repository in a ${elements.toLocaleString('en-US')}-element index of ${REPOS} repositories: ${ms(reindexMs, 0)}\n`,
-  );
+  for (const { store, reindexMs } of figures)
+    process.stdout.write(
+      `\n${store}: one-file re-index (one line appended to its largest file) of one repository in a ${elements.toLocaleString('en-US')}-element index of ${REPOS} repositories: ${ms(reindexMs, 0)}`,
+    );
+  process.stdout.write('\n');
   const row = (what: string, latency: Latency) => [
     what,
     ms(latency.p50),
@@ -215,19 +276,33 @@ try {
     latency.perSecond.toFixed(0),
   ];
   printTable(
-    `Search, hybrid, k = 10, ${queries.length} queries per client, ${elements.toLocaleString('en-US')} elements (${machine})`,
+    `Search, hybrid, k = 10, ${queries().length} queries per client, ${elements.toLocaleString('en-US')} elements (${machine})`,
     ['how', 'p50', 'p95', 'errors', 'searches/s'],
-    [
-      row('in process, every repository', all),
-      row(`in process, one repository (${indexed[0]!.name})`, one),
-      ...http.map(({ clients, latency }) => row(`MCP HTTP, ${clients} client${clients === 1 ? '' : 's'}`, latency)),
-    ],
+    figures.flatMap(({ store, indexed, all, one, http }) => [
+      row(`${store}: in process, every repository`, all),
+      row(`${store}: in process, one repository (${indexed[0]!.name})`, one),
+      ...http.map(({ clients, latency }) =>
+        row(`${store}: MCP HTTP, ${clients} client${clients === 1 ? '' : 's'}`, latency),
+      ),
+    ]),
   );
   writeFigures(
-    'team',
-    { repositories: indexed.map((run) => run.name), elements, indexed, reindexMs, inProcess: { all, one }, http },
+    SHARED ? 'team-stores' : 'team',
+    {
+      repositories: figures[0]!.indexed.map((run) => run.name),
+      elements,
+      postgres: SHARED ? server : undefined,
+      stores: figures.map(({ store, indexed, reindexMs, all, one, http }) => ({
+        store,
+        indexed,
+        reindexMs,
+        inProcess: { all, one },
+        http,
+      })),
+    },
     quick,
   );
 } finally {
   rmSync(work, { recursive: true, force: true });
+  await pglite?.stop();
 }

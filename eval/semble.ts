@@ -9,6 +9,10 @@
  *   npm run eval:semble -- --repos <dir> --repo gin --mode hybrid --verbose
  *   npm run eval:semble -- --repos <dir> --reuse              search the indexes of the last run (ranking changes only)
  *   npm run eval:semble -- --repos <dir> --readme             also write the tables into docs/retrieval-quality.md
+ *   npm run eval:semble -- --repos <dir> --postgres pglite    the same run through the PostgreSQL store too
+ *                                                            (PGlite in this process, or a postgres:// URL),
+ *                                                            each repository alone in a schema of its own,
+ *                                                            and a table of the two stores' figures
  *
  * Built-in embedder, no analysis model, as on any machine. Indexes go to
  * --index-dir (default eval/.cache/semble/<name>), outside the checkouts.
@@ -33,6 +37,8 @@ import { markdownTable, PAGES, replaceGeneratedSection } from '../bench/lib/read
 import { printTable } from '../bench/lib/stats.js';
 import { ROOT } from './lib/corpora.js';
 import { loadPublished, publishedSummary, PUBLISHED_METHODS } from './lib/published.js';
+import type { PostgresChoice } from '../src/store/open-store.js';
+import { startPostgres } from '../test/support/postgres.js';
 
 const { values } = parseArgs({
   options: {
@@ -46,6 +52,7 @@ const { values } = parseArgs({
     verbose: { type: 'boolean' },
     json: { type: 'string' },
     readme: { type: 'boolean' },
+    postgres: { type: 'string' },
   },
 });
 
@@ -90,11 +97,59 @@ const scores: Record<SearchMode, RepoScore[]> = { lexical: [], vector: [], hybri
 const details: QueryDetail[] = [];
 const timing = { indexMs: 0, searchMs: [] as number[], chunks: 0 };
 
+// The PostgreSQL store, when asked for: a server's URL, or PGlite started here.
+const pglite = values.postgres === 'pglite' ? await startPostgres() : undefined;
+const postgresUrl = pglite?.url ?? values.postgres;
+if (postgresUrl !== undefined && !/^postgres(ql)?:\/\//.test(postgresUrl))
+  fail(`--postgres takes pglite or a postgres:// URL, not ${postgresUrl}`);
+/** The PostgreSQL store's figures, and its timings, beside the embedded store's. */
+const shared = {
+  scores: { lexical: [], vector: [], hybrid: [] } as Record<SearchMode, RepoScore[]>,
+  searchMs: [] as number[],
+  embeddedMs: [] as number[],
+  indexMs: 0,
+  embeddedIndexMs: 0,
+};
+
 for (const repo of runnable) {
   const indexDir = join(resolve(values['index-dir']!), repo.name);
-  await indexRepo(repo, indexDir);
+  const embeddedIndexMs = await indexRepo(repo, { indexDir });
   const queries = loadBenchmarkQueries(annotationsFile(annotationsDir, repo.name));
-  const searcher = await Searcher.open({ indexDir });
+  const perMode = await searchRepo(repo, { indexDir }, queries, true);
+  const line: string[] = [];
+  for (const mode of MODES) {
+    const score = scoreRepo(repo, perMode[mode]);
+    scores[mode].push(score);
+    line.push(`${mode} ${score.ndcg10.toFixed(3)}`);
+  }
+  if (postgresUrl) {
+    const store: PostgresChoice = { url: postgresUrl, schema: schemaOf(repo.name) };
+    shared.embeddedIndexMs += embeddedIndexMs;
+    shared.indexMs += await indexRepo(repo, { indexDir, store });
+    const onPostgres = await searchRepo(repo, { store }, queries, false);
+    for (const mode of MODES) {
+      const score = scoreRepo(repo, onPostgres[mode]);
+      shared.scores[mode].push(score);
+      line.push(`postgres ${mode} ${score.ndcg10.toFixed(3)}`);
+    }
+  }
+  log(`${repo.name} (${repo.language}, ${queries.length} queries): ${line.join(', ')}`);
+}
+await pglite?.stop();
+
+/** A repository's schema in the PostgreSQL store: each repository alone, as each has its own embedded index. */
+function schemaOf(name: string): string {
+  return `semble_${name.replace(/[^A-Za-z0-9]/g, '_')}`;
+}
+
+/** Every query of a repository in every mode, through one store; `record` keeps the details and the latency. */
+async function searchRepo(
+  repo: BenchmarkRepo,
+  where: { indexDir: string } | { store: PostgresChoice },
+  queries: ReturnType<typeof loadBenchmarkQueries>,
+  record: boolean,
+): Promise<Record<SearchMode, { category: string; ndcg10: number }[]>> {
+  const searcher = await Searcher.open(where);
   try {
     const perMode: Record<SearchMode, { category: string; ndcg10: number }[]> = { lexical: [], vector: [], hybrid: [] };
     for (const entry of queries) {
@@ -109,12 +164,17 @@ for (const repo of runnable) {
       for (const mode of MODES) {
         const started = performance.now();
         const response = await searcher.search(entry.query, { k: 10, mode, snippet: false });
-        if (mode === 'hybrid') timing.searchMs.push(performance.now() - started);
+        const took = performance.now() - started;
+        if (mode === 'hybrid') {
+          if (record) timing.searchMs.push(took);
+          (record ? shared.embeddedMs : shared.searchMs).push(took);
+        }
         const value = ndcgAt10(response.results, entry.targets);
         perMode[mode].push({ category: entry.category, ndcg10: value });
         detail.ndcg10[mode] = value;
         detail.top[mode] = response.results.map((r) => `${r.path}:${r.startLine}-${r.endLine}`);
       }
+      if (!record) continue;
       details.push(detail);
       if (values.verbose && (detail.ndcg10.hybrid ?? 1) < 1) {
         log(
@@ -122,30 +182,41 @@ for (const repo of runnable) {
         );
       }
     }
-    const line: string[] = [];
-    for (const mode of MODES) {
-      const score = scoreRepo(repo, perMode[mode]);
-      scores[mode].push(score);
-      line.push(`${mode} ${score.ndcg10.toFixed(3)}`);
-    }
-    log(`${repo.name} (${repo.language}, ${queries.length} queries): ${line.join(', ')}`);
+    return perMode;
   } finally {
     searcher.close();
   }
 }
 
-async function indexRepo(repo: BenchmarkRepo, indexDir: string): Promise<void> {
-  if (values.reuse && existsSync(join(indexDir, 'index.db'))) return;
-  rmSync(indexDir, { recursive: true, force: true });
-  mkdirSync(indexDir, { recursive: true });
+/** Indexes a repository into the embedded index (or, with `store`, the PostgreSQL store); returns how long it took. */
+async function indexRepo(
+  repo: BenchmarkRepo,
+  { indexDir, store }: { indexDir: string; store?: PostgresChoice },
+): Promise<number> {
+  if (!store) {
+    if (values.reuse && existsSync(join(indexDir, 'index.db'))) return 0;
+    rmSync(indexDir, { recursive: true, force: true });
+    mkdirSync(indexDir, { recursive: true });
+  }
   const root = join(reposDir, repo.name, repo.benchmarkRoot);
   const started = performance.now();
-  const summary = await new Indexer({ path: root, root, indexDir, embedder: 'builtin', llm: false }).run();
-  timing.indexMs += performance.now() - started;
-  timing.chunks += summary.elements.total;
+  const summary = await new Indexer({
+    path: root,
+    root,
+    indexDir,
+    ...(store ? { store, rebuild: !values.reuse } : {}),
+    embedder: 'builtin',
+    llm: false,
+  }).run();
+  const took = performance.now() - started;
+  if (!store) {
+    timing.indexMs += took;
+    timing.chunks += summary.elements.total;
+  }
   log(
-    `${repo.name}: ${summary.files.scanned} files, ${summary.elements.total} elements indexed in ${(summary.durationMs / 1000).toFixed(1)} s`,
+    `${repo.name}: ${summary.files.scanned} files, ${summary.elements.total} elements indexed ${store ? 'into PostgreSQL ' : ''}in ${(summary.durationMs / 1000).toFixed(1)} s`,
   );
+  return took;
 }
 
 // --- report -------------------------------------------------------------------
@@ -199,6 +270,28 @@ const at = (p: number) => searchMs[Math.min(searchMs.length - 1, Math.floor((p /
 process.stdout.write(
   `\nHybrid query latency: p50 ${at(50).toFixed(1)} ms, p95 ${at(95).toFixed(1)} ms over ${searchMs.length} queries (no snippets).${timing.indexMs > 0 ? ` Indexing: ${(timing.indexMs / 1000).toFixed(1)} s for ${timing.chunks.toLocaleString('en-US')} elements.` : ''}\n`,
 );
+
+if (postgresUrl) {
+  const embedded = summarize(scores.hybrid).ndcg10;
+  const onPostgres = summarize(shared.scores.hybrid).ndcg10;
+  const parityRows = MODES.map((mode) => {
+    const a = summarize(scores[mode]).ndcg10;
+    const b = summarize(shared.scores[mode]).ndcg10;
+    return [mode, f(a), f(b), (b - a >= 0 ? '+' : '') + (b - a).toFixed(4)];
+  });
+  printTable(
+    `The two stores, same run: NDCG@10 over ${runnable.length} repositories (${pglite ? 'PGlite' : 'PostgreSQL server'})`,
+    ['mode', 'embedded', 'postgres', 'Δ'],
+    parityRows,
+  );
+  const sorted = (list: number[]) => [...list].sort((a, b) => a - b);
+  const pct = (list: number[], p: number) =>
+    sorted(list)[Math.min(list.length - 1, Math.floor((p / 100) * list.length))] ?? 0;
+  process.stdout.write(
+    `\nHybrid latency, embedded p50 ${pct(shared.embeddedMs, 50).toFixed(1)} / p95 ${pct(shared.embeddedMs, 95).toFixed(1)} ms; postgres p50 ${pct(shared.searchMs, 50).toFixed(1)} / p95 ${pct(shared.searchMs, 95).toFixed(1)} ms. ` +
+      `Indexing: embedded ${(shared.embeddedIndexMs / 1000).toFixed(1)} s, postgres ${(shared.indexMs / 1000).toFixed(1)} s. |Δ| hybrid ${Math.abs(onPostgres - embedded).toFixed(4)}.\n`,
+  );
+}
 
 if (values.json)
   writeFileSync(

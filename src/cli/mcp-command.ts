@@ -18,7 +18,7 @@ import { embedderChoice, EMBEDDER_KINDS, type EmbedderKind, OPENAI_BASE_URL_HELP
 import { ollamaOptions, openAIOptions, readEnvironment } from './environment.js';
 import { EXIT, UsageError } from './exit.js';
 import { configure, parseInteger, runCommand, VERSION } from './program.js';
-import { addStoreOptions, storeChoice } from './store-choice.js';
+import { addDeviceOption, addStoreOptions, type DeviceChoice, deviceOptions, storeChoice } from './store-choice.js';
 import { withoutPassword } from '../store/location.js';
 
 interface McpCliOptions {
@@ -36,6 +36,7 @@ interface McpCliOptions {
   quiet?: boolean;
   store?: string;
   schema?: string;
+  device?: DeviceChoice;
 }
 
 const PROGRAM = 'oc-vector-mcp';
@@ -47,7 +48,7 @@ export async function mcpMain(argv: readonly string[]): Promise<number> {
   )
     .argument('[root]', 'the directory to serve (default: the root of the index at or above the current directory)')
     .option('--db <dir>', 'index directory (default: <root>/.ocvector)');
-  addStoreOptions(program)
+  addDeviceOption(addStoreOptions(program))
     .option('--no-llm', 'reindex with syntax-tree analysis only')
     .addOption(
       new Option(
@@ -109,7 +110,10 @@ async function serve(rootArgument: string | undefined, options: McpCliOptions): 
     indexDir,
     ...(store ? { store } : {}),
     indexer: { ...(llm === undefined ? {} : { llm }), ...(embedder ? { embedder } : {}), ollama, openai },
-    search: { budget: { maxOutputChars }, searcherOptions: { ollama, openai } },
+    search: {
+      budget: { maxOutputChars },
+      searcherOptions: { ollama, openai, ...deviceOptions(options.device, store) },
+    },
     version: VERSION,
     onLog: log,
   };

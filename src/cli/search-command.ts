@@ -29,7 +29,7 @@ import { configure, parseInteger, parseList, runCommand } from './program.js';
 import { colorEnabled, formatDuration, makeStyle, type Style } from './terminal.js';
 import { OPENAI_BASE_URL_HELP } from './embedder-choice.js';
 import { ollamaOptions, openAIOptions, readEnvironment } from './environment.js';
-import { addStoreOptions, storeChoice } from './store-choice.js';
+import { addDeviceOption, addStoreOptions, type DeviceChoice, deviceOptions, storeChoice } from './store-choice.js';
 import { findRoot } from '../files/root.js';
 import { defaultRepositoryName } from '../store/repository-name.js';
 
@@ -50,6 +50,7 @@ interface SearchCliOptions {
   repo?: string[];
   store?: string;
   schema?: string;
+  device?: DeviceChoice;
 }
 
 const PROGRAM = 'oc-vector-search';
@@ -81,7 +82,7 @@ export async function searchMain(argv: readonly string[]): Promise<number> {
         .default('hybrid'),
     )
     .option('--db <dir>', 'index directory (default: the nearest .ocvector at or above the current directory)');
-  addStoreOptions(program)
+  addDeviceOption(addStoreOptions(program))
     .option(
       '--repo <name>',
       'only this repository of the index (repeat for several; default: all of them)',
@@ -142,9 +143,10 @@ function reposOf(options: SearchCliOptions): { repos?: string[] } {
  * directory's name) is read from disk; else --db, else the nearest
  * .ocvector at or above the current directory.
  */
-function whereOf(options: SearchCliOptions): Pick<SearcherOptions, 'store' | 'indexDir' | 'checkouts'> {
+function whereOf(options: SearchCliOptions): Pick<SearcherOptions, 'store' | 'indexDir' | 'checkouts' | 'vectorIndex'> {
   const store = storeChoice(options, readEnvironment());
-  if (!store) return { indexDir: indexDirOf(options) };
+  if (!store) return { indexDir: indexDirOf(options), ...deviceOptions(options.device, undefined) };
+  deviceOptions(options.device, store);
   const root = findRoot(process.cwd());
   return { store, checkouts: { [defaultRepositoryName(root)]: root } };
 }

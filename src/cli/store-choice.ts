@@ -4,7 +4,7 @@
  * password belongs in PGPASSWORD or ~/.pgpass, which the client reads,
  * rather than in the URL, where `ps` shows it.
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { isPostgresUrl, type PostgresChoice } from '../store/open-store.js';
 import { DEFAULT_POSTGRES_SCHEMA } from '../store/postgres/schema.js';
 import type { Environment } from './environment.js';
@@ -43,4 +43,27 @@ export function storeChoice(options: StoreCliOptions, env: Environment): Postgre
       `--store takes a PostgreSQL URL (postgres://user@host:5432/db), not ${JSON.stringify(url.slice(0, 80))}`,
     );
   return { url, ...(schema !== undefined ? { schema } : {}) };
+}
+
+/** --device: where the embedded index's vector searches run. */
+export const DEVICE_CHOICES = ['cpu', 'gpu', 'auto'] as const;
+export type DeviceChoice = (typeof DEVICE_CHOICES)[number];
+
+export function addDeviceOption(command: Command): Command {
+  return command.addOption(
+    new Option(
+      '--device <where>',
+      'where vector searches run: cpu, gpu (a copy of the index on the GPU; fails without one) or auto (the GPU when FAISS was built for one and a device is there); a copy is made once the index holds 50,000 vectors, below that the CPU is faster (docs/performance.md)',
+    ).choices([...DEVICE_CHOICES]),
+  );
+}
+
+/** The vector index options --device asks for (the embedded index only: a shared store searches in PostgreSQL). */
+export function deviceOptions(
+  device: DeviceChoice | undefined,
+  store: PostgresChoice | undefined,
+): { vectorIndex?: { device: DeviceChoice } } {
+  if (device === undefined) return {};
+  if (store) throw new UsageError('--device places the embedded index on a GPU; a shared store searches in PostgreSQL');
+  return { vectorIndex: { device } };
 }

@@ -1,9 +1,19 @@
 /**
  * The embedded index as a SearchStore (reads.ts): one SQLite database read
- * in one transaction per search, and the FAISS index brought level with it
- * first. Searches run one at a time: one connection holds one snapshot.
+ * in one transaction, and the FAISS index brought level with it first.
+ *
+ * One connection holds one snapshot at a time, so searches share them: a
+ * search that arrives while a snapshot is open, or waiting to open, joins it
+ * (the same commit, read by both), and the next snapshot opens once every
+ * search of the last has ended. So concurrent searches overlap: one reads
+ * SQLite on the main thread while another's k-NN runs on FAISS's threads,
+ * and their k-NNs reach FAISS together (VectorIndex's SearchBatcher: one
+ * call for many queries). A snapshot takes new searches for JOIN_WINDOW_MS
+ * after it opens, so a steady stream of searches still moves on to newer
+ * commits.
  */
 import { FaissError } from '../native/errors.js';
+import { damaged, isCorruption } from './database.js';
 import { StoreError } from './errors.js';
 import { ftsExpression } from '../text/fts-expression.js';
 import { filterSql, type FilterConditions } from './filter-sql.js';
@@ -39,6 +49,8 @@ export class EmbeddedSearchStore implements SearchStore {
   #problem: string | undefined;
   #record: EmbedderRecord;
   #queue: Promise<unknown> = Promise.resolve();
+  /** The snapshot searches join now (open, or waiting for the one before to end). */
+  #current: SharedSnapshot | undefined;
   readonly #references: EmbeddedOccurrences;
   /** The repositories and the readers of each scope, for one generation's list of repositories. */
   #repositories: { generation: number; list: Repository[]; key: string } = {
@@ -92,15 +104,41 @@ export class EmbeddedSearchStore implements SearchStore {
   }
 
   read<T>(work: (snapshot: Snapshot) => Promise<T>): Promise<T> {
-    const run = this.#queue.then(() =>
+    if (this.#closed) return Promise.reject(new StoreError(`the index at ${this.location} is closed`, 'CLOSED'));
+    let shared = this.#current;
+    if (!shared?.takesJoiners()) shared = this.#current = this.#nextSnapshot();
+    return shared.join(work).catch((error: unknown) => {
+      throw this.#described(error);
+    });
+  }
+
+  /**
+   * The next snapshot: opened (a read transaction begun, the vectors brought
+   * level) once the one before has ended, and ended once every search that
+   * joined it has ended.
+   */
+  #nextSnapshot(): SharedSnapshot {
+    const shared = new SharedSnapshot();
+    const ran = this.#queue.then(() =>
       this.#store.readSnapshot(async () => {
-        if (this.#closed) throw new StoreError(`the index at ${this.location} is closed`, 'CLOSED');
-        await this.#catchUp();
-        return work(this.#snapshot());
+        try {
+          if (this.#closed) throw new StoreError(`the index at ${this.location} is closed`, 'CLOSED');
+          await this.#catchUp();
+          shared.open(this.#snapshot());
+        } catch (error) {
+          shared.fail(error);
+        }
+        await shared.ended();
+        if (this.#current === shared) this.#current = undefined;
       }),
     );
-    this.#queue = run.catch(() => {});
-    return run;
+    this.#queue = ran.catch(() => {});
+    return shared;
+  }
+
+  /** A damaged page is found by the query that reads it: say what it means and what to do. */
+  #described(error: unknown): unknown {
+    return isCorruption(error) ? damaged(this.location, (error as Error).message) : error;
   }
 
   async close(): Promise<void> {
@@ -173,6 +211,66 @@ export class EmbeddedSearchStore implements SearchStore {
       this.#vectors = undefined;
       this.#problem = error.message.split('\n')[0]!.replace(/^ocvector: /, '');
     }
+  }
+}
+
+/** How long a snapshot takes new searches after it opened: a commit waits at most about this, and a search, to be seen. */
+const JOIN_WINDOW_MS = 100;
+
+/** A snapshot several searches read at once: joined before or after it opens, ended when the last of them ends. */
+class SharedSnapshot {
+  #snapshot: Promise<Snapshot>;
+  #opened!: (snapshot: Snapshot) => void;
+  #failed!: (error: unknown) => void;
+  #openedAt: number | undefined;
+  #joined = 0;
+  #closing = false;
+  #allLeft: (() => void) | undefined;
+
+  constructor() {
+    this.#snapshot = new Promise((resolve, reject) => {
+      this.#opened = resolve;
+      this.#failed = reject;
+    });
+    // A snapshot that fails to open fails its joiners, who see the error; nobody else waits on it.
+    this.#snapshot.catch(() => {});
+  }
+
+  open(snapshot: Snapshot): void {
+    this.#openedAt = performance.now();
+    this.#opened(snapshot);
+  }
+
+  fail(error: unknown): void {
+    this.#failed(error);
+  }
+
+  /** Whether a search arriving now may read it: not once it is ending, nor long after it opened. */
+  takesJoiners(): boolean {
+    return !this.#closing && (this.#openedAt === undefined || performance.now() - this.#openedAt < JOIN_WINDOW_MS);
+  }
+
+  async join<T>(work: (snapshot: Snapshot) => Promise<T>): Promise<T> {
+    this.#joined++;
+    try {
+      return await work(await this.#snapshot);
+    } finally {
+      if (--this.#joined === 0) {
+        this.#closing = true;
+        this.#allLeft?.();
+      }
+    }
+  }
+
+  /** Resolves once no search is reading it any more (it takes none after that). */
+  ended(): Promise<void> {
+    if (this.#joined === 0) {
+      this.#closing = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      this.#allLeft = resolve;
+    });
   }
 }
 

@@ -31,7 +31,7 @@ import type { Device } from '../native/addon.js';
 import { FaissError } from '../native/errors.js';
 import { FaissIndex, type KnnResult, searchesAllowedIds } from '../native/faiss-index.js';
 import type { IdsInput } from '../native/validate.js';
-import { SearchBatcher } from '../native/search-batcher.js';
+import { SearchBatcher, type SearchBatcherStats } from '../native/search-batcher.js';
 import { MAX_DIMENSION } from '../native/validate.js';
 import { StoreError } from './database.js';
 import { GpuCopy } from './gpu-copy.js';
@@ -125,6 +125,11 @@ export class VectorIndex {
       d: index.d,
       search: (queries, k, params) => this.#searchNow(queries, k, params?.allowed),
     });
+  }
+
+  /** What the batcher did: FAISS calls made for how many queries (concurrent searches share calls). */
+  get searchStats(): SearchBatcherStats {
+    return this.#batcher.stats;
   }
 
   get ntotal(): number {

@@ -3,10 +3,12 @@
 // so that the test can kill it (SIGKILL) at a chosen moment.
 import { Indexer } from '../../dist/index.js';
 
-const [root] = process.argv.slice(2);
+// Optionally into a shared store: <root> <postgres-url> <repo> <schema>.
+const [root, store, repo, schema] = process.argv.slice(2);
 const report = (event) => process.stdout.write(`${JSON.stringify(event)}\n`);
 const indexer = new Indexer({
   path: root,
+  ...(store ? { store: { url: store, schema }, repo } : {}),
   embedder: 'builtin',
   llm: false,
   threads: 1,

@@ -17,10 +17,12 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 /** Calls that make a better-sqlite3 object (a database, a statement, an iterator) that its caller may drop. */
 const MAKES_A_WRAPPER = /\.prepare\s*[<(]|\.pragma\s*\(|\.iterate\s*\(|new\s+Database\s*\(/;
 
+/** The project's own sources under a directory: not the corpora and outputs kept in git-ignored caches there. */
 function sourcesUnder(directory: string): string[] {
   return readdirSync(join(ROOT, directory), { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile() && /\.(ts|mts|mjs)$/.test(entry.name))
-    .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)));
+    .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)))
+    .filter((path) => !path.split('/').some((part) => part === '.cache' || part === 'node_modules' || part === 'out'));
 }
 
 describe('better-sqlite3 objects live until exit', () => {

@@ -22,6 +22,11 @@ export interface Postgres {
   url: string;
   /** Connections the server accepts at once. */
   maxConnections: number;
+  /**
+   * The server goes away (every connection dropped, the port closed) until the returned
+   * function brings it back on the same port, with the same database: a server restart.
+   */
+  outage(): Promise<() => Promise<void>>;
   /** Closes the server (and any connection still open) and the database; the port is free after it. Idempotent. */
   stop(): Promise<void>;
 }
@@ -29,24 +34,35 @@ export interface Postgres {
 export interface PostgresOptions {
   /** Default 8. */
   maxConnections?: number;
+  /** Load pgvector (default true): without it, the server is one the store must refuse. */
+  vector?: boolean;
 }
 
 /** Starts an empty database (extension `vector` available, not created) on a free loopback port. */
 export async function startPostgres(options: PostgresOptions = {}): Promise<Postgres> {
   const maxConnections = options.maxConnections ?? 8;
-  const db = await PGlite.create({ extensions: { vector } });
-  const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections });
+  const db = await PGlite.create(options.vector === false ? {} : { extensions: { vector } });
+  let server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections });
   try {
     await server.start();
   } catch (error) {
     await db.close();
     throw error;
   }
+  // getServerConn() is host:port once listening (the port the system chose for port 0).
+  const address = server.getServerConn();
+  const port = Number(address.slice(address.lastIndexOf(':') + 1));
   let stopped: Promise<void> | undefined;
   return {
-    // getServerConn() is host:port once listening (the port the system chose for port 0).
-    url: `postgres://postgres@${server.getServerConn()}/postgres`,
+    url: `postgres://postgres@${address}/postgres`,
     maxConnections,
+    async outage() {
+      await server.stop();
+      return async () => {
+        server = new PGLiteSocketServer({ db, port, host: '127.0.0.1', maxConnections });
+        await server.start();
+      };
+    },
     stop: () =>
       (stopped ??= (async () => {
         try {

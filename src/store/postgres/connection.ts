@@ -68,6 +68,9 @@ export class PostgresConnection {
     // A connection that breaks while idle (the server restarts) is dropped from the pool; the next
     // query opens another. Without a listener the pool's 'error' would end the process.
     pool.on('error', () => {});
+    // The same for a connection that breaks while checked out, between two queries: the next query
+    // on it fails, and says so (failure()); the event itself must not end the process.
+    pool.on('connect', (client) => client.on('error', () => {}));
     const connection = new PostgresConnection(pool, options.schema, location);
     try {
       await connection.#check(options.migrate);
