@@ -13,6 +13,7 @@
  * elements holding all their tokens. Those reads and the scoring then share one snapshot.
  */
 import pg from 'pg';
+import type { Queryable } from './serial.js';
 import { countSql, documentFrequencySql, fileCountSql, phraseCandidatesSql, scoreSql } from './lexical-sql.js';
 import { phraseCounts, queryTokens, TABLE_ID, TF_COLUMNS, termKey, type LexicalTable } from './lexical-terms.js';
 import { quoteSchema } from './schema.js';
@@ -32,8 +33,8 @@ export type { IdScore } from '../id-scores.js';
 /** The weight of code BM25 beside names BM25: search-reader.ts's CODE_WEIGHT. */
 const CODE_WEIGHT = 0.3;
 
-type Db = pg.Pool | pg.PoolClient;
-type Queryable = Pick<pg.ClientBase, 'query'>;
+/** A pool (each read in a transaction of its own), or one connection in the caller's transaction. */
+type Db = pg.Pool | Queryable;
 
 /** A query, resolved: its slots' tokens and the parameters every statement shares. */
 interface Plan {

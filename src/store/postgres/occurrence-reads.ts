@@ -4,7 +4,7 @@
  * read per file, not two lookups per line as SQLite's reference-reader.ts makes), by the same
  * rule (../enclosing.ts).
  */
-import type pg from 'pg';
+import type { Queryable } from './serial.js';
 import { enclosingElement, type EnclosingElement } from '../enclosing.js';
 import type { OccurrenceFile, OccurrenceReads } from '../reads.js';
 
@@ -13,12 +13,12 @@ interface ElementLine extends EnclosingElement {
 }
 
 export class PostgresOccurrences implements OccurrenceReads {
-  readonly #db: pg.PoolClient;
+  readonly #db: Queryable;
   readonly #s: string;
   /** Every repository of the snapshot: what `files` reads when no scope is given. */
   readonly #all: readonly number[];
 
-  constructor(db: pg.PoolClient, s: string, all: readonly number[]) {
+  constructor(db: Queryable, s: string, all: readonly number[]) {
     this.#db = db;
     this.#s = s;
     this.#all = all;

@@ -4,7 +4,7 @@
  * lexical-sql.ts), and the rest as the embedded store's search-reader.ts asks SQLite, in the
  * same order. Text is ordered byte by byte (COLLATE "C"), as SQLite orders it.
  */
-import type pg from 'pg';
+import type { Queryable } from './serial.js';
 import { TEXT_ELEMENT_TYPES } from '../../analysis/element.js';
 import { fileStem, normalizeStem } from '../../files/rules.js';
 import type { FilterConditions } from '../filter-sql.js';
@@ -23,13 +23,13 @@ const RECORD_COLUMNS = `e.id, e.file_id AS "fileId", e.element_type AS type, e.e
   e.signature, e.description, f.path, f.language, f.size, f.mtime_ms AS "mtimeMs", f.hash, f.repo_id AS "rootId"`;
 
 export class PostgresScopeReads implements ScopeReads {
-  readonly #db: pg.PoolClient;
+  readonly #db: Queryable;
   readonly #s: string;
   readonly #roots: number[];
   readonly #lexical: LexicalReader;
 
   /** Reads of the repositories `roots` (in the index's order) of the schema, on `db` (in the search's transaction). */
-  constructor(db: pg.PoolClient, schema: string, s: string, roots: readonly number[]) {
+  constructor(db: Queryable, schema: string, s: string, roots: readonly number[]) {
     this.#db = db;
     this.#s = s;
     this.#roots = [...roots];

@@ -14,6 +14,7 @@ import type { Repository } from '../repositories.js';
 import { PostgresConnection, DEFAULT_POSTGRES_SCHEMA, type PostgresConnectionOptions } from './connection.js';
 import { PostgresOccurrences } from './occurrence-reads.js';
 import { PostgresScopeReads } from './scope-reads.js';
+import { type Queryable, serialQueries } from './serial.js';
 import { DEFAULT_EF_SEARCH, MAX_K, VectorReader } from './vector-reader.js';
 
 /** HNSW's candidate list at most (pgvector's limit for hnsw.ef_search). */
@@ -74,8 +75,10 @@ export class PostgresSearchStore implements SearchStore {
     await this.#connection.close();
   }
 
-  async #snapshot(client: pg.PoolClient): Promise<Snapshot> {
+  async #snapshot(connection: pg.PoolClient): Promise<Snapshot> {
     const { s, schema } = this.#connection;
+    // The search's parts ask at once; its one connection answers them in turn.
+    const client = serialQueries(connection);
     const state = (
       await client.query<StateRow>(`SELECT generation, embedder, dimension, embedder_host FROM ${s}.state`)
     ).rows[0]!;
@@ -107,7 +110,7 @@ export class PostgresSearchStore implements SearchStore {
     };
   }
 
-  async #repositoriesAt(client: pg.PoolClient, generation: number): Promise<Repository[]> {
+  async #repositoriesAt(client: Queryable, generation: number): Promise<Repository[]> {
     if (this.#repositories.generation === generation) return this.#repositories.list;
     const { rows } = await client.query<Repository>(
       `SELECT id, name, root, git_commit AS "commit", indexed_at AS "indexedAt" FROM ${this.#connection.s}.repositories ORDER BY id`,
@@ -118,7 +121,7 @@ export class PostgresSearchStore implements SearchStore {
 }
 
 /** pgvector's k-NN over the scope's repositories (every element of the store has its vector). */
-function vectorReads(client: pg.PoolClient, schema: string, embedder: EmbedderRecord, count: number): VectorReads {
+function vectorReads(client: Queryable, schema: string, embedder: EmbedderRecord, count: number): VectorReads {
   const reader = new VectorReader(client, schema);
   return {
     count,

@@ -12,6 +12,7 @@
  * The settings are SET LOCAL (set_config(…, true)), so they end with the read.
  */
 import pg from 'pg';
+import type { Queryable } from './serial.js';
 import { quoteSchema } from './schema.js';
 import { requireVectorSpace, spaceTables, type VectorSpace, vectorText } from './vector-space.js';
 import { inTransaction } from './transaction.js';
@@ -42,8 +43,8 @@ export const MAX_K = 10_000;
 /** hnsw.ef_search unless told: above pgvector's 40, for recall near the embedded store's (~0.95 at 10). */
 export const DEFAULT_EF_SEARCH = 100;
 
-type Db = pg.Pool | pg.PoolClient;
-type Queryable = Pick<pg.ClientBase, 'query'>;
+/** A pool (each read in a transaction of its own), or one connection in the caller's transaction. */
+type Db = pg.Pool | Queryable;
 
 /**
  * The nearest-neighbour SQL of a space: $1 the query vector, $2 the repositories, $3 k. The inner
