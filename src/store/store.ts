@@ -9,6 +9,7 @@ import type { AnalysisCache } from '../analysis/llm/cache.js';
 import type { ModelAnswer } from '../analysis/llm/resources.js';
 import type { ElementDocument } from '../vector/document.js';
 import { elementNames, elementWords } from './element-texts.js';
+import { planElements } from './element-plan.js';
 import {
   damaged,
   isCorruption,
@@ -38,9 +39,6 @@ import { VectorRows } from './vector-rows.js';
 export type { EmbedderRecord } from './meta.js';
 export { UNTRUSTED_MTIME } from './rows.js';
 export type { ElementRow, ElementSummary, FileRow, FileStatus, FileSummary, FileUpdate, LineBytes } from './rows.js';
-
-/** A line range whose bytes were not measured (an element written without its file's line starts). */
-const UNKNOWN_BYTES = { start: -1, end: -1 } as const;
 
 let databaseOfStore: (store: IndexStore) => Database.Database;
 
@@ -309,30 +307,19 @@ export class IndexStore {
       update.error,
       Date.now(),
     )!.id;
-    const old = new Map<string, ElementRow[]>();
-    for (const row of this.#s.elementsOfFile.all(fileId)) {
-      const same = old.get(row.documentHash);
-      if (same) same.push(row);
-      else old.set(row.documentHash, [row]);
-    }
+    const old = this.#s.elementsOfFile.all(fileId).map((row) => ({
+      id: row.vectorId,
+      hash: row.documentHash,
+      startLine: row.startLine,
+      endLine: row.endLine,
+      startByte: row.startByte,
+      endByte: row.endByte,
+    }));
+    const plan = planElements(old, documents, extras.lineBytes);
+    for (const e of plan.moved) this.#s.moveElement.run(e.startLine, e.endLine, e.startByte, e.endByte, e.id);
     const added: { vectorId: number; document: ElementDocument }[] = [];
-    let kept = 0;
-    for (const document of documents) {
-      const reusable = old.get(document.hash)?.pop();
+    for (const { document, bytes } of plan.added) {
       const e = document.element;
-      const bytes = extras.lineBytes?.range(e.startLine, e.endLine) ?? UNKNOWN_BYTES;
-      if (reusable) {
-        kept++;
-        // Lines above it may have changed length without changing in number: its bytes moved too.
-        if (
-          reusable.startLine !== e.startLine ||
-          reusable.endLine !== e.endLine ||
-          reusable.startByte !== bytes.start ||
-          reusable.endByte !== bytes.end
-        )
-          this.#s.moveElement.run(e.startLine, e.endLine, bytes.start, bytes.end, reusable.vectorId);
-        continue;
-      }
       const { name, shortName } = elementNames(document);
       const vectorId = Number(
         this.#s.insertElement.run(
@@ -354,13 +341,9 @@ export class IndexStore {
       this.#lexical.add(rootId, vectorId, elementWords(document, name, update.path));
       added.push({ vectorId, document });
     }
-    const removed: number[] = [];
-    for (const rows of old.values()) {
-      for (const row of rows) {
-        this.#removeElement(rootId, row.vectorId, generation);
-        removed.push(row.vectorId);
-      }
-    }
+    for (const id of plan.removed) this.#removeElement(rootId, id, generation);
+    const kept = plan.kept.length;
+    const removed = plan.removed;
     this.#s.setElementCount.run(documents.length, fileId);
     this.#occurrences.replace(fileId, extras.occurrences ?? new Map());
     return { fileId, added, removed, kept };

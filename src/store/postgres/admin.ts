@@ -10,7 +10,7 @@ import { StoreError } from '../errors.js';
 import type { FileSummary } from '../rows.js';
 import { PostgresConnection, DEFAULT_POSTGRES_SCHEMA } from './connection.js';
 import { LexicalWriter } from './lexical-writer.js';
-import { lockRepository } from './run-writer.js';
+import { lockRepository } from './run-state.js';
 import { VectorWriter } from './vector-writer.js';
 
 export interface PostgresLocation {

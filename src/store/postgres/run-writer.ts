@@ -18,6 +18,7 @@
 import { deflateRawSync } from 'node:zlib';
 import type pg from 'pg';
 import { elementNames, elementWords } from '../element-texts.js';
+import { type ElementPlan, type PlacedElement, planElements } from '../element-plan.js';
 import { StoreError } from '../errors.js';
 import type { EmbedderRecord } from '../meta.js';
 import type { FileRow } from '../rows.js';
@@ -25,6 +26,7 @@ import { badRepositoryName, isRepositoryName } from '../repository-name.js';
 import type { FileWrite, RunWriter, WrittenFile } from '../writes.js';
 import type { PostgresConnection } from './connection.js';
 import { LexicalWriter, type LexicalElement } from './lexical-writer.js';
+import { lockRepository, readState, type State } from './run-state.js';
 import { recordVectorSpace } from './vector-space.js';
 import { VectorWriter, type ElementVector } from './vector-writer.js';
 
@@ -36,28 +38,6 @@ export interface PostgresRunOptions {
   /** How long to wait for another run of the same repository (0: fail at once). */
   waitMs: number;
 }
-
-/** An element as the run remembers it: enough to keep it when its document is unchanged. */
-interface KnownElement {
-  id: number;
-  hash: string;
-  startLine: number;
-  endLine: number;
-  startByte: number;
-  endByte: number;
-}
-
-/** The index's state row. */
-interface State {
-  generation: number;
-  embedder: EmbedderRecord | undefined;
-  embedderHost: string | undefined;
-}
-
-/** A line range whose bytes were not measured. */
-const UNKNOWN_BYTES = { start: -1, end: -1 } as const;
-/** SQLSTATE of a lock wait that ran out (lock_timeout). */
-const LOCK_NOT_AVAILABLE = '55P03';
 
 export class PostgresRun implements RunWriter {
   readonly #connection: PostgresConnection;
@@ -72,7 +52,7 @@ export class PostgresRun implements RunWriter {
   #embedder: string | undefined;
   #files = new Map<string, FileRow>();
   /** Each file's elements, as written so far in this run. */
-  #elements = new Map<number, KnownElement[]>();
+  #elements = new Map<number, PlacedElement[]>();
   #open = true;
 
   private constructor(
@@ -268,7 +248,7 @@ export class PostgresRun implements RunWriter {
       [this.repoId],
     );
     this.#files = new Map(files.map((row) => [row.path, row]));
-    const { rows: elements } = await this.#client.query<KnownElement & { fileId: number }>(
+    const { rows: elements } = await this.#client.query<PlacedElement & { fileId: number }>(
       `SELECT id, file_id AS "fileId", document_hash AS hash, start_line AS "startLine", end_line AS "endLine",
          start_byte AS "startByte", end_byte AS "endByte"
        FROM ${this.#s}.elements WHERE repo_id = $1 ORDER BY id`,
@@ -325,66 +305,25 @@ export class PostgresRun implements RunWriter {
     );
     const idOf = new Map(fileRows.map((row) => [row.path, row.id]));
 
-    const added: {
-      fileId: number;
-      write: (typeof writes)[number];
-      document: (typeof writes)[number]['documents'][number];
-      bytes: { start: number; end: number };
-    }[] = [];
-    const moved: KnownElement[] = [];
+    const added: { fileId: number; write: (typeof writes)[number]; plan: ElementPlan['added'][number] }[] = [];
+    const moved: PlacedElement[] = [];
     const removed: number[] = [];
     const results: WrittenFile[] = [];
-    const nextElements = new Map<number, KnownElement[]>();
+    const nextElements = new Map<number, PlacedElement[]>();
     for (const w of writes) {
       const fileId = idOf.get(w.update.path)!;
-      const old = new Map<string, KnownElement[]>();
-      for (const element of this.#elements.get(fileId) ?? []) {
-        const same = old.get(element.hash);
-        if (same) same.push(element);
-        else old.set(element.hash, [element]);
-      }
-      const kept: KnownElement[] = [];
-      let newOnes = 0;
-      for (const document of w.documents) {
-        const e = document.element;
-        const bytes = w.lineBytes?.range(e.startLine, e.endLine) ?? UNKNOWN_BYTES;
-        const reusable = old.get(document.hash)?.pop();
-        if (reusable) {
-          const next = {
-            ...reusable,
-            startLine: e.startLine,
-            endLine: e.endLine,
-            startByte: bytes.start,
-            endByte: bytes.end,
-          };
-          // Lines above it may have changed length without changing in number: its bytes moved too.
-          if (
-            reusable.startLine !== next.startLine ||
-            reusable.endLine !== next.endLine ||
-            reusable.startByte !== next.startByte ||
-            reusable.endByte !== next.endByte
-          )
-            moved.push(next);
-          kept.push(next);
-          continue;
-        }
-        added.push({ fileId, write: w, document, bytes });
-        newOnes++;
-      }
-      let gone = 0;
-      for (const rows of old.values())
-        for (const row of rows) {
-          removed.push(row.id);
-          gone++;
-        }
-      nextElements.set(fileId, kept);
-      results.push({ added: newOnes, removed: gone, kept: kept.length });
+      const plan = planElements(this.#elements.get(fileId) ?? [], w.documents, w.lineBytes);
+      moved.push(...plan.moved);
+      removed.push(...plan.removed);
+      for (const one of plan.added) added.push({ fileId, write: w, plan: one });
+      nextElements.set(fileId, plan.kept);
+      results.push({ added: plan.added.length, removed: plan.removed.length, kept: plan.kept.length });
     }
 
     // A second copy of a document the file holds already has no vector of its own in the batch: it
     // shares the kept copy's, read before anything is removed.
     const missing = [
-      ...new Set(added.filter((a) => !a.write.vectors.has(a.document.hash)).map((a) => a.document.hash)),
+      ...new Set(added.filter((a) => !a.write.vectors.has(a.plan.document.hash)).map((a) => a.plan.document.hash)),
     ];
     const shared = await this.embeddings(missing);
 
@@ -406,7 +345,7 @@ export class PostgresRun implements RunWriter {
       );
     if (added.length > 0) {
       const ids = await this.#newElementIds(added.length);
-      const names = added.map((a) => elementNames(a.document));
+      const names = added.map((a) => elementNames(a.plan.document));
       await client.query(
         `INSERT INTO ${s}.elements (repo_id, id, file_id, element_type, element_name, short_name, access, start_line, end_line,
            start_byte, end_byte, signature, description, document_hash)
@@ -416,39 +355,39 @@ export class PostgresRun implements RunWriter {
           this.repoId,
           ids,
           added.map((a) => a.fileId),
-          added.map((a) => a.document.element.type),
+          added.map((a) => a.plan.document.element.type),
           names.map((n) => n.name),
           names.map((n) => n.shortName),
-          added.map((a) => a.document.element.access),
-          added.map((a) => a.document.element.startLine),
-          added.map((a) => a.document.element.endLine),
-          added.map((a) => a.bytes.start),
-          added.map((a) => a.bytes.end),
-          added.map((a) => a.document.element.signature),
-          added.map((a) => a.document.element.description),
-          added.map((a) => a.document.hash),
+          added.map((a) => a.plan.document.element.access),
+          added.map((a) => a.plan.document.element.startLine),
+          added.map((a) => a.plan.document.element.endLine),
+          added.map((a) => a.plan.bytes.start),
+          added.map((a) => a.plan.bytes.end),
+          added.map((a) => a.plan.document.element.signature),
+          added.map((a) => a.plan.document.element.description),
+          added.map((a) => a.plan.document.hash),
         ],
       );
       const lexical: LexicalElement[] = added.map((a, i) => ({
         id: ids[i]!,
-        texts: elementWords(a.document, names[i]!.name, a.write.update.path),
+        texts: elementWords(a.plan.document, names[i]!.name, a.write.update.path),
       }));
       await this.#lexical.add(client, this.repoId, lexical);
       const vectors: ElementVector[] = added.map((a, i) => {
-        const vector = a.write.vectors.get(a.document.hash) ?? shared.get(a.document.hash);
+        const vector = a.write.vectors.get(a.plan.document.hash) ?? shared.get(a.plan.document.hash);
         if (!vector)
-          throw new StoreError(`no vector for ${a.write.update.path}:${a.document.element.startLine}`, 'CORRUPT');
-        return { id: ids[i]!, documentHash: a.document.hash, vector };
+          throw new StoreError(`no vector for ${a.write.update.path}:${a.plan.document.element.startLine}`, 'CORRUPT');
+        return { id: ids[i]!, documentHash: a.plan.document.hash, vector };
       });
       await this.#vectors.put(client, this.#requireEmbedder(), this.repoId, vectors);
       added.forEach((a, i) =>
         nextElements.get(a.fileId)!.push({
           id: ids[i]!,
-          hash: a.document.hash,
-          startLine: a.document.element.startLine,
-          endLine: a.document.element.endLine,
-          startByte: a.bytes.start,
-          endByte: a.bytes.end,
+          hash: a.plan.document.hash,
+          startLine: a.plan.document.element.startLine,
+          endLine: a.plan.document.element.endLine,
+          startByte: a.plan.bytes.start,
+          endByte: a.plan.bytes.end,
         }),
       );
     }
@@ -535,57 +474,4 @@ export class PostgresRun implements RunWriter {
     this.#open = false;
     this.#client.release(error);
   }
-}
-
-/**
- * Takes a repository's lock for the transaction (an advisory lock on the schema and the
- * repository's name, released by the commit, the rollback, or the connection's end): at once,
- * or waiting up to `waitMs`; StoreError LOCKED when another transaction holds it.
- */
-export async function lockRepository(
-  client: pg.PoolClient,
-  connection: PostgresConnection,
-  options: { repo: string; waitMs: number },
-): Promise<void> {
-  const key = [`ocvector ${connection.schema}`, options.repo];
-  const busy = () =>
-    new StoreError(
-      `the repository ${options.repo} is being indexed by another run (another process or machine) in ${connection.location}: ` +
-        'wait for it to finish, or pass --wait <seconds>',
-      'LOCKED',
-    );
-  if (options.waitMs <= 0) {
-    const { rows } = await client.query<{ locked: boolean }>(
-      'SELECT pg_try_advisory_xact_lock(hashtext($1), hashtext($2)) AS locked',
-      key,
-    );
-    if (!rows[0]!.locked) throw busy();
-    return;
-  }
-  await client.query("SELECT set_config('lock_timeout', $1, true)", [`${Math.ceil(options.waitMs)}ms`]);
-  try {
-    await client.query('SAVEPOINT ocvector_lock');
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', key);
-    await client.query('RELEASE SAVEPOINT ocvector_lock');
-  } catch (error) {
-    if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) throw busy();
-    throw error;
-  }
-  await client.query("SELECT set_config('lock_timeout', '0', true)");
-}
-
-async function readState(client: pg.PoolClient, s: string): Promise<State> {
-  const { rows } = await client.query<{
-    generation: number;
-    embedder: string | null;
-    dimension: number | null;
-    embedder_host: string | null;
-  }>(`SELECT generation, embedder, dimension, embedder_host FROM ${s}.state`);
-  const row = rows[0]!;
-  return {
-    generation: row.generation,
-    embedder:
-      row.embedder !== null && row.dimension !== null ? { id: row.embedder, dimension: row.dimension } : undefined,
-    embedderHost: row.embedder_host ?? undefined,
-  };
 }
