@@ -26,7 +26,12 @@ export async function indexFiles(setup: RunSetup, run: IndexRun, candidates: rea
     },
     run.signal,
   );
-  await run.flush();
+  try {
+    await run.flush();
+  } catch (error) {
+    // A run that stopped on an error reports that error, not what writing after it met.
+    if (stopped === undefined) throw error;
+  }
   return stopped;
 }
 

@@ -7,6 +7,7 @@
  * a store that is not there, and bad names are refused, saying why.
  */
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/indexing/indexer.js';
@@ -146,6 +147,33 @@ describe('a run into the shared store', () => {
     const status = await sharedStoreStatus(store('turns'), { checkFiles: false });
     expect(status.repositories).toMatchObject([{ name: 'app', files: 40 }]);
     expect(status.elements).toBe(a.elements.total);
+  });
+});
+
+describe('words and terms longer than a B-tree key holds', () => {
+  it('are indexed and found, as in the embedded store', async () => {
+    // Past PostgreSQL's 2,704-byte B-tree key, in a file that is not minified (one long line of many).
+    const long = `x${'y'.repeat(3_000)}`;
+    const filler = Array.from({ length: 40 }, (_, i) => `export const filler${i} = ${i};`).join('\n');
+    const repo = tempRepo({
+      'src/min.js': `export const ${long} = 1;\nexport function useIt() {\n  return ${long};\n}\n${filler}\n`,
+    });
+    owned.push(repo);
+    await run(repo.root, 'long_words', 'app');
+    await new Indexer({ path: repo.root, repo: 'app', embedder: 'builtin', llm: false }).run();
+    const shared = await Searcher.open({ store: store('long_words') });
+    const embedded = await Searcher.open({ indexDir: join(repo.root, '.ocvector') });
+    try {
+      const there = await shared.references(long);
+      expect(there.total).toBe(2);
+      expect(there.files[0]!.sites.map((site) => site.line)).toEqual([1, 3]);
+      const strip = (r: typeof there) => ({ definitions: r.definitions, files: r.files, total: r.total });
+      expect(strip(there)).toEqual(strip(await embedded.references(long)));
+      expect((await shared.search('useIt', { mode: 'lexical' })).results[0]).toMatchObject({ path: 'src/min.js' });
+    } finally {
+      shared.close();
+      embedded.close();
+    }
   });
 });
 

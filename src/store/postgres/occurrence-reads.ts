@@ -4,6 +4,7 @@
  * read per file, not two lookups per line as SQLite's reference-reader.ts makes), by the same
  * rule (../enclosing.ts).
  */
+import { termKey } from './lexical-terms.js';
 import type { Queryable } from './serial.js';
 import { enclosingElement, type EnclosingElement } from '../enclosing.js';
 import type { OccurrenceFile, OccurrenceReads } from '../reads.js';
@@ -30,7 +31,7 @@ export class PostgresOccurrences implements OccurrenceReads {
        FROM ${this.#s}.occurrences o JOIN ${this.#s}.files f ON f.repo_id = o.repo_id AND f.id = o.file_id
        WHERE o.repo_id = ANY($1::integer[]) AND o.word = $2
        ORDER BY f.path COLLATE "C", f.id`,
-      [[...(roots ?? this.#all)], word],
+      [[...(roots ?? this.#all)], termKey(word)],
     );
     return rows;
   }

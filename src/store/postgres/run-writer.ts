@@ -25,8 +25,10 @@ import type { FileRow } from '../rows.js';
 import { badRepositoryName, isRepositoryName } from '../repository-name.js';
 import type { FileWrite, RunWriter, WrittenFile } from '../writes.js';
 import type { PostgresConnection } from './connection.js';
+import { termKey } from './lexical-terms.js';
 import { LexicalWriter, type LexicalElement } from './lexical-writer.js';
 import { lockRepository, readState, type State } from './run-state.js';
+import { type Queryable, serialQueries } from './serial.js';
 import { recordVectorSpace } from './vector-space.js';
 import { VectorWriter, type ElementVector } from './vector-writer.js';
 
@@ -41,7 +43,9 @@ export interface PostgresRunOptions {
 
 export class PostgresRun implements RunWriter {
   readonly #connection: PostgresConnection;
-  readonly #client: pg.PoolClient;
+  /** The run's connection, and its queries one after another (a file's vectors are looked up while a batch is written). */
+  readonly #connectionClient: pg.PoolClient;
+  readonly #client: Queryable;
   readonly #s: string;
   readonly #lexical: LexicalWriter;
   readonly #vectors: VectorWriter;
@@ -62,7 +66,8 @@ export class PostgresRun implements RunWriter {
     state: State,
   ) {
     this.#connection = connection;
-    this.#client = client;
+    this.#connectionClient = client;
+    this.#client = serialQueries(client);
     this.#s = connection.s;
     this.#lexical = new LexicalWriter(connection.schema);
     this.#vectors = new VectorWriter(connection.schema);
@@ -417,7 +422,8 @@ export class PostgresRun implements RunWriter {
     writes.forEach((w, i) => {
       for (const [word, at] of w.occurrences ?? []) {
         files.push(fileIds[i]!);
-        words.push(word);
+        // A word too long for a B-tree key (a minified bundle's) is keyed by its hash, as a lexical term is.
+        words.push(termKey(word));
         lines.push(at);
       }
     });
@@ -472,6 +478,6 @@ export class PostgresRun implements RunWriter {
   #release(error?: Error): void {
     if (!this.#open) return;
     this.#open = false;
-    this.#client.release(error);
+    this.#connectionClient.release(error);
   }
 }

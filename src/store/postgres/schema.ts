@@ -101,7 +101,9 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     FOREIGN KEY (repo_id, file_id) REFERENCES ${s}.files (repo_id, id)
   );
   CREATE INDEX elements_by_file_line ON ${s}.elements (repo_id, file_id, start_line);
-  CREATE INDEX elements_by_short_name ON ${s}.elements (repo_id, short_name);
+  -- By the first 256 characters of the short name: a B-tree key holds about 2.7 kB, and a
+  -- generated file can have a name longer than that (the lookup compares the whole name too).
+  CREATE INDEX elements_by_short_name ON ${s}.elements (repo_id, left(short_name, 256));
 
   -- Each file's words and their lines (text/occurrences.ts), for references: read by word.
   CREATE TABLE ${s}.occurrences (

@@ -64,7 +64,9 @@ export class PostgresScopeReads implements ScopeReads {
     const filter = filterSql(filters, 5);
     const { rows } = await this.#db.query<{ id: number }>(
       `SELECT e.id FROM ${this.#s}.elements e JOIN ${this.#s}.files f ON f.repo_id = e.repo_id AND f.id = e.file_id
-       WHERE e.repo_id = ANY($1::integer[]) AND e.short_name = ANY($2::text[]) AND e.element_type <> ALL($3::text[])
+       WHERE e.repo_id = ANY($1::integer[]) AND left(e.short_name, 256) = ANY(ARRAY(SELECT left(n, 256) FROM unnest($2::text[]) AS n))
+         AND e.short_name = ANY($2::text[])
+         AND e.element_type <> ALL($3::text[])
          AND ${filter.sql}
        ORDER BY e.short_name COLLATE "C", e.id LIMIT $4`,
       [this.#roots, names.map((name) => name.toLowerCase()), TEXT_TYPES, limit, ...filter.params],
