@@ -85,7 +85,7 @@ export async function dryRun(setup: RunSetup, run: RunOptions): Promise<DryRunRe
     const known = store && rootId !== undefined ? store.files(rootId) : new Map<string, FileRow>();
     const plan = await setup.plan(run, known, signal);
     const candidates = changedByStat(plan, known);
-    const enricher = setup.enricherFor(store, signal);
+    const enricher = setup.enricherFor(store?.analysisCache(), signal);
     const tally = new DryRunTally();
     const analysisStarted = performance.now();
     const analysis = setup.analyzerFor(candidates.length);

@@ -7,7 +7,8 @@
 import { Analyzer, type Enricher } from '../analysis/analyzer.js';
 import type { ContentLimits } from '../analysis/content.js';
 import { makeEnricher } from '../analysis/llm/choose-enricher.js';
-import type { EmbedderRecord, FileRow, IndexStore } from '../store/store.js';
+import type { AnalysisCache } from '../analysis/llm/cache.js';
+import type { EmbedderRecord, FileRow } from '../store/store.js';
 import { chooseEmbedder, isOutdatedBuiltin, withRecordedHost } from '../vector/choose.js';
 import { isIndexableDimension } from '../vector/check.js';
 import type { Embedder } from '../vector/embedder.js';
@@ -98,7 +99,7 @@ export class RunSetup {
    * The enricher given, or the one `llm` describes when analysis by a model
    * is on: its answers are cached in the store when there is one.
    */
-  enricherFor(store: IndexStore | undefined, signal: AbortSignal | undefined): Enricher | undefined {
+  enricherFor(cache: AnalysisCache | undefined, signal: AbortSignal | undefined): Enricher | undefined {
     if (this.options.enricher) return this.options.enricher;
     // One server for embeddings and analysis: the same address, and the same deadline per request.
     const { host, timeoutMs } = this.options.ollama ?? {};
@@ -109,7 +110,7 @@ export class RunSetup {
         ...(this.options.openai ? { openai: this.options.openai } : {}),
       },
       {
-        ...(store ? { cache: store.analysisCache() } : {}),
+        ...(cache ? { cache } : {}),
         ...(signal ? { signal } : {}),
         onEvent: (event) => this.emit({ type: 'analysis', event }),
       },

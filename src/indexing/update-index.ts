@@ -1,3 +1,17 @@
+/**
+ * A real run into the embedded index: brings it up to date with the files
+ * the plan names. It holds the write lock, chooses and checks the embedder,
+ * has the changed files read, analysed and embedded several at a time and
+ * committed in batches of one transaction each (run-files.ts, index-run.ts,
+ * embedded-writer.ts), the vanished ones removed, and checkpoints the FAISS
+ * file when one is due. (update-postgres.ts is the same run into the shared
+ * store.)
+ *
+ * Policy on failure: a file that cannot be read or analysed is recorded as
+ * failed and the run goes on; an embedder that fails stops the run (after
+ * committing the files already done), because vectors of another embedder
+ * cannot stand in for its own.
+ */
 import { gitHead } from '../files/git.js';
 import { prepareDirectory, StoreError } from '../store/database.js';
 import type { Repository } from '../store/repositories.js';
@@ -9,14 +23,10 @@ import { VectorIndex, type VectorIndexEvent } from '../store/vector-file.js';
 import { EmbeddedRunWriter } from '../store/embedded-writer.js';
 import { checkDimension } from '../vector/check.js';
 import type { Embedder } from '../vector/embedder.js';
-import { EmbeddingQueue } from './embedding-queue.js';
 import type { IndexSummary } from './events.js';
-import { IndexRun } from './index-run.js';
-import { indexFiles, newSummary } from './run-files.js';
+import type { IndexRun } from './index-run.js';
+import { indexChanges } from './run-files.js';
 import { INDEXER_DEFAULTS, type RunOptions } from './options.js';
-import { changedByStat } from './plan.js';
-import type { AnalysisPool } from './pool.js';
-import { embedderOnPool } from './pooled-embedder.js';
 import { startsAfresh, type RunSetup } from './run-setup.js';
 
 export async function updateIndex(setup: RunSetup, options: RunOptions): Promise<IndexSummary> {
@@ -29,7 +39,6 @@ export async function updateIndex(setup: RunSetup, options: RunOptions): Promise
     ...(signal ? { signal } : {}),
   });
   let store: IndexStore | undefined;
-  let pool: AnalysisPool | undefined;
   try {
     const opened = (store = IndexStore.open(setup.indexDir));
     const { embedder, mode } = await prepareEmbedder(setup, opened, options, signal);
@@ -44,48 +53,13 @@ export async function updateIndex(setup: RunSetup, options: RunOptions): Promise
       opened.repositories.ensure(setup.root, setup.options.repo, defaultRepositoryName(setup.root)),
     );
     const rootId = repository.id;
-    const known = opened.files(rootId);
-    const plan = await setup.plan(options, known, signal);
-    const summary = newSummary(setup.root, setup.indexDir, embedder.id, plan.scanned.length);
-    summary.files.skipped += plan.skipped;
-    const candidates = changedByStat(plan, known);
-    summary.files.unchanged += plan.scanned.length - candidates.length;
-    setup.emit({
-      type: 'scan-done',
-      files: plan.scanned.length,
-      candidates: candidates.length,
-      deleted: plan.deleted.length,
-      excluded: plan.excluded,
-    });
-
-    const enricher = setup.enricherFor(opened, signal);
-    const analysis = setup.analyzerFor(candidates.length);
-    pool = analysis.pool;
-    const analyzer = analysis.analyzer;
-    const embedding = embedderOnPool(embedder, pool);
-    const embedCallsBefore = embedding.calls;
-    const queue = new EmbeddingQueue(embedding, {
-      ...setup.embeddingBatching(embedder, embedding !== embedder ? pool?.threads : undefined),
-      ...(signal ? { signal } : {}),
-      lookup: (hashes) => cachedEmbeddings(opened, embedder.id, hashes),
-    });
-    const run = new IndexRun({
+    const { summary, run, stopped, analysisModel } = await indexChanges(setup, options, signal, embedder, {
+      location: setup.indexDir,
+      known: opened.files(rootId),
       writer: new EmbeddedRunWriter(opened, rootId, opened.generation + 1, embedder.id),
-      embedder,
-      known,
-      summary,
-      signal,
-      queue,
-      enricher,
-      analyzer,
-      emit: setup.emit,
+      lookup: (hashes) => cachedEmbeddings(opened, embedder.id, hashes),
+      analysisCache: opened.analysisCache(),
     });
-
-    const stopped = await indexFiles(setup, run, candidates);
-    if (stopped === undefined && !signal?.aborted) await run.removeDeleted(plan.deleted);
-    queue.close();
-    summary.embeddings = { computed: queue.computed, cached: queue.cached };
-    summary.calls = { embedding: embedding.calls - embedCallsBefore, model: enricher?.calls ?? 0 };
     await finish(setup, opened, run);
     summary.durationMs = performance.now() - started;
 
@@ -100,7 +74,7 @@ export async function updateIndex(setup: RunSetup, options: RunOptions): Promise
       finishedAt: new Date().toISOString(),
       mode,
       durationMs: Math.round(summary.durationMs),
-      analysisModel: enricher?.model ?? null,
+      analysisModel,
       modelCalls: summary.calls.model,
     };
     if (opened.inTransaction) {
@@ -110,7 +84,6 @@ export async function updateIndex(setup: RunSetup, options: RunOptions): Promise
     setup.emit({ type: 'run-done', summary });
     return summary;
   } finally {
-    await pool?.close();
     store?.rollbackSpan();
     store?.close();
     lock.release();

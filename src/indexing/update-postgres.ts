@@ -16,14 +16,9 @@ import { PostgresRun } from '../store/postgres/run-writer.js';
 import { defaultRepositoryName } from '../store/repository-name.js';
 import { checkDimension } from '../vector/check.js';
 import type { Embedder } from '../vector/embedder.js';
-import { EmbeddingQueue } from './embedding-queue.js';
 import type { IndexSummary } from './events.js';
-import { IndexRun } from './index-run.js';
 import { INDEXER_DEFAULTS, type RunOptions } from './options.js';
-import { changedByStat } from './plan.js';
-import type { AnalysisPool } from './pool.js';
-import { embedderOnPool } from './pooled-embedder.js';
-import { indexFiles, newSummary } from './run-files.js';
+import { indexChanges } from './run-files.js';
 import { startsAfresh, type RunSetup } from './run-setup.js';
 
 /** What the shared store's summary says of its vectors. */
@@ -43,7 +38,6 @@ export async function updatePostgresIndex(
     migrate: true,
   });
   let run: PostgresRun | undefined;
-  let pool: AnalysisPool | undefined;
   try {
     run = await PostgresRun.begin(connection, {
       repo: setup.options.repo ?? defaultRepositoryName(setup.root),
@@ -54,46 +48,18 @@ export async function updatePostgresIndex(
     const { embedder, mode } = await prepareEmbedder(setup, opened, options, signal);
     setup.emit({ type: 'run-start', root: setup.root, indexDir: connection.location, embedder: embedder.id, mode });
 
-    const known = await opened.files();
-    const plan = await setup.plan(options, known, signal);
-    const summary = newSummary(setup.root, connection.location, embedder.id, plan.scanned.length);
-    summary.files.skipped += plan.skipped;
-    const candidates = changedByStat(plan, known);
-    summary.files.unchanged += plan.scanned.length - candidates.length;
-    setup.emit({
-      type: 'scan-done',
-      files: plan.scanned.length,
-      candidates: candidates.length,
-      deleted: plan.deleted.length,
-      excluded: plan.excluded,
-    });
-
     // The model's answers are not cached in the shared store: unchanged files are never analysed again anyway.
-    const enricher = setup.enricherFor(undefined, signal);
-    const analysis = setup.analyzerFor(candidates.length);
-    pool = analysis.pool;
-    const embedding = embedderOnPool(embedder, pool);
-    const embedCallsBefore = embedding.calls;
-    const queue = new EmbeddingQueue(embedding, {
-      ...setup.embeddingBatching(embedder, embedding !== embedder ? pool?.threads : undefined),
-      ...(signal ? { signal } : {}),
+    const {
+      summary,
+      run: indexRun,
+      stopped,
+      analysisModel,
+    } = await indexChanges(setup, options, signal, embedder, {
+      location: connection.location,
+      known: await opened.files(),
+      writer: opened,
       lookup: (hashes) => opened.embeddings(hashes),
     });
-    const indexRun = new IndexRun({
-      writer: opened,
-      embedder,
-      known,
-      summary,
-      signal,
-      queue,
-      enricher,
-      analyzer: analysis.analyzer,
-      emit: setup.emit,
-    });
-
-    const stopped = await indexFiles(setup, indexRun, candidates);
-    if (stopped === undefined && !signal?.aborted) await indexRun.removeDeleted(plan.deleted);
-    queue.close();
     if (stopped !== undefined || signal?.aborted) {
       // Nothing of a run that did not finish is kept: the repository stays as it was.
       await opened.rollback();
@@ -101,15 +67,13 @@ export async function updatePostgresIndex(
       if (signal?.aborted) setup.emit({ type: 'run-aborted', reason: String((reason as Error)?.message ?? reason) });
       throw reason;
     }
-    summary.embeddings = { computed: queue.computed, cached: queue.cached };
-    summary.calls = { embedding: embedding.calls - embedCallsBefore, model: enricher?.calls ?? 0 };
     const counts = await opened.counts();
     summary.durationMs = performance.now() - started;
     const lastRun: LastRun = {
       finishedAt: new Date().toISOString(),
       mode,
       durationMs: Math.round(summary.durationMs),
-      analysisModel: enricher?.model ?? null,
+      analysisModel,
       modelCalls: summary.calls.model,
     };
     summary.generation = await opened.commit({ commit: await gitHead(setup.root), at: Date.now(), lastRun });
@@ -118,7 +82,6 @@ export async function updatePostgresIndex(
     setup.emit({ type: 'run-done', summary });
     return summary;
   } finally {
-    await pool?.close();
     await run?.rollback();
     await connection.close();
   }

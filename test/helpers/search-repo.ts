@@ -29,6 +29,29 @@ export function searchFixtureFiles(): Record<string, string> {
   return files;
 }
 
+/**
+ * This project's own store layer (src/store/*.ts), path -> content: real code, with words the
+ * fixture shares (index, search, file), for a second repository beside the fixture.
+ */
+export function storeSources(): Record<string, string> {
+  const dir = new URL('../../src/store/', import.meta.url).pathname;
+  return Object.fromEntries(
+    readdirSync(dir)
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => [`src/store/${name}`, readFileSync(join(dir, name), 'utf8')]),
+  );
+}
+
+/** The queries a search over the fixture and the store's sources asks: the labels', and some of each repository's own. */
+export const TWO_REPOSITORY_QUERIES = [
+  ...LABELS.map((label) => label.query),
+  'open the index database',
+  'SearchReader',
+  'fileTermCounts',
+  'src/auth',
+  'hashPassword',
+];
+
 export function searchRepo(): TempRepo {
   const repo = tempRepo(searchFixtureFiles());
   repo.age();

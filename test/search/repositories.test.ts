@@ -5,7 +5,6 @@
  * repository indexed alone (its own BM25 statistics, term weights and
  * counts); re-indexing or dropping one leaves the others' rows as they were.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer, Searcher } from '../../src/internal.js';
@@ -16,26 +15,9 @@ import { dropRepository } from '../../src/store/drop-repository.js';
 import type { SearchResponse } from '../../src/search/searcher.js';
 import { readIndex } from '../helpers/index-state.js';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';
-import { LABELS, searchFixtureFiles } from '../helpers/search-repo.js';
+import { searchFixtureFiles, storeSources, TWO_REPOSITORY_QUERIES } from '../helpers/search-repo.js';
 
-/** This project's own store layer: real code, and words the fixture shares (index, search, file). */
-function storeSources(): Record<string, string> {
-  const dir = new URL('../../src/store/', import.meta.url).pathname;
-  return Object.fromEntries(
-    readdirSync(dir)
-      .filter((name) => name.endsWith('.ts'))
-      .map((name) => [`src/store/${name}`, readFileSync(join(dir, name), 'utf8')]),
-  );
-}
-
-const QUERIES = [
-  ...LABELS.map((label) => label.query),
-  'open the index database',
-  'SearchReader',
-  'fileTermCounts',
-  'src/auth',
-  'hashPassword',
-];
+const QUERIES = [...TWO_REPOSITORY_QUERIES];
 
 /** What a result is, whatever index it came from (vector ids and absolute paths differ), with its score. */
 function shape(response: SearchResponse): { what: string; score: number }[] {

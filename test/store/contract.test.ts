@@ -3,10 +3,9 @@
  * embedded one (SQLite + FAISS) and the shared one (PostgreSQL + pgvector, on PGlite served on
  * a loopback port, through the `pg` client production uses), with one ranking above them.
  * Every behaviour is checked on each store, and the two stores' answers against each other:
- * lexical searches bit for bit (BM25 is computed as FTS5 computes it), hybrid ones as far as
- * two builds of one index can agree (ties between equal scores go by element id).
+ * lexical and hybrid searches as far as two builds of one index can agree (BM25 itself is the
+ * same bit for bit; ties between equal scores go by element id, which differ between builds).
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer, type IndexerOptions } from '../../src/indexing/indexer.js';
@@ -17,28 +16,10 @@ import { dropRepository } from '../../src/store/drop-repository.js';
 import { dropPostgresRepository } from '../../src/store/postgres/admin.js';
 import type { PostgresChoice } from '../../src/store/open-store.js';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';
-import { LABELS, searchFixtureFiles } from '../helpers/search-repo.js';
+import { searchFixtureFiles, storeSources, TWO_REPOSITORY_QUERIES } from '../helpers/search-repo.js';
 import { startPostgres, type Postgres } from '../support/postgres.js';
 
-/** This project's own store layer: real code, with words the fixture shares (index, search, file). */
-function storeSources(): Record<string, string> {
-  const dir = new URL('../../src/store/', import.meta.url).pathname;
-  return Object.fromEntries(
-    readdirSync(dir)
-      .filter((name) => name.endsWith('.ts'))
-      .map((name) => [`src/store/${name}`, readFileSync(join(dir, name), 'utf8')]),
-  );
-}
-
-const QUERIES = [
-  ...LABELS.map((label) => label.query),
-  'open the index database',
-  'SearchReader',
-  'fileTermCounts',
-  'src/auth',
-  'hashPassword',
-  "password'; DROP TABLE files; --",
-];
+const QUERIES = [...TWO_REPOSITORY_QUERIES, "password'; DROP TABLE files; --"];
 
 type Kind = 'embedded' | 'postgres';
 const KINDS: Kind[] = ['embedded', 'postgres'];

@@ -33,11 +33,7 @@ export interface PostgresContents {
 
 /** The store's contents (read in one snapshot). */
 export async function postgresContents(store: PostgresLocation): Promise<PostgresContents> {
-  const connection = await PostgresConnection.open(store.url, {
-    schema: store.schema ?? DEFAULT_POSTGRES_SCHEMA,
-    maxConnections: 1,
-    migrate: false,
-  });
+  const connection = await connect(store);
   try {
     return await connection.withClient(async (client) => {
       const s = connection.s;
@@ -102,11 +98,7 @@ export async function dropPostgresRepository(
   options: { waitMs?: number } = {},
 ): Promise<DroppedPostgresRepository> {
   if (!isRepositoryName(name)) throw new StoreError(badRepositoryName(name), 'BAD_NAME');
-  const connection = await PostgresConnection.open(store.url, {
-    schema: store.schema ?? DEFAULT_POSTGRES_SCHEMA,
-    maxConnections: 1,
-    migrate: false,
-  });
+  const connection = await connect(store);
   try {
     return await connection.withClient(async (client) => {
       const s = connection.s;
@@ -144,4 +136,13 @@ export async function dropPostgresRepository(
   } finally {
     await connection.close();
   }
+}
+
+/** One connection to a store that exists (an administrator's command creates nothing). */
+function connect(store: PostgresLocation): Promise<PostgresConnection> {
+  return PostgresConnection.open(store.url, {
+    schema: store.schema ?? DEFAULT_POSTGRES_SCHEMA,
+    maxConnections: 1,
+    migrate: false,
+  });
 }
