@@ -22,8 +22,10 @@
 #                       that are thrown away. Proves the GPU code compiles
 #                       against FAISS's GPU API on a machine without a GPU.
 #   --cublas-include DIR  where cublas_v2.h is, when the CUDA toolkit lacks it
-#                       (--check-only only: FAISS's GPU headers include it;
-#                       build/cublas/include is looked at too)
+#                       (a directory of cuBLAS's and cuRAND's headers alone: FAISS's GPU
+#                       headers include them; build/cublas/include
+#                       is looked at too): for --check-only, and for the addon
+#                       against a FAISS given by --faiss-prefix
 #
 # Requires: the CUDA toolkit (nvcc, cuBLAS headers and library: CUDA 12 or 13),
 # CMake >= 3.24 (FAISS 1.15), g++, OpenBLAS and OpenMP (scripts/setup.sh installs
@@ -31,8 +33,11 @@
 # with network access. FAISS is built once per version and CUDA architecture
 # into $CACHE ($OCVECTOR_CACHE, default ~/.cache/ocvector) and reused after.
 # Times: FAISS v1.15.0 with one CUDA architecture took about 5 minutes on 16
-# cores (an H100 machine, CUDA 13.0); it is mostly nvcc, so expect hours on 2
-# cores. The addon then takes about 15 s; --check-only about 1 minute on 2 cores.
+# cores (an H100 machine, CUDA 13.0), and 76 minutes on 2 shared cores (a
+# development machine, nice 19, beside other work; libfaiss.so 48.6 MB for
+# sm_90). The addon then takes about 15 s; --check-only about 1 minute on 2 cores.
+# Where the toolkit has no cuBLAS library (only nvcc), FAISS links a stub named
+# as the GPU machine's library and the headers come from --cublas-include.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
@@ -164,12 +169,31 @@ if [[ -z $faiss_prefix ]]; then
     build_dir=$cache/faiss-build-$tag
     say "building FAISS with CUDA into $faiss_prefix ($jobs jobs; about 5 min on 16 cores, hours on 2)"
     started=$SECONDS
+    # A toolkit without cuBLAS's library (a machine that only builds, for a GPU machine
+    # elsewhere): FAISS links a stub named as the library it will find there, with the headers
+    # --cublas-include gives (curand's too, which its ICM encoder's kernels include).
+    stub=()
+    if ! compgen -G "$cuda_root/lib64/libcublas.so*" >/dev/null && ! compgen -G "$cuda_root/targets/x86_64-linux/lib/libcublas.so*" >/dev/null; then
+      [[ $cublas != "$cuda_include" ]] || fail "no cuBLAS library in $cuda_root: install it, or give its headers elsewhere (--cublas-include) to link a stub"
+      cuda_major=$("$nvcc" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
+      mkdir -p "$cache/cublas-stub"
+      printf 'void ocvector_cublas_stub(void) {}\n' >"$cache/cublas-stub/stub.c"
+      gcc -shared -fPIC -Wl,-soname,"libcublas.so.$cuda_major" -o "$cache/cublas-stub/libcublas.so" "$cache/cublas-stub/stub.c"
+      stub=(-DCUDA_cublas_LIBRARY="$cache/cublas-stub/libcublas.so" -DCMAKE_CUDA_FLAGS="-isystem $cublas"
+        -DCMAKE_CXX_FLAGS="-idirafter $cublas")
+      say "no cuBLAS library here: linking a stub for libcublas.so.$cuda_major (the GPU machine's is loaded there)"
+    fi
     cmake -S "$faiss_src" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release \
       -DFAISS_ENABLE_GPU=ON -DFAISS_ENABLE_PYTHON=OFF -DBUILD_TESTING=OFF -DFAISS_ENABLE_CUVS=OFF \
       -DCMAKE_CUDA_ARCHITECTURES="$cuda_arch" -DBUILD_SHARED_LIBS=ON -DFAISS_ENABLE_EXTRAS=OFF \
-      -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_INSTALL_PREFIX="$faiss_prefix" >/dev/null
+      -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_INSTALL_PREFIX="$faiss_prefix" "${stub[@]}" >/dev/null
     cmake --build "$build_dir" -j "$jobs"
     cmake --install "$build_dir" >/dev/null
+    # The stub exports nothing, so the linker left it out: name the real library as needed.
+    if ((${#stub[@]} > 0)); then
+      command -v patchelf >/dev/null || fail "patchelf is needed to record libcublas in libfaiss.so: apt-get install patchelf"
+      patchelf --add-needed "libcublas.so.$cuda_major" "$faiss_prefix/lib/libfaiss.so"
+    fi
     touch "$faiss_prefix/.ocvector-built"
     say "FAISS built and installed in $((SECONDS - started)) s"
   else
@@ -178,13 +202,21 @@ if [[ -z $faiss_prefix ]]; then
 fi
 [[ -f $faiss_prefix/include/faiss/gpu/StandardGpuResources.h ]] ||
   fail "$faiss_prefix holds no GPU FAISS (no include/faiss/gpu/StandardGpuResources.h)"
+# CMake reads a relative prefix against its build directory: make it absolute.
+faiss_prefix=$(cd "$faiss_prefix" && pwd)
 
 # --- the addon ----------------------------------------------------------------------
 # Plain CMake with node-api-headers: cmake-js would download Node's headers.
 out=$root/build/gpu
 say "building the addon against it into $out/Release"
 started=$SECONDS
-cmake -S native -B "$out" -DCMAKE_BUILD_TYPE=Release -DOCVECTOR_GPU=ON \
+# FAISS's GPU headers include cublas_v2.h: from the toolkit, or where --cublas-include says.
+extra_flags=()
+if cublas=$(find_cublas_header) && [[ $cublas != "$cuda_include" ]]; then
+  say "cuBLAS headers: $cublas"
+  extra_flags+=("-DCMAKE_CXX_FLAGS=-idirafter $cublas")
+fi
+cmake -S native -B "$out" -DCMAKE_BUILD_TYPE=Release -DOCVECTOR_GPU=ON "${extra_flags[@]}" \
   -DCMAKE_PREFIX_PATH="$faiss_prefix" -DCUDAToolkit_ROOT="$cuda_root" \
   -DCMAKE_JS_INC="$(node_api_include)" -DCMAKE_LIBRARY_OUTPUT_DIRECTORY="$out/Release" \
   -DCMAKE_BUILD_RPATH="$faiss_prefix/lib;$faiss_prefix/lib64" >/dev/null

@@ -19,12 +19,12 @@
 #   .device/gpu-build.tar.xz     libfaiss.so and the GPU addon (ocvector.node),
 #                                flat; only when build/faiss-gpu-install/lib/
 #                                libfaiss.so and build/gpu/Release/ocvector.node
-#                                are built (scripts/build-gpu.sh). With --split,
-#                                in .device-gpu/ instead (ignored too), for a
-#                                first call of its own when both will not fit in
-#                                one (64 MiB): `gpu-run-carried.sh --stash` there
-#                                keeps it, and the second call, carrying .device,
-#                                uses it
+#                                are built (scripts/build-gpu.sh)
+# With --split, node.tar.xz goes to .device-node/ instead (ignored too), for
+# when everything will not travel in one call (64 MiB): the first call carries
+# .device and runs there if the machine has a Node.js 20 or later; if not, it
+# keeps what it carried and asks for a second call to the same machine (warm:
+# within its 30 s) carrying .device-node.
 #
 # Usage: bash scripts/gpu-carry.sh [options]
 #   --retrace        list node_modules again (.device/node_modules.list): runs
@@ -43,7 +43,7 @@
 #   --faiss-lib FILE the GPU FAISS library (default build/faiss-gpu-install/lib/libfaiss.so)
 #   --gpu-addon FILE the GPU addon (default build/gpu/Release/ocvector.node)
 #   --force          pack every archive again, even where its inputs are unchanged
-#   --split          the GPU build into .device-gpu/ (carried by a call of its own)
+#   --split          Node.js into .device-node/ (carried by a second call, when needed)
 #
 # Requires: xz, tar, python3, strace (for --retrace), npm (for --registry),
 # the CPU addon build/Release/ocvector.node (npm run build:native) for the
@@ -133,6 +133,9 @@ if ((registry)); then
   node_bin=$work/package/bin/node
 fi
 node_digest="$(sha256sum "$node_bin" | cut -d' ' -f1) stripped, xz --x86 dict=128MiB"
+# A split run left Node.js in .device-node/: back beside its stamp, so it is not packed again.
+node_dir=$root/.device-node
+[[ ! -f $dev/node.tar.xz && -f $node_dir/node.tar.xz ]] && mv "$node_dir/node.tar.xz" "$dev/node.tar.xz"
 if stale "$dev/node.tar.xz" "$node_digest"; then
   say "packing Node.js $version ($node_bin, stripped) into .device/node.tar.xz: a few minutes"
   mkdir -p "$work/node/node/bin"
@@ -326,8 +329,7 @@ fi
 
 # --- 5. the GPU build, when there is one ----------------------------------------------
 gpu_dir=$dev
-((split)) && gpu_dir=$root/.device-gpu
-rm -f "$dev/gpu-build.tar.xz" "$root/.device-gpu/gpu-build.tar.xz" 2>/dev/null || true
+rm -f "$dev/gpu-build.tar.xz" 2>/dev/null || true
 if [[ -f $faiss_lib && -f $gpu_addon ]]; then
   mkdir -p "$gpu_dir"
   say "packing libfaiss.so ($(mib "$(size "$faiss_lib")")) and ocvector.node, stripped of what does not load, into ${gpu_dir#"$root"/}/gpu-build.tar.xz"
@@ -386,13 +388,20 @@ fi
 # The device tool sends tracked files, untracked ones git does not ignore, and
 # the carried paths: here .device whole.
 tree=$(git ls-files -z --cached --others --exclude-standard | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
+# The Node.js line node_modules was built for (better-sqlite3's binary): a machine's own Node.js must be of it.
+printf 'node %s\n' "$("$node_bin" -v)" >"$dev/node-line"
+if ((split)); then
+  mkdir -p "$node_dir"
+  mv "$dev/node.tar.xz" "$node_dir/node.tar.xz"
+else
+  rm -rf "$node_dir"
+fi
 for archive in "$dev"/*.tar.xz; do say "  .device/$(basename "$archive"): $(mib "$(size "$archive")")"; done
 carried=$(du -cb "$dev" | tail -1 | cut -f1)
-say "what travels: the working tree $(mib "$tree") + .device $(mib "$carried") = $(mib $((tree + carried))) of 64 MiB; carry: [\".device\"]"
-if ((split)) && [[ -f $gpu_dir/gpu-build.tar.xz ]]; then
-  first=$(size "$gpu_dir/gpu-build.tar.xz")
-  say "first call: the working tree + .device-gpu $(mib "$first") = $(mib $((tree + first))) of 64 MiB; carry: [\".device-gpu\"], command: bash scripts/gpu-run-carried.sh --stash"
-  ((tree + first < 64 * 1048576)) || say "WARNING: the first call is over 64 MiB too"
+say "what travels: the working tree $(mib "$tree") + .device $(mib "$carried") = $(mib $((tree + carried))) of 64 MiB; carry: [\".device\"], command: bash scripts/gpu-run-carried.sh"
+if ((split)); then
+  second=$(size "$node_dir/node.tar.xz")
+  say "a second call, only where the machine has no Node.js 20 or later: the working tree + .device-node $(mib "$second") = $(mib $((tree + second))); carry: [\".device-node\"], the same command"
 fi
 ((tree + carried < 64 * 1048576)) ||
-  say "WARNING: over 64 MiB: the device tool refuses the call. FAISS for sm_90 alone without PTX (--cuda-arch 90-real) is about half the size; or carry the GPU build in a call of its own (--split)"
+  say "WARNING: over 64 MiB: the device tool refuses the call. Node.js can travel in a second call (--split); FAISS for sm_90 alone without PTX (--cuda-arch 90-real) is about half the size"

@@ -16,12 +16,12 @@
 #      OCVECTOR_NATIVE_PATH at the carried addon and within the time left.
 # Usage, from the repository root on the GPU machine:
 #   bash scripts/gpu-run-carried.sh [--quick] [--tests-only | --bench-only] [--deadline S]
-#   bash scripts/gpu-run-carried.sh --stash
-#   --stash         a first call of its own, carrying .device-gpu/ (gpu-carry.sh
-#                   --split): unpack the GPU build into /tmp/ocvector-carried/gpu,
-#                   say what the machine has, and stop; the next call to the
-#                   same machine (warm: within its 30 s) carries .device and
-#                   uses what was kept
+# When Node.js does not travel with .device (gpu-carry.sh --split), the
+# machine's own is used if it is of the line node_modules was built for
+# (.device/node-line); where it has none, the call keeps
+# what it carried in /tmp/ocvector-carried and the checkout and exits 3, and a
+# second call to the same machine (warm: within its 30 s), carrying
+# .device-node, runs it all.
 #   --quick         bench:native --gpu --quick (100,000 vectors, not 1,000,000)
 #   --tests-only    the GPU tests alone; --bench-only: the benchmark alone
 #   --deadline S    finish within S seconds of starting (default 570): each
@@ -30,7 +30,8 @@
 # Output: everything printed goes to $OUT/gpu-log.txt too when OUT is set, and
 # the benchmark's figures (bench/out/*.json) and, after a full run, the
 # docs/performance.md it updates are copied to $OUT. Exit status: 0 when the
-# tests and the benchmark passed, 1 when either failed, 2 when nothing could run.
+# tests and the benchmark passed, 1 when either failed, 2 when nothing could run,
+# 3 when the machine has no Node.js and none was carried (a second call is needed).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
@@ -38,7 +39,6 @@ dev=$root/.device
 carried=/tmp/ocvector-carried
 
 quick=0
-stash=0
 tests=1
 bench=1
 deadline=570
@@ -52,7 +52,6 @@ fail() {
 while (($# > 0)); do
   case $1 in
     --quick) quick=1 ;;
-    --stash) stash=1 ;;
     --tests-only) bench=0 ;;
     --bench-only) tests=0 ;;
     --deadline) deadline=${2:?--deadline needs seconds}; shift ;;
@@ -105,25 +104,38 @@ python_sites() {
 run() {
   local started=$SECONDS
   step "unpacking .device/ (carried by scripts/gpu-carry.sh)"
-  local archive
-  for archive in node node_modules dist libs; do
-    [[ -f $dev/$archive.tar.xz ]] || fail "no .device/$archive.tar.xz: run bash scripts/gpu-carry.sh where it was built, and carry .device"
+  # What this call carried is unpacked; what an earlier call to this machine kept is used.
+  local archive spec
+  for spec in node_modules:$root dist:$root libs:$carried/libs gpu-build:$carried/gpu; do
+    archive=${spec%%:*}
+    [[ -f $dev/$archive.tar.xz ]] || continue
+    if [[ ${spec#*:} == "$carried"/* ]]; then rm -rf "${spec#*:}"; fi
+    mkdir -p "${spec#*:}" || fail "cannot make ${spec#*:}"
+    unpack "$dev/$archive.tar.xz" "${spec#*:}" || fail "could not unpack .device/$archive.tar.xz (above)"
   done
-  rm -rf "$carried/node" "$carried/libs"
-  mkdir -p "$carried/libs" || fail "cannot make $carried"
-  for archive in node:$carried libs:$carried/libs node_modules:$root dist:$root; do
-    unpack "$dev/${archive%%:*}.tar.xz" "${archive#*:}" || fail "could not unpack .device/${archive%%:*}.tar.xz (above)"
+  [[ -d node_modules/vitest && -f dist/index.js ]] || fail "no node_modules and dist/: carry .device (bash scripts/gpu-carry.sh)"
+  [[ -d $carried/libs ]] || fail "no libraries: carry .device (bash scripts/gpu-carry.sh)"
+  [[ -f $carried/gpu/libfaiss.so && -f $carried/gpu/ocvector.node ]] ||
+    fail "no GPU build: carry .device with gpu-build.tar.xz (bash scripts/build-gpu.sh, then gpu-carry.sh)"
+  # Node.js: carried now, kept by an earlier call, or the machine's own if it is the line the
+  # carried node_modules were built for (better-sqlite3's binary is for one ABI).
+  local line
+  line=$(sed -n 's/^node v\([0-9]*\).*/\1/p' "$dev/node-line" 2>/dev/null || true)
+  line=${line:-20}
+  for archive in "$dev/node.tar.xz" "$root/.device-node/node.tar.xz"; do
+    if [[ -f $archive ]]; then
+      rm -rf "$carried/node"
+      unpack "$archive" "$carried" || fail "could not unpack $archive (above)"
+    fi
   done
-  if [[ -f $dev/gpu-build.tar.xz ]]; then
-    rm -rf "$carried/gpu" && mkdir -p "$carried/gpu"
-    unpack "$dev/gpu-build.tar.xz" "$carried/gpu" || fail "could not unpack .device/gpu-build.tar.xz (above)"
-  elif [[ -f $carried/gpu/libfaiss.so && -f $carried/gpu/ocvector.node ]]; then
-    say "the GPU build: the one a first call kept in $carried/gpu (--stash)"
-  else
-    fail "no GPU build: neither .device/gpu-build.tar.xz nor one kept by a first call (--stash) in $carried/gpu; the machine may have been given back between the calls"
+  if [[ -x $carried/node/bin/node ]]; then
+    export PATH=$carried/node/bin:$PATH
+  elif ! command -v node >/dev/null 2>&1 || [[ $(node -p 'process.versions.node.split(".")[0]' 2>/dev/null) != "$line" ]]; then
+    say "no Node.js $line here ($(command -v node || echo 'none') $(node -v 2>/dev/null || true)): the rest is kept in $carried and the checkout"
+    step "call again within the machine's 30 s, carrying .device-node, with the same command"
+    exit 3
   fi
-  export PATH=$carried/node/bin:$PATH
-  say "unpacked in $((SECONDS - started)) s: $(du -sh "$carried" | cut -f1) in $carried, node_modules $(du -sh node_modules | cut -f1)"
+  say "unpacked in $((SECONDS - started)) s: $(du -sh "$carried" | cut -f1) in $carried, node_modules $(du -sh node_modules | cut -f1); node $(command -v node)"
 
   # dist/ runs in the analysis worker threads: it must be this src/.
   local digest
@@ -168,6 +180,14 @@ run() {
     fi
   fi
   export LD_LIBRARY_PATH=$path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  # The carried OpenBLAS (0.3.21) may not know this CPU and fall back to its oldest kernels
+  # (Prescott): the CPU side of the comparison would be slower than it is. Name the kernels
+  # the CPU can run, unless told.
+  if [[ -z ${OPENBLAS_CORETYPE:-} ]]; then
+    if grep -qw avx512f /proc/cpuinfo; then export OPENBLAS_CORETYPE=SKYLAKEX
+    elif grep -qw avx2 /proc/cpuinfo; then export OPENBLAS_CORETYPE=HASWELL; fi
+  fi
+  say "OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset, OpenBLAS chooses}"
   export OCVECTOR_NATIVE_PATH=$carried/gpu/ocvector.node
   say "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
   say "OCVECTOR_NATIVE_PATH=$OCVECTOR_NATIVE_PATH"
@@ -222,27 +242,9 @@ run() {
   [[ $test_rc == 0 || $test_rc == skipped ]] && [[ $bench_rc == 0 || $bench_rc == skipped ]]
 }
 
-# --stash: keep the GPU build this call carried, and say what the machine has.
-stash_build() {
-  step "keeping the GPU build in $carried/gpu"
-  [[ -f $root/.device-gpu/gpu-build.tar.xz ]] || fail "no .device-gpu/gpu-build.tar.xz: carry .device-gpu (gpu-carry.sh --split)"
-  rm -rf "$carried/gpu"
-  mkdir -p "$carried/gpu" || fail "cannot make $carried/gpu"
-  unpack "$root/.device-gpu/gpu-build.tar.xz" "$carried/gpu" || fail "could not unpack .device-gpu/gpu-build.tar.xz"
-  say "kept: $(find "$carried/gpu" -type f -printf '%f %s bytes; ')"
-  nvidia-smi -L 2>&1 || true
-  say "node: $(command -v node || echo none); nvcc: $(command -v nvcc || echo none); $(nproc) cores"
-  ldconfig -p 2>/dev/null | grep -E 'libcublas|libcudart|libopenblas|libblas|libgomp' | sed 's/^/gpu-run:   /' >&2 || true
-  step "stashed: carry .device in the next call, within the machine's 30 s"
-}
-
 # run's own failures are handled where they happen (errexit does not hold in a
 # function called before ||): it returns 0, 1 (a step failed) or exits 2.
 status=0
-if ((stash)); then
-  stash_build
-  exit 0
-fi
 if [[ -n ${OUT:-} ]]; then
   mkdir -p "$OUT"
   run 2>&1 | tee "$OUT/gpu-log.txt" || status=$? # pipefail: run's status

@@ -53,7 +53,7 @@ export function addDeviceOption(command: Command): Command {
   return command.addOption(
     new Option(
       '--device <where>',
-      'where vector searches run: cpu, gpu (a copy of the index on the GPU; fails without one) or auto (the GPU when FAISS was built for one and a device is there); a copy is made once the index holds 50,000 vectors, below that the CPU is faster (docs/performance.md)',
+      'where vector searches run: cpu, gpu (a copy of the index on the GPU; fails without one) or auto (the GPU when FAISS was built for one and a device is there); a copy is made once the index holds 10,000 vectors, below that the CPU is as fast (docs/performance.md)',
     ).choices([...DEVICE_CHOICES]),
   );
 }

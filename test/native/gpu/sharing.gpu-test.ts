@@ -70,7 +70,10 @@ describe('shared GPU resources', () => {
       const addon = require(workerData.addon);
       (async () => {
         const d = ${d};
-        const data = new Float32Array(5000 * d).map((_, i) => Math.sin(i * (workerData.seed + 1) * 0.37));
+        // Each thread its own vectors (a seeded generator: no two rows alike, so each row's nearest is itself).
+        let state = 12345 + workerData.seed * 7919;
+        const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+        const data = new Float32Array(5000 * d).map(next);
         const index = await addon.NativeIndex.create(d, 'Flat', 'l2', false, 'gpu');
         await index.add(data);
         let hits = 0;
