@@ -13,13 +13,22 @@ export class GenerationCache<V> {
   }
 
   get(generation: number, key: string, compute: () => V): V {
-    if (generation !== this.#generation || this.#values.size >= this.#limit) {
+    if (generation !== this.#generation) {
       this.#generation = generation;
       this.#values = new Map();
     }
     let value = this.#values.get(key);
-    if (value === undefined) this.#values.set(key, (value = compute()));
+    if (value === undefined) {
+      // Full: start afresh rather than grow (a new answer, never one already held, makes room).
+      if (this.#values.size >= this.#limit) this.#values = new Map();
+      this.#values.set(key, (value = compute()));
+    }
     return value;
+  }
+
+  /** Whether an answer for `key` is held for this generation. */
+  has(generation: number, key: string): boolean {
+    return generation === this.#generation && this.#values.has(key);
   }
 
   /** Forgets one answer (one that failed). */
@@ -37,6 +46,10 @@ export class AsyncGenerationCache<V> {
 
   constructor(limit: number) {
     this.#cache = new GenerationCache(limit);
+  }
+
+  has(generation: number, key: string): boolean {
+    return this.#cache.has(generation, key);
   }
 
   get(generation: number, key: string, compute: () => Promise<V>): Promise<V> {

@@ -106,10 +106,14 @@ export class LexicalSearch {
    */
   async termWeights(scope: LexicalScope, terms: readonly string[], generation: number): Promise<Map<string, number>> {
     const ntotal = await scope.elementCount();
+    // The terms not known yet are counted in one read.
+    const unknown = terms.filter((term) => !this.#termWeights.has(generation, term));
+    const counted = unknown.length > 0 ? scope.reads.documentFrequencies(unknown) : undefined;
     const weights = await Promise.all(
       terms.map((term) =>
         this.#termWeights.get(generation, term, async () => {
-          const df = await scope.reads.documentFrequency(term);
+          // A term the cache let go of since: counted alone.
+          const df = (await (counted ?? scope.reads.documentFrequencies([term]))).get(term);
           return !df || ntotal === 0 ? 1 : Math.log(1 + ntotal / df) / Math.log(101);
         }),
       ),

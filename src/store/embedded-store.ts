@@ -342,8 +342,13 @@ export class EmbeddedScopeReads implements ScopeReads {
     return this.#reader.rows(ids);
   }
 
-  async documentFrequency(term: string) {
-    return this.#reader.documentFrequency(term);
+  async documentFrequencies(terms: readonly string[]) {
+    const out = new Map<string, number>();
+    for (const term of terms) {
+      const n = this.#reader.documentFrequency(term);
+      if (n !== undefined) out.set(term, n);
+    }
+    return out;
   }
 
   async matchesMoreThan(match: LexicalMatch, count: number, inCode = false) {

@@ -59,8 +59,8 @@ export interface ScopeReads {
   ): Promise<{ fileId: number; ids: number[] }[]>;
   /** The rows of these elements, by id (an id gone since is absent). */
   rows(ids: readonly number[]): Promise<Map<number, ElementRecord>>;
-  /** In how many elements a (stemmed) term occurs in names, signatures, descriptions and paths; undefined when none. */
-  documentFrequency(term: string): Promise<number | undefined>;
+  /** In how many elements each (stemmed) term occurs in names, signatures, descriptions and paths (absent: none). */
+  documentFrequencies(terms: readonly string[]): Promise<Map<string, number>>;
   /** Whether more than `count` elements match, in their names and descriptions or in their code. */
   matchesMoreThan(match: LexicalMatch, count: number, inCode?: boolean): Promise<boolean>;
   /** How many elements match in their names and descriptions. */

@@ -14,7 +14,14 @@
  */
 import pg from 'pg';
 import type { Queryable } from './serial.js';
-import { countSql, documentFrequencySql, fileCountSql, phraseCandidatesSql, scoreSql } from './lexical-sql.js';
+import {
+  countSql,
+  documentFrequenciesSql,
+  documentFrequencySql,
+  fileCountSql,
+  phraseCandidatesSql,
+  scoreSql,
+} from './lexical-sql.js';
 import { phraseCounts, queryTokens, TABLE_ID, TF_COLUMNS, termKey, type LexicalTable } from './lexical-terms.js';
 import { quoteSchema } from './schema.js';
 import { inTransaction } from './transaction.js';
@@ -113,6 +120,24 @@ export class LexicalReader {
     ]);
     const n = Number(rows[0]!.n);
     return n > 0 ? n : undefined;
+  }
+
+  /** The same for many terms in one read (a term in no element is absent). */
+  async documentFrequencies(terms: readonly string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    if (terms.length === 0) return out;
+    const keys = terms.map(termKey);
+    const { rows } = await this.#db.query<{ term: string; n: number }>(documentFrequenciesSql(this.#s), [
+      this.#repos,
+      [TABLE_ID.names],
+      [...new Set(keys)],
+    ]);
+    const byKey = new Map(rows.map((row) => [row.term, Number(row.n)]));
+    terms.forEach((term, i) => {
+      const n = byKey.get(keys[i]!);
+      if (n) out.set(term, n);
+    });
+    return out;
   }
 
   /** Whether more than `count` elements match, in names (or in code). */

@@ -156,6 +156,14 @@ export function documentFrequencySql(s: string): string {
     WHERE repo_id = ANY($1::integer[]) AND tab = ANY($2::smallint[]) AND term = $3`;
 }
 
+/** The same for many terms at once: $3 the terms; (term, n) for each term some row holds. */
+export function documentFrequenciesSql(s: string): string {
+  return `
+    SELECT term, sum(docs)::bigint AS n FROM ${s}.lexical_term_stats
+    WHERE repo_id = ANY($1::integer[]) AND tab = ANY($2::smallint[]) AND term = ANY($3::text[])
+    GROUP BY term`;
+}
+
 /** A constant as a double, read by float8in (strtod), as the C compiler reads FTS5's. */
 function float(value: number | string): string {
   return `'${value}'::float8`;

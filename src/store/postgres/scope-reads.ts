@@ -113,8 +113,8 @@ export class PostgresScopeReads implements ScopeReads {
     return new Map(rows.map((row) => [row.id, row]));
   }
 
-  documentFrequency(term: string) {
-    return this.#lexical.documentFrequency(term);
+  documentFrequencies(terms: readonly string[]) {
+    return this.#lexical.documentFrequencies(terms);
   }
 
   matchesMoreThan(match: LexicalMatch, count: number, inCode = false) {

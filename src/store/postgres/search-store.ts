@@ -16,6 +16,7 @@ import { PostgresOccurrences } from './occurrence-reads.js';
 import { PostgresScopeReads } from './scope-reads.js';
 import { type Queryable, serialQueries } from './serial.js';
 import { DEFAULT_EF_SEARCH, MAX_K, VectorReader } from './vector-reader.js';
+import { findVectorSpace, type VectorSpace } from './vector-space.js';
 
 /** HNSW's candidate list at most (pgvector's limit for hnsw.ef_search). */
 const MAX_EF_SEARCH = 1_000;
@@ -36,8 +37,15 @@ export interface PostgresStoreChoice {
 export class PostgresSearchStore implements SearchStore {
   readonly kind = 'postgres';
   readonly #connection: PostgresConnection;
-  /** The repositories, read again only when the generation moved. */
-  #repositories: { generation: number; list: Repository[] } = { generation: Number.NaN, list: [] };
+  /** What holds until a writer commits: the repositories and how many elements they hold. */
+  #atGeneration: { generation: number; list: Repository[]; elements: Promise<number> | undefined } = {
+    generation: Number.NaN,
+    list: [],
+    elements: undefined,
+  };
+  /** What holds for the store's life: whether pgvector has iterative scans, and each embedder's vector space. */
+  #iterativeScans: Promise<boolean> | undefined;
+  readonly #spaces = new Map<string, VectorSpace>();
 
   private constructor(connection: PostgresConnection) {
     this.#connection = connection;
@@ -88,15 +96,33 @@ export class PostgresSearchStore implements SearchStore {
         ? { id: state.embedder, dimension: state.dimension }
         : undefined;
     const all = repositories.map((repository) => repository.id);
-    let count: Promise<number> | undefined;
-    const elements = () => (count ??= new PostgresScopeReads(client, schema, s, all).elementCount());
+    const at = this.#atGeneration;
+    const elements = () =>
+      (at.elements ??= new PostgresScopeReads(client, schema, s, all).elementCount().catch((error: unknown) => {
+        at.elements = undefined;
+        throw error;
+      }));
+    if (embedder && !this.#spaces.has(embedder.id)) {
+      const space = await findVectorSpace(client, schema, embedder.id);
+      if (space) this.#spaces.set(embedder.id, space);
+    }
+    const space = embedder ? this.#spaces.get(embedder.id) : undefined;
+    const vectors = embedder
+      ? new VectorReader(client, schema, {
+          iterativeScans: this.#scans(client),
+          // The search's transaction is its own: its settings end with it.
+          ownTransaction: true,
+          ...(space ? { space } : {}),
+        })
+      : undefined;
     return {
       generation: state.generation,
       embedder,
       embedderHost: state.embedder_host ?? undefined,
       repositories,
       reads: (roots) => new PostgresScopeReads(client, schema, s, roots),
-      vectors: embedder ? vectorReads(client, schema, embedder, await elements()) : { problem: 'nothing indexed yet' },
+      vectors:
+        vectors && embedder ? vectorReads(vectors, embedder, await elements()) : { problem: 'nothing indexed yet' },
       occurrences: new PostgresOccurrences(client, s, all),
       storedText: async (fileIds) => {
         const { rows } = await client.query<{ id: number; content: Buffer | null }>(
@@ -110,19 +136,27 @@ export class PostgresSearchStore implements SearchStore {
     };
   }
 
+  /** Whether pgvector has iterative scans: asked once (again after a failure). */
+  #scans(client: Queryable): Promise<boolean> {
+    this.#iterativeScans ??= VectorReader.iterativeScans(client).catch((error: unknown) => {
+      this.#iterativeScans = undefined;
+      throw error;
+    });
+    return this.#iterativeScans;
+  }
+
   async #repositoriesAt(client: Queryable, generation: number): Promise<Repository[]> {
-    if (this.#repositories.generation === generation) return this.#repositories.list;
+    if (this.#atGeneration.generation === generation) return this.#atGeneration.list;
     const { rows } = await client.query<Repository>(
       `SELECT id, name, root, git_commit AS "commit", indexed_at AS "indexedAt" FROM ${this.#connection.s}.repositories ORDER BY id`,
     );
-    this.#repositories = { generation, list: rows };
+    this.#atGeneration = { generation, list: rows, elements: undefined };
     return rows;
   }
 }
 
 /** pgvector's k-NN over the scope's repositories (every element of the store has its vector). */
-function vectorReads(client: Queryable, schema: string, embedder: EmbedderRecord, count: number): VectorReads {
-  const reader = new VectorReader(client, schema);
+function vectorReads(reader: VectorReader, embedder: EmbedderRecord, count: number): VectorReads {
   return {
     count,
     async nearest(query: Float32Array, depth: number, scope: VectorScope) {

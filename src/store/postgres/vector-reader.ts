@@ -68,16 +68,37 @@ export class VectorReader {
   readonly #db: Db;
   readonly #schema: string;
   #iterative: Promise<boolean> | undefined;
+  readonly #space: VectorSpace | undefined;
+  readonly #ownTransaction: boolean;
 
   /**
    * A reader of the schema `schema`. `db` a pool (each search on a client of its own, in a
    * read-only transaction), or a client in a transaction of the caller's (each search then
    * runs in a savepoint, rolled back after it, which ends its settings too).
    */
-  constructor(db: Db, schema: string) {
+  constructor(
+    db: Db,
+    schema: string,
+    known: { iterativeScans?: Promise<boolean> | undefined; space?: VectorSpace; ownTransaction?: boolean } = {},
+  ) {
     quoteSchema(schema);
     this.#db = db;
     this.#schema = schema;
+    // A caller whose transaction serves this read alone (a search's) needs no savepoint to end the settings.
+    this.#ownTransaction = known.ownTransaction ?? false;
+    // What a long-lived caller learnt already (each is one query otherwise): the server's iterative scans, the space.
+    this.#iterative = known.iterativeScans;
+    this.#space = known.space;
+  }
+
+  /** Whether the server's pgvector has iterative index scans (0.8.0 and later), asked once per pool. */
+  static iterativeScans(db: Queryable): Promise<boolean> {
+    return db
+      .query<{ version: string | null }>("SELECT extversion AS version FROM pg_extension WHERE extname = 'vector'")
+      .then(({ rows }) => {
+        const [major = 0, minor = 0] = (rows[0]?.version ?? '0').split('.').map(Number);
+        return major > 0 || minor >= 8;
+      });
   }
 
   /** The k elements nearest the query vector in the repositories, best first (ties by id). */
@@ -90,15 +111,21 @@ export class VectorReader {
       throw new RangeError(`efSearch must be an integer from 1 to 1000: ${efSearch}`);
     for (const id of repoIds) if (!Number.isSafeInteger(id)) throw new TypeError(`not a repository id: ${id}`);
     return this.#read(async (db) => {
-      const space = await requireVectorSpace(db, this.#schema, query.embedder);
+      const space =
+        this.#space?.embedder === query.embedder
+          ? this.#space
+          : await requireVectorSpace(db, this.#schema, query.embedder);
       const vector = vectorText(query.vector, space.dimension, 'the query vector');
       if (repoIds.length === 0) return [];
+      // The settings last until the transaction (or the savepoint) ends; one statement for all of them.
       if (query.exact) await db.query("SELECT set_config('enable_indexscan', 'off', true)");
-      else if (space.indexed) {
-        await db.query("SELECT set_config('hnsw.ef_search', $1, true)", [String(efSearch)]);
-        if (await this.#hasIterativeScans(db))
-          await db.query("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)");
-      }
+      else if (space.indexed)
+        await db.query(
+          `SELECT set_config('hnsw.ef_search', $1, true)${
+            (await this.#hasIterativeScans(db)) ? ", set_config('hnsw.iterative_scan', 'relaxed_order', true)" : ''
+          }`,
+          [String(efSearch)],
+        );
       const { rows } = await db.query<{ element_id: string; score: number }>(nearestSql(this.#schema, space), [
         vector,
         [...repoIds],
@@ -108,24 +135,19 @@ export class VectorReader {
     });
   }
 
-  /** Whether the server's pgvector has iterative index scans (0.8.0 and later); asked once. */
+  /** Whether the server's pgvector has iterative index scans; asked once. */
   #hasIterativeScans(db: Queryable): Promise<boolean> {
-    this.#iterative ??= db
-      .query<{ version: string | null }>("SELECT extversion AS version FROM pg_extension WHERE extname = 'vector'")
-      .then(({ rows }) => {
-        const [major = 0, minor = 0] = (rows[0]?.version ?? '0').split('.').map(Number);
-        return major > 0 || minor >= 8;
-      })
-      .catch((error: unknown) => {
-        this.#iterative = undefined;
-        throw error;
-      });
+    this.#iterative ??= VectorReader.iterativeScans(db).catch((error: unknown) => {
+      this.#iterative = undefined;
+      throw error;
+    });
     return this.#iterative;
   }
 
   async #read<T>(work: (db: Queryable) => Promise<T>): Promise<T> {
     if (this.#db instanceof pg.Pool) return inTransaction(this.#db, work, 'BEGIN READ ONLY');
     const client = this.#db;
+    if (this.#ownTransaction) return work(client);
     await client.query('SAVEPOINT ocvector_vector_read');
     try {
       return await work(client);
