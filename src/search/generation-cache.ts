@@ -31,6 +31,11 @@ export class GenerationCache<V> {
     return generation === this.#generation && this.#values.has(key);
   }
 
+  /** Puts `value` in place of `held`, when `held` is still the answer for `key` in this generation. */
+  replace(generation: number, key: string, held: V, value: V): void {
+    if (generation === this.#generation && this.#values.get(key) === held) this.#values.set(key, value);
+  }
+
   /** Forgets one answer (one that failed). */
   forget(key: string, value: V): void {
     if (this.#values.get(key) === value) this.#values.delete(key);
@@ -39,10 +44,12 @@ export class GenerationCache<V> {
 
 /**
  * The same for answers a store gives asynchronously: concurrent searches
- * share one read, and a read that fails is not kept.
+ * share one read, a read that fails is not kept, and an answer once read is
+ * kept as itself (a number, not the promise that brought it: a long-lived
+ * searcher holds tens of thousands).
  */
 export class AsyncGenerationCache<V> {
-  readonly #cache: GenerationCache<Promise<V>>;
+  readonly #cache: GenerationCache<V | Promise<V>>;
 
   constructor(limit: number) {
     this.#cache = new GenerationCache(limit);
@@ -53,9 +60,13 @@ export class AsyncGenerationCache<V> {
   }
 
   get(generation: number, key: string, compute: () => Promise<V>): Promise<V> {
-    const promise = this.#cache.get(generation, key, compute);
-    promise.catch(() => this.#cache.forget(key, promise));
-    return promise;
+    const held = this.#cache.get(generation, key, compute);
+    if (!(held instanceof Promise)) return Promise.resolve(held);
+    held.then(
+      (value) => this.#cache.replace(generation, key, held, value),
+      () => this.#cache.forget(key, held),
+    );
+    return held;
   }
 }
 
