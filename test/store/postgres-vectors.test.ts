@@ -105,6 +105,27 @@ describe('the vector space', () => {
     expect(rows[0].indexdef).toMatch(/m='?16'?, ef_construction='?64'?/);
   });
 
+  it("takes the writers' lock only to record a new space, so that runs of different repositories never wait on it", async () => {
+    // The lock lasts until the caller's transaction ends: a whole indexing run.
+    const advisoryLocks = async (client: pg.PoolClient) =>
+      Number(
+        (
+          await client.query<{ n: string }>(
+            "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()",
+          )
+        ).rows[0]!.n,
+      );
+    const held = (embedder: string) =>
+      transaction(async (client) => {
+        const before = await advisoryLocks(client);
+        await recordVectorSpace(client, SCHEMA, embedder, D);
+        return (await advisoryLocks(client)) - before;
+      });
+    expect(await held(EMBEDDER)).toBe(0);
+    expect(await held('locks:v1:32')).toBe(1);
+    expect(await held('locks:v1:32')).toBe(0);
+  });
+
   it('refuses the same embedder with another dimension (StoreError EMBEDDER_MISMATCH), and a bad dimension', async () => {
     const mismatch = transaction((client) => recordVectorSpace(client, SCHEMA, EMBEDDER, D + 1));
     await expect(mismatch).rejects.toBeInstanceOf(StoreError);

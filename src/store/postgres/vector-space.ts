@@ -79,7 +79,7 @@ export async function requireVectorSpace(db: Queryable, schema: string, embedder
 /**
  * The space of an embedder, created with its tables and index when it is new, in the caller's
  * transaction (`client` must be in one: a rollback takes the space back with it). Writers that
- * record at once wait for each other (an advisory lock on the schema's name). An embedder
+ * record a new space at once wait for each other (an advisory lock on the schema's name). An embedder
  * recorded with another dimension is a StoreError (EMBEDDER_MISMATCH).
  */
 export async function recordVectorSpace(
@@ -92,8 +92,14 @@ export async function recordVectorSpace(
   checkEmbedder(embedder);
   if (!Number.isSafeInteger(dimension) || dimension < 1 || dimension > MAX_DIMENSION)
     throw new RangeError(`a vector's dimension must be an integer from 1 to ${MAX_DIMENSION}, not ${dimension}`);
-  await client.query("SELECT pg_advisory_xact_lock(hashtext('ocvector vector spaces ' || $1))", [schema]);
-  const known = await findVectorSpace(client, schema, embedder);
+  // Spaces are never removed, so one already recorded is read without the lock: the lock is
+  // held until the caller's transaction ends (a whole indexing run), and taking it every time
+  // would make the runs of different repositories wait for each other.
+  let known = await findVectorSpace(client, schema, embedder);
+  if (!known) {
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('ocvector vector spaces ' || $1))", [schema]);
+    known = await findVectorSpace(client, schema, embedder);
+  }
   if (known) {
     if (known.dimension !== dimension)
       throw new StoreError(
