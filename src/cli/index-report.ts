@@ -148,11 +148,7 @@ export function renderRunReport(report: RunReport, style: Style): string {
   lines.push(`  files      ${formatCount(f.scanned)} scanned: ${changes.join(', ')}`);
   if (report.skipped.length > 0) {
     const byReason = countBy(report.skipped.map((skip) => skip.reason));
-    lines.push(
-      `  skipped    ${report.skipped.length} (${Object.entries(byReason)
-        .map(([reason, n]) => `${n} ${reason}`)
-        .join(', ')})`,
-    );
+    lines.push(`  skipped    ${report.skipped.length} (${formatReasonCounts(byReason)})`);
   }
   if (report.excluded > 0)
     lines.push(`  excluded   ${formatCount(report.excluded)} by ignore rules, default excludes and secret patterns`);
@@ -171,9 +167,7 @@ export function renderRunReport(report: RunReport, style: Style): string {
   );
   const fallbackTotal = Object.values(report.fallbacks).reduce((a, b) => a + b, 0);
   if (s.calls.model > 0 || fallbackTotal > 0) {
-    const reasons = Object.entries(report.fallbacks)
-      .map(([reason, n]) => `${n} ${reason}`)
-      .join(', ');
+    const reasons = formatReasonCounts(report.fallbacks);
     lines.push(
       `  model      ${s.calls.model} analysis calls${fallbackTotal > 0 ? `; ${fallbackTotal} files fell back to syntax-tree analysis (${reasons})` : ''}`,
     );
@@ -183,6 +177,17 @@ export function renderRunReport(report: RunReport, style: Style): string {
   );
   lines.push(`  time       ${formatDuration(s.durationMs)}`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * "3 symlink, 1 special-file": the most frequent first, ties by name, so the line does not
+ * depend on the order the file system lists a directory in.
+ */
+function formatReasonCounts(counts: Readonly<Record<string, number>>): string {
+  return Object.entries(counts)
+    .sort(([a, m], [b, n]) => n - m || a.localeCompare(b))
+    .map(([reason, n]) => `${n} ${reason}`)
+    .join(', ');
 }
 
 function countBy(items: readonly string[]): Record<string, number> {
