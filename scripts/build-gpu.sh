@@ -52,11 +52,9 @@ rebuild_faiss=0
 check_only=0
 cublas_include=
 
-say() { printf 'build-gpu: %s\n' "$*" >&2; }
-fail() {
-  printf 'build-gpu: %s\n' "$*" >&2
-  exit 1
-}
+script_tag=build-gpu
+# shellcheck source=scripts/lib/messages.sh
+source "$root/scripts/lib/messages.sh"
 
 while (($# > 0)); do
   case $1 in
@@ -68,7 +66,7 @@ while (($# > 0)); do
     --check-only) check_only=1 ;;
     --cublas-include) cublas_include=${2:?--cublas-include needs a directory}; shift ;;
     -h | --help)
-      sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
+      print_help "${BASH_SOURCE[0]}"
       exit 0
       ;;
     *) fail "unknown option $1 (--help lists them)" ;;

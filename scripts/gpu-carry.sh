@@ -68,11 +68,9 @@ node_bin=$(command -v node || true)
 faiss_lib=$root/build/faiss-gpu-install/lib/libfaiss.so
 gpu_addon=$root/build/gpu/Release/ocvector.node
 
-say() { printf 'gpu-carry: %s\n' "$*" >&2; }
-fail() {
-  printf 'gpu-carry: %s\n' "$*" >&2
-  exit 1
-}
+script_tag=gpu-carry
+# shellcheck source=scripts/lib/messages.sh
+source "$root/scripts/lib/messages.sh"
 
 while (($# > 0)); do
   case $1 in
@@ -85,7 +83,7 @@ while (($# > 0)); do
     --faiss-lib) faiss_lib=${2:?--faiss-lib needs a file}; shift ;;
     --gpu-addon) gpu_addon=${2:?--gpu-addon needs a file}; shift ;;
     -h | --help)
-      sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
+      print_help "${BASH_SOURCE[0]}"
       exit 0
       ;;
     *) fail "unknown option $1 (--help lists them)" ;;

@@ -43,11 +43,10 @@ tests=1
 bench=1
 deadline=570
 
-say() { printf 'gpu-run: %s\n' "$*" >&2; }
-fail() {
-  printf 'gpu-run: %s\n' "$*" >&2
-  exit 2
-}
+script_tag=gpu-run
+fail_status=2 # 2: nothing could run
+# shellcheck source=scripts/lib/messages.sh
+source "$root/scripts/lib/messages.sh"
 
 while (($# > 0)); do
   case $1 in
@@ -56,7 +55,7 @@ while (($# > 0)); do
     --bench-only) tests=0 ;;
     --deadline) deadline=${2:?--deadline needs seconds}; shift ;;
     -h | --help)
-      sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
+      print_help "${BASH_SOURCE[0]}"
       exit 0
       ;;
     *) fail "unknown option $1 (--help lists them)" ;;
