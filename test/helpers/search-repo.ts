@@ -1,7 +1,7 @@
 /** The labelled search fixture (test/fixtures/search-repo), copied into a temporary repository. */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { Indexer, Searcher } from '../../src/index.js';
 import { tempRepo, type TempRepo } from './repo.js';
 
@@ -75,4 +75,30 @@ export function indexedSearchRepo(): { repo: TempRepo; searcher: () => Searcher 
     repo.cleanup();
   });
   return { repo, searcher: () => searcher! };
+}
+
+/** A search result as two indexes can agree on it (their vector ids and absolute paths differ), with its score. */
+export interface Answer {
+  what: string;
+  score: number;
+}
+
+/**
+ * The same answers, as far as two builds of an index can give them: ties between equal scores
+ * go by element id, and ids follow the order a run's files were written in, which varies, so a
+ * candidate at the edge of a list (and what file-level features count) may differ. The same
+ * top three in order, the same results, each score within 0.05.
+ */
+export function expectSameAnswers(actual: Map<string, Answer[]>, expected: Map<string, Answer[]>): void {
+  expect([...actual.keys()]).toEqual([...expected.keys()]);
+  for (const [query, want] of expected) {
+    const got = actual.get(query)!;
+    expect(
+      got.slice(0, 3).map((r) => r.what),
+      query,
+    ).toEqual(want.slice(0, 3).map((r) => r.what));
+    expect(new Set(got.map((r) => r.what)), query).toEqual(new Set(want.map((r) => r.what)));
+    const scoreOf = new Map(want.map((r) => [r.what, r.score]));
+    for (const r of got) expect(Math.abs(r.score - scoreOf.get(r.what)!), `${query}: ${r.what}`).toBeLessThan(0.05);
+  }
 }

@@ -15,38 +15,19 @@ import { dropRepository } from '../../src/store/drop-repository.js';
 import type { SearchResponse } from '../../src/search/searcher.js';
 import { readIndex } from '../helpers/index-state.js';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';
-import { searchFixtureFiles, storeSources, TWO_REPOSITORY_QUERIES } from '../helpers/search-repo.js';
+import {
+  type Answer,
+  expectSameAnswers,
+  searchFixtureFiles,
+  storeSources,
+  TWO_REPOSITORY_QUERIES,
+} from '../helpers/search-repo.js';
 
 const QUERIES = [...TWO_REPOSITORY_QUERIES];
 
 /** What a result is, whatever index it came from (vector ids and absolute paths differ), with its score. */
-function shape(response: SearchResponse): { what: string; score: number }[] {
+function shape(response: SearchResponse): Answer[] {
   return response.results.map((r) => ({ what: `${r.path}:${r.startLine}-${r.endLine} ${r.name}`, score: r.score }));
-}
-
-/**
- * The same answers, as far as an index can give the same answers twice:
- * FAISS and BM25 break ties between equal scores by element id, and ids
- * follow the order in which a run's files were written, which varies, so
- * a candidate at the edge of a list (and what file-level features count)
- * may differ between two builds of one repository. The same top three in
- * order, the same results, each score within 0.05.
- */
-function expectSameAnswers(
-  actual: Map<string, ReturnType<typeof shape>>,
-  expected: Map<string, ReturnType<typeof shape>>,
-) {
-  expect([...actual.keys()]).toEqual([...expected.keys()]);
-  for (const [query, want] of expected) {
-    const got = actual.get(query)!;
-    expect(
-      got.slice(0, 3).map((r) => r.what),
-      query,
-    ).toEqual(want.slice(0, 3).map((r) => r.what));
-    expect(new Set(got.map((r) => r.what)), query).toEqual(new Set(want.map((r) => r.what)));
-    const scoreOf = new Map(want.map((r) => [r.what, r.score]));
-    for (const r of got) expect(Math.abs(r.score - scoreOf.get(r.what)!), `${query}: ${r.what}`).toBeLessThan(0.05);
-  }
 }
 
 let fixture: TempRepo;
@@ -78,13 +59,10 @@ afterAll(() => {
   for (const repo of [fixture, store, shared]) repo?.cleanup();
 });
 
-async function searchAll(
-  indexDir: string,
-  options: { repos?: string[] } = {},
-): Promise<Map<string, ReturnType<typeof shape>>> {
+async function searchAll(indexDir: string, options: { repos?: string[] } = {}): Promise<Map<string, Answer[]>> {
   const searcher = await Searcher.open({ indexDir });
   try {
-    const out = new Map<string, ReturnType<typeof shape>>();
+    const out = new Map<string, Answer[]>();
     for (const query of QUERIES) out.set(query, shape(await searcher.search(query, { ...options, snippet: false })));
     return out;
   } finally {

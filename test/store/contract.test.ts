@@ -16,7 +16,13 @@ import { dropRepository } from '../../src/store/drop-repository.js';
 import { dropPostgresRepository } from '../../src/store/postgres/admin.js';
 import type { PostgresChoice } from '../../src/store/open-store.js';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';
-import { searchFixtureFiles, storeSources, TWO_REPOSITORY_QUERIES } from '../helpers/search-repo.js';
+import {
+  type Answer,
+  expectSameAnswers,
+  searchFixtureFiles,
+  storeSources,
+  TWO_REPOSITORY_QUERIES,
+} from '../helpers/search-repo.js';
 import { startPostgres, type Postgres } from '../support/postgres.js';
 
 const QUERIES = [...TWO_REPOSITORY_QUERIES, "password'; DROP TABLE files; --"];
@@ -69,7 +75,7 @@ afterAll(async () => {
 });
 
 /** What a result is, whatever index it came from, with its score. */
-function shape(response: SearchResponse): { what: string; score: number }[] {
+function shape(response: SearchResponse): Answer[] {
   return response.results.map((r) => ({
     what: `${r.repo} ${r.path}:${r.startLine}-${r.endLine} ${r.name}`,
     score: r.score,
@@ -79,31 +85,10 @@ function shape(response: SearchResponse): { what: string; score: number }[] {
 async function searchAll(
   searcher: Searcher,
   options: { repos?: string[]; mode?: 'hybrid' | 'lexical' } = {},
-): Promise<Map<string, ReturnType<typeof shape>>> {
-  const out = new Map<string, ReturnType<typeof shape>>();
+): Promise<Map<string, Answer[]>> {
+  const out = new Map<string, Answer[]>();
   for (const query of QUERIES) out.set(query, shape(await searcher.search(query, { ...options, snippet: false })));
   return out;
-}
-
-/**
- * The same answers, as far as two builds of an index can give them: ties between equal scores
- * go by element id, and ids follow the order a run's files were written in. The same top three
- * in order, the same results, each score within 0.05.
- */
-function expectSameAnswers(
-  actual: Map<string, ReturnType<typeof shape>>,
-  expected: Map<string, ReturnType<typeof shape>>,
-) {
-  for (const [query, want] of expected) {
-    const got = actual.get(query)!;
-    expect(
-      got.slice(0, 3).map((r) => r.what),
-      query,
-    ).toEqual(want.slice(0, 3).map((r) => r.what));
-    expect(new Set(got.map((r) => r.what)), query).toEqual(new Set(want.map((r) => r.what)));
-    const scoreOf = new Map(want.map((r) => [r.what, r.score]));
-    for (const r of got) expect(Math.abs(r.score - scoreOf.get(r.what)!), `${query}: ${r.what}`).toBeLessThan(0.05);
-  }
 }
 
 describe.each(KINDS)('the %s store', (kind) => {
@@ -224,11 +209,21 @@ describe.each(KINDS)('the %s store', (kind) => {
   });
 });
 
+/** The shared index through both stores, closed after the check whatever it finds. */
+async function bothStores(check: (embedded: Searcher, shared: Searcher) => Promise<void>): Promise<void> {
+  const embedded = await open('embedded', 'shared');
+  const shared = await open('postgres', 'shared');
+  try {
+    await check(embedded, shared);
+  } finally {
+    embedded.close();
+    shared.close();
+  }
+}
+
 describe('the two stores, against each other', () => {
-  it('answer lexical searches the same, together and scoped', async () => {
-    const embedded = await open('embedded', 'shared');
-    const shared = await open('postgres', 'shared');
-    try {
+  it('answer lexical searches the same, together and scoped', () =>
+    bothStores(async (embedded, shared) => {
       // BM25 is the same bit for bit (postgres-lexical.test.ts); what a whole file's hits add up to
       // may differ by a candidate at the edge of a list, where equal scores go by element id.
       for (const options of [{}, { repos: ['app'] }, { repos: ['ocv/store'] }]) {
@@ -242,31 +237,19 @@ describe('the two stores, against each other', () => {
             expect(Math.abs(r.score - scoreOf.get(r.what)!), `${query}: ${r.what}`).toBeLessThan(0.01);
         }
       }
-    } finally {
-      embedded.close();
-      shared.close();
-    }
-  });
+    }));
 
-  it('answer hybrid searches the same', async () => {
-    const embedded = await open('embedded', 'shared');
-    const shared = await open('postgres', 'shared');
-    try {
+  it('answer hybrid searches the same', () =>
+    bothStores(async (embedded, shared) => {
       expectSameAnswers(await searchAll(shared), await searchAll(embedded));
       expectSameAnswers(
         await searchAll(shared, { repos: ['ocv/store'] }),
         await searchAll(embedded, { repos: ['ocv/store'] }),
       );
-    } finally {
-      embedded.close();
-      shared.close();
-    }
-  });
+    }));
 
-  it('list the same references', async () => {
-    const embedded = await open('embedded', 'shared');
-    const shared = await open('postgres', 'shared');
-    try {
+  it('list the same references', () =>
+    bothStores(async (embedded, shared) => {
       for (const symbol of ['prepared', 'hashPassword', 'IndexStore.open', 'transaction']) {
         const strip = (r: Awaited<ReturnType<Searcher['references']>>) => ({
           definitions: r.definitions,
@@ -275,9 +258,5 @@ describe('the two stores, against each other', () => {
         });
         expect(strip(await shared.references(symbol)), symbol).toEqual(strip(await embedded.references(symbol)));
       }
-    } finally {
-      embedded.close();
-      shared.close();
-    }
-  });
+    }));
 });
