@@ -34,10 +34,10 @@ import {
 } from '../src/eval/benchmark.js';
 import { describeMachine } from '../bench/lib/machine.js';
 import { markdownTable, PAGES, replaceGeneratedSection } from '../bench/lib/readme.js';
-import { printTable } from '../bench/lib/stats.js';
+import { percentile, printTable } from '../bench/lib/stats.js';
 import { ROOT } from './lib/corpora.js';
 import { loadPublished, publishedSummary, PUBLISHED_METHODS } from './lib/published.js';
-import type { PostgresChoice } from '../src/store/open-store.js';
+import { isPostgresUrl, type PostgresChoice } from '../src/store/open-store.js';
 import { startPostgres } from '../test/support/postgres.js';
 
 const { values } = parseArgs({
@@ -100,13 +100,12 @@ const timing = { indexMs: 0, searchMs: [] as number[], chunks: 0 };
 // The PostgreSQL store, when asked for: a server's URL, or PGlite started here.
 const pglite = values.postgres === 'pglite' ? await startPostgres() : undefined;
 const postgresUrl = pglite?.url ?? values.postgres;
-if (postgresUrl !== undefined && !/^postgres(ql)?:\/\//.test(postgresUrl))
+if (postgresUrl !== undefined && !isPostgresUrl(postgresUrl))
   fail(`--postgres takes pglite or a postgres:// URL, not ${postgresUrl}`);
 /** The PostgreSQL store's figures, and its timings, beside the embedded store's. */
 const shared = {
   scores: { lexical: [], vector: [], hybrid: [] } as Record<SearchMode, RepoScore[]>,
   searchMs: [] as number[],
-  embeddedMs: [] as number[],
   indexMs: 0,
   embeddedIndexMs: 0,
 };
@@ -166,8 +165,7 @@ async function searchRepo(
         const response = await searcher.search(entry.query, { k: 10, mode, snippet: false });
         const took = performance.now() - started;
         if (mode === 'hybrid') {
-          if (record) timing.searchMs.push(took);
-          (record ? shared.embeddedMs : shared.searchMs).push(took);
+          (record ? timing.searchMs : shared.searchMs).push(took);
         }
         const value = ndcgAt10(response.results, entry.targets);
         perMode[mode].push({ category: entry.category, ndcg10: value });
@@ -284,11 +282,9 @@ if (postgresUrl) {
     ['mode', 'embedded', 'postgres', 'Δ'],
     parityRows,
   );
-  const sorted = (list: number[]) => [...list].sort((a, b) => a - b);
-  const pct = (list: number[], p: number) =>
-    sorted(list)[Math.min(list.length - 1, Math.floor((p / 100) * list.length))] ?? 0;
+  const pct = (list: number[], p: number) => (list.length > 0 ? percentile(list, p) : 0);
   process.stdout.write(
-    `\nHybrid latency, embedded p50 ${pct(shared.embeddedMs, 50).toFixed(1)} / p95 ${pct(shared.embeddedMs, 95).toFixed(1)} ms; postgres p50 ${pct(shared.searchMs, 50).toFixed(1)} / p95 ${pct(shared.searchMs, 95).toFixed(1)} ms. ` +
+    `\nHybrid latency, embedded p50 ${pct(timing.searchMs, 50).toFixed(1)} / p95 ${pct(timing.searchMs, 95).toFixed(1)} ms; postgres p50 ${pct(shared.searchMs, 50).toFixed(1)} / p95 ${pct(shared.searchMs, 95).toFixed(1)} ms. ` +
       `Indexing: embedded ${(shared.embeddedIndexMs / 1000).toFixed(1)} s, postgres ${(shared.indexMs / 1000).toFixed(1)} s. |Δ| hybrid ${Math.abs(onPostgres - embedded).toFixed(4)}.\n`,
   );
 }

@@ -20,6 +20,7 @@ import { EXIT, UsageError } from './exit.js';
 import { configure, parseInteger, runCommand, VERSION } from './program.js';
 import { addDeviceOption, addStoreOptions, type DeviceChoice, deviceOptions, storeChoice } from './store-choice.js';
 import { withoutPassword } from '../store/location.js';
+import { DEFAULT_POSTGRES_SCHEMA } from '../store/postgres/schema.js';
 
 interface McpCliOptions {
   db?: string;
@@ -203,6 +204,6 @@ async function serveHttp(
 /** Where the served index is, for the log: the directory, or the shared store without its password. */
 function where(options: CodebaseMcpServerOptions): string {
   return options.store
-    ? `${withoutPassword(options.store.url)}, schema ${options.store.schema ?? 'ocvector'}`
+    ? `${withoutPassword(options.store.url)}, schema ${options.store.schema ?? DEFAULT_POSTGRES_SCHEMA}`
     : String(options.indexDir);
 }

@@ -33,3 +33,12 @@ export function findRoot(path: string): string {
 export function defaultIndexDir(root: string): string {
   return join(root, INDEX_DIR_NAME);
 }
+
+/** Whether a directory is there at the path (a checkout's root, here on this machine); false when it cannot be read. */
+export function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -7,6 +7,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { contentHash } from '../files/hash.js';
+import { isDirectory } from '../files/root.js';
 import { scanRoot } from '../files/scan.js';
 import { DATABASE_FILE } from '../store/database.js';
 import { unknownRepository } from '../store/repositories.js';
@@ -213,14 +214,6 @@ async function statusOf(source: StatusSource, options: StatusOptions): Promise<I
     problems,
     sizeBytes: source.sizeBytes,
   };
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 function sizeOf(path: string): number {

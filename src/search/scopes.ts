@@ -8,7 +8,7 @@
  * repositories stays the same. The reads themselves come from the
  * snapshot being searched (store/reads.ts).
  */
-import type { ScopeReads, Snapshot, VectorScope } from '../store/reads.js';
+import { MAX_SCOPES, type ScopeReads, type Snapshot, type VectorScope } from '../store/reads.js';
 import type { Repository } from '../store/repositories.js';
 import { SearchError } from './errors.js';
 import { AsyncGenerationCache } from './generation-cache.js';
@@ -37,8 +37,6 @@ interface ScopeCaches {
   idSet: AsyncGenerationCache<ReadonlySet<number>>;
 }
 
-/** At most this many scopes are kept (each holds its caches); past it they are made afresh. */
-const MAX_SCOPES = 32;
 /** Repositories a search may name at once. */
 export const MAX_REPOS = 100;
 

@@ -13,7 +13,7 @@
  * what an indexer committed since. The embedded store answers searches one
  * at a time; the shared one answers many at once.
  */
-import { statSync } from 'node:fs';
+import { isDirectory } from '../files/root.js';
 import { CircuitBreaker } from '../models/circuit-breaker.js';
 import { StoreError } from '../store/errors.js';
 import type { EmbedderRecord } from '../store/meta.js';
@@ -176,11 +176,6 @@ export class Searcher {
     return this.#record.id;
   }
 
-  /** Which store it reads: 'embedded' or 'postgres'. */
-  get storeKind(): SearchStore['kind'] {
-    return this.#store.kind;
-  }
-
   /** The repositories of the index, as of the last search (or opening). */
   repositories(): readonly Repository[] {
     return this.#scopes.repositories;
@@ -222,7 +217,8 @@ export class Searcher {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    if (!this.#borrowed) void this.#store.close();
+    // Closing cannot be awaited here (close is synchronous); a pool that fails to end has no one left to tell.
+    if (!this.#borrowed) this.#store.close().catch(() => {});
   }
 
   /** Reads one snapshot of the index, after checking the searcher is open and noting a switch of embedder. */
@@ -336,14 +332,7 @@ export class Searcher {
 
   #isCheckedOut(root: string): boolean {
     let known = this.#checkedOut.get(root);
-    if (known === undefined) {
-      try {
-        known = statSync(root).isDirectory();
-      } catch {
-        known = false;
-      }
-      this.#checkedOut.set(root, known);
-    }
+    if (known === undefined) this.#checkedOut.set(root, (known = isDirectory(root)));
     return known;
   }
 

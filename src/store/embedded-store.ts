@@ -19,14 +19,15 @@ import { ftsExpression } from '../text/fts-expression.js';
 import { filterSql, type FilterConditions } from './filter-sql.js';
 import type { EmbedderRecord } from './meta.js';
 import { openIndex } from './open-index.js';
-import type {
-  LexicalMatch,
-  OccurrenceReads,
-  ScopeReads,
-  SearchStore,
-  Snapshot,
-  VectorReads,
-  VectorScope,
+import {
+  MAX_SCOPES,
+  type LexicalMatch,
+  type OccurrenceReads,
+  type ScopeReads,
+  type SearchStore,
+  type Snapshot,
+  type VectorReads,
+  type VectorScope,
 } from './reads.js';
 import { ReferenceReader } from './reference-reader.js';
 import type { Repository } from './repositories.js';
@@ -93,18 +94,13 @@ export class EmbeddedSearchStore implements SearchStore {
     return new EmbeddedSearchStore(opened.store, opened.vectors, problem, opened.embedder, options);
   }
 
-  /** The database behind it (for the embedded store's own tools: status, references' tests). */
-  get store(): IndexStore {
-    return this.#store;
-  }
-
   /** The FAISS index searches use now, if any. */
   get vectorIndex(): VectorIndex | undefined {
     return this.#vectors;
   }
 
   read<T>(work: (snapshot: Snapshot) => Promise<T>): Promise<T> {
-    if (this.#closed) return Promise.reject(new StoreError(`the index at ${this.location} is closed`, 'CLOSED'));
+    if (this.#closed) return Promise.reject(this.#closedError());
     let shared = this.#current;
     if (!shared?.takesJoiners()) shared = this.#current = this.#nextSnapshot();
     return shared.join(work).catch((error: unknown) => {
@@ -122,9 +118,8 @@ export class EmbeddedSearchStore implements SearchStore {
     const ran = this.#queue.then(() =>
       this.#store.readSnapshot(async () => {
         try {
-          if (this.#closed) throw new StoreError(`the index at ${this.location} is closed`, 'CLOSED');
-          await this.#catchUp();
-          shared.open(this.#snapshot());
+          if (this.#closed) throw this.#closedError();
+          shared.open(this.#snapshot(await this.#catchUp()));
         } catch (error) {
           shared.fail(error);
         }
@@ -132,8 +127,16 @@ export class EmbeddedSearchStore implements SearchStore {
         if (this.#current === shared) this.#current = undefined;
       }),
     );
-    this.#queue = ran.catch(() => {});
+    // Its transaction may not even begin (the store closed while it waited its turn): its searches hear why.
+    this.#queue = ran.catch((error: unknown) => {
+      shared.fail(this.#closed ? this.#closedError() : error);
+      if (this.#current === shared) this.#current = undefined;
+    });
     return shared;
+  }
+
+  #closedError(): StoreError {
+    return new StoreError(`the index at ${this.location} is closed`, 'CLOSED');
   }
 
   /** A damaged page is found by the query that reads it: say what it means and what to do. */
@@ -148,14 +151,14 @@ export class EmbeddedSearchStore implements SearchStore {
     this.#store.close();
   }
 
-  #snapshot(): Snapshot {
+  #snapshot(embedder: EmbedderRecord | undefined): Snapshot {
     const store = this.#store;
     const generation = store.generation;
     const repositories = this.#repositoriesAt(generation);
     const vectors = this.#vectors;
     return {
       generation,
-      embedder: store.embedder,
+      embedder,
       embedderHost: store.meta.embedderHost,
       repositories,
       reads: (roots) => this.#reads(roots, repositories.length),
@@ -178,7 +181,10 @@ export class EmbeddedSearchStore implements SearchStore {
   #reads(roots: readonly number[], repositories: number): ScopeReads {
     const key = roots.join(',');
     let reader = this.#readers.get(key);
-    if (!reader) this.#readers.set(key, (reader = new SearchReader(this.#store, roots)));
+    if (!reader) {
+      if (this.#readers.size >= MAX_SCOPES) this.#readers = new Map();
+      this.#readers.set(key, (reader = new SearchReader(this.#store, roots)));
+    }
     // Every repository: the vectors' count when there are vectors (the elements a k-NN searches).
     const all = roots.length >= repositories;
     return new EmbeddedScopeReads(reader, all ? () => this.#vectors?.ntotal ?? this.#store.elementCount : undefined);
@@ -188,13 +194,14 @@ export class EmbeddedSearchStore implements SearchStore {
    * Picks up what an indexer committed since the last search (or a switch of
    * embedder). Vectors that cannot be had (FAISS fails, or cannot take the
    * recorded dimension) leave this and later searches lexical, saying why,
-   * until the index switches embedder again.
+   * until the index switches embedder again. Gives the embedder the index
+   * records now.
    */
-  async #catchUp(): Promise<void> {
+  async #catchUp(): Promise<EmbedderRecord | undefined> {
     const record = this.#store.embedder;
-    if (!record) return;
+    if (!record) return record;
     const switched = record.id !== this.#record.id || record.dimension !== this.#record.dimension;
-    if (!this.#vectors && !switched) return;
+    if (!this.#vectors && !switched) return record;
     const onEvent = this.#options.onEvent ?? (() => {});
     if (switched) this.#record = record;
     try {
@@ -211,6 +218,7 @@ export class EmbeddedSearchStore implements SearchStore {
       this.#vectors = undefined;
       this.#problem = error.message.split('\n')[0]!.replace(/^ocvector: /, '');
     }
+    return record;
   }
 }
 

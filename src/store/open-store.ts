@@ -6,8 +6,6 @@
 import { EmbeddedSearchStore } from './embedded-store.js';
 import { StoreError } from './errors.js';
 import { withoutPassword } from './location.js';
-
-export { withoutPassword } from './location.js';
 import type { SearchStore } from './reads.js';
 import type { VectorIndexEvent, VectorIndexOptions } from './vector-file.js';
 

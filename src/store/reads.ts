@@ -15,6 +15,12 @@ import type { ElementRecord, FileTermCounts, IdScore } from './search-reader.js'
 import type { EmbedderRecord } from './meta.js';
 import type { EnclosingElement, OccurrenceFile } from './reference-reader.js';
 
+/**
+ * At most this many scopes (sets of repositories a search names) are kept, each with its
+ * caches, by the search and by a store's readers alike; past it they are made afresh.
+ */
+export const MAX_SCOPES = 32;
+
 export type { ElementRecord, FileTermCounts, IdScore } from './search-reader.js';
 export type { EnclosingElement, OccurrenceFile } from './reference-reader.js';
 

@@ -61,7 +61,8 @@ export interface QueryEmbeddingOptions {
   /**
    * The same for many terms at once, answered asynchronously (a store on a
    * database server counts them in one read). Used instead of `termWeight`
-   * when both are given.
+   * when both are given. The Searcher passes this one alone, so an embedder
+   * that weighs terms reads it.
    */
   termWeights?: (terms: readonly string[]) => Promise<ReadonlyMap<string, number>>;
 }
