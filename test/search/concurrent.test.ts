@@ -74,4 +74,17 @@ describe('concurrent searches of the embedded index', () => {
       searcher.close();
     }
   });
+
+  it('waiting for the next snapshot when the store closes: rejected, not left waiting', async () => {
+    const store = await EmbeddedSearchStore.open(indexDir);
+    let release!: () => void;
+    const holding = store.read(() => new Promise<void>((resolve) => (release = resolve)));
+    // Past the window in which a search joins the open snapshot: the next one waits its turn.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const waiting = store.read(async () => 'read');
+    await store.close();
+    release();
+    await holding.catch(() => {});
+    await expect(waiting).rejects.toMatchObject({ code: 'CLOSED' });
+  });
 });
