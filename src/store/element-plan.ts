@@ -29,7 +29,7 @@ export interface ElementPlan {
 }
 
 /** A line range whose bytes were not measured (an element written without its file's line starts). */
-export const UNKNOWN_BYTES = { start: -1, end: -1 } as const;
+const UNKNOWN_BYTES = { start: -1, end: -1 } as const;
 
 export function planElements(
   old: readonly PlacedElement[],

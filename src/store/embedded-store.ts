@@ -314,7 +314,7 @@ function vectorReads(vectors: VectorIndex): VectorReads {
 }
 
 /** A SearchReader's reads (synchronous: SQLite answers at once) behind the asynchronous seam. */
-export class EmbeddedScopeReads implements ScopeReads {
+class EmbeddedScopeReads implements ScopeReads {
   readonly #reader: SearchReader;
   readonly #indexElements: (() => number) | undefined;
 

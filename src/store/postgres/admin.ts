@@ -10,7 +10,7 @@ import { StoreError } from '../errors.js';
 import type { FileSummary } from '../rows.js';
 import { PostgresConnection, DEFAULT_POSTGRES_SCHEMA } from './connection.js';
 import { LexicalWriter } from './lexical-writer.js';
-import { lockRepository } from './run-state.js';
+import { deleteRepositoryRows, lockRepository, readState } from './run-state.js';
 import { VectorWriter } from './vector-writer.js';
 
 export interface PostgresLocation {
@@ -35,17 +35,9 @@ export interface PostgresContents {
 export async function postgresContents(store: PostgresLocation): Promise<PostgresContents> {
   const connection = await connect(store);
   try {
-    return await connection.withClient(async (client) => {
+    return await connection.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
       const s = connection.s;
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const state = (
-        await client.query<{
-          generation: number;
-          embedder: string | null;
-          dimension: number | null;
-          embedder_host: string | null;
-        }>(`SELECT generation, embedder, dimension, embedder_host FROM ${s}.state`)
-      ).rows[0]!;
+      const state = await readState(client, s);
       const { rows: repositories } = await client.query<RepositoryCounts & { lastRun: LastRun | null }>(
         `SELECT r.id, r.name, r.root, r.git_commit AS "commit", r.indexed_at AS "indexedAt", r.last_run AS "lastRun",
            (SELECT count(*) FROM ${s}.files f WHERE f.repo_id = r.id AND f.status = 'indexed') AS files,
@@ -63,16 +55,12 @@ export async function postgresContents(store: PostgresLocation): Promise<Postgre
          WHERE n.nspname = $1 AND c.relkind IN ('r', 'p')`,
         [connection.schema],
       );
-      await client.query('COMMIT');
       return {
         location: connection.location,
         repositories,
         files,
-        embedder:
-          state.embedder !== null && state.dimension !== null
-            ? { id: state.embedder, dimension: state.dimension }
-            : undefined,
-        embedderHost: state.embedder_host ?? undefined,
+        embedder: state.embedder,
+        embedderHost: state.embedderHost,
         generation: state.generation,
         elements: repositories.reduce((sum, repository) => sum + repository.elements, 0),
         sizeBytes: { database: sizes[0]!.total, vectors: sizes[0]!.vectors },
@@ -100,38 +88,31 @@ export async function dropPostgresRepository(
   if (!isRepositoryName(name)) throw new StoreError(badRepositoryName(name), 'BAD_NAME');
   const connection = await connect(store);
   try {
-    return await connection.withClient(async (client) => {
+    return await connection.transaction('BEGIN', async (client) => {
       const s = connection.s;
-      await client.query('BEGIN');
-      try {
-        await lockRepository(client, connection, { repo: name, waitMs: options.waitMs ?? 0 });
-        const { rows } = await client.query<{ id: number; root: string; files: number; elements: number }>(
-          `SELECT r.id, r.root, (SELECT count(*) FROM ${s}.files f WHERE f.repo_id = r.id) AS files,
+      await lockRepository(client, connection, { repo: name, waitMs: options.waitMs ?? 0 });
+      const { rows } = await client.query<{ id: number; root: string; files: number; elements: number }>(
+        `SELECT r.id, r.root, (SELECT count(*) FROM ${s}.files f WHERE f.repo_id = r.id) AS files,
              (SELECT coalesce(sum(f.element_count), 0)::bigint FROM ${s}.files f WHERE f.repo_id = r.id) AS elements
            FROM ${s}.repositories r WHERE r.name = $1`,
-          [name],
-        );
-        const repository = rows[0];
-        if (!repository) throw unknownRepository(name, 'nothing was deleted');
-        await new LexicalWriter(connection.schema).dropRepository(client, repository.id);
-        await new VectorWriter(connection.schema).dropRepository(client, repository.id);
-        for (const table of ['occurrences', 'elements', 'files'])
-          await client.query(`DELETE FROM ${s}.${table} WHERE repo_id = $1`, [repository.id]);
-        await client.query(`DELETE FROM ${s}.repositories WHERE id = $1`, [repository.id]);
-        // Searches read the list of repositories again.
-        await client.query(`UPDATE ${s}.state SET generation = generation + 1`);
-        await client.query('COMMIT');
-        return {
-          location: connection.location,
-          repo: name,
-          root: repository.root,
-          files: repository.files,
-          elements: repository.elements,
-        };
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw error;
-      }
+        [name],
+      );
+      const repository = rows[0];
+      if (!repository) throw unknownRepository(name, 'nothing was deleted');
+      await deleteRepositoryRows(client, s, repository.id, {
+        lexical: new LexicalWriter(connection.schema),
+        vectors: new VectorWriter(connection.schema),
+      });
+      await client.query(`DELETE FROM ${s}.repositories WHERE id = $1`, [repository.id]);
+      // Searches read the list of repositories again.
+      await client.query(`UPDATE ${s}.state SET generation = generation + 1`);
+      return {
+        location: connection.location,
+        repo: name,
+        root: repository.root,
+        files: repository.files,
+        elements: repository.elements,
+      };
     });
   } finally {
     await connection.close();

@@ -12,7 +12,7 @@ import { migratePostgres, POSTGRES_SCHEMA_VERSION, postgresSchemaVersion, quoteS
 export { DEFAULT_POSTGRES_SCHEMA } from './schema.js';
 
 /** The oldest PostgreSQL the store runs on (server_version_num). */
-export const MIN_SERVER_VERSION = 150_000;
+const MIN_SERVER_VERSION = 150_000;
 /** Connections a store opens at most. */
 const DEFAULT_MAX_CONNECTIONS = 8;
 /** How long a connection may take to open before the store says the server cannot be reached. */
@@ -135,6 +135,21 @@ export class PostgresConnection {
     }
   }
 
+  /** Runs work in one transaction on a client of its own: begun with `begin`, committed, or rolled back on an error. */
+  transaction<T>(begin: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.withClient(async (client) => {
+      await client.query(begin);
+      try {
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      }
+    });
+  }
+
   /**
    * An error as the store reports it: a connection that cannot be made or that broke becomes a
    * StoreError UNREACHABLE naming the server; the store's own errors and others pass as they are.
@@ -173,7 +188,7 @@ const CONNECTION_CODES = new Set([
 ]);
 
 /** Whether an error says the connection could not be made or broke (not that a statement failed). */
-export function isConnectionFailure(error: unknown): boolean {
+function isConnectionFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (CONNECTION_CODES.has(code) || code.startsWith('08'))) return true;

@@ -27,6 +27,8 @@ import { COLUMN_WEIGHTS, TF_COLUMNS, type LexicalTable } from './lexical-terms.j
 
 /** The parameter after the shared ones: a statement's own (a limit). */
 const OWN = '$13';
+/** Where a filter's parameters start, after the statement's own (filter-sql.ts numbers them from here). */
+export const FILTER_FIRST_PARAMETER = 14;
 
 /** FTS5's bm25 constants (fts5_aux.c): k1, b, and the floor of a term's IDF. */
 const K1 = '1.2';

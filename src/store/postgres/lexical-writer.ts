@@ -8,9 +8,9 @@
  * Writers of one repository must take turns (the store's per-repository lock): its statistics
  * rows are shared by all of its elements.
  */
-import type pg from 'pg';
 import { COLUMN_WEIGHTS, indexRow, storedText, TABLE_ID, TF_COLUMNS, type LexicalTable } from './lexical-terms.js';
 import { quoteSchema } from './schema.js';
+import type { Queryable as Client } from './serial.js';
 
 /** The words of one element, as the embedded store gives FTS5 (store.ts: lexicalText of each part). */
 export interface LexicalTexts {
@@ -27,8 +27,6 @@ export interface LexicalElement {
   id: number;
   texts: LexicalTexts;
 }
-
-type Client = Pick<pg.ClientBase, 'query'>;
 
 /** The columns of one INSERT, as parallel arrays (one parameter each, whatever the batch's size). */
 interface Batch {

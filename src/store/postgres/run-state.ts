@@ -7,6 +7,9 @@ import type pg from 'pg';
 import { StoreError } from '../errors.js';
 import type { EmbedderRecord } from '../meta.js';
 import type { PostgresConnection } from './connection.js';
+import type { LexicalWriter } from './lexical-writer.js';
+import type { Queryable } from './serial.js';
+import type { VectorWriter } from './vector-writer.js';
 
 /** The index's state row. */
 export interface State {
@@ -43,19 +46,20 @@ export async function lockRepository(
     if (!rows[0]!.locked) throw busy();
     return;
   }
+  // A lock wait that runs out fails the transaction, which the caller then rolls back whole.
   await client.query("SELECT set_config('lock_timeout', $1, true)", [`${Math.ceil(options.waitMs)}ms`]);
   try {
-    await client.query('SAVEPOINT ocvector_lock');
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', key);
-    await client.query('RELEASE SAVEPOINT ocvector_lock');
   } catch (error) {
     if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) throw busy();
     throw error;
   }
-  await client.query("SELECT set_config('lock_timeout', '0', true)");
+  // Back to the server's (or the role's) own setting for the rest of the run.
+  await client.query('SET LOCAL lock_timeout TO DEFAULT');
 }
 
-export async function readState(client: pg.PoolClient, s: string): Promise<State> {
+/** The store's state row: its generation and embedder. */
+export async function readState(client: Queryable, s: string): Promise<State> {
   const { rows } = await client.query<{
     generation: number;
     embedder: string | null;
@@ -69,4 +73,17 @@ export async function readState(client: pg.PoolClient, s: string): Promise<State
       row.embedder !== null && row.dimension !== null ? { id: row.embedder, dimension: row.dimension } : undefined,
     embedderHost: row.embedder_host ?? undefined,
   };
+}
+
+/** Deletes a repository's files, elements, occurrences, lexical rows and vectors; its own row stays (a rebuild, or a drop's first step). */
+export async function deleteRepositoryRows(
+  client: Queryable,
+  s: string,
+  repoId: number,
+  writers: { lexical: LexicalWriter; vectors: VectorWriter },
+): Promise<void> {
+  await writers.lexical.dropRepository(client, repoId);
+  await writers.vectors.dropRepository(client, repoId);
+  for (const table of ['occurrences', 'elements', 'files'])
+    await client.query(`DELETE FROM ${s}.${table} WHERE repo_id = $1`, [repoId]);
 }

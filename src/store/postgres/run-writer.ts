@@ -27,7 +27,7 @@ import type { FileWrite, RunWriter, WrittenFile } from '../writes.js';
 import type { PostgresConnection } from './connection.js';
 import { termKey } from './lexical-terms.js';
 import { LexicalWriter, type LexicalElement } from './lexical-writer.js';
-import { lockRepository, readState, type State } from './run-state.js';
+import { deleteRepositoryRows, lockRepository, readState, type State } from './run-state.js';
 import { type Queryable, serialQueries } from './serial.js';
 import { recordVectorSpace } from './vector-space.js';
 import { VectorWriter, type ElementVector } from './vector-writer.js';
@@ -269,11 +269,7 @@ export class PostgresRun implements RunWriter {
 
   /** Forgets every file and element of the repository (a rebuild). */
   async #clear(): Promise<void> {
-    const repo = [this.repoId];
-    await this.#lexical.dropRepository(this.#client, this.repoId);
-    await this.#vectors.dropRepository(this.#client, this.repoId);
-    for (const table of ['occurrences', 'elements', 'files'])
-      await this.#client.query(`DELETE FROM ${this.#s}.${table} WHERE repo_id = $1`, repo);
+    await deleteRepositoryRows(this.#client, this.#s, this.repoId, { lexical: this.#lexical, vectors: this.#vectors });
     this.#files = new Map();
     this.#elements = new Map();
   }

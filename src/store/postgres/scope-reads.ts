@@ -6,11 +6,12 @@
  */
 import type { Queryable } from './serial.js';
 import { TEXT_ELEMENT_TYPES } from '../../analysis/element.js';
-import { fileStem, normalizeStem } from '../../files/rules.js';
+import { normalizeStem } from '../../files/rules.js';
 import type { FilterConditions } from '../filter-sql.js';
 import type { ElementRecord, FileTermCounts, LexicalMatch, ScopeReads } from '../reads.js';
 import { filterSql } from './filter-sql.js';
 import { LexicalReader } from './lexical-reader.js';
+import { FILTER_FIRST_PARAMETER } from './lexical-sql.js';
 
 /** Files named after a symbol, looked at most (search-reader.ts's namedFiles). */
 const MAX_NAMED_FILES = 20;
@@ -43,8 +44,7 @@ export class PostgresScopeReads implements ScopeReads {
     limit: number,
     codeWeight?: number,
   ) {
-    // The lexical statements take 13 parameters of their own; a filter's follow.
-    return this.#lexical.elementHits(match, codeMatch, limit, codeWeight, filterSql(filters, 14));
+    return this.#lexical.elementHits(match, codeMatch, limit, codeWeight, filterSql(filters, FILTER_FIRST_PARAMETER));
   }
 
   async pathElements(paths: readonly string[], filters: FilterConditions, limit: number): Promise<number[]> {
@@ -81,11 +81,14 @@ export class PostgresScopeReads implements ScopeReads {
   ): Promise<{ fileId: number; ids: number[] }[]> {
     const wanted = new Set(names.map(normalizeStem).filter((name) => name.length >= 3));
     if (wanted.size === 0) return [];
-    const { rows: files } = await this.#db.query<{ id: number; repo_id: number; path: string }>(
-      `SELECT id, repo_id, path FROM ${this.#s}.files WHERE repo_id = ANY($1::integer[]) AND status = 'indexed' ORDER BY id`,
-      [this.#roots],
+    // Compared on the server: only the files named come back, not every path of the scope.
+    const { rows: named } = await this.#db.query<{ id: number; repo_id: number }>(
+      `SELECT id, repo_id FROM ${this.#s}.files
+       WHERE repo_id = ANY($1::integer[]) AND status = 'indexed'
+         AND ${fileStemSql('path')} = ANY($2::text[])
+       ORDER BY id LIMIT $3`,
+      [this.#roots, [...wanted], MAX_NAMED_FILES],
     );
-    const named = files.filter((file) => wanted.has(normalizeStem(fileStem(file.path)))).slice(0, MAX_NAMED_FILES);
     if (named.length === 0) return [];
     const filter = filterSql(filters, 4);
     // Each file's first elements, in one read: ranked within the file by line.
@@ -165,4 +168,9 @@ export class PostgresScopeReads implements ScopeReads {
     );
     return rows.map((row) => row.id);
   }
+}
+
+/** A path's file name as fileStem and normalizeStem make it (files/rules.ts), in SQL: `querymanager` for `src/Query_Manager.test.ts`. */
+export function fileStemSql(path: string): string {
+  return `translate(lower(substring(regexp_replace(${path}, '^.*/', '') from '^.[^.]*')), '_-$', '')`;
 }

@@ -7,26 +7,19 @@
  * and a file's text comes from the store when the repository is not checked out here.
  */
 import { inflateRawSync } from 'node:zlib';
-import type pg from 'pg';
 import type { EmbedderRecord } from '../meta.js';
 import type { SearchStore, Snapshot, VectorReads, VectorScope } from '../reads.js';
 import type { Repository } from '../repositories.js';
 import { PostgresConnection, DEFAULT_POSTGRES_SCHEMA, type PostgresConnectionOptions } from './connection.js';
 import { PostgresOccurrences } from './occurrence-reads.js';
 import { PostgresScopeReads } from './scope-reads.js';
+import { readState } from './run-state.js';
 import { type Queryable, serialQueries } from './serial.js';
 import { DEFAULT_EF_SEARCH, MAX_K, VectorReader } from './vector-reader.js';
 import { findVectorSpace, type VectorSpace } from './vector-space.js';
 
 /** HNSW's candidate list at most (pgvector's limit for hnsw.ef_search). */
 const MAX_EF_SEARCH = 1_000;
-
-interface StateRow {
-  generation: number;
-  embedder: string | null;
-  dimension: number | null;
-  embedder_host: string | null;
-}
 
 export interface PostgresStoreChoice {
   url: string;
@@ -66,15 +59,14 @@ export class PostgresSearchStore implements SearchStore {
   }
 
   read<T>(work: (snapshot: Snapshot) => Promise<T>): Promise<T> {
-    return this.#connection.withClient(async (client) => {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    return this.#connection.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (connection) => {
+      // The search's parts ask at once; its one connection answers them in turn.
+      const client = serialQueries(connection);
       try {
-        const result = await work(await this.#snapshot(client));
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw error;
+        return await work(await this.#snapshot(client));
+      } finally {
+        // A part still asking when another failed ends before the transaction does, not on the next search's.
+        await client.settled();
       }
     });
   }
@@ -83,18 +75,10 @@ export class PostgresSearchStore implements SearchStore {
     await this.#connection.close();
   }
 
-  async #snapshot(connection: pg.PoolClient): Promise<Snapshot> {
+  async #snapshot(client: Queryable): Promise<Snapshot> {
     const { s, schema } = this.#connection;
-    // The search's parts ask at once; its one connection answers them in turn.
-    const client = serialQueries(connection);
-    const state = (
-      await client.query<StateRow>(`SELECT generation, embedder, dimension, embedder_host FROM ${s}.state`)
-    ).rows[0]!;
-    const repositories = await this.#repositoriesAt(client, state.generation);
-    const embedder: EmbedderRecord | undefined =
-      state.embedder !== null && state.dimension !== null
-        ? { id: state.embedder, dimension: state.dimension }
-        : undefined;
+    const { generation, embedder, embedderHost } = await readState(client, s);
+    const repositories = await this.#repositoriesAt(client, generation);
     const all = repositories.map((repository) => repository.id);
     const at = this.#atGeneration;
     const elements = () =>
@@ -116,9 +100,9 @@ export class PostgresSearchStore implements SearchStore {
         })
       : undefined;
     return {
-      generation: state.generation,
+      generation,
       embedder,
-      embedderHost: state.embedder_host ?? undefined,
+      embedderHost,
       repositories,
       reads: (roots) => new PostgresScopeReads(client, schema, s, roots),
       vectors:
@@ -138,10 +122,15 @@ export class PostgresSearchStore implements SearchStore {
 
   /** Whether pgvector has iterative scans: asked once (again after a failure). */
   #scans(client: Queryable): Promise<boolean> {
-    this.#iterativeScans ??= VectorReader.iterativeScans(client).catch((error: unknown) => {
-      this.#iterativeScans = undefined;
-      throw error;
-    });
+    if (!this.#iterativeScans) {
+      const asked = VectorReader.iterativeScans(client).catch((error: unknown) => {
+        this.#iterativeScans = undefined;
+        throw error;
+      });
+      // Asked with every snapshot, awaited only by a k-NN: a lexical search's snapshot may drop its failure.
+      asked.catch(() => {});
+      this.#iterativeScans = asked;
+    }
     return this.#iterativeScans;
   }
 

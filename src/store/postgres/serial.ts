@@ -8,12 +8,17 @@ import type pg from 'pg';
 
 export type Queryable = Pick<pg.ClientBase, 'query'>;
 
-export function serialQueries(client: Queryable): Queryable {
+export interface SerialQueries extends Queryable {
+  /** Resolves once every query asked so far has ended (a transaction ends after them, not before). */
+  settled(): Promise<void>;
+}
+
+export function serialQueries(client: Queryable): SerialQueries {
   let last: Promise<unknown> = Promise.resolve();
   const query = (...args: unknown[]) => {
     const run = last.then(() => (client.query as (...a: unknown[]) => Promise<unknown>)(...args));
     last = run.catch(() => {});
     return run;
   };
-  return { query: query as Queryable['query'] };
+  return { query: query as Queryable['query'], settled: () => last.then(() => {}) };
 }

@@ -28,7 +28,7 @@ export const MAX_DIMENSION = 16_000;
 /** pgvector's HNSW indexes a `vector` of at most this many dimensions. */
 export const HNSW_MAX_DIMENSION = 2_000;
 /** Vectors up to this dimension stay in their row (4 bytes each, with the row's other columns, under a page). */
-export const INLINE_MAX_DIMENSION = 1_900;
+const INLINE_MAX_DIMENSION = 1_900;
 /** pgvector's defaults, stated (the embedded store has no HNSW options to follow). */
 export const HNSW_M = 16;
 export const HNSW_EF_CONSTRUCTION = 64;

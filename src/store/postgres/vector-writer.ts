@@ -10,8 +10,8 @@
  * trips whatever the batch's size (the space's lookup, then one statement). Spaces are looked up
  * each time, never cached: a space recorded in a transaction that rolls back is gone.
  */
-import type pg from 'pg';
 import { quoteSchema } from './schema.js';
+import type { Queryable as Client } from './serial.js';
 import { findVectorSpace, parseVector, requireVectorSpace, spaceTables, vectorText } from './vector-space.js';
 
 export interface ElementVector {
@@ -21,8 +21,6 @@ export interface ElementVector {
   documentHash: string;
   vector: ArrayLike<number>;
 }
-
-type Client = Pick<pg.ClientBase, 'query'>;
 
 export class VectorWriter {
   readonly #schema: string;
