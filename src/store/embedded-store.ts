@@ -409,8 +409,15 @@ function fts(match: LexicalMatch | undefined): string | undefined {
   return ftsExpression(match.terms, match.all);
 }
 
+/** A search's filters, compiled once for the several reads it makes with them. */
+const compiledFilters = new WeakMap<FilterConditions, FilterSql>();
+
 /** Filters as SQL over `e` and `f`, with whether any is set. */
 function sqlOf(filters: FilterConditions): FilterSql {
-  const compiled = filterSql(filters);
-  return { ...compiled, active: compiled.sql !== '1' };
+  let sql = compiledFilters.get(filters);
+  if (!sql) {
+    const compiled = filterSql(filters);
+    compiledFilters.set(filters, (sql = { ...compiled, active: compiled.sql !== '1' }));
+  }
+  return sql;
 }
