@@ -72,7 +72,9 @@ export class IndexReporter {
   }
 
   report(summary: IndexSummary): RunReport {
-    return { summary, skipped: this.skipped, failed: this.failed, fallbacks: this.fallbacks, excluded: this.excluded };
+    // By path: the scan reports odd entries as their checks finish, in no fixed order.
+    const skipped = [...this.skipped].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return { summary, skipped, failed: this.failed, fallbacks: this.fallbacks, excluded: this.excluded };
   }
 
   /**
