@@ -5,7 +5,7 @@
  */
 import { isCodeElementType } from '../analysis/element.js';
 import { nameMatch, type Candidate, type NameMatch, type ScoredHit } from './fusion.js';
-import { FRAGMENT_TYPES } from './knobs.js';
+import { CHANGE_ROLE_PRIOR_POWER, FRAGMENT_TYPES } from './knobs.js';
 import {
   heldBackRoles,
   meaningfulWords,
@@ -62,9 +62,11 @@ export interface Features {
   fileName: number;
   /** BM25 over whole files, the file's over the best file's. */
   fileBm25: number;
-  /** The roles of its path that the query did not ask for, and the product of their priors. */
+  /** The roles of its path that the query did not ask for, and the product of their priors (each raised to rolePriorPower). */
   roles: readonly PathRole[];
   rolePrior: number;
+  /** 1, or CHANGE_ROLE_PRIOR_POWER for a request for a change. */
+  rolePriorPower: number;
   /** A C header. */
   cHeader: boolean;
 }
@@ -108,6 +110,7 @@ export function features(candidate: Candidate, row: CandidateRow, context: Featu
   const { parsed, evidence, lexicalSignals } = context;
   const fileBm25 = evidence.files?.get(row.fileId) ?? 0;
   const roles = heldBackRoles(row.path, context.requested);
+  const rolePriorPower = parsed.asksChange ? CHANGE_ROLE_PRIOR_POWER : 1;
   const measured: Features = {
     lexical: candidate.lexical,
     vector: candidate.vector,
@@ -120,7 +123,8 @@ export function features(candidate: Candidate, row: CandidateRow, context: Featu
     fileName: 0,
     fileBm25,
     roles,
-    rolePrior: rolePriorOf(roles),
+    rolePrior: rolePriorOf(roles) ** rolePriorPower,
+    rolePriorPower,
     cHeader: row.language === 'c' && row.path.endsWith('.h'),
   };
   // Names, paths and files are the lexical side's evidence: a vector-only search leaves them out.

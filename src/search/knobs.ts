@@ -93,6 +93,24 @@ export const SCORE_WEIGHTS = {
 /** Each element gets this times its file's summed score over the best file's: files move as a whole. */
 export const FILE_COHERENCE = 0.7;
 
+// A request for a change (ParsedQuery.asksChange: `fix …`, `add …`, a commit subject, a task)
+// names a behaviour a file implements across its elements, not a topic a file is named after.
+
+/** The features of the prose line a change weighs otherwise. */
+export const CHANGE_WEIGHTS = {
+  /** The whole file's BM25 leads: the file where the request's words meet. */
+  fileBm25: 2,
+  /** A file or directory named like the request answers a topic, seldom a change (`cache.py` for "use SeparateBodyFileCache for file caching"). */
+  pathWords: 0.3,
+  fileName: 0,
+  /** The file that defines a name the request spells is one place among several a change touches. */
+  definingFile: 0.5,
+} as const satisfies Partial<Record<keyof typeof SCORE_WEIGHTS, number>>;
+/** The vector side's share of its fusion weight: the built-in embedder repeats the request's words, less precisely than BM25. */
+export const CHANGE_VECTOR_SHARE = 0.5;
+/** ROLE_PRIOR raised to this power: a change is made in the implementation, not the test or the changelog that spells it. */
+export const CHANGE_ROLE_PRIOR_POWER = 2;
+
 // Diversify: the order inside a file, and across files.
 
 /** Inside a file, a chunk (imports, a module's doc, top-level code) ranks as if its score were this much lower: it tells which file, not where. */

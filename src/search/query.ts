@@ -11,6 +11,8 @@
  *   files whose path contains it, when any does.
  * - prose: everything else. The names it spells (code-like tokens and
  *   capitalised words) are looked up too: the file that defines one rises.
+ *   A sentence that asks for a change (`fix escaped path matcher`) weighs
+ *   its file's evidence otherwise (`asksChange`, CHANGE_WEIGHTS).
  */
 import { splitIdentifier, stem, words } from '../text/terms.js';
 import { isStopWord } from '../text/vocabulary.js';
@@ -43,6 +45,12 @@ export interface ParsedQuery {
    * element holding one of its whole names, then what shares only a sub-word.
    */
   exactFirst: boolean;
+  /**
+   * A sentence that asks for a change (`fix escaped path matcher`, `add --all to
+   * show`, as a commit subject or a task is worded): it names a behaviour a
+   * file implements, so the file's own evidence weighs more (CHANGE_WEIGHTS).
+   */
+  asksChange: boolean;
 }
 
 /** Code-like tokens a query may hold and still ask for names only ("parseConfig loadConfig"). */
@@ -106,11 +114,51 @@ export function parseQuery(text: string): ParsedQuery {
     terms: searchTerms(tokens),
     wholeTerms,
     semanticText: rest.join(' ') || trimmed,
+    asksChange: kind === 'prose' && asksChange(tokens),
     exactFirst:
       paths.length === 0 &&
       (kind === 'identifier' ||
         (rest.length <= MAX_EXACT_NAMES && rest.every((token) => isIdentifierLike(token.replace(/\(\)$/, ''))))),
   };
+}
+
+/**
+ * Verbs that open a request for a change, in the imperative (a commit
+ * subject, an issue's title, a task given to an agent). A question (`how`,
+ * `where`) or a topic (`request parsing`) is not one.
+ */
+const CHANGE_VERBS = new Set(
+  `
+    add adjust align allow append apply avoid bump call cancel change check clarify clean
+    cleanup clear close collect combine compare consolidate convert copy correct create
+    deduplicate defer delete deprecate detect disable display do don't drop emit enable enforce
+    ensure escape exclude expand expose extend extract fetch fix flush force forward generate
+    handle hide honor honour ignore implement improve include increase inherit initialize inline
+    insert introduce invalidate isolate keep limit load lower make merge migrate move normalize
+    omit optimise optimize override parallelize pass patch permit populate prefer preserve
+    prevent print prioritize propagate prune raise rebuild reduce refactor refuse register
+    reject reload remove rename reorder replace report reset resolve respect restore
+    restrict retry reuse revert rewrite save show simplify skip sort speed split start stop
+    strip support suppress switch sync throw track treat trim tune unify update upgrade use
+    validate verify warn wrap write
+  `
+    .trim()
+    .split(/\s+/),
+);
+
+/** A scope before a subject (`fix(cli):`, `caddyhttp:`, `feat!:`), which names where rather than what. */
+const SUBJECT_PREFIX = /^[\p{L}\p{N}_./-]+(?:\([^)]*\))?!?:$/u;
+
+/**
+ * Whether the sentence opens, past any scope prefix, with a verb asking for a change, or saying
+ * one was made (`fixed`, `added`). Not `adds` or `adding`: a doc comment describes what a
+ * function does (`Adds a property to an object`), a topic names an activity (`saving models`).
+ */
+function asksChange(tokens: readonly string[]): boolean {
+  const first = tokens.find((token) => !SUBJECT_PREFIX.test(token));
+  if (first === undefined) return false;
+  const word = first.toLowerCase().replace(/’/g, "'");
+  return [word, word.replace(/e?d$/, ''), word.replace(/d$/, '')].some((base) => CHANGE_VERBS.has(base));
 }
 
 /**

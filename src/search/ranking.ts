@@ -101,7 +101,7 @@ export function rankCandidates<Row extends CandidateRow>(
   rows: ReadonlyMap<number, Row>,
   options: RankingOptions,
 ): RankedHit<Row>[] {
-  const weights = weightsFor(parsed.kind, options.weights);
+  const weights = weightsFor(parsed, options.weights);
   // A candidate nothing found (a vector at or below zero cosine, with no other evidence) is not a result: no padding to k.
   const scored = score(parsed, evidence, rows, weights, options.lexicalSignals).filter((hit) => hit.score > 0);
   // A path query names files: when some match, only they answer it.

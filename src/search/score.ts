@@ -9,17 +9,18 @@
  */
 import type { FusionWeights } from './fusion.js';
 import type { Features } from './features.js';
-import { ROLE_PRIOR, SCORE_WEIGHTS } from './knobs.js';
-import type { QueryKind } from './query.js';
+import { CHANGE_VECTOR_SHARE, CHANGE_WEIGHTS, ROLE_PRIOR, SCORE_WEIGHTS } from './knobs.js';
+import type { ParsedQuery } from './query.js';
 
-/** The weight of each feature for one query: its kind's line of SCORE_WEIGHTS, the mode's fusion weights. */
+/** The weight of each feature for one query: its kind's line of SCORE_WEIGHTS (CHANGE_WEIGHTS over it for a change), the mode's fusion weights. */
 export type ScoreWeights = { readonly [Feature in keyof typeof SCORE_WEIGHTS]: number };
 
-export function weightsFor(kind: QueryKind, fusion: FusionWeights): ScoreWeights {
+export function weightsFor(query: Pick<ParsedQuery, 'kind' | 'asksChange'>, fusion: FusionWeights): ScoreWeights {
   const weights = Object.fromEntries(
-    Object.entries(SCORE_WEIGHTS).map(([feature, byKind]) => [feature, byKind[kind]]),
+    Object.entries(SCORE_WEIGHTS).map(([feature, byKind]) => [feature, byKind[query.kind]]),
   ) as Record<keyof typeof SCORE_WEIGHTS, number>;
-  return { ...weights, lexical: fusion.lexical, vector: fusion.vector };
+  if (!query.asksChange) return { ...weights, lexical: fusion.lexical, vector: fusion.vector };
+  return { ...weights, ...CHANGE_WEIGHTS, lexical: fusion.lexical, vector: fusion.vector * CHANGE_VECTOR_SHARE };
 }
 
 export interface Score {
@@ -90,8 +91,9 @@ export function scoreTerms(f: Features, w: ScoreWeights): ScoreTerm[] {
   if (f.fileBm25 > 0) add('fileBm25', f.fileBm25, w.fileBm25);
   let sum = terms.reduce((total, term) => total + term.contribution, 0);
   for (const role of f.roles) {
-    multiply(`role:${role}`, sum, ROLE_PRIOR[role]);
-    sum *= ROLE_PRIOR[role];
+    const prior = ROLE_PRIOR[role] ** f.rolePriorPower;
+    multiply(`role:${role}`, sum, prior);
+    sum *= prior;
   }
   if (f.cHeader && w.cHeader !== 1) multiply('cHeader', sum, w.cHeader);
   return terms;

@@ -43,6 +43,23 @@ describe('parseQuery', () => {
     expect(parseQuery(text).kind).toBe(kind);
   });
 
+  it.each([
+    ['fix escaped path matcher', true],
+    ['caddyhttp: fix escaped path matcher', true],
+    ['feat(cli): support pep 735 on add', true],
+    ["Don't close idle connections twice", true],
+    ['Fixed the timeout of slow uploads', true],
+    ['how are routes defined and dispatched', false],
+    ['request parsing and validation', false],
+    ['saving and loading models from disk', false],
+    ['Adds a property to an object, or modifies attributes of an existing one.', false],
+    ['where do I fix the timeout', false],
+    ['fixThing', false],
+    ['fix', true],
+  ])('%s asks for a change: %s', (text, asks) => {
+    expect(parseQuery(text).asksChange).toBe(asks);
+  });
+
   it('keeps identifiers and paths apart, and leaves paths out of the text to embed', () => {
     const parsed = parseQuery('  retry logic   src/net/retry.ts fetchWithRetry ');
     expect(parsed.text).toBe('retry logic   src/net/retry.ts fetchWithRetry');

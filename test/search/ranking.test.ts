@@ -266,6 +266,76 @@ describe('what is not a result', () => {
   });
 });
 
+describe('a request for a change', () => {
+  /**
+   * Two files: `src/utils/cache.py`, named like the request, whose best element holds most of
+   * its words; `src/auth/authenticator.py`, where the words meet across the file (its
+   * whole-file BM25 is the best) though no one element holds as many. And the test of the cache.
+   */
+  const CHANGE_ROWS = new Map<number, CandidateRow>(
+    [
+      { id: 1, fileId: 1, path: 'src/utils/cache.py', type: 'class', name: 'FileCache', startLine: 1, endLine: 60 },
+      {
+        id: 2,
+        fileId: 2,
+        path: 'src/auth/authenticator.py',
+        type: 'method',
+        name: 'Authenticator.get',
+        startLine: 80,
+        endLine: 120,
+      },
+      {
+        id: 3,
+        fileId: 3,
+        path: 'tests/utils/test_cache.py',
+        type: 'function',
+        name: 'test_file_cache',
+        startLine: 1,
+        endLine: 20,
+      },
+    ].map((row) => [row.id, row]),
+  );
+  const evidence: Evidence = {
+    lexical: [
+      { id: 1, score: 10 },
+      { id: 3, score: 9 },
+      { id: 2, score: 7 },
+    ],
+    vector: [],
+    definitions: new Set(),
+    namedFiles: new Set(),
+    files: new Map([
+      [2, 1],
+      [1, 0.5],
+      [3, 0.6],
+    ]),
+  };
+  const order = (query: string) =>
+    rankCandidates(parseQuery(query), evidence, CHANGE_ROWS, {
+      k: 10,
+      weights: { lexical: 1, vector: 0.5 },
+      lexicalSignals: true,
+    }).map((hit) => hit.row.path);
+
+  it('ranks first the file where its words meet, where the same words as a topic rank the file named so', () => {
+    expect(order('separate body file cache for file downloads')[0]).toBe('src/utils/cache.py');
+    expect(order('use separate body file cache for file downloads')[0]).toBe('src/auth/authenticator.py');
+    expect(order('fix(auth): use separate body file cache for file downloads')[0]).toBe('src/auth/authenticator.py');
+  });
+
+  it('holds tests back further, unless it asks for them', () => {
+    const topic = order('separate body file cache for file downloads');
+    const change = order('use separate body file cache for file downloads');
+    expect(change.indexOf('tests/utils/test_cache.py')).toBeGreaterThanOrEqual(
+      topic.indexOf('tests/utils/test_cache.py'),
+    );
+    expect(change.at(-1)).toBe('tests/utils/test_cache.py');
+    expect(order('fix the file cache tests').indexOf('tests/utils/test_cache.py')).toBeLessThan(
+      change.indexOf('tests/utils/test_cache.py'),
+    );
+  });
+});
+
 describe('explain: how each score added up', () => {
   /** A file of a chunk, a class, its two fields, a constant and a function; a test file; a C header: every stage changes a score. */
   const FILE_ROWS = new Map<number, CandidateRow>(
@@ -309,7 +379,8 @@ describe('explain: how each score added up', () => {
 
   it('the terms of each hit add up to its score, through every stage, and explaining changes no score', () => {
     const features = new Set<string>();
-    for (const query of ['how the db pool size is set', 'Pool', 'src/pool.ts']) {
+    // The last one asks for a change: its weights, and its test file held back further.
+    for (const query of ['how the db pool size is set', 'Pool', 'src/pool.ts', 'fix the db pool size']) {
       const hits = ranked(query, true);
       const plain = ranked(query, false);
       expect(hits.map((hit) => [hit.row.id, hit.score])).toEqual(plain.map((hit) => [hit.row.id, hit.score]));
