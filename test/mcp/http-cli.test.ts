@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { connectWithToken } from '../helpers/mcp-http.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer, type CodebaseSearchOutput } from '../../src/index.js';
 import type { TempRepo } from '../helpers/repo.js';
@@ -83,12 +84,7 @@ describe('oc-vector-mcp --http', () => {
     try {
       const url = (await server.url).replace('0.0.0.0', '127.0.0.1');
       expect((await fetch(url, { method: 'POST', body: '{}' })).status).toBe(401);
-      const client = new Client({ name: 'ocvector-cli-test', version: '1.0.0' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(url), {
-          requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
-        }),
-      );
+      const client = await connectWithToken(url, TOKEN);
       expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('reindex');
       await client.close();
     } finally {

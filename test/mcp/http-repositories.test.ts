@@ -7,8 +7,8 @@
  * for some repositories may update those only.
  */
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { connectWithToken } from '../helpers/mcp-http.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodebaseSearchOutput } from '../../src/index.js';
 import { serveMcpOverHttp, type McpHttpServer } from '../../src/mcp/http.js';
@@ -41,15 +41,6 @@ const API_FILES = {
   'orders/refund.py':
     'def refund_order(order, reason):\n    """Give the customer their money back for an order."""\n    order.status = "refunded"\n    order.reason = reason\n    return order\n',
 };
-
-async function connect(url: string, token: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-  });
-  const client = new Client({ name: 'ocvector-repos-test', version: '1.0.0' });
-  await client.connect(transport);
-  return client;
-}
 
 async function search(client: Client, args: Record<string, unknown>): Promise<CodebaseSearchOutput> {
   const result = await client.callTool({ name: 'codebase_search', arguments: args });
@@ -96,7 +87,7 @@ describe('one index of two repositories over MCP HTTP, with tokens', () => {
   });
 
   it('searches both repositories together for a token of every repository, each result naming its own', async () => {
-    const client = await connect(server.url, ALL);
+    const client = await connectWithToken(server.url, ALL);
     try {
       const both = await search(client, { query: 'hash a password; invoice total with tax', k: 10 });
       expect(new Set(both.results.map((r) => r.repo))).toEqual(new Set(['web', 'api']));
@@ -109,7 +100,7 @@ describe('one index of two repositories over MCP HTTP, with tokens', () => {
   });
 
   it('keeps a token for one repository to it: results, status and errors', async () => {
-    const client = await connect(server.url, WEB);
+    const client = await connectWithToken(server.url, WEB);
     try {
       const answer = await search(client, { query: 'invoice total with tax refund order', k: 10 });
       expect(answer.results.length).toBeGreaterThan(0);
@@ -127,7 +118,7 @@ describe('one index of two repositories over MCP HTTP, with tokens', () => {
     } finally {
       await client.close();
     }
-    const apiClient = await connect(server.url, API);
+    const apiClient = await connectWithToken(server.url, API);
     try {
       const answer = await search(apiClient, { query: 'hash a password with a salt', k: 10 });
       expect(answer.results.every((r) => r.repo === 'api')).toBe(true);
@@ -137,7 +128,7 @@ describe('one index of two repositories over MCP HTTP, with tokens', () => {
   });
 
   it('lets a write token for some repositories update those by name, and no other', async () => {
-    const client = await connect(server.url, CI);
+    const client = await connectWithToken(server.url, CI);
     try {
       api.write('orders/discount.py', 'def apply_loyalty_discount(total):\n    return total * 0.9\n');
       const updated = await client.callTool({ name: 'reindex', arguments: { repo: 'api' } });
@@ -152,7 +143,7 @@ describe('one index of two repositories over MCP HTTP, with tokens', () => {
     } finally {
       await client.close();
     }
-    const reader = await connect(server.url, WEB);
+    const reader = await connectWithToken(server.url, WEB);
     try {
       expect((await reader.listTools()).tools.map((tool) => tool.name)).not.toContain('reindex');
     } finally {

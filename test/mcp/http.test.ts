@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { connectWithToken } from '../helpers/mcp-http.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer, type CodebaseSearchOutput } from '../../src/index.js';
 import { unknownRepository } from '../../src/mcp/access.js';
@@ -36,16 +37,6 @@ function tokensFor(ownRepository: string): TokenTable {
       ],
     }) as { tokens: TokenTable }
   ).tokens;
-}
-
-/** The SDK's client, connected to the server with this bearer token. */
-async function connect(url: string, token: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-  });
-  const client = new Client({ name: 'ocvector-http-test', version: '1.0.0' });
-  await client.connect(transport);
-  return client;
 }
 
 /** A JSON-RPC message posted by hand, as a client that speaks MCP would post it. */
@@ -110,14 +101,14 @@ describe('oc-vector-mcp over Streamable HTTP, with tokens', () => {
     expect(wrong.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
     expect(await wrong.json()).toMatchObject({ error: { message: 'invalid token' } });
 
-    await expect(connect(server.url, 'not-a-token-at-all')).rejects.toMatchObject({
+    await expect(connectWithToken(server.url, 'not-a-token-at-all')).rejects.toMatchObject({
       code: 401,
       message: expect.stringMatching(/invalid token/),
     });
   });
 
   it('searches through /mcp with a good token, with the SDK client', async () => {
-    const client = await connect(server.url, READ);
+    const client = await connectWithToken(server.url, READ);
     try {
       const result = await client.callTool({
         name: 'codebase_search',
@@ -149,7 +140,7 @@ describe('oc-vector-mcp over Streamable HTTP, with tokens', () => {
       'hashPassword',
       'slugify a title',
     ];
-    const clients = await Promise.all(queries.map(() => connect(server.url, READ)));
+    const clients = await Promise.all(queries.map(() => connectWithToken(server.url, READ)));
     try {
       const answers = await Promise.all(
         clients.map(async (client, i) => {
@@ -175,8 +166,8 @@ describe('oc-vector-mcp over Streamable HTTP, with tokens', () => {
   });
 
   it('neither lists nor runs reindex for a read-only token; runs it for a write token', async () => {
-    const reader = await connect(server.url, READ);
-    const writer = await connect(server.url, WRITE);
+    const reader = await connectWithToken(server.url, READ);
+    const writer = await connectWithToken(server.url, WRITE);
     try {
       expect((await reader.listTools()).tools.map((tool) => tool.name)).toEqual([
         'codebase_search',
@@ -214,7 +205,7 @@ describe('oc-vector-mcp over Streamable HTTP, with tokens', () => {
   });
 
   it('holds a token limited to repositories the index lacks to them: nothing found, nothing of the index shown', async () => {
-    const client = await connect(server.url, LIMITED);
+    const client = await connectWithToken(server.url, LIMITED);
     try {
       const search = await client.callTool({ name: 'codebase_search', arguments: { query: 'hashPassword' } });
       expect(search.isError).toBe(true);
@@ -239,8 +230,8 @@ describe('oc-vector-mcp over Streamable HTTP, with tokens', () => {
   });
 
   it('answers a repository outside the token exactly as one the index does not have', async () => {
-    const limited = await connect(server.url, LIMITED);
-    const reader = await connect(server.url, READ);
+    const limited = await connectWithToken(server.url, LIMITED);
+    const reader = await connectWithToken(server.url, READ);
     try {
       const own = basename(repo.root);
       // The index has `own`, which the token may not see; it has no `web`, which a token for all asks for.
@@ -255,7 +246,7 @@ describe('oc-vector-mcp over Streamable HTTP, with tokens', () => {
   });
 
   it('keeps a token limited to repositories to its own that the index has: search, references, status', async () => {
-    const client = await connect(server.url, OWN);
+    const client = await connectWithToken(server.url, OWN);
     try {
       const search = await client.callTool({ name: 'codebase_search', arguments: { query: 'hash a password', k: 1 } });
       expect(search.isError).toBe(false);
@@ -311,7 +302,7 @@ describe('oc-vector-mcp over Streamable HTTP, with tokens', () => {
     const elsewhere = await fetch(server.url.replace(/\/mcp$/, '/admin'), { headers: auth });
     expect(elsewhere.status).toBe(404);
     expect(await elsewhere.json()).toMatchObject({ error: { message: 'nothing at /admin: MCP is served at /mcp' } });
-    const client = await connect(server.url, READ);
+    const client = await connectWithToken(server.url, READ);
     expect((await client.listTools()).tools.length).toBe(3);
     await client.close();
   });

@@ -9,8 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { connectWithToken } from '../helpers/mcp-http.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodebaseSearchOutput } from '../../src/index.js';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';
@@ -32,17 +31,8 @@ let scratch: TempRepo;
 let server: ChildProcess | undefined;
 let url: string;
 
-async function connect(token: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-  });
-  const client = new Client({ name: 'ocvector-shared-store-test', version: '1.0.0' });
-  await client.connect(transport);
-  return client;
-}
-
 async function searchOver(token: string, args: Record<string, unknown>): Promise<CodebaseSearchOutput> {
-  const client = await connect(token);
+  const client = await connectWithToken(url, token);
   try {
     const result = await client.callTool({ name: 'codebase_search', arguments: args });
     return result.structuredContent as unknown as CodebaseSearchOutput;
@@ -135,7 +125,7 @@ describe('one PostgreSQL store for a team, over MCP HTTP', () => {
     const theirs = await searchOver(TOKENS.web, { query: 'issueInvoice', repos: ['api'] });
     expect(theirs.results).toEqual([]);
     expect(theirs.error).toMatch(/no repository named "api"/);
-    const client = await connect(TOKENS.web);
+    const client = await connectWithToken(url, TOKENS.web);
     try {
       const status = await client.callTool({ name: 'index_status', arguments: {} });
       expect(status.isError).toBeFalsy();
@@ -153,7 +143,7 @@ describe('one PostgreSQL store for a team, over MCP HTTP', () => {
 
   it('reindexes a repository of the store for a token with write access, and searches see it', async () => {
     api.write('src/refunds.ts', 'export function refundPayment(orderId: string): string {\n  return orderId;\n}\n');
-    const client = await connect(TOKENS.ci);
+    const client = await connectWithToken(url, TOKENS.ci);
     try {
       const result = await client.callTool({ name: 'reindex', arguments: { repo: 'api' } });
       expect(result.isError, JSON.stringify(result.content)).toBeFalsy();

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { StoreError } from '../errors.js';
 import { withoutPassword } from '../location.js';
 import { migratePostgres, POSTGRES_SCHEMA_VERSION, postgresSchemaVersion, quoteSchema } from './schema.js';
+import { transactionOn } from './transaction.js';
 
 export { DEFAULT_POSTGRES_SCHEMA } from './schema.js';
 
@@ -137,17 +138,7 @@ export class PostgresConnection {
 
   /** Runs work in one transaction on a client of its own: begun with `begin`, committed, or rolled back on an error. */
   transaction<T>(begin: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return this.withClient(async (client) => {
-      await client.query(begin);
-      try {
-        const result = await work(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw error;
-      }
-    });
+    return this.withClient((client) => transactionOn(client, begin, () => work(client)));
   }
 
   /**

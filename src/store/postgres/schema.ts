@@ -10,6 +10,7 @@
  */
 import type pg from 'pg';
 import { StoreError } from '../errors.js';
+import { inTransaction } from './transaction.js';
 
 /** What a schema is called when the user names none. */
 export const DEFAULT_POSTGRES_SCHEMA = 'ocvector';
@@ -196,9 +197,7 @@ export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.length;
  */
 export async function migratePostgres(pool: pg.Pool, schema: string): Promise<{ from: number; to: number }> {
   const s = quoteSchema(schema);
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock(hashtext('ocvector schema ' || $1))", [schema]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
     await client.query(
@@ -214,14 +213,8 @@ export async function migratePostgres(pool: pg.Pool, schema: string): Promise<{ 
       await client.query(POSTGRES_MIGRATIONS[version]!(s));
       await client.query(`INSERT INTO ${s}.schema_version (version) VALUES ($1)`, [version + 1]);
     }
-    await client.query('COMMIT');
     return { from, to: Math.max(from, POSTGRES_SCHEMA_VERSION) };
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** The schema's version: 0 when it has none yet. */
