@@ -30,6 +30,12 @@ export const WHOLE_IDENTIFIER_CODE_WEIGHT = 1;
 export const FILE_BM25_K1 = 1.2;
 /** Length normalisation of BM25 over whole files, full: a file of many elements holds many terms by size alone. */
 export const FILE_BM25_B = 1;
+/**
+ * A file shorter than this share of the mean (in elements) counts as this long: a page of YAML
+ * or Markdown is one element, and would otherwise outscore a module that holds the same words
+ * across its functions (an issue template over the code for "improve connection error reporting").
+ */
+export const FILE_BM25_MIN_LENGTH = 0.5;
 
 // Features: what is measured of each candidate.
 

@@ -24,7 +24,7 @@ const TEST_FILE =
 const TEST_DIR =
   /(?:^|\/)(?:tests?|__tests__|__mocks__|spec|specs|testing|testdata|fixtures?|e2e|[a-z0-9]+[_-]tests?|[a-z0-9]{4,}tests?)\//i;
 const DOCS =
-  /(?:^|\/)(?:docs?|documentation|doc_src|docs_src|man)\/|\.(?:md|mdx|markdown|rst|adoc)$|(?:^|\/)(?:README|CHANGELOG|CHANGES|HISTORY|CONTRIBUTING|LICENSE|NOTICE)[^/]*$/i;
+  /(?:^|\/)(?:docs?|documentation|doc_src|docs_src|man)\/|\.(?:md|mdx|markdown|rst|adoc)$|(?:^|\/)(?:README|CHANGELOG|CHANGES|HISTORY|CONTRIBUTING|LICENSE|NOTICE)[^/]*$|(?:^|\/)\.github\/(?:ISSUE_TEMPLATE|PULL_REQUEST_TEMPLATE|DISCUSSION_TEMPLATE)\b|(?:^|\/)pull_request_template[^/]*$/i;
 const EXAMPLES = /(?:^|\/)(?:_?examples?|samples?|demos?|playground|tutorials?)\//i;
 const BENCH = /(?:^|\/)(?:bench|benches|benchmarks?)\/|(?:^|\/)[^/]*[._-]bench(?:mark)?s?\.[a-z0-9]+$/i;
 const GENERATED = /(?:^|\/)(?:generated|gen|__generated__)\/|\.(?:pb|g|gen|generated)\.[a-z0-9]+$|_pb2\.py$/i;

@@ -129,36 +129,88 @@ export function parseQuery(text: string): ParsedQuery {
  */
 const CHANGE_VERBS = new Set(
   `
-    add adjust align allow append apply avoid bump call cancel change check clarify clean
-    cleanup clear close collect combine compare consolidate convert copy correct create
-    deduplicate defer delete deprecate detect disable display do don't drop emit enable enforce
-    ensure escape exclude expand expose extend extract fetch fix flush force forward generate
-    handle hide honor honour ignore implement improve include increase inherit initialize inline
-    insert introduce invalidate isolate keep limit load lower make merge migrate move normalize
-    omit optimise optimize override parallelize pass patch permit populate prefer preserve
-    prevent print prioritize propagate prune raise rebuild reduce refactor refuse register
-    reject reload remove rename reorder replace report reset resolve respect restore
-    restrict retry reuse revert rewrite save show simplify skip sort speed split start stop
-    strip support suppress switch sync throw track treat trim tune unify update upgrade use
-    validate verify warn wrap write
+    accept adapt add adhere adjust align allocate allow amend append apply ask avoid
+    bump call cancel change check clarify clean cleanup clear close collect combine compare
+    consider consolidate convert copy correct create deduplicate defer delete deprecate detect
+    disable display do don't drop emit enable enforce ensure escape evaluate exclude expand
+    expose extend extract fail fall fallback fetch fix flush force forward generate handle
+    hide honor honour ignore implement improve include increase inherit initialize inline
+    insert introduce invalidate isolate keep limit load lower lowercase make merge migrate
+    move normalize omit optimise optimize override parallelize pass patch permit populate
+    preallocate prefer preserve prevent print prioritize propagate propose prune raise
+    rebuild reduce refactor refuse register reject reload remove rename reorder replace
+    report reset resolve respect restore restrict retry reuse revert rewrite save
+    seek send shield show simplify skip sort speed split start stop strip suggest support
+    suppress switch sync throw track treat trim tune unify update upgrade use validate
+    verify warn wrap write
   `
     .trim()
     .split(/\s+/),
 );
 
-/** A scope before a subject (`fix(cli):`, `caddyhttp:`, `feat!:`), which names where rather than what. */
-const SUBJECT_PREFIX = /^[\p{L}\p{N}_./-]+(?:\([^)]*\))?!?:$/u;
+/** Words that may come before the verb of a request (`always include`, `only add`, `also handle`). */
+const LEADING_ADVERBS = new Set(
+  'also always only now never further still just properly correctly explicitly automatically'.split(' '),
+);
 
 /**
- * Whether the sentence opens, past any scope prefix, with a verb asking for a change, or saying
- * one was made (`fixed`, `added`). Not `adds` or `adding`: a doc comment describes what a
+ * Words that say a behaviour is wrong or wanted otherwise (`extras should preserve markers`,
+ * `copy_headers does not strip …`, `broken icon on windows`, `log 499 instead of 0`): a bug
+ * report asks for a change as a request does. A topic (`request parsing`) holds none of them.
+ */
+const DEFECT_WORDS = new Set(
+  `should shouldn't must not never instead broken wrong fail fails failing doesn't don't isn't aren't can't cannot won't wasn't`.split(
+    ' ',
+  ),
+);
+/** A defect word counts this near the start: further on, it is a clause (`… when it is not set`). */
+const DEFECT_WORD_REACH = 4;
+
+/**
+ * Words that open a question (`how …`, `where …`, `does …`): a question asks where, not for a
+ * change. Not `do`, which opens a request as often (`do not retry on 404`).
+ */
+const QUESTION_WORDS = new Set(
+  'how what where why which when who whom whose does did is are was were can could would'.split(' '),
+);
+
+/** A scope before a subject (`fix(cli):`, `caddyhttp:`, `feat!:`), which names where rather than what. */
+const SUBJECT_PREFIX = /^[\p{L}\p{N}_./-]+(?:\([^)]*\))?!?:$/u;
+/** A scope of a few words (`env activate:`, `cache clear:`) ends with a colon within this many words. */
+const MAX_SCOPE_WORDS = 3;
+const SCOPE_END = /^[\p{L}\p{N}_./-]+:$/u;
+
+/**
+ * Whether the sentence asks for a change: past any scope prefix and a leading adverb, it opens
+ * with a verb of change, or says one was made (`fixed`, `added`), or it reports a defect or a
+ * wish (DEFECT_WORDS, near its start). Not `adds` or `adding`: a doc comment describes what a
  * function does (`Adds a property to an object`), a topic names an activity (`saving models`).
  */
 function asksChange(tokens: readonly string[]): boolean {
-  const first = tokens.find((token) => !SUBJECT_PREFIX.test(token));
-  if (first === undefined) return false;
-  const word = first.toLowerCase().replace(/’/g, "'");
+  let subject = withoutScope(tokens);
+  const opening = subject[0];
+  if (opening === undefined || QUESTION_WORDS.has(normalizeWord(opening))) return false;
+  if (subject.slice(0, DEFECT_WORD_REACH).some((token) => DEFECT_WORDS.has(normalizeWord(token)))) return true;
+  if (subject.length > 1 && LEADING_ADVERBS.has(normalizeWord(opening))) subject = subject.slice(1);
+  const word = normalizeWord(subject[0]!);
   return [word, word.replace(/e?d$/, ''), word.replace(/d$/, '')].some((base) => CHANGE_VERBS.has(base));
+}
+
+/** The sentence past its scope: prefixes of one word (`fix(cli):`), then a scope of a few words ending with a colon. */
+function withoutScope(tokens: readonly string[]): readonly string[] {
+  let start = 0;
+  while (start < tokens.length && SUBJECT_PREFIX.test(tokens[start]!)) start++;
+  const rest = tokens.slice(start);
+  const scopeEnd = rest.slice(0, MAX_SCOPE_WORDS).findIndex((token) => SCOPE_END.test(token));
+  return scopeEnd >= 0 && scopeEnd < rest.length - 1 ? rest.slice(scopeEnd + 1) : rest;
+}
+
+/** A token as a word: lower case, straight apostrophes, no quotes or punctuation around it. */
+function normalizeWord(token: string): string {
+  return token
+    .toLowerCase()
+    .replace(/’/g, "'")
+    .replace(/^[`'"([]+|[`'")\],.;:!?]+$/g, '');
 }
 
 /**

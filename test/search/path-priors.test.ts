@@ -51,4 +51,13 @@ describe('path roles', () => {
     expect(rolePrior('docs/de-DE/config/README.md', none)).toBeLessThan(rolePrior('src/cache.py', none));
     expect(rolePrior('CHANGELOG.md', requestedRoles(['changelog', 'cache']))).toBe(1);
   });
+
+  it('counts issue and pull-request templates as documentation: prose for people, not the code a question is about', () => {
+    const none = requestedRoles(['improve', 'connection', 'error', 'reporting']);
+    const code = rolePrior('src/poetry/utils/authenticator.py', none);
+    expect(rolePrior('.github/ISSUE_TEMPLATE/---bug-report.yml', none)).toBeLessThan(code);
+    expect(rolePrior('.github/PULL_REQUEST_TEMPLATE.md', none)).toBeLessThan(code);
+    expect(rolePrior('.github/pull_request_template.md', none)).toBeLessThan(code);
+    expect(rolePrior('.github/workflows/tests.yaml', none)).toBe(code);
+  });
 });

@@ -56,6 +56,23 @@ describe('parseQuery', () => {
     ['where do I fix the timeout', false],
     ['fixThing', false],
     ['fix', true],
+    // A scope of a few words, an adverb before the verb, a bug report, a wish.
+    ['env activate: fallback to POSIX compatible builtin', true],
+    ['cache clear: make cache name optional to clear all caches', true],
+    ['always include userbase in paths', true],
+    ['only add readme key if README file exists', true],
+    ['fix(locker): extras should preserve markers', true],
+    ['`copy_headers` does not strip client-supplied identity headers', true],
+    ['broken icon on windows 10', true],
+    ['log status 499 instead of 0 when client disconnects', true],
+    ['do not use cygpath for elvish', true],
+    // Questions, topics and a clause that only comes late stay as they were.
+    ['does the router retry when the upstream is down', false],
+    ['how should errors be reported', false],
+    ['request retries when the upstream connection is not reachable', false],
+    ['Abort error and HTTP error response throwing', false],
+    ['required flags validation before command execution', false],
+    ['env: the variables each command reads', false],
   ])('%s asks for a change: %s', (text, asks) => {
     expect(parseQuery(text).asksChange).toBe(asks);
   });
