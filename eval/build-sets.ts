@@ -13,7 +13,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyzeText, qualifiedName, type EvalQuery } from '../src/internal.js';
-import { CORPORA, corpusFiles, rootPath, SETS_DIR, type Corpus } from './lib/corpora.js';
+import { CORPORA, corpusFiles, lastCommitOf, rootPath, SETS_DIR, type Corpus } from './lib/corpora.js';
 
 const SIZES: Record<string, number> = { ocvector: 120, 'typescript-lib': 200 };
 const TYPES = new Set([
@@ -127,7 +127,17 @@ for (const corpus of Object.values(CORPORA)) {
   writeFileSync(join(dir, 'queries.jsonl'), set.map((query) => JSON.stringify(query)).join('\n') + '\n');
   writeFileSync(
     join(dir, 'source.json'),
-    `${JSON.stringify({ corpus: corpus.name, built_from: corpus.version(), queries: set.length }, null, 2)}\n`,
+    `${JSON.stringify(
+      {
+        corpus: corpus.name,
+        built_from: corpus.version(),
+        // Searched as of this commit from then on (Corpus.gitPath): the set is made from the live files, which must be committed.
+        ...(corpus.gitPath ? { commit: lastCommitOf(corpus.gitPath) } : {}),
+        queries: set.length,
+      },
+      null,
+      2,
+    )}\n`,
   );
   process.stdout.write(`${corpus.name}: ${set.length} queries from ${corpus.version()}\n`);
 }

@@ -91,8 +91,13 @@ async function runSet(name: string): Promise<SetResult> {
       llm: false,
       limits: { maxBytes: 16 << 20 },
     }).run();
+    const laidOut = prepared.commit
+      ? ` (as of commit ${prepared.commit.slice(0, 7)})`
+      : corpus.gitPath
+        ? ' (live files: the commit the set was built from is not here)'
+        : '';
     log(
-      `${name}: ${summary.elements.total} elements indexed in ${(summary.durationMs / 1000).toFixed(1)} s, ${prepared.heldOut} doc comments held out`,
+      `${name}: ${summary.elements.total} elements indexed in ${(summary.durationMs / 1000).toFixed(1)} s${laidOut}, ${prepared.heldOut} doc comments held out`,
     );
     const searcher = await Searcher.open({ indexDir: summary.indexDir, ...(weights ? { weights } : {}) });
     try {

@@ -2,7 +2,8 @@
  * The evaluation: set files and their errors, the scores, oc-vector-eval on
  * the labelled fixture, and the committed sets against their corpora.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +16,7 @@ import {
   Searcher,
   type EvalReport,
 } from '../../src/internal.js';
-import { CORPORA, prepareCorpus, SETS_DIR } from '../../eval/lib/corpora.js';
+import { CORPORA, prepareCorpus, ROOT, SETS_DIR } from '../../eval/lib/corpora.js';
 import type { TempRepo } from '../helpers/repo.js';
 import { runNode } from '../helpers/run-node.js';
 import { LABELS, searchRepo } from '../helpers/search-repo.js';
@@ -134,6 +135,27 @@ describe('oc-vector-eval on the labelled fixture', () => {
 });
 
 describe('the committed evaluation sets', () => {
+  it("ocvector: laid out from src/ as of the set's commit, not the live src/, when the history is here", () => {
+    const { commit } = JSON.parse(readFileSync(join(SETS_DIR, 'ocvector', 'source.json'), 'utf8')) as {
+      commit: string;
+    };
+    expect(commit).toMatch(/^[0-9a-f]{40}$/);
+    const hasHistory = spawnSync('git', ['-C', ROOT, 'cat-file', '-e', `${commit}^{commit}`]).status === 0;
+    const root = mkdtempSync(join(tmpdir(), 'ocvector-eval-pinned-'));
+    try {
+      const prepared = prepareCorpus(CORPORA.ocvector!, loadEvalSet(join(SETS_DIR, 'ocvector', 'queries.jsonl')), root);
+      expect(prepared.commit).toBe(hasHistory ? commit : undefined);
+      // A module no query answers from, changed since the set's commit: copied as it was then.
+      const file = 'src/search/file-evidence.ts';
+      const then = hasHistory
+        ? execFileSync('git', ['-C', ROOT, 'show', `${commit}:${file}`], { encoding: 'utf8' })
+        : readFileSync(join(ROOT, file), 'utf8');
+      expect(readFileSync(join(root, file), 'utf8')).toBe(then);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it.each(Object.keys(CORPORA))(
     '%s: every query is well formed and its answers are in the corpus, held out',
     (name) => {
