@@ -193,8 +193,12 @@ function asksChange(tokens: readonly string[]): boolean {
   if (subject.slice(0, DEFECT_WORD_REACH).some((token) => DEFECT_WORDS.has(normalizeWord(token)))) return true;
   if (subject.length > 1 && LEADING_ADVERBS.has(normalizeWord(opening))) subject = subject.slice(1);
   const word = normalizeWord(subject[0]!);
+  if (COMPARATIVES.has(word)) return true;
   return [word, word.replace(/e?d$/, ''), word.replace(/d$/, '')].some((base) => CHANGE_VERBS.has(base));
 }
+
+/** A comparative in front asks for the thing to become so (`better error report when …`, `faster startup`). */
+const COMPARATIVES = new Set('better faster clearer simpler safer smaller stricter cleaner more less fewer'.split(' '));
 
 /** The sentence past its scope: prefixes of one word (`fix(cli):`), then a scope of a few words ending with a colon. */
 function withoutScope(tokens: readonly string[]): readonly string[] {

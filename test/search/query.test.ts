@@ -66,6 +66,7 @@ describe('parseQuery', () => {
     ['broken icon on windows 10', true],
     ['log status 499 instead of 0 when client disconnects', true],
     ['do not use cygpath for elvish', true],
+    ['better error report when no links found', true],
     // Questions, topics and a clause that only comes late stay as they were.
     ['does the router retry when the upstream is down', false],
     ['how should errors be reported', false],
