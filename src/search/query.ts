@@ -150,8 +150,11 @@ const CHANGE_VERBS = new Set(
 
 /** Words that may come before the verb of a request (`always include`, `only add`, `also handle`). */
 const LEADING_ADVERBS = new Set(
-  'also always only now never further still just properly correctly explicitly automatically'.split(' '),
+  'also always only now further still just properly correctly explicitly automatically'.split(' '),
 );
+
+/** A comparative in front asks for the thing to become so (`better error report when …`, `faster startup`). */
+const COMPARATIVES = new Set('better faster clearer simpler safer smaller stricter cleaner more less fewer'.split(' '));
 
 /**
  * Words that say a behaviour is wrong or wanted otherwise (`extras should preserve markers`,
@@ -182,8 +185,8 @@ const SCOPE_END = /^[\p{L}\p{N}_./-]+:$/u;
 
 /**
  * Whether the sentence asks for a change: past any scope prefix and a leading adverb, it opens
- * with a verb of change, or says one was made (`fixed`, `added`), or it reports a defect or a
- * wish (DEFECT_WORDS, near its start). Not `adds` or `adding`: a doc comment describes what a
+ * with a verb of change, or says one was made (`fixed`, `added`), or with a comparative
+ * (`better …`); or it reports a defect or a wish (DEFECT_WORDS, near its start). Not `adds` or `adding`: a doc comment describes what a
  * function does (`Adds a property to an object`), a topic names an activity (`saving models`).
  */
 function asksChange(tokens: readonly string[]): boolean {
@@ -196,9 +199,6 @@ function asksChange(tokens: readonly string[]): boolean {
   if (COMPARATIVES.has(word)) return true;
   return [word, word.replace(/e?d$/, ''), word.replace(/d$/, '')].some((base) => CHANGE_VERBS.has(base));
 }
-
-/** A comparative in front asks for the thing to become so (`better error report when …`, `faster startup`). */
-const COMPARATIVES = new Set('better faster clearer simpler safer smaller stricter cleaner more less fewer'.split(' '));
 
 /** The sentence past its scope: prefixes of one word (`fix(cli):`), then a scope of a few words ending with a colon. */
 function withoutScope(tokens: readonly string[]): readonly string[] {
