@@ -81,9 +81,9 @@ export function snapshotPaths(gitDir: string, pin: string): Set<string> {
   return new Set(text.split('\0').filter(Boolean));
 }
 
-/** Writes the snapshot's files under `root` (which must exist), as `git archive | tar -x` does. */
-export function layOutSnapshot(gitDir: string, pin: string, root: string): void {
-  const archive = git(gitDir, ['archive', '--format=tar', pin]);
+/** Writes the snapshot's files (or those under `paths`) under `root` (which must exist), as `git archive | tar -x` does. */
+export function layOutSnapshot(gitDir: string, pin: string, root: string, paths: readonly string[] = []): void {
+  const archive = git(gitDir, ['archive', '--format=tar', pin, ...paths]);
   execFileSync('tar', ['-x', '-C', root], { input: archive, maxBuffer: 1 << 20, stdio: ['pipe', 'ignore', 'pipe'] });
 }
 

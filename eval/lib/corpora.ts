@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, posix, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyzeText, qualifiedName } from '../../src/internal.js';
+import { git, layOutSnapshot, resolveCommit } from './commit-history.js';
 import type { EvalQuery, ExpectedElement } from '../../src/internal.js';
 
 /** The repository. */
@@ -65,18 +66,22 @@ function srcCommit(): string {
   return commit ? `, src/ as of commit ${commit.slice(0, 7)}` : '';
 }
 
-/** The last commit that changed `path` in this repository, in full; undefined outside a git checkout. */
-export function lastCommitOf(path: string): string | undefined {
-  return gitHere(['log', '-1', '--format=%H', '--', path])?.toString('utf8').trim() || undefined;
-}
-
-/** A git command in this repository; undefined when it fails (no git, no history, no such commit). */
-function gitHere(args: readonly string[]): Buffer | undefined {
+/** This repository's git directory; undefined outside a git checkout. */
+function gitDirHere(): string | undefined {
   try {
-    return execFileSync('git', ['-C', ROOT, ...args], { maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
+    return execFileSync('git', ['-C', ROOT, 'rev-parse', '--absolute-git-dir'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return undefined;
   }
+}
+
+/** The last commit that changed `path` in this repository, in full; undefined outside a git checkout. */
+export function lastCommitOf(path: string): string | undefined {
+  const gitDir = gitDirHere();
+  return (gitDir && git(gitDir, ['log', '-1', '--format=%H', '--', path]).toString('utf8').trim()) || undefined;
 }
 
 /** The corpus's files, relative to `source` (by default its live source), sorted. */
@@ -84,22 +89,22 @@ export function corpusFiles(corpus: Corpus, source = corpus.source): string[] {
   return (readdirSync(source, { recursive: true }) as string[]).filter(corpus.include).sort();
 }
 
-/** The commit a set was built from, when its corpus is in this repository's history and the commit is there. */
-export function pinnedCommit(corpus: Corpus): string | undefined {
+/**
+ * Where a set's corpus is laid out from: its commit (source.json's `commit`) in this
+ * repository's git directory, when the corpus is in the history and the commit is there.
+ */
+function pinnedSnapshot(corpus: Corpus): { gitDir: string; commit: string } | undefined {
   if (corpus.gitPath === undefined) return undefined;
   const file = join(SETS_DIR, corpus.name, 'source.json');
-  if (!existsSync(file)) return undefined;
+  const gitDir = gitDirHere();
+  if (!gitDir || !existsSync(file)) return undefined;
   const { commit } = JSON.parse(readFileSync(file, 'utf8')) as { commit?: string };
-  return commit && gitHere(['cat-file', '-e', `${commit}^{commit}`]) ? commit : undefined;
-}
-
-/** The corpus's files as of `commit`, written under a new temporary directory (the caller removes it). */
-function checkOut(corpus: Corpus, commit: string): string {
-  const dir = mkdtempSync(join(tmpdir(), `ocvector-corpus-${corpus.name}-`));
-  const archive = gitHere(['archive', '--format=tar', commit, corpus.gitPath!]);
-  if (!archive) throw new Error(`cannot lay out ${corpus.gitPath} as of ${commit}`);
-  execFileSync('tar', ['-x', '-C', dir], { input: archive, stdio: ['pipe', 'ignore', 'pipe'] });
-  return dir;
+  if (!commit) return undefined;
+  try {
+    return { gitDir, commit: resolveCommit(gitDir, commit) };
+  } catch {
+    return undefined; // a shallow clone: the commit is not here
+  }
 }
 
 /** The root-relative path of a corpus file (forward slashes). */
@@ -121,13 +126,14 @@ export interface Prepared {
  * element a query expects (same line count, so line numbers stay true).
  */
 export function prepareCorpus(corpus: Corpus, queries: readonly EvalQuery[], root: string): Prepared {
-  const commit = pinnedCommit(corpus);
-  const checkedOut = commit ? checkOut(corpus, commit) : undefined;
+  const pinned = pinnedSnapshot(corpus);
+  if (!pinned) return { ...copyHeldOut(corpus, corpus.source, queries, root), commit: undefined };
+  const checkedOut = mkdtempSync(join(tmpdir(), `ocvector-corpus-${corpus.name}-`));
   try {
-    const source = checkedOut ? join(checkedOut, corpus.gitPath!) : corpus.source;
-    return { ...copyHeldOut(corpus, source, queries, root), commit };
+    layOutSnapshot(pinned.gitDir, pinned.commit, checkedOut, [corpus.gitPath!]);
+    return { ...copyHeldOut(corpus, join(checkedOut, corpus.gitPath!), queries, root), commit: pinned.commit };
   } finally {
-    if (checkedOut) rmSync(checkedOut, { recursive: true, force: true });
+    rmSync(checkedOut, { recursive: true, force: true });
   }
 }
 

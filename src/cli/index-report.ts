@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { unavailableGrammarIn } from '../analysis/ast/grammar-warning.js';
+import { byPath } from '../files/scan.js';
 import type { IndexEvent, IndexSummary } from '../indexing/events.js';
 import { formatCount, formatDuration, plural, ProgressBar, type Style } from './terminal.js';
 
@@ -73,7 +74,7 @@ export class IndexReporter {
 
   report(summary: IndexSummary): RunReport {
     // By path: the scan reports odd entries as their checks finish, in no fixed order.
-    const skipped = [...this.skipped].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const skipped = [...this.skipped].sort(byPath);
     return { summary, skipped, failed: this.failed, fallbacks: this.fallbacks, excluded: this.excluded };
   }
 

@@ -56,8 +56,13 @@ export async function scanRoot(root: string, options: ScanOptions = {}): Promise
   const files: ScannedFile[] = [];
   const rootLayer = await readIgnoreLayer(root, '');
   await walk(resolve(root), '', rootLayer ? [rootLayer] : [], files, options);
-  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  files.sort(byPath);
   return files;
+}
+
+/** Root-relative paths in code-unit order (the same on every machine, unlike a locale's). */
+export function byPath(a: { path: string }, b: { path: string }): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
 
 async function walk(
