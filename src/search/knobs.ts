@@ -114,6 +114,12 @@ export const CHANGE_WEIGHTS = {
 } as const satisfies Partial<Record<keyof typeof SCORE_WEIGHTS, number>>;
 /** The vector side's share of its fusion weight: the built-in embedder repeats the request's words, less precisely than BM25. */
 export const CHANGE_VECTOR_SHARE = 0.5;
+/**
+ * BM25 over an element's code weighs this much beside BM25 over its name, signature and
+ * description, for a request (else the store's 0.3): a request names a behaviour, which the
+ * code spells, where a topic names what the element is.
+ */
+export const CHANGE_CODE_WEIGHT = 1;
 /** ROLE_PRIOR raised to this power: a change is made in the implementation, not the test or the changelog that spells it. */
 export const CHANGE_ROLE_PRIOR_POWER = 2;
 

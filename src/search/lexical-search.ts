@@ -13,6 +13,7 @@ import { fileScores } from './file-evidence.js';
 import { candidatesWanted, type ScoredHit } from './fusion.js';
 import { AsyncGenerationCache, MAX_CACHED_TERMS } from './generation-cache.js';
 import {
+  CHANGE_CODE_WEIGHT,
   COMMON_CODE_TERM_SHARE,
   COMMON_TERM_MIN_INDEX,
   COMMON_TERM_SHARE,
@@ -86,7 +87,8 @@ export class LexicalSearch {
     // code that the names do not); asked once, as the whole-file evidence reads the same terms.
     const rareInCode = await this.#rareTerms(scope, parsed.terms, true, generation);
     const codeMatch = rareInCode && rareInCode.length > 0 ? { terms: rareInCode } : undefined;
-    const elements = match || codeMatch ? await reads.elementHits(match, codeMatch, conditions, limit) : [];
+    const codeWeight = parsed.asksChange ? CHANGE_CODE_WEIGHT : undefined;
+    const elements = match || codeMatch ? await reads.elementHits(match, codeMatch, conditions, limit, codeWeight) : [];
     const files =
       parsed.kind === 'prose' && rareInCode ? await this.#fileEvidence(reads, rareInCode, generation) : undefined;
     const whole = await this.#wholeNameHits(reads, parsed, filters, limit);

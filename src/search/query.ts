@@ -29,7 +29,10 @@ export interface ParsedQuery {
   identifiers: string[];
   /** Path-like tokens (`src/store`, `store.ts`), lower-cased with forward slashes, to find in paths. */
   paths: string[];
-  /** The words BM25 looks for: each word and its sub-words, lower-cased, stop words left out. */
+  /**
+   * The words BM25 looks for: each word and its sub-words, lower-cased, stop words left out;
+   * for a request, not the words that only say what kind of change it is (`requestTerms`).
+   */
   terms: string[];
   /**
    * The identifiers the query spells, each as the one token the lexical
@@ -106,15 +109,16 @@ export function parseQuery(text: string): ParsedQuery {
         .map((parts) => parts.join('')),
     ),
   ];
+  const change = kind === 'prose' && asksChange(tokens);
   return {
     text: trimmed,
     kind,
     identifiers,
     paths,
-    terms: searchTerms(tokens),
+    terms: change ? requestTerms(tokens) : searchTerms(tokens),
     wholeTerms,
     semanticText: rest.join(' ') || trimmed,
-    asksChange: kind === 'prose' && asksChange(tokens),
+    asksChange: change,
     exactFirst:
       paths.length === 0 &&
       (kind === 'identifier' ||
@@ -147,6 +151,28 @@ const CHANGE_VERBS = new Set(
     .trim()
     .split(/\s+/),
 );
+
+/**
+ * Verbs of change that say what kind of change a request is, not what the code does: every
+ * commit log repeats them, and code holds them by accident (a `# fix` comment, an `add`
+ * method), so searched for they pull in whatever file spells them. Verbs that name a
+ * behaviour (`validate`, `strip`, `flush`, `retry`) stay search terms.
+ */
+const KIND_OF_CHANGE_VERBS = new Set(
+  `add adjust allow avoid bump change clean cleanup correct do drop ensure fix implement improve
+    introduce make polish prevent refactor remove rework simplify support tidy tweak update use`
+    .trim()
+    .split(/\s+/),
+);
+
+/**
+ * Conventional commit types (`fix:`, `feat(cli):`, `perf!:`): a subject so labelled asks for
+ * a change to the code. The label is a kind of change too, not a search term; its scope
+ * (`cli`) stays one.
+ */
+const CODE_CHANGE_TYPES = new Set('feat feature fix bugfix hotfix perf refactor'.split(' '));
+const COMMIT_TYPES = new Set([...CODE_CHANGE_TYPES, ...'chore docs style test tests build ci revert'.split(' ')]);
+const COMMIT_TYPE_PREFIX = /^(\p{L}+)(?=[(!:])/u;
 
 /** Words that may come before the verb of a request (`always include`, `only add`, `also handle`). */
 const LEADING_ADVERBS = new Set(
@@ -184,20 +210,55 @@ const MAX_SCOPE_WORDS = 3;
 const SCOPE_END = /^[\p{L}\p{N}_./-]+:$/u;
 
 /**
- * Whether the sentence asks for a change: past any scope prefix and a leading adverb, it opens
+ * Whether the sentence asks for a change: it carries a commit type that changes code
+ * (`perf: …`, CODE_CHANGE_TYPES); or, past any scope prefix and a leading adverb, it opens
  * with a verb of change, or says one was made (`fixed`, `added`), or with a comparative
- * (`better …`); or it reports a defect or a wish (DEFECT_WORDS, near its start). Not `adds` or `adding`: a doc comment describes what a
- * function does (`Adds a property to an object`), a topic names an activity (`saving models`).
+ * (`better …`); or it reports a defect or a wish (DEFECT_WORDS, near its start). Not `adds`
+ * or `adding`: a doc comment describes what a function does (`Adds a property to an object`),
+ * a topic names an activity (`saving models`).
  */
 function asksChange(tokens: readonly string[]): boolean {
-  let subject = withoutScope(tokens);
+  if (tokens.length > 1 && CODE_CHANGE_TYPES.has(commitType(tokens[0]!) ?? '')) return true;
+  const subject = withoutScope(tokens);
   const opening = subject[0];
   if (opening === undefined || QUESTION_WORDS.has(normalizeWord(opening))) return false;
   if (subject.slice(0, DEFECT_WORD_REACH).some((token) => DEFECT_WORDS.has(normalizeWord(token)))) return true;
-  if (subject.length > 1 && LEADING_ADVERBS.has(normalizeWord(opening))) subject = subject.slice(1);
-  const word = normalizeWord(subject[0]!);
-  if (COMPARATIVES.has(word)) return true;
-  return [word, word.replace(/e?d$/, ''), word.replace(/d$/, '')].some((base) => CHANGE_VERBS.has(base));
+  const word = normalizeWord(subject[verbAt(subject)]!);
+  return COMPARATIVES.has(word) || isVerbIn(word, CHANGE_VERBS);
+}
+
+/** Where a subject's verb would be: past a leading adverb (`always include …`). */
+function verbAt(subject: readonly string[]): number {
+  return subject.length > 1 && LEADING_ADVERBS.has(normalizeWord(subject[0]!)) ? 1 : 0;
+}
+
+/** Whether a word is one of the verbs, as written or in the past tense (`fixed`, `added`, `used`). */
+function isVerbIn(word: string, verbs: ReadonlySet<string>): boolean {
+  return [word, word.replace(/e?d$/, ''), word.replace(/d$/, '')].some((base) => verbs.has(base));
+}
+
+/** The conventional commit type a prefix spells (`feat(cli):` -> feat), lower-cased; undefined for a scope (`caddyhttp:`). */
+function commitType(token: string): string | undefined {
+  if (!SUBJECT_PREFIX.test(token)) return undefined;
+  const type = COMMIT_TYPE_PREFIX.exec(token)?.[1]?.toLowerCase();
+  return type !== undefined && COMMIT_TYPES.has(type) ? type : undefined;
+}
+
+/**
+ * The search terms of a request: its words less the kind of change it asks for, which is its
+ * commit type (`fix(cli):` leaves `cli`) and an opening verb of KIND_OF_CHANGE_VERBS (`fix
+ * crash on empty input` searches `crash on empty input`). All its words when nothing else is left.
+ */
+function requestTerms(tokens: readonly string[]): string[] {
+  const subject = withoutScope(tokens);
+  const verb = tokens.length - subject.length + verbAt(subject);
+  const searched = tokens.flatMap((token, i) => {
+    if (i === verb && isVerbIn(normalizeWord(token), KIND_OF_CHANGE_VERBS)) return [];
+    const type = i < verb ? commitType(token) : undefined;
+    return type === undefined ? [token] : [token.slice(type.length)];
+  });
+  const terms = searchTerms(searched);
+  return terms.length > 0 ? terms : searchTerms(tokens);
 }
 
 /** The sentence past its scope: prefixes of one word (`fix(cli):`), then a scope of a few words ending with a colon. */

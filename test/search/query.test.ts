@@ -67,6 +67,10 @@ describe('parseQuery', () => {
     ['log status 499 instead of 0 when client disconnects', true],
     ['do not use cygpath for elvish', true],
     ['better error report when no links found', true],
+    // A conventional commit type that changes code labels a change, whatever follows it.
+    ['perf: cache supported wheel tags set', true],
+    ['feat(cli)!: poetry show json output format', true],
+    ['docs: the variables each command reads', false],
     // Questions, topics and a clause that only comes late stay as they were.
     ['does the router retry when the upstream is down', false],
     ['how should errors be reported', false],
@@ -76,6 +80,33 @@ describe('parseQuery', () => {
     ['env: the variables each command reads', false],
   ])('%s asks for a change: %s', (text, asks) => {
     expect(parseQuery(text).asksChange).toBe(asks);
+  });
+
+  it.each([
+    ['fix error handling for git dependencies', ['error', 'handling', 'git', 'dependencies']],
+    ['Fixed the timeout of slow uploads', ['timeout', 'slow', 'uploads']],
+    ['always add readme key if README file exists', ['always', 'readme', 'key', 'file', 'exists']],
+    ['fix(install): improve UX for version option', ['install', 'ux', 'version', 'option']],
+    ['feat!: support pep 735 on add', ['pep', '735', 'add']],
+    ['caddyhttp: add placeholder for protocol names', ['caddyhttp', 'placeholder', 'protocol', 'names']],
+    // A verb that names the behaviour is what the code spells: it stays.
+    [
+      'validate version constraint in interactive prompt',
+      ['validate', 'version', 'constraint', 'interactive', 'prompt'],
+    ],
+    ['fix', ['fix']],
+  ])('searches %s for the change, not its kind', (text, terms) => {
+    expect(parseQuery(text).terms).toEqual(terms);
+  });
+
+  it('searches every word of a question or a topic, verbs of change included', () => {
+    expect(parseQuery('how do I fix the timeout').terms).toEqual(['how', 'i', 'fix', 'timeout']);
+    expect(parseQuery('request parsing and support for proxies').terms).toEqual([
+      'request',
+      'parsing',
+      'support',
+      'proxies',
+    ]);
   });
 
   it('keeps identifiers and paths apart, and leaves paths out of the text to embed', () => {

@@ -163,7 +163,6 @@ describe('Searcher on the labelled fixture (built-in embedder)', () => {
   });
 });
 
-/** The fixture indexed with the built-in embedder, and a Searcher open on it (the repository removed after the test). */
 /** The fixture indexed with the embedding model of a fake Ollama server (left running). */
 async function indexedWithOllama(owned: ReturnType<typeof cleanedUpAfterEach>) {
   const fake = (owned.fake = await fakeEmbeddingServer(64));
@@ -173,11 +172,21 @@ async function indexedWithOllama(owned: ReturnType<typeof cleanedUpAfterEach>) {
   return { fake, indexer };
 }
 
+/** The fixture indexed with the built-in embedder, and a Searcher open on it (the repository removed after the test). */
 async function indexedFixture(owned: ReturnType<typeof cleanedUpAfterEach>) {
   const repo = (owned.repo = searchRepo());
   const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
   await indexer.run();
   return { repo, indexer, searcher: await Searcher.open({ indexDir: indexer.indexDir }) };
+}
+
+/** These files, their times in the past, indexed with the built-in embedder, and a Searcher open on them. */
+async function searcherOn(owned: ReturnType<typeof cleanedUpAfterEach>, files: Record<string, string>) {
+  const repo = (owned.repo = tempRepo(files));
+  repo.age();
+  const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
+  await indexer.run();
+  return Searcher.open({ indexDir: indexer.indexDir });
 }
 
 describe('Searcher freshness and fallback', () => {
@@ -405,7 +414,7 @@ describe('Searcher: evidence of the whole file', () => {
 
   it("a question answered across one file's functions finds that file before a function that repeats one of its words", async () => {
     const method = (name: string, body: string) => `  ${name}(row: Row): void {\n    ${body}\n  }\n`;
-    const repo = (owned.repo = tempRepo({
+    const searcher = await searcherOn(owned, {
       'src/store.ts': [
         'type Row = Record<string, unknown>;',
         'export class Store {',
@@ -427,15 +436,54 @@ describe('Searcher: evidence of the whole file', () => {
           (_, i) => `export function helper${i}(n: number): number {\n  return n * ${i + 2};\n}`,
         ),
       ].join('\n'),
-    }));
-    repo.age();
-    const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
-    await indexer.run();
-    const searcher = await Searcher.open({ indexDir: indexer.indexDir });
+    });
     try {
       // Lexical: the built-in embedder's vectors favour the function named after one of the words, as they should.
       const { results } = await searcher.search('insert update delete within a transaction', { mode: 'lexical' });
       expect(results[0]?.path, results.map((r) => `${r.path}:${r.name}`).join(', ')).toBe('src/store.ts');
+    } finally {
+      searcher.close();
+    }
+  });
+});
+
+describe('Searcher: a request for a change', () => {
+  const owned = cleanedUpAfterEach();
+
+  it("weighs an element's code as much as its name: the code that does what the request names comes before a name that shares one word", async () => {
+    const searcher = await searcherOn(owned, {
+      'src/policy.py': [
+        'class RetryPolicy:',
+        '    """How many attempts, and how long between them."""',
+        '',
+        '    attempts = 3',
+        '',
+        '',
+        'class UpstreamPool:',
+        '    """The servers a request may go to."""',
+        '',
+        '    servers = []',
+      ].join('\n'),
+      'src/proxy.py': [
+        'def forward(request, upstream, attempts=3):',
+        '    """Sends the request on and returns the answer."""',
+        '    for attempt in range(attempts):',
+        '        try:',
+        '            return upstream.send(request, deadline=request.deadline)',
+        '        except ConnectionResetError:',
+        '            log.warning("upstream reset the connection, retry %d of %d", attempt, attempts)',
+        '            backoff(attempt)',
+        '    raise GatewayError(request)',
+      ].join('\n'),
+    });
+    try {
+      const firstOfBm25 = async (query: string) => {
+        const { results } = await searcher.search(query, { mode: 'lexical' });
+        return results.find((result) => result.signals.lexical === 1)?.name;
+      };
+      // The words as a topic: the class named after one of them leads BM25, as it should.
+      expect(await firstOfBm25('upstream connection reset retries')).toBe('RetryPolicy');
+      expect(await firstOfBm25('retry when the upstream resets the connection')).toBe('forward');
     } finally {
       searcher.close();
     }
