@@ -38,6 +38,8 @@ export interface Evidence {
   files?: ReadonlyMap<number, number> | undefined;
   /** For a query of names only: the elements that hold one of its whole names. */
   wholeWord?: ReadonlySet<number> | undefined;
+  /** Of those, the ones that hold a name as typed (`starts_with`, where `startsWith` is the same whole name to BM25); undefined when not told. */
+  spelledAsTyped?: ReadonlySet<number> | undefined;
 }
 
 /** What is measured of one candidate: numbers from 0 to 1, and yes or no. */

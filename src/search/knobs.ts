@@ -18,6 +18,8 @@ export const FILTERED_OVERFETCH = 4;
 export const DEFINITION_CANDIDATES = 50;
 /** Elements taken from a file named after the queried symbol, in file order. */
 export const NAMED_FILE_ELEMENTS = 3;
+/** A name of a query of names only is looked up as typed (`starts_with`, not `startsWith`) in at most this many files. */
+export const MAX_SPELLING_FILES = 50;
 /** A term in more than this share of the elements' names is left out of BM25 when rarer ones remain: it costs time and weighs nothing. */
 export const COMMON_TERM_SHARE = 0.03;
 /** The same over code, where a word is in many more elements and each costs BM25 a row. */

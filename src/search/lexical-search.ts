@@ -31,6 +31,8 @@ export interface LexicalEvidence {
   namedFiles: { fileId: number; ids: number[] }[];
   /** For a query of names only (ParsedQuery.exactFirst): the elements holding one of its whole names, in their names or code. */
   wholeWord?: Set<number> | undefined;
+  /** Of those, the ones holding a name as typed (search/exact-spelling.ts; the searcher adds it). */
+  spelledAsTyped?: Set<number> | undefined;
 }
 
 export const NO_LEXICAL_EVIDENCE: LexicalEvidence = { elements: [], definitions: new Set(), namedFiles: [] };

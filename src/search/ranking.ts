@@ -9,8 +9,8 @@
  *    weights in knobs.ts), then the file's coherence (`addFileCoherence`)
  *    and the order inside each file (`orderWithinFiles`);
  * 4. tiers, for a query of names only (`tierOf`): its definitions, then the
- *    elements holding a whole name it spells, then the rest, each tier in
- *    score order;
+ *    elements holding a whole name it spells as typed, then in another
+ *    spelling, then the rest, each tier in score order;
  * 5. diversify: a file's evidence counted once (`spreadOverFiles`), one hit
  *    per stretch of code (`withoutNested`);
  * 6. present: the searcher reads the snippets (present.ts).
@@ -46,9 +46,11 @@ export interface RankedHit<Row extends CandidateRow> {
   score: number;
   /**
    * Ranked above every hit of a lower tier, whatever the scores (a query of
-   * names only; 0 otherwise): 2 a definition by the exact name or one of the
-   * first elements of a file named after the symbol, 1 an element
-   * holding a whole name the query spells (or a definition in another case).
+   * names only; 0 otherwise): 3 a definition by the exact name or one of the
+   * first elements of a file named after the symbol, 2 an element holding a
+   * whole name the query spells, as typed where the index can tell, 1 one
+   * holding it in another spelling (`startsWith` for `starts_with`) or a
+   * definition in another case.
    */
   tier: Tier;
   /**
@@ -91,7 +93,7 @@ export interface RankSignals {
   path?: boolean;
 }
 
-export type Tier = 0 | 1 | 2;
+export type Tier = 0 | 1 | 2 | 3;
 
 const NO_STEPS: readonly RankStep[] = Object.freeze([]);
 
@@ -103,7 +105,10 @@ export function rankCandidates<Row extends CandidateRow>(
 ): RankedHit<Row>[] {
   const weights = weightsFor(parsed, options.weights);
   // A candidate nothing found (a vector at or below zero cosine, with no other evidence) is not a result: no padding to k.
-  const scored = score(parsed, evidence, rows, weights, options.lexicalSignals).filter((hit) => hit.score > 0);
+  // One that holds the name asked for is, though neither list had it (found by its spelling).
+  const scored = score(parsed, evidence, rows, weights, options.lexicalSignals).filter(
+    (hit) => hit.score > 0 || hit.tier > 0,
+  );
   // A path query names files: when some match, only they answer it.
   const confined =
     parsed.kind === 'path' && scored.some((hit) => hit.signals.path)
@@ -122,7 +127,8 @@ function score<Row extends CandidateRow>(
   lexicalSignals: boolean,
 ): RankedHit<Row>[] {
   const candidates = gatherCandidates(evidence.lexical, evidence.vector);
-  for (const id of evidence.definitions) if (!candidates.has(id)) candidates.set(id, { id, lexical: 0, vector: 0 });
+  for (const id of [...evidence.definitions, ...(evidence.spelledAsTyped ?? [])])
+    if (!candidates.has(id)) candidates.set(id, { id, lexical: 0, vector: 0 });
   const context = featureContext(parsed, evidence, rows, lexicalSignals);
   const out: RankedHit<Row>[] = [];
   for (const candidate of candidates.values()) {
@@ -157,7 +163,9 @@ function score<Row extends CandidateRow>(
  */
 function tierOf(id: number, measured: Features, evidence: Evidence): Tier {
   // A file named after the symbol is where a language defines it when its parser names nothing (Channel.kt).
-  if ((evidence.definitions.has(id) && measured.name === 'exact') || evidence.namedFileElements?.has(id)) return 2;
+  if ((evidence.definitions.has(id) && measured.name === 'exact') || evidence.namedFileElements?.has(id)) return 3;
+  const { spelledAsTyped } = evidence;
+  if (spelledAsTyped ? spelledAsTyped.has(id) : evidence.wholeWord?.has(id)) return 2;
   return evidence.definitions.has(id) || evidence.wholeWord?.has(id) ? 1 : 0;
 }
 

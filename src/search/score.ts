@@ -66,7 +66,7 @@ export interface ScoreExplanation {
   terms: ScoreTerm[];
   /** The final score, unrounded (the result's `score` is rounded to 6 decimals). */
   score: number;
-  /** For a query of names only, the tier that orders results before their scores (ranking.ts, `tierOf`): 2 definition, 1 holds a whole name, 0 the rest. */
+  /** For a query of names only, the tier that orders results before their scores (ranking.ts, `tierOf`): 3 definition, 2 holds a whole name (as typed, where the index can tell), 1 holds it in another spelling, 0 the rest. */
   tier?: number;
 }
 

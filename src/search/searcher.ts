@@ -30,6 +30,7 @@ import { SearchError } from './errors.js';
 import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
 import { candidatesWanted, DEFAULT_FUSION_WEIGHTS, type FusionWeights, type ScoredHit } from './fusion.js';
 import { FILTERED_OVERFETCH } from './knobs.js';
+import { elementsSpelledAsTyped } from './exact-spelling.js';
 import { NO_LEXICAL_EVIDENCE, type LexicalEvidence } from './lexical-search.js';
 import { SearchScopes, type SearchScope } from './scopes.js';
 import { parseQuery, type ParsedQuery, type QueryKind } from './query.js';
@@ -251,9 +252,7 @@ export class Searcher {
           : await this.#startVectorSearch(snapshot, requestedMode, parsed, k, filters, scope, timings);
       let t = performance.now();
       const lexical =
-        requestedMode === 'vector'
-          ? NO_LEXICAL_EVIDENCE
-          : await scope.lexical.search(scope, parsed, k, filters, snapshot.generation);
+        requestedMode === 'vector' ? NO_LEXICAL_EVIDENCE : await this.#lexical(snapshot, scope, parsed, k, filters);
       timings.lexicalMs = performance.now() - t;
       const vectorResult = typeof vectorSide === 'string' ? vectorSide : vectorSide ? await vectorSide.hits : [];
       const fallback = typeof vectorResult === 'string' ? vectorResult : undefined;
@@ -445,6 +444,21 @@ export class Searcher {
     return embedder;
   }
 
+  /** The lexical half's evidence, and which elements hold a queried name as typed (read beside it). */
+  async #lexical(
+    snapshot: Snapshot,
+    scope: SearchScope,
+    parsed: ParsedQuery,
+    k: number,
+    filters: CompiledFilters,
+  ): Promise<LexicalEvidence> {
+    const [evidence, spelledAsTyped] = await Promise.all([
+      scope.lexical.search(scope, parsed, k, filters, snapshot.generation),
+      elementsSpelledAsTyped(snapshot.occurrences, parsed, scope.scoped ? scope.roots : undefined),
+    ]);
+    return { ...evidence, spelledAsTyped };
+  }
+
   /** The ranking stack (search/ranking.ts) over the rows of every candidate that passes the filters. */
   async #rank(
     scope: SearchScope,
@@ -465,6 +479,7 @@ export class Searcher {
       ...vectorHits.map((hit) => hit.id),
       ...lexical.definitions,
       ...lexical.namedFiles.flatMap((file) => file.ids),
+      ...(lexical.spelledAsTyped ?? []),
     ]);
     const rows = await scope.reads.rows([...ids]);
     // Gone since the vectors were brought level (an indexer committed meanwhile), or filtered out.
@@ -477,6 +492,7 @@ export class Searcher {
       namedFileElements: new Set(lexical.namedFiles.flatMap((file) => file.ids)),
       files: lexical.files,
       wholeWord: lexical.wholeWord,
+      spelledAsTyped: lexical.spelledAsTyped,
     };
     return rankCandidates(parsed, evidence, rows, { k, weights, lexicalSignals: mode !== 'vector', explain });
   }

@@ -65,6 +65,22 @@ describe('the ranking stack', () => {
     expect(rank('insert all the rows', { lexical, wholeWord: new Set([4]) })[0]).toBe(2);
   });
 
+  it('a name spelled as typed comes before the same whole name in another spelling, found by either list or not', () => {
+    // `insert_all`: element 2 holds `insertAll` (the same token to BM25, and the better score); 4 holds `insert_all`.
+    const lexical = [
+      { id: 2, score: 9 },
+      { id: 4, score: 1 },
+    ];
+    expect(rank('insert_all', { lexical, wholeWord: new Set([2, 4]) })).toEqual([2, 4]);
+    expect(rank('insert_all', { lexical, wholeWord: new Set([2, 4]), spelledAsTyped: new Set([4]) })).toEqual([4, 2]);
+    // Element 3 holds it too, as typed, beyond the lists' reach: it is a result all the same.
+    expect(rank('insert_all', { lexical, wholeWord: new Set([2, 4]), spelledAsTyped: new Set([4, 3]) })).toEqual([
+      4, 3, 2,
+    ]);
+    // Typed in no spelling the code has (`spelledAsTyped` empty): every holder of the whole name alike, as before.
+    expect(rank('insert_all', { lexical, wholeWord: new Set([2, 4]), spelledAsTyped: new Set() })).toEqual([2, 4]);
+  });
+
   it('a sentence naming a symbol exactly lifts the file that defines it, and keeps the order inside that file', () => {
     const lexical = [
       { id: 3, score: 20 },

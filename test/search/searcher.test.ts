@@ -489,3 +489,28 @@ describe('Searcher: a request for a change', () => {
     }
   });
 });
+
+describe('Searcher: a name spelled as typed', () => {
+  const owned = cleanedUpAfterEach();
+
+  it('lists the code that spells `starts_with` before the many `startsWith` that BM25 reads as the same name', async () => {
+    const helper = (i: number) =>
+      `export function isPrefixed${i}(line: string): boolean {\n  return line.startsWith('${'#'.repeat(i + 1)}');\n}`;
+    const searcher = await searcherOn(owned, {
+      'src/lines.ts': Array.from({ length: 12 }, (_, i) => helper(i)).join('\n\n'),
+      'src/sql.py': [
+        'def under_directory(column):',
+        '    """The condition that keeps the files under a directory."""',
+        '    return f"({column} = %s OR starts_with({column}, %s))"',
+      ].join('\n'),
+    });
+    try {
+      const { results } = await searcher.search('starts_with');
+      expect(results[0]?.path, results.map((r) => `${r.path}:${r.name}`).join(', ')).toBe('src/sql.py');
+      // The other spelling still follows: the same whole name, before anything that shares a part only.
+      expect(results.filter((r) => r.path === 'src/lines.ts').length).toBeGreaterThan(0);
+    } finally {
+      searcher.close();
+    }
+  });
+});

@@ -1,0 +1,38 @@
+/**
+ * For a query of names only: the elements that hold one of its names
+ * spelled as typed. The lexical index joins an identifier's parts into one
+ * token (`starts_with` and `startsWith` are both `startswith`), so every
+ * `line.startsWith(…)` holds the whole name of `starts_with` as far as BM25
+ * can tell, and the one file with the SQL function came after them all.
+ * The occurrences table (text/occurrences.ts, kept for `--refs`) has each
+ * word as written, and its lines: the elements around those lines are the
+ * ones that hold the name as typed.
+ */
+import type { OccurrenceReads } from '../store/reads.js';
+import { decodeSites, isOccurrenceWord } from '../text/occurrences.js';
+import { splitIdentifier } from '../text/terms.js';
+import { MAX_SPELLING_FILES } from './knobs.js';
+import { symbolNames, type ParsedQuery } from './query.js';
+
+/**
+ * The ids of the elements whose lines hold a name of the query as typed; undefined when the
+ * query names nothing the index joins (one word: `search`), or a name is in more than
+ * MAX_SPELLING_FILES files (the spelling then tells little, and reading its lines would cost).
+ */
+export async function elementsSpelledAsTyped(
+  occurrences: OccurrenceReads,
+  parsed: ParsedQuery,
+  roots: readonly number[] | undefined,
+): Promise<Set<number> | undefined> {
+  if (!parsed.exactFirst) return undefined;
+  const names = symbolNames(parsed).filter((name) => isOccurrenceWord(name) && splitIdentifier(name).length > 1);
+  if (names.length === 0) return undefined;
+  const perName = await Promise.all(names.map((name) => occurrences.files(name, roots)));
+  if (perName.some((files) => files.length > MAX_SPELLING_FILES)) return undefined;
+  const ids = new Set<number>();
+  for (const file of perName.flat()) {
+    const lines = decodeSites(file.lines).map((site) => site.line);
+    for (const element of await occurrences.around(file, lines)) if (element) ids.add(element.vectorId);
+  }
+  return ids;
+}
