@@ -29,10 +29,13 @@ export async function elementsSpelledAsTyped(
   if (names.length === 0) return undefined;
   const perName = await Promise.all(names.map((name) => occurrences.files(name, roots)));
   if (perName.some((files) => files.length > MAX_SPELLING_FILES)) return undefined;
-  const ids = new Set<number>();
-  for (const file of perName.flat()) {
-    const lines = decodeSites(file.lines).map((site) => site.line);
-    for (const element of await occurrences.around(file, lines)) if (element) ids.add(element.vectorId);
-  }
-  return ids;
+  const around = await Promise.all(
+    perName.flat().map((file) =>
+      occurrences.around(
+        file,
+        decodeSites(file.lines).map((site) => site.line),
+      ),
+    ),
+  );
+  return new Set(around.flat().flatMap((element) => (element ? [element.vectorId] : [])));
 }

@@ -6,8 +6,9 @@
  * that the query embedder asks for. What it learns about the index's
  * terms holds for one generation of the index, and is cached that long.
  */
-import type { LexicalMatch, ScopeReads } from '../store/reads.js';
+import type { LexicalMatch, OccurrenceReads, ScopeReads } from '../store/reads.js';
 import { sumById } from '../store/search-reader.js';
+import { elementsSpelledAsTyped } from './exact-spelling.js';
 import type { CompiledFilters } from './filters.js';
 import { fileScores } from './file-evidence.js';
 import { candidatesWanted, type ScoredHit } from './fusion.js';
@@ -31,16 +32,20 @@ export interface LexicalEvidence {
   namedFiles: { fileId: number; ids: number[] }[];
   /** For a query of names only (ParsedQuery.exactFirst): the elements holding one of its whole names, in their names or code. */
   wholeWord?: Set<number> | undefined;
-  /** Of those, the ones holding a name as typed (search/exact-spelling.ts; the searcher adds it). */
+  /** Of those, the ones holding a name as typed (search/exact-spelling.ts). */
   spelledAsTyped?: Set<number> | undefined;
 }
 
 export const NO_LEXICAL_EVIDENCE: LexicalEvidence = { elements: [], definitions: new Set(), namedFiles: [] };
 
-/** What a search asks of the lexical half: the reads of its scope, and how many elements that scope holds. */
+/** What a search asks of the lexical half: the reads of its scope, how many elements that scope holds, and its words as written. */
 export interface LexicalScope {
   reads: ScopeReads;
   elementCount(): Promise<number>;
+  /** The index's words as written and their lines (for a name's spelling), in `roots`; all of the index's when not `scoped`. */
+  occurrences: OccurrenceReads;
+  roots: readonly number[];
+  scoped: boolean;
 }
 
 /** A term alone, as a match. */
@@ -93,13 +98,17 @@ export class LexicalSearch {
     const elements = match || codeMatch ? await reads.elementHits(match, codeMatch, conditions, limit, codeWeight) : [];
     const files =
       parsed.kind === 'prose' && rareInCode ? await this.#fileEvidence(reads, rareInCode, generation) : undefined;
-    const whole = await this.#wholeNameHits(reads, parsed, filters, limit);
+    const [whole, spelledAsTyped] = await Promise.all([
+      this.#wholeNameHits(reads, parsed, filters, limit),
+      elementsSpelledAsTyped(scope.occurrences, parsed, scope.scoped ? scope.roots : undefined),
+    ]);
     return {
       elements: whole.length > 0 ? sumById([elements, whole]) : elements,
       definitions,
       namedFiles,
       files,
       wholeWord: parsed.exactFirst && whole.length > 0 ? new Set(whole.map((hit) => hit.id)) : undefined,
+      spelledAsTyped,
     };
   }
 

@@ -109,13 +109,15 @@ export function parseQuery(text: string): ParsedQuery {
         .map((parts) => parts.join('')),
     ),
   ];
-  const change = kind === 'prose' && asksChange(tokens);
+  // A sentence past its scope (`fix(cli):`, `env activate:`): where a request's verb is.
+  const subject = withoutScope(tokens);
+  const change = kind === 'prose' && asksChange(tokens, subject);
   return {
     text: trimmed,
     kind,
     identifiers,
     paths,
-    terms: change ? requestTerms(tokens) : searchTerms(tokens),
+    terms: change ? requestTerms(tokens, subject) : searchTerms(tokens),
     wholeTerms,
     semanticText: rest.join(' ') || trimmed,
     asksChange: change,
@@ -215,11 +217,10 @@ const SCOPE_END = /^[\p{L}\p{N}_./-]+:$/u;
  * with a verb of change, or says one was made (`fixed`, `added`), or with a comparative
  * (`better …`); or it reports a defect or a wish (DEFECT_WORDS, near its start). Not `adds`
  * or `adding`: a doc comment describes what a function does (`Adds a property to an object`),
- * a topic names an activity (`saving models`).
+ * a topic names an activity (`saving models`). `subject`: the tokens past their scope (`withoutScope`).
  */
-function asksChange(tokens: readonly string[]): boolean {
+function asksChange(tokens: readonly string[], subject: readonly string[]): boolean {
   if (tokens.length > 1 && CODE_CHANGE_TYPES.has(commitType(tokens[0]!) ?? '')) return true;
-  const subject = withoutScope(tokens);
   const opening = subject[0];
   if (opening === undefined || QUESTION_WORDS.has(normalizeWord(opening))) return false;
   if (subject.slice(0, DEFECT_WORD_REACH).some((token) => DEFECT_WORDS.has(normalizeWord(token)))) return true;
@@ -248,9 +249,9 @@ function commitType(token: string): string | undefined {
  * The search terms of a request: its words less the kind of change it asks for, which is its
  * commit type (`fix(cli):` leaves `cli`) and an opening verb of KIND_OF_CHANGE_VERBS (`fix
  * crash on empty input` searches `crash on empty input`). All its words when nothing else is left.
+ * `subject`: the tokens past their scope, as asksChange read them.
  */
-function requestTerms(tokens: readonly string[]): string[] {
-  const subject = withoutScope(tokens);
+function requestTerms(tokens: readonly string[], subject: readonly string[]): string[] {
   const verb = tokens.length - subject.length + verbAt(subject);
   const searched = tokens.flatMap((token, i) => {
     if (i === verb && isVerbIn(normalizeWord(token), KIND_OF_CHANGE_VERBS)) return [];

@@ -8,7 +8,7 @@
  * repositories stays the same. The reads themselves come from the
  * snapshot being searched (store/reads.ts).
  */
-import { MAX_SCOPES, type ScopeReads, type Snapshot, type VectorScope } from '../store/reads.js';
+import { MAX_SCOPES, type OccurrenceReads, type ScopeReads, type Snapshot, type VectorScope } from '../store/reads.js';
 import type { Repository } from '../store/repositories.js';
 import { SearchError } from './errors.js';
 import { AsyncGenerationCache } from './generation-cache.js';
@@ -22,6 +22,8 @@ export interface SearchScope {
   /** Some of the index's repositories, not all. */
   scoped: boolean;
   reads: ScopeReads;
+  /** The snapshot's words as written and their lines (references, a name's spelling). */
+  occurrences: OccurrenceReads;
   lexical: LexicalSearch;
   /** Elements in these repositories (cached per generation). */
   elementCount(): Promise<number>;
@@ -112,6 +114,7 @@ export class SearchScopes {
       roots,
       scoped: roots.length < this.#repositories.length,
       reads,
+      occurrences: snapshot.occurrences,
       lexical: kept.lexical,
       elementCount: () => kept.counts.get(generation, 'n', () => reads.elementCount()),
       vectors: {

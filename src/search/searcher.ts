@@ -30,7 +30,6 @@ import { SearchError } from './errors.js';
 import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
 import { candidatesWanted, DEFAULT_FUSION_WEIGHTS, type FusionWeights, type ScoredHit } from './fusion.js';
 import { FILTERED_OVERFETCH } from './knobs.js';
-import { elementsSpelledAsTyped } from './exact-spelling.js';
 import { NO_LEXICAL_EVIDENCE, type LexicalEvidence } from './lexical-search.js';
 import { SearchScopes, type SearchScope } from './scopes.js';
 import { parseQuery, type ParsedQuery, type QueryKind } from './query.js';
@@ -252,7 +251,9 @@ export class Searcher {
           : await this.#startVectorSearch(snapshot, requestedMode, parsed, k, filters, scope, timings);
       let t = performance.now();
       const lexical =
-        requestedMode === 'vector' ? NO_LEXICAL_EVIDENCE : await this.#lexical(snapshot, scope, parsed, k, filters);
+        requestedMode === 'vector'
+          ? NO_LEXICAL_EVIDENCE
+          : await scope.lexical.search(scope, parsed, k, filters, snapshot.generation);
       timings.lexicalMs = performance.now() - t;
       const vectorResult = typeof vectorSide === 'string' ? vectorSide : vectorSide ? await vectorSide.hits : [];
       const fallback = typeof vectorResult === 'string' ? vectorResult : undefined;
@@ -442,21 +443,6 @@ export class Searcher {
     await embedder.init({ dimension: this.#record.dimension });
     this.#embedder = embedder;
     return embedder;
-  }
-
-  /** The lexical half's evidence, and which elements hold a queried name as typed (read beside it). */
-  async #lexical(
-    snapshot: Snapshot,
-    scope: SearchScope,
-    parsed: ParsedQuery,
-    k: number,
-    filters: CompiledFilters,
-  ): Promise<LexicalEvidence> {
-    const [evidence, spelledAsTyped] = await Promise.all([
-      scope.lexical.search(scope, parsed, k, filters, snapshot.generation),
-      elementsSpelledAsTyped(snapshot.occurrences, parsed, scope.scoped ? scope.roots : undefined),
-    ]);
-    return { ...evidence, spelledAsTyped };
   }
 
   /** The ranking stack (search/ranking.ts) over the rows of every candidate that passes the filters. */
