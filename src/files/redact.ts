@@ -8,14 +8,28 @@
 
 export const REDACTED = '[redacted]';
 
+/**
+ * An armoured private key, whatever its kind (`PRIVATE KEY`, `RSA PRIVATE
+ * KEY`, `OPENSSH PRIVATE KEY`, `ENCRYPTED PRIVATE KEY`, `PGP PRIVATE KEY
+ * BLOCK`), with its armour headers (`Version:`, `Comment:`) and body. A block
+ * whose END line is missing (cut, or pasted in part) goes to the end of the
+ * text: a key's body has no other end a pattern could find.
+ */
+const PRIVATE_KEY_BLOCK =
+  /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g;
+
 /** Tokens whose shape alone says what they are. */
 const TOKEN_PATTERNS: readonly RegExp[] = [
-  /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g,
+  PRIVATE_KEY_BLOCK,
   /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, // AWS access key ids
   /\bgh[pousr]_[A-Za-z0-9]{36,}\b/g, // GitHub tokens
   /\bgithub_pat_[A-Za-z0-9_]{22,}\b/g,
   /\bglpat-[A-Za-z0-9_-]{20,}\b/g, // GitLab
   /\bxox[abprs]-[A-Za-z0-9-]{10,}\b/g, // Slack
+  // Webhook URLs, whose path is the credential: the host stays, to say what it was.
+  /(?<=\bhttps?:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9_/-]+/g,
+  /(?<=\bhttps?:\/\/(?:(?:ptb|canary)\.)?discord(?:app)?\.com\/api\/webhooks\/)\d+\/[A-Za-z0-9_-]+/g,
+  /\bhv[sbr]\.[A-Za-z0-9_-]{20,}/g, // Vault service, batch and recovery tokens (the legacy `s.` is too common a prefix)
   /\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{20,}\b/g, // OpenAI, Anthropic, Stripe
   /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b/g, // Stripe
   /\bAIza[0-9A-Za-z_-]{35}\b/g, // Google API keys
@@ -25,12 +39,33 @@ const TOKEN_PATTERNS: readonly RegExp[] = [
 /** `Bearer <token>` or `Basic <credentials>` anywhere (headers, comments, Markdown): the token goes. */
 const AUTH_SCHEME = /\b(Bearer|Basic|Token)(\s+)([A-Za-z0-9._~+/=-]{8,})/g;
 
-/** A name that says its value is secret, possibly inside a longer name (SECRET_KEY, dbPassword, apiKey). */
+/**
+ * A name that says its value is secret, possibly inside a longer name
+ * (SECRET_KEY, dbPassword, apiKey, kubeconfig's client-key-data). `pass`
+ * matches here inside any name; {@link namesASecret} keeps it only as the
+ * name's last word.
+ */
 const SECRET_NAME =
-  '[A-Za-z0-9_$.-]*?(?:password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token|credentials?)[A-Za-z0-9_$-]*';
+  '[A-Za-z0-9_$.-]*?(?:pass|pwd|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?key[_-]?data|token|credentials?)[A-Za-z0-9_$-]*';
+/** The secret words that count anywhere in a name: password, passwd, passphrase, pwd and the rest of {@link SECRET_NAME}. */
+const SECRET_WORD =
+  /passw(?:or)?d|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?key[_-]?data|token|credential/i;
 /** Names that contain a secret word but name something else: a token's type, a secret's name, a password field's label. */
 const NOT_A_SECRET_NAME =
   /(?:tokeniz|tokens$|(?:type|kind|count|len|length|limit|budget|name|label|url|uri|path|file|field|header|prefix|pattern|regex|env|var|variable|hint|placeholder|policy|min|max)$)/i;
+
+/**
+ * Whether a name matched by {@link SECRET_NAME} names a secret. `pass` is a
+ * password only as the name's last word (`dbPass`, `DB_PASS`, `smtp-pass`,
+ * `pass`): first or alone inside a word it is the verb or another word
+ * (`passThrough`, `pass_env`, `passes`, `bypass`, `compass`).
+ */
+function namesASecret(name: string): boolean {
+  if (NOT_A_SECRET_NAME.test(name)) return false;
+  if (SECRET_WORD.test(name)) return true;
+  const words = name.split(/[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])/).filter(Boolean);
+  return words.at(-1)?.toLowerCase() === 'pass';
+}
 
 /**
  * A quoted literal assigned to such a name, with an optional type between
@@ -59,7 +94,7 @@ const URL_CREDENTIALS = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:)([^\s/@]+)(@)/gi;
  * (a digit, or 8 characters), not a type (token: str) or a constant.
  */
 function bareSecret(name: string, between: string, value: string): boolean {
-  if (NOT_A_SECRET_NAME.test(name) || value === REDACTED) return false;
+  if (!namesASecret(name) || value === REDACTED) return false;
   if (between.includes('=') && !/^[A-Z0-9_]+$/.test(name) && !name.includes('.')) return false;
   if (/^(?:true|false|null|none|undefined|\d+)$/i.test(value)) return false;
   return /\d/.test(value) || value.length >= 8;
@@ -213,7 +248,7 @@ export function redactSecrets(text: string): string {
     /^[a-z]+$/.test(value) ? whole : `${scheme}${space}${REDACTED}`,
   );
   out = out.replace(ASSIGNED_SECRET, (whole: string, name: string, between: string, quote: string, value: string) =>
-    NOT_A_SECRET_NAME.test(name) || value === REDACTED ? whole : `${name}${between}${quote}${REDACTED}${quote}`,
+    !namesASecret(name) || value === REDACTED ? whole : `${name}${between}${quote}${REDACTED}${quote}`,
   );
   out = out.replace(ASSIGNED_BARE, (whole: string, lead: string, name: string, between: string, value: string) =>
     bareSecret(name, between, value) ? `${lead}${name}${between}${REDACTED}` : whole,

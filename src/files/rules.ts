@@ -11,13 +11,21 @@ import { INDEX_DIR_NAME } from './root.js';
 
 /** Files that hold credentials. Matched on the file name; never opened. */
 const SECRET_NAMES = [
-  /^\.env($|\.)/i,
+  // dotenv files however they are suffixed or prefixed: .env, .env.local, .env-prod, .env_local,
+  // prod.env. Not environment.ts or env.ts, which are code.
+  /^\.env($|[._-])/i,
+  /\.env$/i,
+  // direnv's .envrc: its job is to export variables into the shell, the credentials among them,
+  // and it is kept out of version control for that reason; what else it holds (layout, use) is
+  // not worth searching.
+  /^\.envrc($|\.)/i,
   /\.(pem|key|p12|pfx|jks|keystore|kdbx|ppk|gpg|asc)$/i,
   /^id_(rsa|dsa|ecdsa|ed25519)/i,
   /^credentials?(\.[a-z]+)?$/i,
   /^\.?(netrc|npmrc|pypirc|pgpass|htpasswd)$/i,
   /^secrets?\.(json|ya?ml|toml|txt|env)$/i,
   /^\.git-credentials$/i,
+  /^\.vault-token$/i, // the Vault CLI's token, left in the home directory or a checkout by `vault login`
   /^terraform\.tfstate(\.backup)?$/i,
 ];
 

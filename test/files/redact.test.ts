@@ -150,3 +150,104 @@ describe('false positives on real sources', () => {
     expect(redactSecrets(text) === text).toBe(true);
   });
 });
+
+describe('the shapes found missing in issue 38', () => {
+  // Built from parts so that no scanner takes this file for a leak.
+  const armour = (kind: string, edge: 'BEGIN' | 'END') => `-----${edge} ${kind}-----`;
+
+  it('redact every armoured private key, its headers and body, and to the end of the text when END is missing', () => {
+    for (const kind of [
+      'PRIVATE KEY',
+      'RSA PRIVATE KEY',
+      'OPENSSH PRIVATE KEY',
+      'ENCRYPTED PRIVATE KEY',
+      'PGP PRIVATE KEY BLOCK',
+    ]) {
+      const block = [
+        armour(kind, 'BEGIN'),
+        'Version: GnuPG v2',
+        'Comment: release signing key',
+        '',
+        'lQOYBGXf4kQBCAC9zv1Yq3kLmN0pQrStUvWxYz',
+        '=Ab12',
+        armour(kind, 'END'),
+      ].join('\n');
+      expect(redactSecrets(`const key = \`${block}\`;\nnext();`), kind).toBe(
+        `const key = \`[redacted]${'\n'.repeat(6)}\`;\nnext();`,
+      );
+      const cut = block.split('\n').slice(0, 5).join('\n');
+      expect(redactSecrets(`# Keys\n\n${cut}\nmore body`), kind).toBe(`# Keys\n\n[redacted]${'\n'.repeat(5)}`);
+    }
+  });
+
+  it('redact Vault tokens, but not the legacy s. prefix, which is everywhere', () => {
+    const token = (prefix: string) => `${prefix}.CAESIGx0Yq3kLmN0pQrStUvWxYz9`;
+    expectRedacted([
+      [`vault login ${token('hvs')}`, 'vault login [redacted]'],
+      [`client.setToken(${token('hvb')})`, 'client.setToken([redacted])'],
+      [`recovery: ${token('hvr')} (rotated)`, 'recovery: [redacted] (rotated)'],
+    ]);
+    expectKept(['const s = this.CAESIGx0Yq3kLmN0pQrStUvWxYz9;', 'see hvs.md for the Vault setup']);
+  });
+
+  it("redact a kubeconfig's client key and user token, and keep its certificates", () => {
+    const kubeconfig = [
+      'users:',
+      '- name: deployer',
+      '  user:',
+      '    client-certificate-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg==',
+      '    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo=',
+      '- name: ci',
+      '  user:',
+      '    token: abcdef.0123456789abcdef',
+      '{ "client-key-data": "LS0tLS1CRUdJTiBFQyBQUklWQVRFIEtFWS0tLS0t" }',
+    ].join('\n');
+    expect(redactSecrets(kubeconfig).split('\n')).toEqual([
+      'users:',
+      '- name: deployer',
+      '  user:',
+      '    client-certificate-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg==',
+      '    client-key-data: [redacted]',
+      '- name: ci',
+      '  user:',
+      '    token: [redacted]',
+      '{ "client-key-data": "[redacted]" }',
+    ]);
+  });
+
+  it('redact the path of Slack and Discord webhooks, keeping the host', () => {
+    const slack = ['https://hooks.slack.com/services', 'T0ABCDEFG', 'B0HIJKLMN', 'xoXo9Zz9abcdefghijklmnop'].join('/');
+    const discord = ['https://discord.com/api/webhooks', '112233445566778899', 'Zz9-abcDEF_ghiJKL0123456789'].join('/');
+    expectRedacted([
+      [`const HOOK = "${slack}";`, 'const HOOK = "https://hooks.slack.com/services/[redacted]";'],
+      [`notify: ${discord}`, 'notify: https://discord.com/api/webhooks/[redacted]'],
+    ]);
+    expectKept(['see https://api.slack.com/messaging/webhooks for the setup']);
+  });
+
+  it('redact a value named pass, passwd or pwd as a word of the name, in code and configuration', () => {
+    expectRedacted([
+      ['const dbPass = "x9Zq-pw";', 'const dbPass = "[redacted]";'],
+      ["pass: 'hunter22'", "pass: '[redacted]'"],
+      ['db_pass = "s3cr3t"', 'db_pass = "[redacted]"'],
+      ['DB_PASS=s3cr3tvalue', 'DB_PASS=[redacted]'],
+      ['smtpPass := "mailpw1"', 'smtpPass := "[redacted]"'],
+      ['{ "db_pass": "js0npw" }', '{ "db_pass": "[redacted]" }'],
+      ['  pass: hunter22', '  pass: [redacted]'],
+      ['PASSWD = "toml-pw1"', 'PASSWD = "[redacted]"'],
+      ["pwd: 'p4ss'", "pwd: '[redacted]'"],
+    ]);
+    // Another word with pass in it, pass as a verb, or a value that is no secret.
+    expectKept([
+      'passes = 3',
+      "password: ''",
+      'passThrough = true',
+      'const passThrough = "all";',
+      'bypass = "cache"',
+      "compass: 'north'",
+      'pass_env = "HOME"',
+      '  pass: true',
+      'DB_PASS=',
+    ]);
+  });
+});

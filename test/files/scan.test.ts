@@ -55,10 +55,27 @@ describe('scanning', () => {
       '.npmrc',
       'secrets.yaml',
       '.git-credentials',
+      // dotenv files however they are named, direnv's, and the Vault CLI's token.
+      '.env-prod',
+      '.env_local',
+      'prod.env',
+      '.ENV-STAGING',
+      '.envrc',
+      '.vault-token',
     ]) {
       expect(isSecretName(name), name).toBe(true);
     }
-    for (const name of ['environment.ts', 'keyboard.ts', 'monkey.py', 'credentials-form.tsx'])
+    for (const name of [
+      'environment.ts',
+      'keyboard.ts',
+      'monkey.py',
+      'credentials-form.tsx',
+      'env.ts',
+      'vite-env.d.ts',
+      'envelope.go',
+      'dotenv.md',
+      'vault-token.ts',
+    ])
       expect(isSecretName(name), name).toBe(false);
   });
 

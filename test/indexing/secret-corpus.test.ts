@@ -1,21 +1,24 @@
 /**
- * Credentials written into ordinary files: 24 of them, in the forms people
+ * Credentials written into ordinary files: 33 of them, in the forms people
  * write them, two with no key-like name (a random literal, a password in
- * Markdown prose). None may reach the index directory (signatures, descriptions,
- * documents, the lexical index, the vectors) or an answer of the agent tool.
- * Each secret carries a marker (Zx01Qv ... Zx24Qv) so that even a fragment
- * of it (a token of the lexical index) is found.
+ * Markdown prose), and two files that are secrets by their name (.env-prod,
+ * .vault-token). None may reach the index directory (signatures, descriptions,
+ * documents, the lexical index, the occurrences table, the vectors) or an
+ * answer of the agent tool. Each secret carries a marker (Zx01Qv ... Zx35Qv)
+ * so that even a fragment of it (a token of the lexical index) is found.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CodebaseSearchTool } from '../../src/index.js';
 import { Indexer } from '../../src/indexing/indexer.js';
-import { redactSecrets } from '../../src/tool/secrets.js';
+import { isSecretPath, redactSecrets } from '../../src/tool/secrets.js';
 import { cleanedUpAfterEach, tempRepo } from '../helpers/repo.js';
 
 const owned = cleanedUpAfterEach();
 const m = (n: number) => `Zx${String(n).padStart(2, '0')}Qv`;
+/** An armour line, built from parts so that no scanner takes this file for a leak. */
+const armour = (edge: 'BEGIN' | 'END', kind: string) => `-----${edge} ${kind}-----`;
 
 const CORPUS: Record<string, string> = {
   'src/billing.ts': `/** Talks to the billing provider. */
@@ -101,8 +104,61 @@ export function connectUpstream(): string {
 Connect with psql. The database password: hunter2-long-value-${m(24)}-7c1
 and the replica is read-only.
 `,
+  // The shapes issue 38 found stored and served in clear.
+  'src/signing.ts': `/** Signs the release. */
+export const RELEASE_KEY = \`${armour('BEGIN', 'PGP PRIVATE KEY BLOCK')}
+Version: GnuPG v2
+Comment: ${m(25)} release signing
+
+lQOYBGXf4kQBCAC9${m(26)}zv1Yq3kLmN0pQrStUvWxYz
+=Ab12
+${armour('END', 'PGP PRIVATE KEY BLOCK')}\`;
+
+export function sign(): string {
+  return RELEASE_KEY;
+}
+`,
+  'docs/KEYS.md': `# Keys
+
+The old signing key, pasted here in part:
+
+${armour('BEGIN', 'PGP PRIVATE KEY BLOCK')}
+
+lQOYBGXf4kQBCAC9${m(27)}Yq3kLmN0pQrStUvWxYz
+`,
+  '.env-prod': `SIGNUP_CODE=${m(28)}
+`,
+  '.vault-token': `hvs.CAESIGx${m(29)}Yq3kLmN0pQrStUvWxYz
+`,
+  'docs/VAULT.md': `# Vault
+
+    vault login hvs.CAESIGx${m(30)}Yq3kLmN0pQrStUvWxYz
+`,
+  'deploy/kubeconfig.yaml': `apiVersion: v1
+kind: Config
+users:
+- name: deployer
+  user:
+    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQ${m(31)}o=
+`,
+  'src/notify.ts': `/** Posts a release note to the team channel. */
+export const RELEASE_HOOK = "https://hooks.slack.com/services/T0ABCDEFG/B0HIJKLMN/xoXo${m(32)}abcdefghijklm";
+`,
+  'src/db.ts': `/** Opens the database. */
+export function openDatabase(): string {
+  const dbPass = "${m(33)}-pw";
+  return dbPass;
+}
+`,
+  'config/db.yaml': `database:
+  user: app
+  pass: '${m(34)}-db'
+  db_pass: ${m(35)}-db
+`,
 };
-const MARKERS = Array.from({ length: 24 }, (_, i) => m(i + 1).toLowerCase());
+const MARKERS = Array.from({ length: 35 }, (_, i) => m(i + 1).toLowerCase());
+/** The files the scan never opens: their markers are not redacted but left on the disk. */
+const SECRET_FILES = Object.keys(CORPUS).filter(isSecretPath);
 
 /** Every marker found in the bytes of every file of a directory (case-insensitive). */
 function markersIn(dir: string): string[] {
@@ -115,10 +171,12 @@ function markersIn(dir: string): string[] {
 }
 
 describe('the secret corpus', () => {
-  it('has 24 secrets, and redaction removes every one while keeping the line count', () => {
+  it('has 35 secrets, and redaction removes every one while keeping the line count', () => {
     const all = Object.values(CORPUS).join('\n');
-    expect(MARKERS.filter((marker) => all.toLowerCase().includes(marker))).toHaveLength(24);
+    expect(MARKERS.filter((marker) => all.toLowerCase().includes(marker))).toHaveLength(35);
+    expect(SECRET_FILES).toEqual(['.env-prod', '.vault-token']);
     for (const [path, text] of Object.entries(CORPUS)) {
+      if (SECRET_FILES.includes(path)) continue;
       const redacted = redactSecrets(text);
       expect(
         MARKERS.filter((marker) => redacted.toLowerCase().includes(marker)),
@@ -132,7 +190,7 @@ describe('the secret corpus', () => {
     const repo = (owned.repo = tempRepo(CORPUS));
     const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
     const summary = await indexer.run();
-    expect(summary.files.added).toBe(Object.keys(CORPUS).length);
+    expect(summary.files.added).toBe(Object.keys(CORPUS).length - SECRET_FILES.length);
     expect(markersIn(indexer.indexDir)).toEqual([]);
 
     const tool = new CodebaseSearchTool({ cwd: repo.root });
@@ -150,6 +208,15 @@ describe('the secret corpus', () => {
         'curl Authorization Bearer',
         'connectUpstream plainBlob',
         'staging database password replica',
+        'RELEASE_KEY sign release signing key',
+        'old signing key pasted',
+        'SIGNUP_CODE',
+        'hvs vault token',
+        'vault login',
+        'kubeconfig deployer client-key-data',
+        'RELEASE_HOOK slack services',
+        'openDatabase dbPass',
+        'database user pass db_pass',
       ]) {
         answers.push(JSON.stringify(await tool.execute({ query, k: 10 })));
       }
