@@ -385,6 +385,7 @@ describe('bad input', () => {
       const file = await analyzer.analyzeFile(path);
       if (isSkipped(file)) throw new Error('skipped');
       expect(file).toMatchObject({ language: 'go', source: 'text' });
+      expect(file.elements.length).toBeGreaterThan(0);
       expect(file.elements.every((e) => e.type === 'window')).toBe(true);
       expect(file.warnings).toEqual([
         expect.stringMatching(/the go grammar could not be loaded .*; analysed as text windows/),
