@@ -70,36 +70,6 @@ export function gatherCandidates(lexical: readonly ScoredHit[], vector: readonly
   return candidates;
 }
 
-export interface FusedCandidate {
-  id: number;
-  score: number;
-  lexicalRank?: number;
-  vectorRank?: number;
-  vectorScore?: number;
-}
-
-/** The two lists fused alone (no names, paths or files): each list best first; ranks in the result are 1-based. */
-export function fuseScores(
-  lexical: readonly ScoredHit[],
-  vector: readonly ScoredHit[],
-  weights: FusionWeights,
-): Map<number, FusedCandidate> {
-  const fused = new Map<number, FusedCandidate>();
-  for (const candidate of gatherCandidates(lexical, vector).values()) {
-    const entry: FusedCandidate = {
-      id: candidate.id,
-      score: weights.lexical * candidate.lexical + weights.vector * candidate.vector,
-    };
-    if (candidate.lexicalRank !== undefined) entry.lexicalRank = candidate.lexicalRank;
-    if (candidate.vectorRank !== undefined) {
-      entry.vectorRank = candidate.vectorRank;
-      entry.vectorScore = candidate.similarity!;
-    }
-    fused.set(candidate.id, entry);
-  }
-  return fused;
-}
-
 /**
  * Each score over the list's best, so the best is 1. A list whose best is
  * not positive (cosines can be) says only its order: 1 down to 0 by rank.

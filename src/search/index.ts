@@ -10,7 +10,7 @@ export {
   ELEMENT_TYPES,
   LANGUAGE_ALIASES,
 } from './filters.js';
-export { DEFAULT_FUSION_WEIGHTS, fuseScores, nameMatch, relativeScores, type ScoredHit } from './fusion.js';
+export { DEFAULT_FUSION_WEIGHTS, nameMatch, relativeScores, type ScoredHit } from './fusion.js';
 export type { NameMatch } from './fusion.js';
 export { cutLines, DEFAULT_SNIPPET_OPTIONS, snippetLines } from './source.js';
 export { findReferences, parseSymbol, DEFAULT_REFERENCE_SITES, MAX_REFERENCE_SITES } from './references.js';

@@ -62,6 +62,7 @@ describe('--rebuild', () => {
     const repo = (owned.repo = tempRepo(modules(120)));
     const first = await new Indexer({ path: repo.root, embedder: 'builtin', llm: false }).run();
     const controller = new AbortController();
+    const aborted: string[] = [];
     const indexer = new Indexer({
       path: repo.root,
       embedder: 'builtin',
@@ -69,9 +70,18 @@ describe('--rebuild', () => {
       signal: controller.signal,
       onEvent: (event) => {
         if (event.type === 'progress' && event.done === 80) controller.abort();
+        if (event.type === 'run-aborted') aborted.push(event.reason);
       },
     });
-    await expect(indexer.run({ rebuild: true })).rejects.toBeDefined();
+    // The run rejects with the abort's own reason, not with whatever else went wrong on the way.
+    const error = await indexer.run({ rebuild: true }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(controller.signal.aborted).toBe(true);
+    expect(error).toBe(controller.signal.reason);
+    expect(error).toMatchObject({ name: 'AbortError' });
+    expect(aborted).toEqual([(controller.signal.reason as Error).message]);
     const state = await readIndex(indexer.indexDir);
     expect(state.elements).toHaveLength(first.elements.total);
     expect(state.consistency.ok).toBe(true);

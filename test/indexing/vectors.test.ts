@@ -124,6 +124,7 @@ describe('an embedder that fails mid-run', () => {
     expect((error as Error).message).toMatch(/HTTP 500|no more embedding calls/);
     const partial = await readIndex(indexer.indexDir);
     expect(partial.consistency.ok).toBe(true);
+    expect(partial.files.length).toBeGreaterThan(0);
     expect(partial.files.every((f) => f.status !== 'failed')).toBe(true);
 
     healthy = true;

@@ -121,6 +121,7 @@ describe('one index of two repositories over MCP HTTP, with tokens', () => {
     const apiClient = await connectWithToken(server.url, API);
     try {
       const answer = await search(apiClient, { query: 'hash a password with a salt', k: 10 });
+      expect(answer.results.length).toBeGreaterThan(0);
       expect(answer.results.every((r) => r.repo === 'api')).toBe(true);
     } finally {
       await apiClient.close();

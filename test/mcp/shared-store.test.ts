@@ -179,6 +179,7 @@ describe('one PostgreSQL store for a team, over MCP HTTP', () => {
     expect(dropped.code, dropped.stderr).toBe(0);
     expect(dropped.stdout).toMatch(/removed the repository web \(2 files, \d+ elements\)/);
     const after = await searchOver(TOKENS.everyone, { query: 'chargeCart', k: 5 });
+    expect(after.results.length).toBeGreaterThan(0);
     expect(after.results.every((r) => r.repo === 'api')).toBe(true);
     const badStore = await runCli('oc-vector-search', ['x', '--store', 'mysql://h/db'], { cwd: scratch.root });
     expect(badStore.code).toBe(2);

@@ -28,6 +28,7 @@ describe('explain on the labelled fixture', () => {
         const explained = await fixture.searcher().search(query, { k: 10, mode, explain: true });
         const strip = ({ explain: _, ...result }: SearchResult) => result;
         expect(explained.results.map(strip), `${mode} "${query}"`).toEqual(plain.results);
+        expect(plain.results.length, `${mode} "${query}"`).toBeGreaterThan(0);
         for (const result of plain.results) expect(result.explain).toBeUndefined();
         for (const result of explained.results) {
           const explanation = result.explain!;

@@ -94,6 +94,7 @@ describe('an index of several repositories', () => {
         expect(result.absolutePath).toBe(join(root, result.path));
       }
       const one = await searcher.search('hash a password', { repos: ['ocv/store'], k: 20 });
+      expect(one.results.length).toBeGreaterThan(0);
       expect(one.results.every((r) => r.repo === 'ocv/store')).toBe(true);
       const refs = await searcher.references('prepared', { repos: ['ocv/store'] });
       expect(refs.files.length).toBeGreaterThan(0);
