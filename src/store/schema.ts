@@ -137,6 +137,16 @@ export const MIGRATIONS: readonly Migration[] = [
   UPDATE files SET hash = NULL;
   `,
   /* 5 */ repositories,
+  /* 6 */ `
+  -- The secret patterns grew (PGP and other armoured private keys, Vault
+  -- tokens, webhook URLs, kubeconfig keys, names ending in "pass"): text an
+  -- older ocvector stored and recorded the words of may hold a secret it did
+  -- not know. Every file is read again by the next run, and redacted with
+  -- today's patterns (elements and vectors of unchanged documents are kept).
+  -- mtime_ms -1, as for a racy file: a stat that matches must not pass it
+  -- over unread (which left migration 4's files without their words).
+  UPDATE files SET hash = NULL, mtime_ms = -1;
+  `,
 ];
 
 /**
