@@ -17,7 +17,7 @@ import { DATABASE_FILE, StoreError } from '../store/database.js';
 import type { CodebaseSearchTool } from '../tool/codebase-search-tool.js';
 import type { FindReferencesTool } from '../tool/find-references-tool.js';
 import { PathOutsideRootError } from '../files/errors.js';
-import { confineToRoot } from '../tool/paths.js';
+import { confineToRoots } from '../tool/paths.js';
 import { mayReindex, scopeArguments, scopeRepos, unknownRepository, type McpAccess } from './access.js';
 import { IndexStore } from '../store/store.js';
 import { REINDEX_ARGS } from './definitions.js';
@@ -202,7 +202,7 @@ async function reindexCall(
   const { root, repo } = where;
   let target = root;
   try {
-    if (args.path !== undefined) target = join(root, confineToRoot(root, args.path));
+    if (args.path !== undefined) target = join(root, confineToRoots([root], args.path, 'the repository being updated'));
   } catch (error) {
     if (error instanceof PathOutsideRootError) return toolError(`path refused: ${error.message}`);
     throw error;

@@ -9,6 +9,7 @@ import { CODE_ELEMENT_TYPES, TEXT_ELEMENT_TYPES } from '../analysis/element.js';
 import { canonicalLanguage, LANGUAGE_ALIASES, LANGUAGES } from '../analysis/languages.js';
 import type { ElementType } from '../analysis/types.js';
 import type { FilterConditions } from '../store/filter-sql.js';
+import { compileGlob } from './glob.js';
 
 /** Every language the index records, and what people (and models) type for them: see analysis/languages.ts. */
 export { canonicalLanguage, LANGUAGE_ALIASES, LANGUAGES };
@@ -39,11 +40,11 @@ export function compileFilters(filters: SearchFilters): CompiledFilters {
   const path = normalizePathFilter(filters.path);
   if (path !== undefined) {
     if (/[*?[]/.test(path)) {
-      const regex = globToRegExp(path);
+      const glob = compileGlob(path);
       // The literal part before the first wildcard narrows the SQL side.
       const literal = path.slice(0, path.search(/[*?[]/));
       if (literal) conditions.pathStartsWith = literal;
-      checks.push((row) => regex.test(row.path));
+      checks.push((row) => glob.test(row.path));
     } else {
       conditions.under = path;
       const prefix = `${path}/`;
@@ -88,37 +89,4 @@ function list(value: string | readonly string[] | undefined): string[] | undefin
     .map((item) => item.trim().toLowerCase())
     .filter(Boolean);
   return items.length > 0 ? items : undefined;
-}
-
-/**
- * A glob as a RegExp over root-relative paths: `**` crosses directories,
- * `*` and `?` do not, `[...]` is a class. A pattern without a slash matches
- * the file name anywhere (`*.py`), as in .gitignore.
- */
-export function globToRegExp(glob: string): RegExp {
-  let source = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === '*') {
-      if (glob[i + 1] === '*') {
-        i++;
-        if (glob[i + 1] === '/') {
-          i++;
-          source += '(?:.*/)?';
-        } else source += '.*';
-      } else source += '[^/]*';
-    } else if (c === '?') source += '[^/]';
-    else if (c === '[') {
-      const end = glob.indexOf(']', i + 1);
-      if (end < 0) source += '\\[';
-      else {
-        source += `[${glob
-          .slice(i + 1, end)
-          .replace(/^!/, '^')
-          .replace(/\\/g, '\\\\')}]`;
-        i = end;
-      }
-    } else source += c.replace(/[.+^${}()|\\]/g, '\\$&');
-  }
-  return new RegExp(glob.includes('/') ? `^${source}$` : `(?:^|/)${source}$`);
 }

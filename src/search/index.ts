@@ -4,12 +4,12 @@ export { parseQuery, matchExpression, searchTerms, ftsExpression, isIdentifierLi
 export type { ParsedQuery } from './query.js';
 export {
   compileFilters,
-  globToRegExp,
   canonicalLanguage,
   LANGUAGES,
   ELEMENT_TYPES,
   LANGUAGE_ALIASES,
 } from './filters.js';
+export { compileGlob, type GlobMatcher } from './glob.js';
 export { DEFAULT_FUSION_WEIGHTS, nameMatch, relativeScores, type ScoredHit } from './fusion.js';
 export type { NameMatch } from './fusion.js';
 export { cutLines, DEFAULT_SNIPPET_OPTIONS, snippetLines } from './source.js';

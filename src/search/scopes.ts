@@ -128,6 +128,11 @@ export class SearchScopes {
     };
   }
 
+  /** The directories of the repositories a search naming `repos` reads (all when none); an unknown name fails as in resolve. */
+  directories(repos: readonly string[] | undefined): string[] {
+    return this.#rootsOf(repos).map((id) => this.#roots.get(id)!);
+  }
+
   #rootsOf(repos: readonly string[] | undefined): number[] {
     if (repos === undefined) return this.#repositories.map((r) => r.id);
     if (!Array.isArray(repos) || repos.some((name) => typeof name !== 'string'))

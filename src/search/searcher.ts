@@ -112,7 +112,7 @@ const PROBE_TIMEOUT_MS = 5_000;
 export class Searcher {
   /** The embedded index's directory, or where the shared store is (without its password). */
   readonly indexDir: string;
-  /** The first repository's root: what a path filter is relative to when a search names no repository. */
+  /** The first repository's root: where a result of no known repository is read from (paths are checked against searchRoots). */
   readonly root: string;
   readonly #store: SearchStore;
   /** The store was opened by the caller, who closes it. */
@@ -184,6 +184,15 @@ export class Searcher {
   /** The repositories of the index now (one read of the index: a repository indexed since the last search is among them). */
   currentRepositories(): Promise<readonly Repository[]> {
     return this.#read(async () => this.#scopes.repositories);
+  }
+
+  /**
+   * Where the repositories a search naming `repos` reads are on this machine
+   * (every one when none): what a path a caller gives is checked against.
+   * An unknown name fails with SearchError UNKNOWN_REPO, naming no other.
+   */
+  searchRoots(repos?: readonly string[]): Promise<string[]> {
+    return this.#read(async () => this.#scopes.directories(repos));
   }
 
   /** Runs a search. The embedded store answers one at a time, each in a read snapshot of its database. */

@@ -20,7 +20,7 @@ import { withMoreLines } from '../search/source.js';
 import { StoreError } from '../store/database.js';
 import { clip, fitToBudget, MAX_NOTE_CHARS, resolveBudget, type ToolBudget } from './budget.js';
 import { PathOutsideRootError } from '../files/errors.js';
-import { confineToRoot } from './paths.js';
+import { confineToRoots } from './paths.js';
 import {
   CODEBASE_SEARCH_DESCRIPTION,
   CODEBASE_SEARCH_NAME,
@@ -118,10 +118,14 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
 
     let pathPrefix: string | undefined;
     try {
-      pathPrefix = args.path_prefix === undefined ? undefined : confineToRoot(searcher.root, args.path_prefix);
+      // Checked against the repositories this search reads, not the index's first one.
+      if (args.path_prefix !== undefined)
+        pathPrefix = confineToRoots(await searcher.searchRoots(args.repos), args.path_prefix);
     } catch (error) {
       if (error instanceof PathOutsideRootError)
         return failure(`path_prefix refused: ${error.message}; give a path inside the repository, such as src/`);
+      if (error instanceof SearchError && error.code !== 'CLOSED')
+        return failure(`invalid arguments: ${error.message}`);
       throw error;
     }
 

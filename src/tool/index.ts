@@ -9,6 +9,6 @@ export {
 } from './schema.js';
 export { DEFAULT_TOOL_BUDGET } from './budget.js';
 export { redactSecrets, isSecretPath, REDACTED } from './secrets.js';
-export { confineToRoot } from './paths.js';
+export { confineToRoots } from './paths.js';
 export { FindReferencesTool, fitReferences } from './find-references-tool.js';
 export { FIND_REFERENCES_NAME, FIND_REFERENCES_PARAMETERS, FIND_REFERENCES_OUTPUT } from './references-schema.js';

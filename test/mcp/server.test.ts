@@ -133,7 +133,7 @@ describe('oc-vector-mcp over stdio, with the SDK client', () => {
     const traversal = await client.callTool({ name: 'reindex', arguments: { path: '../..' } });
     expect(traversal).toMatchObject({
       isError: true,
-      content: [{ text: expect.stringMatching(/^path refused: .* leads outside the indexed root/) }],
+      content: [{ text: expect.stringMatching(/^path refused: .* leads outside the repository being updated/) }],
     });
     const extra = await client.callTool({ name: 'index_status', arguments: { verbose: true } });
     expect(extra).toMatchObject({

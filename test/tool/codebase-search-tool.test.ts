@@ -142,11 +142,11 @@ describe('CodebaseSearchTool', () => {
   });
 
   it.each([
-    ['../', /leads outside the indexed root/],
-    ['src/../../..', /leads outside the indexed root/],
-    ['..\\..\\etc', /leads outside the indexed root/],
-    ['/etc', /is outside the indexed root/],
-    ['src/escape', /resolves outside the indexed root \(through a symbolic link\)/],
+    ['../', /leads outside the repository being searched/],
+    ['src/../../..', /leads outside the repository being searched/],
+    ['..\\..\\etc', /leads outside the repository being searched/],
+    ['/etc', /is outside the repository being searched/],
+    ['src/escape', /resolves outside the repository being searched \(through a symbolic link\)/],
     ['src/escape/secret.ts', /through a symbolic link/],
     ['src/escape/**/*.ts', /through a symbolic link/],
     ['src\u0000/x', /NUL character/],
