@@ -10,6 +10,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { defaultIndexDir, findRoot } from '../files/root.js';
 import { isLoopback, serveMcpOverHttp } from '../mcp/http.js';
 import { createCodebaseMcpServer, createCodebaseMcpService, type CodebaseMcpServerOptions } from '../mcp/server.js';
+import { logLine } from '../mcp/log-line.js';
 import { readTokensFile, type TokenTable } from '../mcp/tokens.js';
 import { findIndex } from '../search/find-index.js';
 import { DEFAULT_TOOL_BUDGET } from '../tool/budget.js';
@@ -34,6 +35,7 @@ interface McpCliOptions {
   http?: string;
   host?: string;
   tokens?: string;
+  allowReadableTokens?: boolean;
   quiet?: boolean;
   store?: string;
   schema?: string;
@@ -82,14 +84,19 @@ export async function mcpMain(argv: readonly string[]): Promise<number> {
       '--tokens <file>',
       'with --http: the bearer tokens accepted, each with its repositories and write access (JSON)',
     )
+    .option(
+      '--allow-readable-tokens',
+      'serve a tokens file that other users may read or change (refused by default: chmod 600 it)',
+    )
     .option('-q, --quiet', 'no log lines on stderr');
 
   return runCommand<McpCliOptions>(program, argv, (args, options) => serve(args[0] as string | undefined, options));
 }
 
 async function serve(rootArgument: string | undefined, options: McpCliOptions): Promise<number> {
+  // One line per event whatever it carries: control characters escaped, the length bounded (log-line.ts).
   const log = (line: string) => {
-    if (!options.quiet) process.stderr.write(`${PROGRAM}: ${line}\n`);
+    if (!options.quiet) process.stderr.write(`${PROGRAM}: ${logLine(line)}\n`);
   };
   // Only the protocol may reach stdout: anything a dependency prints goes to stderr.
   console.log = console.info = console.debug = (...parts: unknown[]) => console.error(...parts);
@@ -129,6 +136,8 @@ interface HttpChoice {
 
 /** --http, --host and --tokens checked together: a usage error names what is wrong. */
 function httpChoice(options: McpCliOptions): HttpChoice | undefined {
+  if (options.allowReadableTokens && options.tokens === undefined)
+    throw new UsageError('--allow-readable-tokens is about the file of --tokens <file>: give --tokens too');
   if (options.http === undefined) {
     const stray = options.host !== undefined ? '--host' : options.tokens !== undefined ? '--tokens' : undefined;
     if (stray) throw new UsageError(`${stray} needs --http <port>`);
@@ -143,7 +152,7 @@ function httpChoice(options: McpCliOptions): HttpChoice | undefined {
       );
     return { port, host };
   }
-  const read = readTokensFile(resolve(options.tokens));
+  const read = readTokensFile(resolve(options.tokens), { allowReadable: options.allowReadableTokens === true });
   if ('problem' in read) throw new UsageError(`--tokens: ${read.problem}`);
   return { port, host, tokens: read.tokens };
 }

@@ -6,7 +6,7 @@
  */
 import { type Command, Option } from 'commander';
 import { isPostgresUrl, type PostgresChoice } from '../store/open-store.js';
-import { DEFAULT_POSTGRES_SCHEMA } from '../store/postgres/schema.js';
+import { badSchemaName, DEFAULT_POSTGRES_SCHEMA } from '../store/postgres/schema.js';
 import type { Environment } from './environment.js';
 import { UsageError } from './exit.js';
 
@@ -42,6 +42,10 @@ export function storeChoice(options: StoreCliOptions, env: Environment): Postgre
     throw new UsageError(
       `--store takes a PostgreSQL URL (postgres://user@host:5432/db), not ${JSON.stringify(url.slice(0, 80))}`,
     );
+  // Checked here, before any command starts: a server (oc-vector-mcp) opens the store only at its first call.
+  const badSchema = schema === undefined ? undefined : badSchemaName(schema);
+  if (badSchema !== undefined)
+    throw new UsageError(`${options.schema !== undefined ? '--schema' : 'OCVECTOR_SCHEMA'}: ${badSchema}`);
   return { url, ...(schema !== undefined ? { schema } : {}) };
 }
 

@@ -15,6 +15,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { isIPv4, isIPv6, type AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { FULL_ACCESS, type McpAccess } from './access.js';
+import { safeLogger } from './log-line.js';
 import type { CodebaseMcpService } from './server.js';
 import type { TokenTable } from './tokens.js';
 
@@ -36,7 +37,7 @@ export interface McpHttpOptions {
   maxBodyBytes?: number;
   /** Shown by /health. */
   version?: string;
-  /** One line per refused request and per failure. */
+  /** One line per refused request and per failure; control characters escaped (log-line.ts). */
   onLog?: (line: string) => void;
 }
 
@@ -62,7 +63,7 @@ export async function serveMcpOverHttp(service: CodebaseMcpService, options: Mcp
   if (!options.tokens && !isLoopback(host))
     throw new RangeError(`${host} is not a loopback address: serving beyond this machine needs tokens`);
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const log = options.onLog ?? (() => {});
+  const log = safeLogger(options.onLog);
   const health = JSON.stringify({ status: 'ok', name: 'ocvector', version: options.version ?? '0.0.0' });
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {

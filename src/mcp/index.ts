@@ -4,3 +4,4 @@ export type { CodebaseMcpServer, CodebaseMcpServerOptions, CodebaseMcpService } 
 export { serveMcpOverHttp } from './http.js';
 export type { McpHttpOptions, McpHttpServer } from './http.js';
 export { parseTokens, readTokensFile, TokenTable } from './tokens.js';
+export type { ReadTokensOptions } from './tokens.js';

@@ -14,7 +14,7 @@
  * very same schema. http.ts serves the service over Streamable HTTP.
  */
 import { join } from 'node:path';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -26,6 +26,8 @@ import { CodebaseSearchTool, type CodebaseSearchToolOptions } from '../tool/code
 import { FindReferencesTool } from '../tool/find-references-tool.js';
 import { FULL_ACCESS, mayReindex, type McpAccess } from './access.js';
 import { toolDefinitions } from './definitions.js';
+import { safeLogger } from './log-line.js';
+import { ScreenedMcpServer } from './request-screen.js';
 import { TOOL_HANDLERS, type SharedState } from './tools.js';
 import type { PostgresChoice } from '../store/open-store.js';
 
@@ -41,7 +43,7 @@ export interface CodebaseMcpServerOptions {
   /** Size budget and permission callback of codebase_search. */
   search?: Pick<CodebaseSearchToolOptions, 'budget' | 'permission' | 'searcherOptions'>;
   version?: string;
-  /** One line per call and per problem, for stderr (stdout carries the protocol). */
+  /** One line per call and per problem, for stderr (stdout carries the protocol); control characters escaped (log-line.ts). */
   onLog?: (line: string) => void;
 }
 
@@ -95,7 +97,8 @@ export function createCodebaseMcpService(options: CodebaseMcpServerOptions): Cod
     indexer: options.indexer ?? {},
     reindexing: Promise.resolve(),
   };
-  const log = options.onLog ?? (() => {});
+  // Every line through one escaper: a caller's query or symbol cannot start a line of its own.
+  const log = safeLogger(options.onLog);
   const version = options.version ?? '0.0.0';
   const all = toolDefinitions(shared.search, shared.references);
   const readOnly = all.filter((tool) => tool.name !== 'reindex');
@@ -108,7 +111,8 @@ export function createCodebaseMcpService(options: CodebaseMcpServerOptions): Cod
         access,
         log: access.name === undefined ? log : (line: string) => log(`${access.name}: ${line}`),
       };
-      const mcp = new McpServer({ name: 'ocvector', version }, { capabilities: { tools: {} } });
+      // Malformed params (none, nested too deep) are answered -32602 before the SDK or a handler walks them.
+      const mcp = new ScreenedMcpServer({ name: 'ocvector', version }, caller.log);
       // A message that is not JSON-RPC is dropped by the transport; say so, and serve on.
       mcp.server.onerror = (error) => caller.log(`protocol error: ${error.message}`);
       mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));

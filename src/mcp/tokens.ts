@@ -7,13 +7,16 @@
  * Each token has a name (for log lines), the repositories it may search
  * ("*" for all) and whether it may call reindex. The file is checked whole
  * before the server starts; a problem is one sentence naming the entry and
- * the field. Tokens are kept only as SHA-256 digests and compared in
+ * the field (never quoting the file: it holds tokens). A file other users
+ * may read is refused unless allowed, and a key given twice is refused
+ * rather than read as its last value. Tokens are kept only as SHA-256 digests and compared in
  * constant time, against every entry, whether one matches or not.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { badRepositoryName, isRepositoryName } from '../store/repository-name.js';
 import type { McpAccess } from './access.js';
+import { scanJson } from './json-scan.js';
 
 /** Shorter tokens can be guessed; `openssl rand -hex 32` makes a good one. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -43,10 +46,32 @@ export class TokenTable {
   }
 }
 
-/** The tokens file read and checked: the table, or the problem with the file, in one sentence. */
-export function readTokensFile(path: string): { tokens: TokenTable } | { problem: string } {
+export interface ReadTokensOptions {
+  /**
+   * Serve from a file other users may read or change (default false: such a
+   * file is refused, as ssh refuses an open private key; its tokens are
+   * every team's keys to the index).
+   */
+  allowReadable?: boolean;
+}
+
+/**
+ * The tokens file read and checked: the table, or the problem with the file,
+ * in one sentence. A problem never quotes the file's text (it holds tokens):
+ * a syntax error says where it is.
+ */
+export function readTokensFile(
+  path: string,
+  options: ReadTokensOptions = {},
+): { tokens: TokenTable } | { problem: string } {
   let text: string;
   try {
+    // Windows has no such mode bits.
+    const { mode } = statSync(path);
+    if (!options.allowReadable && process.platform !== 'win32' && (mode & 0o077) !== 0)
+      return {
+        problem: `the tokens file ${path} is open to other users (mode ${modeOf(mode)}): make it yours alone with chmod 600 ${path}, or pass --allow-readable-tokens`,
+      };
     text = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -54,13 +79,27 @@ export function readTokensFile(path: string): { tokens: TokenTable } | { problem
       problem: `cannot read the tokens file ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
     };
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return { problem: `the tokens file ${path} is not valid JSON: ${(error as Error).message}` };
-  }
-  return parseTokens(json, `the tokens file ${path}`);
+  const scanned = scanJson(text);
+  if (scanned?.kind === 'syntax')
+    return {
+      problem: `the tokens file ${path} is not valid JSON at line ${scanned.line}, column ${scanned.column}: ${scanned.what}`,
+    };
+  if (scanned?.kind === 'duplicate')
+    return {
+      problem: `the tokens file ${path}: ${placeOf(scanned.path)} has "${scanned.key}" twice (line ${scanned.line}): JSON would keep only the last, so give it once`,
+    };
+  return parseTokens(JSON.parse(text), `the tokens file ${path}`);
+}
+
+/** Where an object of the file is: `entry 2` for the second of "tokens", else its path. */
+function placeOf(path: readonly (string | number)[]): string {
+  if (path.length === 0) return 'the top-level object';
+  if (path.length === 2 && path[0] === 'tokens' && typeof path[1] === 'number') return `entry ${path[1] + 1}`;
+  return `the object at ${path.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('')}`;
+}
+
+function modeOf(mode: number): string {
+  return (mode & 0o777).toString(8).padStart(4, '0');
 }
 
 /** Tokens given as the file's JSON value; `source` names it in the problem. */

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv } from 'ajv';
-import type { IndexEvent } from '../indexing/events.js';
+import type { IndexEvent, IndexSummary } from '../indexing/events.js';
 import { Indexer, type IndexerOptions } from '../indexing/indexer.js';
-import { indexStatus, sharedStoreStatus } from '../indexing/status.js';
+import { indexStatus, sharedStoreStatus, type IndexStatus } from '../indexing/status.js';
 import type { PostgresChoice } from '../store/open-store.js';
 import { DATABASE_FILE, StoreError } from '../store/database.js';
 import type { CodebaseSearchTool } from '../tool/codebase-search-tool.js';
@@ -21,6 +21,7 @@ import { confineToRoots } from '../tool/paths.js';
 import { mayReindex, scopeArguments, scopeRepos, unknownRepository, type McpAccess } from './access.js';
 import { IndexStore } from '../store/store.js';
 import { REINDEX_ARGS } from './definitions.js';
+import { shownValue } from './log-line.js';
 
 /** What every connection shares: where the index is, the open search tool, the reindex queue. */
 export interface SharedState {
@@ -102,7 +103,7 @@ async function searchCall(
   const output =
     'error' in call ? { results: [], fallback_used: false, error: call.error } : await search.execute(call.args);
   log(
-    `${search.name} ${JSON.stringify(raw.query ?? '')}: ${output.error ? `error: ${output.error}` : `${output.results.length} results`} (${took()})`,
+    `${search.name} ${shownValue(raw.query ?? '')}: ${output.error ? `error: ${output.error}` : `${output.results.length} results`} (${took()})`,
   );
   return structured(output, output.error !== undefined);
 }
@@ -121,7 +122,7 @@ async function referencesCall(
       ? { symbol, definitions: [], files: [], total: 0, total_files: 0, truncated: false, error: call.error }
       : await references.execute(call.args);
   log(
-    `${references.name} ${JSON.stringify(raw.symbol ?? '')}: ${output.error ? `error: ${output.error}` : `${output.total} lines in ${output.total_files} files`} (${took()})`,
+    `${references.name} ${shownValue(raw.symbol ?? '')}: ${output.error ? `error: ${output.error}` : `${output.total} lines in ${output.total_files} files`} (${took()})`,
   );
   return structured(output, output.error !== undefined);
 }
@@ -137,7 +138,7 @@ async function statusCall(
     return toolError(`index_status takes no arguments (got ${Object.keys(args).join(', ')})`);
   if (!store && !existsSync(join(indexDir, DATABASE_FILE)))
     return toolError(`there is no index at ${indexDir} yet: call reindex to build it`);
-  let status: Awaited<ReturnType<typeof indexStatus>>;
+  let status: IndexStatus;
   try {
     // A token limited to some repositories sees the status of those (the ones the index has) and nothing of another.
     const scope =
@@ -154,7 +155,7 @@ async function statusCall(
   }
   const health = await searchHealth(search);
   log(`index_status${health.degraded ? ': searches degraded (lexical only)' : ''} (${took()})`);
-  return structured({ ...status, search: health });
+  return structured({ ...(access.repos === '*' ? status : ownFiguresOfStatus(status)), search: health });
 }
 
 /** What index_status says about search: hybrid, or degraded to keyword matches while the embedder is unavailable. */
@@ -229,7 +230,7 @@ async function reindexCall(
     const summary = await run;
     const f = summary.files;
     log(`reindex: ${f.added} added, ${f.changed} changed, ${f.deleted} deleted, ${f.unchanged} unchanged (${took()})`);
-    return structured(summary);
+    return structured(access.repos === '*' ? summary : ownFiguresOfSummary(summary));
   } catch (error) {
     log(`reindex failed: ${(error as Error).message}`);
     return toolError(`reindex failed: ${(error as Error).message}`);
@@ -274,6 +275,31 @@ async function reindexTarget(
   } finally {
     store?.close();
   }
+}
+
+/*
+ * A token limited to some repositories sees their figures only. The index's
+ * generation, its size on disk, the vector file's generation and its vector
+ * and element totals are the whole store's: they move when another
+ * repository is indexed, telling one team of another's work. The store keeps
+ * no such figure per repository (a table is shared by all), so they are left
+ * out; each repository's files, elements and indexedAt say what it holds and
+ * how fresh it is.
+ */
+
+/** index_status without the store-wide figures (docs/mcp.md). */
+function ownFiguresOfStatus(status: IndexStatus): Omit<IndexStatus, 'generation' | 'sizeBytes' | 'vectorIndex'> & {
+  vectorIndex: Pick<IndexStatus['vectorIndex'], 'description'>;
+} {
+  const { generation: _generation, sizeBytes: _sizeBytes, vectorIndex, ...own } = status;
+  return { ...own, vectorIndex: { description: vectorIndex.description } };
+}
+
+/** A reindex summary without the store-wide figures: its generation, element and vector totals. */
+function ownFiguresOfSummary(summary: IndexSummary): object {
+  const { generation: _generation, elements, index, ...own } = summary;
+  const { total: _total, ...changed } = elements;
+  return { ...own, elements: changed, index: { description: index.description, written: index.written } };
 }
 
 /** An answer as JSON text and as structured content (which clients check against the tool's output schema). */

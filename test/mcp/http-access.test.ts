@@ -3,7 +3,7 @@
  * may search (scopeRepos, scopeArguments), who may reindex, the tokens file
  * and its checks, bearer authentication, and what counts as loopback.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -96,9 +96,11 @@ describe('mayReindex', () => {
 describe('the tokens file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ocvector-tokens-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const file = (name: string, text: string) => {
+  /** A file only its owner may read, as the server wants one (`mode` to make it otherwise). */
+  const file = (name: string, text: string, mode = 0o600) => {
     const path = join(dir, name);
     writeFileSync(path, text);
+    chmodSync(path, mode);
     return path;
   };
   const problem = (json: unknown) => (parseTokens(json) as { problem?: string }).problem;
@@ -130,14 +132,65 @@ describe('the tokens file', () => {
     expect(tokens.authenticate(`Bearer ${TOKEN_A.slice(1)}`)).toBeUndefined();
   });
 
-  it('names a missing file and bad JSON', () => {
+  it('names a missing file and bad JSON by line and column, never quoting the file (it holds tokens)', () => {
     expect(readTokensFile(join(dir, 'absent.json'))).toEqual({
       problem: `cannot read the tokens file ${join(dir, 'absent.json')}: no such file`,
     });
     const bad = file('bad.json', '{"tokens": [');
-    expect((readTokensFile(bad) as { problem: string }).problem).toMatch(
-      new RegExp(`^the tokens file ${bad} is not valid JSON: `),
+    expect((readTokensFile(bad) as { problem: string }).problem).toBe(
+      `the tokens file ${bad} is not valid JSON at line 1, column 13: the text ends too early`,
     );
+    // A token left unquoted: JSON.parse's own message would print the start of it.
+    const secret = 'tok-secret-0123456789abcdef';
+    const unquoted = file('unquoted.json', `{"tokens": [\n  {"name": "ci", "token": ${secret}, "repos": ["*"]}\n]}`);
+    const problem = (readTokensFile(unquoted) as { problem: string }).problem;
+    expect(problem).toBe(`the tokens file ${unquoted} is not valid JSON at line 2, column 27: expected a value`);
+    expect(problem).not.toContain('tok-');
+    for (const [text, at] of [
+      ['{"tokens": [1,]}', 'line 1, column 15: expected a value'],
+      ['{"tokens" [] }', "line 1, column 11: expected ':' after a key"],
+      ['{"tokens": []} x', 'line 1, column 16: more follows the value'],
+      ['{"tokens": ["ab\tc"]}', 'line 1, column 13: a string is not closed, or holds a raw control character'],
+      ["{'tokens': []}", 'line 1, column 2: expected a key in double quotes'],
+    ] as const)
+      expect((readTokensFile(file('syntax.json', text)) as { problem: string }).problem).toBe(
+        `the tokens file ${join(dir, 'syntax.json')} is not valid JSON at ${at}`,
+      );
+  });
+
+  it('refuses a key given twice in any object, naming the key and the entry', () => {
+    const twice = file(
+      'twice.json',
+      `{"tokens": [\n  {"name": "agents", "token": "${TOKEN_A}", "repos": ["*"]},\n  {"name": "ci", "token": "${TOKEN_B}", "repos": ["web"], "token": "${'c'.repeat(32)}"}\n]}`,
+    );
+    expect((readTokensFile(twice) as { problem: string }).problem).toBe(
+      `the tokens file ${twice}: entry 2 has "token" twice (line 3): JSON would keep only the last, so give it once`,
+    );
+    const top = file('top.json', `{"tokens": [], "tokens": [{"name": "a", "token": "${TOKEN_A}", "repos": ["*"]}]}`);
+    expect((readTokensFile(top) as { problem: string }).problem).toMatch(/: the top-level object has "tokens" twice/);
+    // Equal keys in different objects are fine, and so are keys spelled with escapes as long as they differ.
+    const good = file(
+      'distinct.json',
+      JSON.stringify({
+        tokens: [
+          { name: 'a', token: TOKEN_A, repos: ['*'] },
+          { name: 'b', token: TOKEN_B, repos: ['web'] },
+        ],
+      }),
+    );
+    expect('tokens' in readTokensFile(good)).toBe(true);
+  });
+
+  it('refuses a file other users may read or change, unless allowed', () => {
+    const text = JSON.stringify({ tokens: [{ name: 'agents', token: TOKEN_A, repos: ['*'] }] });
+    for (const mode of [0o644, 0o640, 0o604, 0o620]) {
+      const open = file('open.json', text, mode);
+      expect((readTokensFile(open) as { problem: string }).problem).toBe(
+        `the tokens file ${open} is open to other users (mode 0${mode.toString(8)}): make it yours alone with chmod 600 ${open}, or pass --allow-readable-tokens`,
+      );
+      expect('tokens' in readTokensFile(open, { allowReadable: true })).toBe(true);
+    }
+    expect('tokens' in readTokensFile(file('own.json', text, 0o400))).toBe(true);
   });
 
   it('names what is wrong with the shape and each entry', () => {

@@ -2,8 +2,9 @@
  * oc-vector-mcp --http as a user starts it (the built CLI): it says where it
  * listens (port 0 included), serves a client, ends on SIGTERM; and it
  * refuses, with exit code 2 and a sentence, what it must not do: bind
- * beyond loopback without tokens, start with a bad tokens file, take
- * --host or --tokens without --http.
+ * beyond loopback without tokens, start with a bad tokens file (or one
+ * other users may read), take --host or --tokens without --http, serve a
+ * --schema that is PostgreSQL's own or not a name.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -79,7 +80,9 @@ describe('oc-vector-mcp --http', () => {
 
   it('binds beyond loopback with --tokens, and answers only a bearer of one', async () => {
     const tokens = join(dir, 'tokens.json');
-    writeFileSync(tokens, JSON.stringify({ tokens: [{ name: 'agents', token: TOKEN, repos: ['*'] }] }));
+    writeFileSync(tokens, JSON.stringify({ tokens: [{ name: 'agents', token: TOKEN, repos: ['*'] }] }), {
+      mode: 0o600,
+    });
     const server = start(repo.root, ['--http', '0', '--host', '0.0.0.0', '--tokens', tokens, '-q']);
     try {
       const url = (await server.url).replace('0.0.0.0', '127.0.0.1');
@@ -105,19 +108,60 @@ describe('oc-vector-mcp --http', () => {
 
   it('refuses a bad tokens file with exit 2, naming the problem', async () => {
     const short = join(dir, 'short.json');
-    writeFileSync(short, JSON.stringify({ tokens: [{ name: 'agents', token: 'abc', repos: ['*'] }] }));
-    const cases: [string, RegExp][] = [
-      [join(dir, 'absent.json'), /--tokens: cannot read the tokens file .*absent\.json: no such file/],
+    writeFileSync(short, JSON.stringify({ tokens: [{ name: 'agents', token: 'abc', repos: ['*'] }] }), { mode: 0o600 });
+    const open = join(dir, 'open.json');
+    writeFileSync(open, JSON.stringify({ tokens: [{ name: 'agents', token: 'abc', repos: ['*'] }] }), { mode: 0o644 });
+    const cases: [string[], RegExp][] = [
+      [['--tokens', join(dir, 'absent.json')], /--tokens: cannot read the tokens file .*absent\.json: no such file/],
       [
-        short,
+        ['--tokens', short],
         /--tokens: the tokens file .*short\.json: entry 1 \("agents"\): the token is 3 characters; use at least 16/,
       ],
+      // Open to others: refused as ssh refuses an open private key, unless allowed (then read, and checked).
+      [
+        ['--tokens', open],
+        /--tokens: the tokens file .*open\.json is open to other users \(mode 0644\): make it yours alone with chmod 600 .*, or pass --allow-readable-tokens/,
+      ],
+      [
+        ['--tokens', open, '--allow-readable-tokens'],
+        /--tokens: the tokens file .*open\.json: entry 1 \("agents"\): the token is 3/,
+      ],
+      [['--allow-readable-tokens'], /--allow-readable-tokens is about the file of --tokens <file>: give --tokens too/],
     ];
-    for (const [file, message] of cases) {
-      const run = await runCli('oc-vector-mcp', ['--http', '0', '--tokens', file], { cwd: repo.root });
-      expect(run.code, file).toBe(2);
+    for (const [args, message] of cases) {
+      const run = await runCli('oc-vector-mcp', ['--http', '0', ...args], { cwd: repo.root });
+      expect(run.code, args.join(' ')).toBe(2);
       expect(run.stderr).toMatch(message);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
     }
+  });
+
+  it("refuses at start a --schema that is not the store's to have: a system schema, or not a name", async () => {
+    // No server at this address: the name is refused before anything connects.
+    const store = 'postgres://ocvector@127.0.0.1:9/db';
+    for (const [schema, message] of [
+      ['information_schema', /"information_schema" is one of PostgreSQL's own schemas/],
+      ['pg_catalog', /"pg_catalog" is one of PostgreSQL's own schemas/],
+      ['PG_TEMP_3', /"PG_TEMP_3" is one of PostgreSQL's own schemas/],
+      ['a-b', /"a-b" is not a schema name for the PostgreSQL store/],
+    ] as const) {
+      for (const cli of ['oc-vector-mcp', 'oc-vector-index'] as const) {
+        const run = await runCli(cli, ['--store', store, '--schema', schema, '--no-llm'], {
+          cwd: repo.root,
+          timeout: 20_000,
+        });
+        expect(run.code, `${cli} --schema ${schema}: ${run.stderr}`).toBe(2);
+        expect(run.stderr).toMatch(new RegExp(`^${cli}: --schema: ${message.source}`));
+        expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      }
+    }
+    const fromEnvironment = await runCli('oc-vector-mcp', ['--store', store], {
+      cwd: repo.root,
+      env: { OCVECTOR_SCHEMA: 'information_schema' },
+      timeout: 20_000,
+    });
+    expect(fromEnvironment.code).toBe(2);
+    expect(fromEnvironment.stderr).toMatch(/^oc-vector-mcp: OCVECTOR_SCHEMA: "information_schema" is one of/);
   });
 
   it('refuses --host or --tokens without --http, and a port out of range', async () => {

@@ -128,6 +128,41 @@ describe('one index of two repositories over MCP HTTP, with tokens', () => {
     }
   });
 
+  it("shows a token for some repositories their figures only: another repository's run changes nothing it sees", async () => {
+    const web = await connectWithToken(server.url, WEB);
+    const ci = await connectWithToken(server.url, CI);
+    const everyone = await connectWithToken(server.url, ALL);
+    const status = async (client: Client) =>
+      (await client.callTool({ name: 'index_status', arguments: {} })).structuredContent as Record<string, unknown>;
+    try {
+      const before = await status(web);
+      // The store's generation and size move with every repository's run: not shown to a limited token.
+      expect(before).not.toHaveProperty('generation');
+      expect(before).not.toHaveProperty('sizeBytes');
+      expect(before.vectorIndex).toEqual({ description: expect.any(String) });
+      expect(before.repositories).toEqual([expect.objectContaining({ name: 'web' })]);
+      const storeBefore = await status(everyone);
+
+      api.write('orders/shipping.py', 'def shipping_cost(weight):\n    return 5 + weight * 2\n');
+      const run = await ci.callTool({ name: 'reindex', arguments: { repo: 'api' } });
+      expect(run.isError, JSON.stringify(run.content)).toBeFalsy();
+      const summary = run.structuredContent as { elements: object; index: object };
+      expect(summary).toMatchObject({ files: { added: 1 }, elements: { added: 1 } });
+      // ci may update web and api, not see the store's totals.
+      expect(summary).not.toHaveProperty('generation');
+      expect(summary.elements).not.toHaveProperty('total');
+      expect(summary.index).not.toHaveProperty('vectors');
+
+      expect(await status(web)).toEqual(before);
+      // A token for every repository sees the store's figures, and sees them move.
+      const storeAfter = await status(everyone);
+      expect(storeAfter.generation).toBeGreaterThan(storeBefore.generation as number);
+      expect(storeAfter).toHaveProperty('sizeBytes');
+    } finally {
+      for (const client of [web, ci, everyone]) await client.close();
+    }
+  });
+
   it('lets a write token for some repositories update those by name, and no other', async () => {
     const client = await connectWithToken(server.url, CI);
     try {

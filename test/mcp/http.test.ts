@@ -50,6 +50,29 @@ function post(url: string, body: string, headers: Record<string, string> = {}): 
 
 const LIST_TOOLS = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
 
+interface RpcAnswer {
+  id?: number;
+  result?: { isError?: boolean; structuredContent?: Record<string, unknown> };
+  error?: { code: number; message: string };
+}
+
+/** A JSON-RPC request posted by hand with `token`: its answer, from the event stream or JSON the server sends. */
+async function rpc(url: string, token: string, body: string): Promise<RpcAnswer> {
+  const response = await post(url, body, { Authorization: `Bearer ${token}` });
+  const text = await response.text();
+  const data = /^data: ([^\n]*)/m.exec(text)?.[1] ?? text;
+  return JSON.parse(data) as RpcAnswer;
+}
+
+/** A tools/call request as JSON text; `params` as given (undefined: none at all). */
+function toolsCall(id: number, params?: unknown): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', ...(params === undefined ? {} : { params }) });
+}
+
+/** Characters that would break a log line, or rewrite the operator's terminal, if written raw. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the characters a log line must not hold raw
+const RAW_CONTROL = /[\r\n\u2028\u2029\u001b]/;
+
 describe('oc-vector-mcp over Streamable HTTP, with tokens', () => {
   let repo: TempRepo;
   let service: CodebaseMcpService;
@@ -288,6 +311,66 @@ describe('oc-vector-mcp over Streamable HTTP, with tokens', () => {
     expect(body.error.message).toMatch(/^Parse error: the body is not JSON/);
     expect(JSON.stringify(body)).not.toMatch(/\n\s+at /);
     expect((await post(server.url, LIST_TOOLS, { Authorization: `Bearer ${READ}` })).status).toBe(200);
+  });
+
+  it('logs one escaped line per call, whatever the symbol or query holds: no line forged for another token', async () => {
+    const forged = 'x\noc-vector-mcp: ci: reindex: 9 added, 0 changed\r\u2028\u2029\u001b[31mFORGED';
+    log.length = 0;
+    await rpc(server.url, READ, toolsCall(1, { name: 'find_references', arguments: { symbol: forged } }));
+    await rpc(server.url, READ, toolsCall(2, { name: 'codebase_search', arguments: { query: `retry\n${forged}` } }));
+    const lines = log.filter((line) => line.includes('FORGED'));
+    expect(lines).toHaveLength(2);
+    for (const line of lines) {
+      expect(line).toMatch(/^agents: (find_references|codebase_search) "/);
+      expect(line).not.toMatch(RAW_CONTROL);
+      expect(line).toContain('x\\noc-vector-mcp: ci: reindex: 9 added, 0 changed\\r\\u2028\\u2029\\u001b[31mFORGED');
+    }
+  });
+
+  it('logs a rejected query of a mebibyte as a short prefix that says how long it was', async () => {
+    log.length = 0;
+    const query = 'q'.repeat(1_000_000);
+    const answer = await rpc(server.url, READ, toolsCall(1, { name: 'codebase_search', arguments: { query } }));
+    expect(answer.result?.structuredContent?.error).toMatch(/query must NOT have more than 2000 characters/);
+    const line = log.find((entry) => entry.startsWith('agents: codebase_search'));
+    expect(line).toBeDefined();
+    expect(line!.length).toBeLessThan(600);
+    expect(line).toContain(`"${'q'.repeat(200)}"… (1000000 characters)`);
+  });
+
+  it('answers -32602 with one sentence to tools/call without params, and to arguments nested 400,000 deep', async () => {
+    const noParams = await rpc(server.url, READ, toolsCall(7));
+    expect(noParams).toMatchObject({
+      id: 7,
+      error: {
+        code: -32602,
+        message: expect.stringMatching(/^invalid params: tools\/call needs params with the tool's name/),
+      },
+    });
+    const notAnObject = await rpc(server.url, READ, toolsCall(8, { name: 'codebase_search', arguments: [1] }));
+    expect(notAnObject.error).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/arguments must be an object/),
+    });
+    // Arrays, then objects, nested 400,000 deep: under the body limit, far over any stack.
+    const deep = [`${'['.repeat(400_000)}${']'.repeat(400_000)}`, `${'{"a":'.repeat(150_000)}1${'}'.repeat(150_000)}`];
+    for (const [i, value] of deep.entries()) {
+      const body = `{"jsonrpc":"2.0","id":${10 + i},"method":"tools/call","params":{"name":"codebase_search","arguments":{"query":${value}}}}`;
+      const answer = await rpc(server.url, READ, body);
+      expect(answer).toMatchObject({
+        id: 10 + i,
+        error: { code: -32602, message: expect.stringMatching(/^invalid params: nested more than 16 levels deep/) },
+      });
+    }
+    // One sentence, not the schema library's dump of its issues.
+    for (const answer of [noParams, notAnObject]) expect(answer.error!.message).not.toMatch(/\n|invalid_type|"path"/);
+    // Still serving.
+    const after = await rpc(
+      server.url,
+      READ,
+      toolsCall(20, { name: 'codebase_search', arguments: { query: 'LruCache' } }),
+    );
+    expect(after.result?.isError).toBe(false);
   });
 
   it('answers another method with 405 and another path with 404, as JSON, and serves on', async () => {

@@ -308,3 +308,76 @@ describe('oc-vector-mcp on raw stdio', () => {
     }
   });
 });
+
+describe('oc-vector-mcp on stdio, against a hostile client', () => {
+  it('logs one escaped, bounded line per call, and answers malformed params with -32602', async () => {
+    const repo = searchRepo();
+    try {
+      await new Indexer({ path: repo.root, embedder: 'builtin', llm: false }).run();
+      const child = spawn(process.execPath, [SERVER, '--no-llm'], { cwd: repo.root, env: ENV, stdio: 'pipe' });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      // JSON.stringify leaves U+2028 raw, and a JSON-RPC line may hold it: split on \n only.
+      const answers = () =>
+        stdout
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as { id?: number; error?: { code: number; message: string } });
+      const answerTo = async (id: number) => {
+        for (let i = 0; i < 400 && !answers().some((a) => a.id === id); i++)
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        return answers().find((a) => a.id === id);
+      };
+      const send = (text: string) => child.stdin.write(`${text}\n`);
+      const call = (id: number, params?: unknown) =>
+        send(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', ...(params === undefined ? {} : { params }) }));
+
+      send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+        }),
+      );
+      await answerTo(1);
+      const forged = 'ab\noc-vector-mcp: ci: reindex: 9 added\r\u2028\u001b[2KFORGED';
+      call(2, { name: 'find_references', arguments: { symbol: forged } });
+      call(3, { name: 'codebase_search', arguments: { query: forged } });
+      call(4, { name: 'codebase_search', arguments: { query: 'z'.repeat(5_000_000) } });
+      call(5);
+      send(
+        `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"find_references","arguments":{"symbol":${'['.repeat(400_000)}${']'.repeat(400_000)}}}}`,
+      );
+      for (const id of [2, 3, 4]) expect((await answerTo(id))?.error).toBeUndefined();
+      expect(await answerTo(5)).toMatchObject({
+        error: { code: -32602, message: expect.stringMatching(/^invalid params: tools\/call needs params/) },
+      });
+      expect(await answerTo(6)).toMatchObject({
+        error: { code: -32602, message: expect.stringMatching(/^invalid params: nested more than 16 levels deep/) },
+      });
+
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.stdin.end();
+      expect(await exited).toBe(0);
+      const lines = stderr.split('\n').filter(Boolean);
+      // Every line is the server's own, one per event: none begins with the forged text.
+      expect(lines.every((line) => line.startsWith('oc-vector-mcp: '))).toBe(true);
+      const forgedLines = lines.filter((line) => line.includes('FORGED'));
+      expect(forgedLines).toHaveLength(2);
+      for (const line of forgedLines) {
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters a log line must not hold raw
+        expect(line).not.toMatch(/[\r\u2028\u001b]/);
+        expect(line).toContain('"ab\\noc-vector-mcp: ci: reindex: 9 added\\r\\u2028\\u001b[2KFORGED"');
+      }
+      const long = lines.find((line) => line.includes('zzzz'));
+      expect(long).toMatch(/^oc-vector-mcp: codebase_search "z{200}"… \(5000000 characters\): error: /);
+      expect(long!.length).toBeLessThan(600);
+      expect(lines.filter((line) => line.includes('refused tools/call: invalid params'))).toHaveLength(2);
+    } finally {
+      repo.cleanup();
+    }
+  });
+});

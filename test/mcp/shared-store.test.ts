@@ -77,6 +77,7 @@ beforeAll(async () => {
         { name: 'ci', token: TOKENS.ci, repos: ['web', 'api'], write: true },
       ],
     }),
+    { mode: 0o600 },
   );
   const child = spawn(
     process.execPath,

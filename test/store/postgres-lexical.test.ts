@@ -330,11 +330,21 @@ describe('the PostgreSQL schema', () => {
   });
 
   it('refuses a schema name that is not an identifier, before any SQL', async () => {
-    for (const name of ['a b', 'x"; DROP SCHEMA public; --', '1abc', '', 'pg_catalog', 'a'.repeat(64), 'ü'])
+    for (const name of ['a b', 'x"; DROP SCHEMA public; --', '1abc', '', 'a'.repeat(64), 'ü'])
       await expect(migratePostgres(pool, name), name).rejects.toMatchObject({
         code: 'BAD_NAME',
         message: expect.stringMatching(/is not a schema name for the PostgreSQL store/),
       });
+    // PostgreSQL's own schemas: no table of the store is made among the catalog's.
+    for (const name of ['information_schema', 'INFORMATION_SCHEMA', 'pg_catalog', 'pg_toast', 'pg_temp_1', 'Pg_x'])
+      await expect(migratePostgres(pool, name), name).rejects.toMatchObject({
+        code: 'BAD_NAME',
+        message: expect.stringMatching(/is one of PostgreSQL's own schemas/),
+      });
+    const { rows } = await pool.query(
+      "SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'schema_version' AND schemaname IN ('information_schema', 'pg_catalog')",
+    );
+    expect(rows[0].n).toBe(0);
     expect(() => new LexicalWriter('a-b')).toThrow(/not a schema name/);
     expect(() => new LexicalReader(pool, '"x"', [1])).toThrow(/not a schema name/);
   });
