@@ -186,6 +186,18 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     created_at timestamptz NOT NULL DEFAULT now()
   );
   `,
+  // A repository's lock (run-lease.ts): a row claimed before a run writes anything, renewed while
+  // it runs, freed when its holder's backend is gone or it went unrenewed too long. Keyed by the
+  // name, as a repository indexed for the first time has no row of its own yet.
+  /* 3 */ (s) => `
+  CREATE TABLE ${s}.run_leases (
+    repo text PRIMARY KEY,
+    owner text NOT NULL,
+    holder text NOT NULL,
+    holder_pid integer NOT NULL,
+    renewed_at timestamptz NOT NULL
+  );
+  `,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.length;
