@@ -40,13 +40,22 @@ export class RunLease {
   readonly #client: pg.PoolClient;
   readonly #repo: string;
   readonly #owner: string;
+  /** The server's pid of the lease's connection (the same as every other connection's on PGlite). */
+  readonly holderPid: number;
   #timer: NodeJS.Timeout | undefined;
   /** The renewal in flight (renewals never overlap). */
   #renewing: Promise<void> = Promise.resolve();
   #ended = false;
 
-  private constructor(connection: PostgresConnection, client: pg.PoolClient, repo: string, owner: string) {
+  private constructor(
+    connection: PostgresConnection,
+    client: pg.PoolClient,
+    repo: string,
+    owner: string,
+    holderPid: number,
+  ) {
     this.#connection = connection;
+    this.holderPid = holderPid;
     this.#client = client;
     this.#repo = repo;
     this.#owner = owner;
@@ -68,7 +77,7 @@ export class RunLease {
     try {
       for (;;) {
         const holder = await inOwnTransaction(client, () => claim(client, connection.s, options.repo, owner));
-        if (holder === undefined) return new RunLease(connection, client, options.repo, owner);
+        if (typeof holder === 'number') return new RunLease(connection, client, options.repo, owner, holder);
         if (holder === null) continue;
         if (Date.now() >= deadline) throw locked(connection, options.repo, holder);
         await new Promise((resolve) => setTimeout(resolve, Math.min(WAIT_POLL_MS, deadline - Date.now())));
@@ -153,25 +162,21 @@ interface Holder {
 
 /**
  * Claims the lease in one statement: a new row, or the row of a holder that is gone (its pid
- * no longer a backend of the server) or silent past the expiry. Returns undefined when claimed,
- * the holder when another has it, null when it was given up meanwhile (ask again).
+ * no longer a backend of the server) or silent past the expiry. Returns the connection's pid
+ * when claimed, the holder when another has it, null when it was given up meanwhile (ask again).
  */
-async function claim(
-  client: pg.PoolClient,
-  s: string,
-  repo: string,
-  owner: string,
-): Promise<Holder | undefined | null> {
-  const { rowCount } = await client.query(
+async function claim(client: pg.PoolClient, s: string, repo: string, owner: string): Promise<number | Holder | null> {
+  const { rows: claimed } = await client.query<{ pid: number }>(
     `INSERT INTO ${s}.run_leases AS l (repo, owner, holder, holder_pid, renewed_at)
      VALUES ($1, $2, $3, pg_backend_pid(), clock_timestamp())
      ON CONFLICT (repo) DO UPDATE SET owner = excluded.owner, holder = excluded.holder,
        holder_pid = excluded.holder_pid, renewed_at = excluded.renewed_at
      WHERE l.renewed_at < clock_timestamp() - make_interval(secs => $4)
-        OR (l.holder_pid <> pg_backend_pid() AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = l.holder_pid))`,
+        OR (l.holder_pid <> pg_backend_pid() AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = l.holder_pid))
+     RETURNING holder_pid AS pid`,
     [repo, owner, `${hostname()} pid ${process.pid}`, LEASE_EXPIRY_MS / 1_000],
   );
-  if (rowCount === 1) return undefined;
+  if (claimed[0]) return claimed[0].pid;
   const { rows } = await client.query<{ holder: string; renewed_at: Date }>(
     `SELECT holder, renewed_at FROM ${s}.run_leases WHERE repo = $1`,
     [repo],
