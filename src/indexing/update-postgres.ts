@@ -1,11 +1,11 @@
 /**
  * A real run into the shared PostgreSQL store: the same reading, analysis
  * and embedding as a run into the embedded index (run-files.ts,
- * process-file.ts), written by a PostgresRun: one transaction for the whole
- * run, under the repository's lock, so that searches see the repository as
- * it was until the run commits and a run that fails, is aborted or killed
- * leaves it as it was. Embeddings are reused by document hash from any
- * repository of the store.
+ * process-file.ts), written by a PostgresRun: under the repository's lease,
+ * its writes committed in one transaction at its end, so that searches see
+ * the repository as it was until the run commits (and are answered
+ * meanwhile), and a run that fails, is aborted or killed leaves it as it
+ * was. Embeddings are reused by document hash from any repository of the store.
  */
 import { gitHead } from '../files/git.js';
 import { StoreError } from '../store/errors.js';

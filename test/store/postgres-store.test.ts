@@ -15,6 +15,7 @@ import { sharedStoreStatus } from '../../src/indexing/status.js';
 import { Searcher } from '../../src/search/searcher.js';
 import { StoreError } from '../../src/store/errors.js';
 import type { PostgresChoice } from '../../src/store/open-store.js';
+import { LEASE_EXPIRY_MS } from '../../src/store/postgres/run-lease.js';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';
 import { startPostgres, type Postgres } from '../support/postgres.js';
 
@@ -50,7 +51,7 @@ function run(
   path: string,
   schema: string,
   repo: string,
-  extra: { signal?: AbortSignal; onEvent?: (e: { type: string; done?: number }) => void } = {},
+  extra: { signal?: AbortSignal; onEvent?: (e: { type: string; done?: number }) => void; lockWaitMs?: number } = {},
 ) {
   return new Indexer({ path, store: store(schema), repo, embedder: 'builtin', llm: false, threads: 1, ...extra }).run();
 }
@@ -132,16 +133,20 @@ describe('a run into the shared store', () => {
     expect(after.repositories).toEqual(before.repositories);
     expect(after.generation).toBe(before.generation);
     expect(await defines('killed', 'part9delta')).toBe(false);
-    // Its lock went with its connection: the next run is not refused.
-    const next = await run(repo.root, 'killed', 'app');
+    // Its lease is freed: at once on a PostgreSQL server (its connection is gone), on PGlite (one
+    // backend for every connection) once it has not been renewed for LEASE_EXPIRY_MS.
+    const next = await run(repo.root, 'killed', 'app', { lockWaitMs: 4 * LEASE_EXPIRY_MS });
     expect(next.files.changed).toBe(150);
     expect(await defines('killed', 'part9delta')).toBe(true);
   });
 
-  it('runs of one repository take turns, and end in the state one run would leave', async () => {
+  it('runs of one repository told to wait take turns, and end in the state one run would leave', async () => {
     const repo = tempRepo(manyFiles(40, 'one'));
     owned.push(repo);
-    const [a, b] = await Promise.all([run(repo.root, 'turns', 'app'), run(repo.root, 'turns', 'app')]);
+    const [a, b] = await Promise.all([
+      run(repo.root, 'turns', 'app', { lockWaitMs: 60_000 }),
+      run(repo.root, 'turns', 'app', { lockWaitMs: 60_000 }),
+    ]);
     // One indexed the files; the other, after it, found them unchanged (or both saw them new, one after the other).
     expect(a.files.added + b.files.added).toBeGreaterThanOrEqual(40);
     const status = await sharedStoreStatus(store('turns'), { checkFiles: false });

@@ -1,5 +1,5 @@
 /**
- * Schema 6 (SQLite) and 3 (PostgreSQL): the secret patterns grew, so an
+ * Schema 6 (SQLite) and 4 (PostgreSQL): the secret patterns grew, so an
  * index written before may hold, in its words and (PostgreSQL) its stored
  * content, a credential that older patterns missed. Bringing the index up
  * to date makes the next run read every file again and redact it with
@@ -57,7 +57,7 @@ describe('the redaction migration (SQLite schema 5 -> 6)', () => {
   });
 });
 
-describe('the redaction migration (PostgreSQL schema 2 -> 3)', () => {
+describe('the redaction migration (PostgreSQL schema 3 -> 4)', () => {
   let postgres: Postgres;
   beforeAll(async () => {
     postgres = await startPostgres();
@@ -70,11 +70,11 @@ describe('the redaction migration (PostgreSQL schema 2 -> 3)', () => {
     const options = { path: repo.root, embedder: 'builtin', llm: false, store: { url: postgres.url } } as const;
     await new Indexer(options).run();
 
-    // Schema 2, as an older ocvector left it.
+    // Schema 3, as an older ocvector left it.
     const client = new pg.Client({ connectionString: postgres.url });
     await client.connect();
     try {
-      await client.query('DELETE FROM ocvector.schema_version WHERE version = 3');
+      await client.query('DELETE FROM ocvector.schema_version WHERE version = 4');
     } finally {
       await client.end();
     }

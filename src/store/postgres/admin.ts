@@ -10,7 +10,8 @@ import { StoreError } from '../errors.js';
 import type { FileSummary } from '../rows.js';
 import { PostgresConnection, DEFAULT_POSTGRES_SCHEMA } from './connection.js';
 import { LexicalWriter } from './lexical-writer.js';
-import { deleteRepositoryRows, lockRepository, readState } from './run-state.js';
+import { RunLease } from './run-lease.js';
+import { deleteRepositoryRows, readState } from './run-state.js';
 import { VectorWriter } from './vector-writer.js';
 
 export interface PostgresLocation {
@@ -86,44 +87,48 @@ export async function dropPostgresRepository(
   options: { waitMs?: number } = {},
 ): Promise<DroppedPostgresRepository> {
   if (!isRepositoryName(name)) throw new StoreError(badRepositoryName(name), 'BAD_NAME');
-  const connection = await connect(store);
+  // Two connections: the lease's, and the drop's transaction.
+  const connection = await connect(store, 2);
   try {
-    return await connection.transaction('BEGIN', async (client) => {
-      const s = connection.s;
-      await lockRepository(client, connection, { repo: name, waitMs: options.waitMs ?? 0 });
-      const { rows } = await client.query<{ id: number; root: string; files: number; elements: number }>(
-        `SELECT r.id, r.root, (SELECT count(*) FROM ${s}.files f WHERE f.repo_id = r.id) AS files,
+    const lease = await RunLease.take(connection, { repo: name, waitMs: options.waitMs ?? 0 });
+    return await connection
+      .transaction('BEGIN', async (client) => {
+        const s = connection.s;
+        const { rows } = await client.query<{ id: number; root: string; files: number; elements: number }>(
+          `SELECT r.id, r.root, (SELECT count(*) FROM ${s}.files f WHERE f.repo_id = r.id) AS files,
              (SELECT coalesce(sum(f.element_count), 0)::bigint FROM ${s}.files f WHERE f.repo_id = r.id) AS elements
            FROM ${s}.repositories r WHERE r.name = $1`,
-        [name],
-      );
-      const repository = rows[0];
-      if (!repository) throw unknownRepository(name, 'nothing was deleted');
-      await deleteRepositoryRows(client, s, repository.id, {
-        lexical: new LexicalWriter(connection.schema),
-        vectors: new VectorWriter(connection.schema),
-      });
-      await client.query(`DELETE FROM ${s}.repositories WHERE id = $1`, [repository.id]);
-      // Searches read the list of repositories again.
-      await client.query(`UPDATE ${s}.state SET generation = generation + 1`);
-      return {
-        location: connection.location,
-        repo: name,
-        root: repository.root,
-        files: repository.files,
-        elements: repository.elements,
-      };
-    });
+          [name],
+        );
+        const repository = rows[0];
+        if (!repository) throw unknownRepository(name, 'nothing was deleted');
+        await deleteRepositoryRows(client, s, repository.id, {
+          lexical: new LexicalWriter(connection.schema),
+          vectors: new VectorWriter(connection.schema),
+        });
+        await client.query(`DELETE FROM ${s}.repositories WHERE id = $1`, [repository.id]);
+        await lease.endIn(client);
+        // Searches read the list of repositories again.
+        await client.query(`UPDATE ${s}.state SET generation = generation + 1`);
+        return {
+          location: connection.location,
+          repo: name,
+          root: repository.root,
+          files: repository.files,
+          elements: repository.elements,
+        };
+      })
+      .finally(() => lease.release());
   } finally {
     await connection.close();
   }
 }
 
 /** One connection to a store that exists (an administrator's command creates nothing). */
-function connect(store: PostgresLocation): Promise<PostgresConnection> {
+function connect(store: PostgresLocation, maxConnections = 1): Promise<PostgresConnection> {
   return PostgresConnection.open(store.url, {
     schema: store.schema ?? DEFAULT_POSTGRES_SCHEMA,
-    maxConnections: 1,
+    maxConnections,
     migrate: false,
   });
 }

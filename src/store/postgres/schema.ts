@@ -196,11 +196,23 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     created_at timestamptz NOT NULL DEFAULT now()
   );
   `,
+  // A repository's lock (run-lease.ts): a row claimed before a run writes anything, renewed while
+  // it runs, freed when its holder's backend is gone or it went unrenewed too long. Keyed by the
+  // name, as a repository indexed for the first time has no row of its own yet.
+  /* 3 */ (s) => `
+  CREATE TABLE ${s}.run_leases (
+    repo text PRIMARY KEY,
+    owner text NOT NULL,
+    holder text NOT NULL,
+    holder_pid integer NOT NULL,
+    renewed_at timestamptz NOT NULL
+  );
+  `,
   // The secret patterns grew (see ../schema.ts, migration 6): a repository's next run reads every
   // file again (mtime_ms -1: not passed over on its stat), so the content, words and terms kept
   // for it are rewritten as today's patterns redact them. Until then, snippets are redacted again
   // as they are served (tool/secrets.ts).
-  /* 3 */ (s) => `UPDATE ${s}.files SET hash = NULL, mtime_ms = -1;`,
+  /* 4 */ (s) => `UPDATE ${s}.files SET hash = NULL, mtime_ms = -1;`,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.length;
