@@ -2,8 +2,8 @@
  * A JSON text checked before JSON.parse reads it, for a file that holds
  * secrets (the tokens file): JSON.parse's message quotes the start of the
  * text, which can be a token, and it keeps the last of two equal keys
- * silently, so `{"token": "old", "token": "new"}` would serve a token nobody
- * meant. This scanner says where a problem is (line and column) without
+ * silently, so an entry whose "token" key is given twice (an edit that
+ * pasted a new token above the old one) would serve a token nobody meant. This scanner says where a problem is (line and column) without
  * quoting the text, and finds a key given twice in one object. It walks
  * the text once, with an explicit stack (no recursion).
  */
