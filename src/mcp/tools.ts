@@ -32,7 +32,10 @@ export interface SharedState {
   readonly store?: PostgresChoice;
   readonly search: CodebaseSearchTool;
   readonly references: FindReferencesTool;
-  readonly indexer: Pick<IndexerOptions, 'llm' | 'embedder' | 'ollama' | 'openai' | 'threads' | 'limits'>;
+  readonly indexer: Pick<
+    IndexerOptions,
+    'llm' | 'embedder' | 'embedderOptions' | 'ollama' | 'openai' | 'threads' | 'limits'
+  >;
   /** The reindex under way: one at a time, a second call waits for the first, then finds little to do. */
   reindexing: Promise<unknown>;
 }

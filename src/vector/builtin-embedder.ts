@@ -18,6 +18,7 @@
  * (inverse document frequency) when the caller passes `termWeight`, so
  * common words in this codebase count less than rare ones.
  */
+import type { EmbedderBackend } from './backend.js';
 import type { Embedder, QueryEmbeddingOptions } from './embedder.js';
 import { normalizeRows } from './embedder.js';
 import { splitIdentifier, stem, words } from '../text/terms.js';
@@ -51,6 +52,33 @@ const STOP_WORD_WEIGHT = 0.1;
 export interface BuiltinEmbedderOptions {
   /** Default 512. */
   dimension?: number;
+}
+
+/**
+ * The built-in backend: ids `builtin:v<version>:<dimension>`. Only this
+ * version's can be made; an index of an older one is rebuilt. Its embedders
+ * run on the indexer's worker threads.
+ */
+export const builtinBackend: EmbedderBackend<Record<string, never>> = {
+  name: 'builtin',
+  create: () => new BuiltinEmbedder(),
+  fromId(rest) {
+    const recorded = parseVersion(rest);
+    return recorded?.version === BUILTIN_EMBEDDER_VERSION
+      ? new BuiltinEmbedder({ dimension: recorded.dimension })
+      : undefined;
+  },
+  isOutdated(rest, embedder) {
+    const recorded = parseVersion(rest);
+    return recorded !== undefined && embedder instanceof BuiltinEmbedder && recorded.version < BUILTIN_EMBEDDER_VERSION;
+  },
+  workerId: (embedder) => (embedder instanceof BuiltinEmbedder ? embedder.id : undefined),
+};
+
+/** `v2:512` (an id past `builtin:`) → its version and dimension. */
+function parseVersion(rest: string): { version: number; dimension: number } | undefined {
+  const match = /^v(\d+):(\d+)$/.exec(rest);
+  return match ? { version: Number(match[1]), dimension: Number(match[2]) } : undefined;
 }
 
 export class BuiltinEmbedder implements Embedder {
