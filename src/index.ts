@@ -65,6 +65,8 @@ export type { OpenAIEmbedderOptions } from './vector/openai-embedder.js';
 export type { RemoteEmbedderOptions } from './vector/remote-embedder.js';
 export { ollamaHasModel } from './vector/choose.js';
 export type { EmbedderChoice, EmbedderServers } from './vector/choose.js';
+export type { EmbedderBackend } from './vector/backend.js';
+export type { EmbedderBackendName, EmbedderOptions } from './vector/backends.js';
 
 // Search.
 export { Searcher, SEARCH_DEFAULTS } from './search/searcher.js';

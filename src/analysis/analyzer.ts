@@ -9,8 +9,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { analyzeSyntax, GrammarUnavailable, type AstAnalysis } from './ast/index.js';
 import { DEFAULT_CONTENT_LIMITS, screenContent, type ContentLimits } from './content.js';
 import type { AnalysisEvent } from './events.js';
-import { analysisKind, detectLanguage } from './languages.js';
-import { configDocument, markdownSections, textWindows } from './text.js';
+import { analysisOf, detectLanguage } from './languages.js';
+import { textWindows } from './text.js';
 import type { AnalysisResult, CodeFile, SkippedFile } from './types.js';
 
 /**
@@ -95,8 +95,8 @@ export class Analyzer {
 export function analyzeText(path: string, text: string, warnings: string[] = []): CodeFile {
   // The head is enough for a shebang, and for telling a C++ header from a C one.
   const language = detectLanguage(path, text.slice(0, HEAD_CHARS));
-  const kind = analysisKind(language);
-  if (kind === 'code') {
+  const analysis = analysisOf(language);
+  if (analysis.kind === 'code') {
     let syntax: AstAnalysis;
     try {
       syntax = analyzeSyntax(language, text);
@@ -134,12 +134,7 @@ export function analyzeText(path: string, text: string, warnings: string[] = [])
       warnings: fileWarnings,
     };
   }
-  const elements =
-    kind === 'markdown'
-      ? markdownSections(path, text)
-      : kind === 'config'
-        ? [configDocument(path, language, text)]
-        : textWindows(path, text);
+  const elements = analysis.split(path, text, language);
   return { path, language, summary: '', imports: [], elements, source: 'text', warnings };
 }
 

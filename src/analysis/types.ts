@@ -79,7 +79,7 @@ export interface ImportInfo {
   line: number;
 }
 
-/** Every language has an entry in LANGUAGE_SPECS (languages.ts), which says how its files are recognised. */
+/** Every language has an entry in LANGUAGE_DEFINITIONS (languages.ts): how its files are recognised and analysed. */
 export type Language =
   | 'typescript'
   | 'tsx'

@@ -53,8 +53,7 @@ async function runEval(files: string[], options: EvalCliOptions): Promise<number
   if (!found) throw new StoreError(`no index at or above ${process.cwd()}: run oc-vector-index first`, 'NOT_FOUND');
   const searcher = await Searcher.open({
     indexDir: found.indexDir,
-    ollama: ollamaOptions(options.ollamaHost),
-    openai: openAIOptions(options.openaiBaseUrl),
+    embedderOptions: { ollama: ollamaOptions(options.ollamaHost), openai: openAIOptions(options.openaiBaseUrl) },
   });
   const reports: (EvalReport & { set: string })[] = [];
   try {

@@ -117,10 +117,14 @@ async function serve(rootArgument: string | undefined, options: McpCliOptions): 
     root,
     indexDir,
     ...(store ? { store } : {}),
-    indexer: { ...(llm === undefined ? {} : { llm }), ...(embedder ? { embedder } : {}), ollama, openai },
+    indexer: {
+      ...(llm === undefined ? {} : { llm }),
+      ...(embedder ? { embedder } : {}),
+      embedderOptions: { ollama, openai },
+    },
     search: {
       budget: { maxOutputChars },
-      searcherOptions: { ollama, openai, ...deviceOptions(options.device, store) },
+      searcherOptions: { embedderOptions: { ollama, openai }, ...deviceOptions(options.device, store) },
     },
     version: VERSION,
     onLog: log,

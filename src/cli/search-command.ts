@@ -170,8 +170,7 @@ async function runSearch(query: string, options: SearchCliOptions): Promise<numb
 
   const searcher = await Searcher.open({
     ...whereOf(options),
-    ollama: ollamaOptions(options.ollamaHost),
-    openai: openAIOptions(options.openaiBaseUrl),
+    embedderOptions: { ollama: ollamaOptions(options.ollamaHost), openai: openAIOptions(options.openaiBaseUrl) },
   });
   let response: SearchResponse;
   let showRepo = false;

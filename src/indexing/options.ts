@@ -4,6 +4,7 @@ import type { Enricher } from '../analysis/analyzer.js';
 import type { LlmChoice } from '../analysis/llm/choose-enricher.js';
 import type { StoreChoice } from '../store/open-store.js';
 import type { VectorIndexOptions } from '../store/vector-file.js';
+import type { EmbedderOptions } from '../vector/backends.js';
 import type { EmbedderChoice } from '../vector/choose.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import type { OpenAIEmbedderOptions } from '../vector/openai-embedder.js';
@@ -34,7 +35,8 @@ export interface IndexerOptions {
   /**
    * Default: the index's own embedder; for a new index Ollama when it
    * answers, else the built-in one. An OpenAI-compatible server only when
-   * named ('openai', or options with `kind: 'openai'`).
+   * named ('openai', or options with `kind: 'openai'`). A backend registered
+   * at run time (vector/backends.ts) by its name.
    */
   embedder?: EmbedderChoice;
   /**
@@ -43,18 +45,18 @@ export interface IndexerOptions {
    */
   llm?: LlmChoice;
   /**
-   * What to ask of Ollama when an embedder is made from a name ('auto',
-   * 'ollama', the index's recorded one): host, model, timeouts. Its host and
-   * its timeout are also the analysis model's, unless `llm` names them.
+   * What to ask of each embedder backend, under its name, when an embedder
+   * is made from a name ('auto', 'ollama', the index's recorded id):
+   * `ollama` (host, model, timeouts: its host and its timeout are also the
+   * analysis model's, unless `llm` names them), `openai` (base URL, API
+   * key, model, timeouts; without a base URL, the one the index recorded;
+   * its address, key and timeout are also an OpenAI-compatible analysis
+   * model's, unless `llm` names them), a registered backend's own.
    */
+  embedderOptions?: EmbedderOptions;
+  /** @deprecated `embedderOptions.ollama`, which wins where both are given. */
   ollama?: OllamaEmbedderOptions;
-  /**
-   * What to ask of an OpenAI-compatible server when an embedder is made
-   * from a name ('openai', the index's recorded one): base URL, API key,
-   * model, timeouts. Without a base URL, the one the index recorded. Its
-   * address, key and timeout are also an OpenAI-compatible analysis
-   * model's, unless `llm` names them.
-   */
+  /** @deprecated `embedderOptions.openai`, which wins where both are given. */
   openai?: OpenAIEmbedderOptions;
   /**
    * The enricher to use instead of the Ollama one `llm` describes (then

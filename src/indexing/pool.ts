@@ -1,9 +1,10 @@
 /**
  * Runs the model-free part of analysis (read, screen, parse, extract) on
  * worker threads, so that indexing uses every core. Model enrichment is I/O
- * and stays on the calling thread. The same threads run the built-in
- * embedder for the indexer (embedBuiltin): in a full index they would
- * otherwise wait while the calling thread embeds and writes.
+ * and stays on the calling thread. The same threads run an in-process
+ * embedder for the indexer when its backend can make it there (embedOnWorker;
+ * the built-in one): in a full index they would otherwise wait while the
+ * calling thread embeds and writes.
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -29,10 +30,10 @@ export interface PoolRequest {
   bytes?: Uint8Array;
 }
 
-/** Documents for the built-in embedder of this dimension to embed on the worker. */
+/** Documents for the embedder of this id (made by its backend on the worker) to embed there. */
 export interface PoolEmbedRequest {
   shutdown?: undefined;
-  embed: { dimension: number };
+  embed: { embedderId: string };
   id: number;
   texts: readonly string[];
 }
@@ -137,13 +138,14 @@ export class AnalysisPool implements FileAnalyzer {
   }
 
   /**
-   * Embeds documents with the built-in embedder on a worker: what the
-   * indexer's own thread would otherwise spend most of a full index on,
-   * while the workers wait for files. Ahead of the files waiting, because
-   * the files analysed already wait for these vectors to be written.
+   * Embeds documents on a worker with the embedder `embedderId` names (its
+   * backend's workerId): what the indexer's own thread would otherwise
+   * spend most of a full index on, while the workers wait for files. Ahead
+   * of the files waiting, because the files analysed already wait for these
+   * vectors to be written.
    */
-  embedBuiltin(dimension: number, texts: readonly string[]): Promise<Float32Array> {
-    return this.#submit({ id: this.#nextId++, embed: { dimension }, texts }, true) as Promise<Float32Array>;
+  embedOnWorker(embedderId: string, texts: readonly string[]): Promise<Float32Array> {
+    return this.#submit({ id: this.#nextId++, embed: { embedderId }, texts }, true) as Promise<Float32Array>;
   }
 
   #submit(request: PoolRequest | PoolEmbedRequest, first = false): Promise<AnalysisOutput | Float32Array> {

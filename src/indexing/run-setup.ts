@@ -9,7 +9,8 @@ import type { ContentLimits } from '../analysis/content.js';
 import { makeEnricher } from '../analysis/llm/choose-enricher.js';
 import type { AnalysisCache } from '../analysis/llm/cache.js';
 import type { EmbedderRecord, FileRow } from '../store/store.js';
-import { chooseEmbedder, isOutdatedBuiltin, withRecordedHost } from '../vector/choose.js';
+import { embedderOptionsOf } from '../vector/backends.js';
+import { chooseEmbedder, isOutdatedIndex, withRecordedHost } from '../vector/choose.js';
 import { isIndexableDimension } from '../vector/check.js';
 import type { Embedder } from '../vector/embedder.js';
 import type { IndexEvent } from './events.js';
@@ -48,12 +49,8 @@ export class RunSetup {
 
   /** The embedder asked for, else the one the index recorded (found on the server it recorded). */
   chooseEmbedder(recordedId: string | undefined, recordedHost: string | undefined): Promise<Embedder> {
-    const servers = withRecordedHost(
-      { ollama: this.options.ollama, openai: this.options.openai },
-      recordedId,
-      recordedHost,
-    );
-    return chooseEmbedder(this.options.embedder, recordedId, servers);
+    const options = withRecordedHost(embedderOptionsOf(this.options), recordedId, recordedHost);
+    return chooseEmbedder(this.options.embedder, recordedId, options);
   }
 
   /** The files a run looks at, those it removes, and those it leaves out. */
@@ -102,12 +99,13 @@ export class RunSetup {
   enricherFor(cache: AnalysisCache | undefined, signal: AbortSignal | undefined): Enricher | undefined {
     if (this.options.enricher) return this.options.enricher;
     // One server for embeddings and analysis: the same address, and the same deadline per request.
-    const { host, timeoutMs } = this.options.ollama ?? {};
+    const { ollama, openai } = embedderOptionsOf(this.options);
+    const { host, timeoutMs } = ollama ?? {};
     return makeEnricher(
       this.options.llm ?? INDEXER_DEFAULTS.llm,
       {
         ollama: { ...(host ? { host } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) },
-        ...(this.options.openai ? { openai: this.options.openai } : {}),
+        ...(openai ? { openai } : {}),
       },
       {
         ...(cache ? { cache } : {}),
@@ -118,9 +116,9 @@ export class RunSetup {
   }
 
   /**
-   * Documents per embedding request (the built-in embedder has no round
+   * Documents per embedding request (an in-process embedder has no round
    * trip to amortise), and requests in flight: one per thread when the
-   * built-in embedder runs on `poolThreads` worker threads.
+   * embedder runs on `poolThreads` worker threads.
    */
   embeddingBatching(embedder: Embedder, poolThreads?: number): { batchSize: number; concurrency: number } {
     const d = INDEXER_DEFAULTS;
@@ -133,15 +131,16 @@ export class RunSetup {
 }
 
 /**
- * A rebuild asked for; an index of an older built-in embedder (re-embedding
- * it costs only CPU, so it is redone rather than refused); or an index that
+ * A rebuild asked for; an index of an older version of its backend (the
+ * built-in embedder: re-embedding it costs only CPU, so it is redone rather
+ * than refused); or an index that
  * records a dimension FAISS cannot take (written from a misbehaving server
  * by an older version): its vectors can never be searched.
  */
 export function startsAfresh(run: RunOptions, recorded: EmbedderRecord | undefined, embedder: Embedder): boolean {
   if (run.rebuild === true) return true;
   if (recorded === undefined) return false;
-  return isOutdatedBuiltin(recorded.id, embedder) || !isIndexableDimension(recorded.dimension);
+  return isOutdatedIndex(recorded.id, embedder) || !isIndexableDimension(recorded.dimension);
 }
 
 /**

@@ -1,7 +1,12 @@
-/** A worker thread of AnalysisPool: reads, screens and parses files (no model calls), and runs the built-in embedder. */
+/**
+ * A worker thread of AnalysisPool: reads, screens and parses files (no
+ * model calls), and runs the in-process embedders whose backends can make
+ * them here (the built-in one).
+ */
 import { parentPort, workerData } from 'node:worker_threads';
 import { Analyzer } from '../analysis/analyzer.js';
-import { BuiltinEmbedder } from '../vector/builtin-embedder.js';
+import { embedderFromId } from '../vector/choose.js';
+import type { Embedder } from '../vector/embedder.js';
 import type { AnalysisEvent } from '../analysis/events.js';
 import type { PoolEmbedRequest, PoolRequest, PoolResponse, PoolShutdown } from './pool.js';
 
@@ -12,14 +17,24 @@ const analyzer = new Analyzer({
   onEvent: (event) => events.push(event),
 });
 
-/** One per dimension asked for, kept: its memo of word features serves every later batch. */
-const embedders = new Map<number, BuiltinEmbedder>();
+/** One per embedder id asked for, kept: its memos (the built-in one's word features) serve every later batch. */
+const embedders = new Map<string, Promise<Embedder>>();
 
-function embed({ id, embed: { dimension }, texts }: PoolEmbedRequest): void {
+function embedderFor(embedderId: string): Promise<Embedder> {
+  let embedder = embedders.get(embedderId);
+  if (!embedder) {
+    const made = embedderFromId(embedderId);
+    embedder = made
+      ? made.init().then(() => made)
+      : Promise.reject(new Error(`no embedder backend on this worker thread makes ${embedderId}`));
+    embedders.set(embedderId, embedder);
+  }
+  return embedder;
+}
+
+async function embed({ id, embed: { embedderId }, texts }: PoolEmbedRequest): Promise<void> {
   try {
-    let embedder = embedders.get(dimension);
-    if (!embedder) embedders.set(dimension, (embedder = new BuiltinEmbedder({ dimension })));
-    const vectors = embedder.embedDocumentsSync(texts);
+    const vectors = await (await embedderFor(embedderId)).embedDocuments(texts);
     port.postMessage({ id, vectors } satisfies PoolResponse, [vectors.buffer as ArrayBuffer]);
   } catch (error) {
     port.postMessage({ id, error: error instanceof Error ? error.message : String(error) } satisfies PoolResponse);
@@ -29,7 +44,7 @@ function embed({ id, embed: { dimension }, texts }: PoolEmbedRequest): void {
 port.on('message', (request: PoolRequest | PoolEmbedRequest | PoolShutdown) => {
   // Closing the port empties the event loop, so the thread ends between files, never inside a parse.
   if (request.shutdown) return port.close();
-  if (request.embed) return embed(request);
+  if (request.embed) return void embed(request);
   // With bytes, the text analysis read goes back too: the indexer builds its documents from it.
   (request.bytes
     ? analyzer.analyzeWithText(request.path, request.bytes)

@@ -1,6 +1,6 @@
 /**
  * What one MCP client may do: which repositories it may see, and whether it
- * may write (call reindex). Over stdio the client is the user; over HTTP it
+ * may write (call the tools whose access is 'write': reindex). Over stdio the client is the user; over HTTP it
  * is the token the request carries (tokens.ts). A token limited to some
  * repositories never learns of another one: a repository outside its list
  * is answered exactly as a repository that does not exist.
@@ -12,7 +12,7 @@ export interface McpAccess {
   readonly name?: string;
   /** The repositories it may search, by name, or '*' for every one. */
   readonly repos: '*' | readonly string[];
-  /** Whether it may call reindex. */
+  /** Whether it may call the tools that write (registry.ts). */
   readonly write: boolean;
 }
 
@@ -77,7 +77,14 @@ export function scopeArguments(
   return { args: { ...args, repos: scope.repos } };
 }
 
-/** Whether reindex is listed: a token that may write (a token for some repositories may update those only, by name). */
-export function mayReindex(access: McpAccess): boolean {
-  return access.write;
+/** What a tool does to the index: reads it (searches, status) or writes it (reindex). */
+export type ToolAccess = 'read' | 'write';
+
+/**
+ * Whether this access lists and may call a tool: every client reads; only a
+ * token that may write writes (a token for some repositories may update
+ * those only, by name).
+ */
+export function mayCall(access: McpAccess, tool: { readonly access: ToolAccess }): boolean {
+  return tool.access === 'read' || access.write;
 }

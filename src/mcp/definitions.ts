@@ -1,13 +1,13 @@
 /**
- * The four tools of the MCP server as clients list them: names, titles,
+ * What clients list of each tool of the MCP server: names, titles,
  * descriptions, annotations, and the JSON schemas of their arguments and
  * answers (codebase_search's and find_references' are the agent tools' own,
  * so that MCP clients and the agent adapters see the very same schema).
+ * registry.ts joins each to its handler and its access.
  */
 import { REPOSITORY_NAME_PATTERN } from '../store/repository-name.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { CodebaseSearchTool } from '../tool/codebase-search-tool.js';
-import type { FindReferencesTool } from '../tool/find-references-tool.js';
+import type { SharedState } from './tools.js';
 
 const EMPTY_ARGS = { type: 'object', properties: {}, additionalProperties: false } as const;
 
@@ -32,45 +32,54 @@ export const REINDEX_ARGS = {
   additionalProperties: false,
 } as const;
 
-export function toolDefinitions(search: CodebaseSearchTool, references: FindReferencesTool): Tool[] {
-  return [
-    {
-      name: search.name,
-      title: 'Search the codebase',
-      description: search.description,
-      inputSchema: search.parameters as Tool['inputSchema'],
-      outputSchema: search.outputSchema as Tool['outputSchema'],
-      annotations: { title: 'Search the codebase', readOnlyHint: true, openWorldHint: false },
-    },
-    {
-      name: references.name,
-      title: 'Find references',
-      description: references.description,
-      inputSchema: references.parameters as unknown as Tool['inputSchema'],
-      outputSchema: references.outputSchema as unknown as Tool['outputSchema'],
-      annotations: { title: 'Find references', readOnlyHint: true, openWorldHint: false },
-    },
-    {
-      name: 'index_status',
-      title: 'Index status',
-      description:
-        'What the code index covers and how fresh it is: root, embedder, when and how it was last updated, files and elements per language, and the files modified, deleted or added since (stale); and whether semantic search works now (search.degraded: the embedder is unavailable, so codebase_search answers with keyword matches only, search.reason says why). Call reindex when files are stale.',
-      inputSchema: EMPTY_ARGS as unknown as Tool['inputSchema'],
-      annotations: { title: 'Index status', readOnlyHint: true, openWorldHint: false },
-    },
-    {
-      name: 'reindex',
+type ToolSources = Pick<SharedState, 'search' | 'references'>;
+
+/** readOnlyHint is left out: the registry (registry.ts) sets it from the tool's access. */
+export function searchDefinition({ search }: ToolSources): Tool {
+  return {
+    name: search.name,
+    title: 'Search the codebase',
+    description: search.description,
+    inputSchema: search.parameters as Tool['inputSchema'],
+    outputSchema: search.outputSchema as Tool['outputSchema'],
+    annotations: { title: 'Search the codebase', openWorldHint: false },
+  };
+}
+
+export function referencesDefinition({ references }: ToolSources): Tool {
+  return {
+    name: references.name,
+    title: 'Find references',
+    description: references.description,
+    inputSchema: references.parameters as unknown as Tool['inputSchema'],
+    outputSchema: references.outputSchema as unknown as Tool['outputSchema'],
+    annotations: { title: 'Find references', openWorldHint: false },
+  };
+}
+
+export function statusDefinition(): Tool {
+  return {
+    name: 'index_status',
+    title: 'Index status',
+    description:
+      'What the code index covers and how fresh it is: root, embedder, when and how it was last updated, files and elements per language, and the files modified, deleted or added since (stale); and whether semantic search works now (search.degraded: the embedder is unavailable, so codebase_search answers with keyword matches only, search.reason says why). Call reindex when files are stale.',
+    inputSchema: EMPTY_ARGS as unknown as Tool['inputSchema'],
+    annotations: { title: 'Index status', openWorldHint: false },
+  };
+}
+
+export function reindexDefinition(): Tool {
+  return {
+    name: 'reindex',
+    title: 'Update the index',
+    description:
+      'Brings the code index up to date with the files on disk, incrementally: only added, changed and deleted files are analysed again. Call it after editing files, before searching for what you changed.',
+    inputSchema: REINDEX_ARGS as unknown as Tool['inputSchema'],
+    annotations: {
       title: 'Update the index',
-      description:
-        'Brings the code index up to date with the files on disk, incrementally: only added, changed and deleted files are analysed again. Call it after editing files, before searching for what you changed.',
-      inputSchema: REINDEX_ARGS as unknown as Tool['inputSchema'],
-      annotations: {
-        title: 'Update the index',
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: false,
-      },
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
     },
-  ];
+  };
 }

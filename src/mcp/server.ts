@@ -1,7 +1,8 @@
 /**
  * The index as an MCP server: `codebase_search` and `find_references`
  * (read-only), `index_status` (read-only) and `reindex` (brings the index up
- * to date, incrementally). definitions.ts declares them, tools.ts answers.
+ * to date, incrementally). registry.ts lists them, each with its definition
+ * (definitions.ts), its handler (tools.ts) and its access.
  *
  * Two levels: a service holds what every connection shares (one Searcher,
  * open for the life of the service, so a search pays for opening the index
@@ -24,11 +25,11 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { CodebaseSearchTool, type CodebaseSearchToolOptions } from '../tool/codebase-search-tool.js';
 import { FindReferencesTool } from '../tool/find-references-tool.js';
-import { FULL_ACCESS, mayReindex, type McpAccess } from './access.js';
-import { toolDefinitions } from './definitions.js';
+import { FULL_ACCESS, mayCall, type McpAccess } from './access.js';
 import { safeLogger } from './log-line.js';
+import { listedDefinition, MCP_TOOLS } from './registry.js';
 import { ScreenedMcpServer } from './request-screen.js';
-import { TOOL_HANDLERS, type SharedState } from './tools.js';
+import { toolError, type SharedState } from './tools.js';
 import type { PostgresChoice } from '../store/open-store.js';
 
 export interface CodebaseMcpServerOptions {
@@ -100,13 +101,12 @@ export function createCodebaseMcpService(options: CodebaseMcpServerOptions): Cod
   // Every line through one escaper: a caller's query or symbol cannot start a line of its own.
   const log = safeLogger(options.onLog);
   const version = options.version ?? '0.0.0';
-  const all = toolDefinitions(shared.search, shared.references);
-  const readOnly = all.filter((tool) => tool.name !== 'reindex');
+  const registered = MCP_TOOLS.map((tool) => ({ ...tool, listed: listedDefinition(tool, shared) }));
 
   return {
-    tools: all,
+    tools: registered.map((tool) => tool.listed),
     connect(access = FULL_ACCESS) {
-      const tools = mayReindex(access) ? all : readOnly;
+      const tools = registered.filter((tool) => mayCall(access, tool)).map((tool) => tool.listed);
       const caller = {
         access,
         log: access.name === undefined ? log : (line: string) => log(`${access.name}: ${line}`),
@@ -118,14 +118,19 @@ export function createCodebaseMcpService(options: CodebaseMcpServerOptions): Cod
       mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
       mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
         const { name, arguments: args = {} } = request.params;
-        // reindex, when not listed for this client, is answered by its handler, which says why.
-        if (!tools.some((tool) => tool.name === name) && name !== 'reindex')
+        const tool = registered.find((candidate) => candidate.listed.name === name);
+        if (!tool)
           throw protocolError(
             ErrorCode.InvalidParams,
-            `unknown tool "${name}"; available: ${tools.map((tool) => tool.name).join(', ')}`,
+            `unknown tool "${name}"; available: ${tools.map((listed) => listed.name).join(', ')}`,
           );
+        // A tool this client does not list is one it may not call: a tool error says why.
+        if (!mayCall(access, tool)) {
+          caller.log(`${name} refused to ${access.name ?? 'this client'}`);
+          return toolError(`${name} needs a token with write access; the token "${access.name}" may only search`);
+        }
         const started = performance.now();
-        return TOOL_HANDLERS[name]!(shared, caller, args, extra, () => `${Math.round(performance.now() - started)} ms`);
+        return tool.handler(shared, caller, args, extra, () => `${Math.round(performance.now() - started)} ms`);
       });
       return mcp;
     },

@@ -1,8 +1,9 @@
 /**
- * What the four tools of the MCP server do (definitions.ts declares them).
- * A handler gets the state every connection shares (the open search tool,
- * the reindex queue) and the caller (what its access allows, where its log
- * lines go).
+ * What the tools of the MCP server do (definitions.ts declares them,
+ * registry.ts joins each to its handler and its access). A handler gets the
+ * state every connection shares (the open search tool, the reindex queue)
+ * and the caller (what its access allows, where its log lines go); the
+ * server has checked the caller may use the tool before it runs.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ import type { CodebaseSearchTool } from '../tool/codebase-search-tool.js';
 import type { FindReferencesTool } from '../tool/find-references-tool.js';
 import { PathOutsideRootError } from '../files/errors.js';
 import { confineToRoots } from '../tool/paths.js';
-import { mayReindex, scopeArguments, scopeRepos, unknownRepository, type McpAccess } from './access.js';
+import { scopeArguments, scopeRepos, unknownRepository, type McpAccess } from './access.js';
 import { IndexStore } from '../store/store.js';
 import { REINDEX_ARGS } from './definitions.js';
 import { shownValue } from './log-line.js';
@@ -31,7 +32,10 @@ export interface SharedState {
   readonly store?: PostgresChoice;
   readonly search: CodebaseSearchTool;
   readonly references: FindReferencesTool;
-  readonly indexer: Pick<IndexerOptions, 'llm' | 'embedder' | 'ollama' | 'openai' | 'threads' | 'limits'>;
+  readonly indexer: Pick<
+    IndexerOptions,
+    'llm' | 'embedder' | 'embedderOptions' | 'ollama' | 'openai' | 'threads' | 'limits'
+  >;
   /** The reindex under way: one at a time, a second call waits for the first, then finds little to do. */
   reindexing: Promise<unknown>;
 }
@@ -56,13 +60,6 @@ const validateReindex = new Ajv({ allErrors: true }).compile<{ path?: string; re
 
 /** Progress notifications at most this often. */
 const PROGRESS_INTERVAL_MS = 250;
-
-export const TOOL_HANDLERS: Record<string, ToolHandler> = {
-  codebase_search: searchCall,
-  find_references: referencesCall,
-  index_status: statusCall,
-  reindex: reindexCall,
-};
 
 /** Whether a tool takes a `repos` argument, so that a token's repositories can be put into its calls. */
 function takesRepos(tool: { parameters: object }): boolean {
@@ -92,7 +89,7 @@ function knownRepositories(search: CodebaseSearchTool): Promise<string[] | undef
   );
 }
 
-async function searchCall(
+export async function searchCall(
   { search }: SharedState,
   { access, log }: Caller,
   raw: Record<string, unknown>,
@@ -108,7 +105,7 @@ async function searchCall(
   return structured(output, output.error !== undefined);
 }
 
-async function referencesCall(
+export async function referencesCall(
   { search, references }: SharedState,
   { access, log }: Caller,
   raw: Record<string, unknown>,
@@ -127,7 +124,7 @@ async function referencesCall(
   return structured(output, output.error !== undefined);
 }
 
-async function statusCall(
+export async function statusCall(
   { indexDir, store, search }: SharedState,
   { access, log }: Caller,
   args: Record<string, unknown>,
@@ -179,17 +176,13 @@ async function searchHealth(search: CodebaseSearchTool): Promise<SearchHealth> {
   };
 }
 
-async function reindexCall(
+export async function reindexCall(
   shared: SharedState,
   { access, log }: Caller,
   args: Record<string, unknown>,
   extra: RequestExtra,
   took: () => string,
 ): Promise<CallToolResult> {
-  if (!mayReindex(access)) {
-    log(`reindex refused to ${access.name ?? 'this client'}`);
-    return toolError(`reindex needs a token with write access; the token "${access.name}" may only search`);
-  }
   if (!validateReindex(args))
     return toolError(
       `invalid arguments: ${validateReindex.errors?.map((e) => `${e.instancePath.slice(1) || 'arguments'} ${e.message}`).join('; ')}`,

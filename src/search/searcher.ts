@@ -22,6 +22,7 @@ import type { ElementRecord, SearchStore, Snapshot } from '../store/reads.js';
 import type { Repository } from '../store/repositories.js';
 import type { VectorIndexEvent, VectorIndexOptions } from '../store/vector-file.js';
 import { checkVectors } from '../vector/check.js';
+import { embedderOptionsOf, type EmbedderOptions } from '../vector/backends.js';
 import { embedderFromId, withRecordedHost } from '../vector/choose.js';
 import { EmbedderError, type Embedder } from '../vector/embedder.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
@@ -66,17 +67,18 @@ export interface SearcherOptions {
    * the text the shared store kept.
    */
   checkouts?: Readonly<Record<string, string>>;
-  /** The query embedder. Default: the index's own, made from its recorded id. */
+  /** The query embedder. Default: the index's own, made from its recorded id by its backend. */
   embedder?: Embedder;
   /**
-   * For an index built with an Ollama model: host, timeout. Without a host,
-   * the one the index recorded when it was last updated (else the default).
+   * What the index's embedder backend is asked, under its name: `ollama`
+   * (host, timeout; without a host, the one the index recorded when it was
+   * last updated, else the default), `openai` (API key, timeout; without a
+   * base URL, the one the index recorded), a registered backend's own.
    */
+  embedderOptions?: EmbedderOptions;
+  /** @deprecated `embedderOptions.ollama`, which wins where both are given. */
   ollama?: OllamaEmbedderOptions;
-  /**
-   * For an index built with an OpenAI-compatible server: API key, timeout.
-   * Without a base URL, the one the index recorded when it was last updated.
-   */
+  /** @deprecated `embedderOptions.openai`, which wins where both are given. */
   openai?: OpenAIEmbedderOptions;
   vectorIndex?: VectorIndexOptions;
   /** Fusion weights by query kind (defaults: DEFAULT_FUSION_WEIGHTS). */
@@ -441,9 +443,8 @@ export class Searcher {
   async #queryEmbedder(snapshot: Snapshot): Promise<Embedder> {
     if (this.#embedder) return this.#embedder;
     // No host given: the one the index recorded, where its embedder was.
-    const { ollama, openai } = this.#options;
-    const servers = withRecordedHost({ ollama, openai }, this.#record.id, snapshot.embedderHost);
-    const embedder = embedderFromId(this.#record.id, servers);
+    const options = withRecordedHost(embedderOptionsOf(this.#options), this.#record.id, snapshot.embedderHost);
+    const embedder = embedderFromId(this.#record.id, options);
     if (!embedder)
       throw new EmbedderError(
         `this version of ocvector cannot embed queries for ${this.#record.id}: run oc-vector-index to re-embed the index`,

@@ -8,3 +8,4 @@ export { BUILTIN_EMBEDDER_VERSION, BUILTIN_DEFAULT_DIMENSION } from './builtin-e
 export { DEFAULT_EMBEDDING_MODEL, OLLAMA_EMBEDDER_DEFAULTS } from './ollama-embedder.js';
 export { splitIdentifier, stem, subwordText, terms, words } from '../text/terms.js';
 export { chooseEmbedder, embedderFromId } from './choose.js';
+export { EMBEDDER_BACKENDS, embedderOptionsOf, registerEmbedderBackend } from './backends.js';

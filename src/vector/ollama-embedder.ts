@@ -9,6 +9,7 @@
 import { describeOllamaFailure, isModelMissing, ollamaClient } from '../models/ollama-client.js';
 import { resolveOllamaHost } from '../models/config.js';
 import { isNoListener } from '../models/http.js';
+import type { EmbedderBackend } from './backend.js';
 import { EmbedderError } from './embedder.js';
 import {
   BUILTIN_INSTEAD,
@@ -33,6 +34,14 @@ export interface OllamaEmbedderOptions extends RemoteEmbedderOptions {
   /** The model's context in tokens (sent as num_ctx); inputs are cut to fit. Default 2,048. */
   contextTokens?: number;
 }
+
+/** Ollama's backend: ids `ollama:<model>`; the index records the server's URL. */
+export const ollamaBackend: EmbedderBackend<OllamaEmbedderOptions> = {
+  name: 'ollama',
+  create: (options) => new OllamaEmbedder(options),
+  fromId: (model, options) => new OllamaEmbedder({ ...options, model }),
+  withRecordedHost: (options, host) => (options.host ? options : { ...options, host }),
+};
 
 export class OllamaEmbedder extends RemoteEmbedder {
   readonly #host: string;

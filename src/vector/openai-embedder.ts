@@ -16,6 +16,7 @@ import {
   type OpenAIServerOptions,
   unknownModelRemedy,
 } from '../models/openai-client.js';
+import type { EmbedderBackend } from './backend.js';
 import { EmbedderError } from './embedder.js';
 import { BUILTIN_INSTEAD, commonEmbedderError, RemoteEmbedder, type RemoteEmbedderOptions } from './remote-embedder.js';
 
@@ -28,8 +29,16 @@ export interface OpenAIEmbedderOptions extends RemoteEmbedderOptions, OpenAIServ
   model?: string;
 }
 
-/** Ids of this kind: `openai:<model>`. */
-export const OPENAI_ID_PREFIX = 'openai:';
+/**
+ * The backend of OpenAI-compatible servers: ids `openai:<model>`; the index
+ * records the base URL. Made only when named: nothing probes for a server.
+ */
+export const openaiBackend: EmbedderBackend<OpenAIEmbedderOptions> = {
+  name: 'openai',
+  create: (options) => new OpenAIEmbedder(options),
+  fromId: (model, options) => new OpenAIEmbedder({ ...options, model }),
+  withRecordedHost: (options, baseUrl) => (options.baseUrl ? options : { ...options, baseUrl }),
+};
 
 /** How long the list of models may take, when a missing model is reported. */
 const MODEL_LIST_TIMEOUT_MS = 5_000;
@@ -59,7 +68,7 @@ export class OpenAIEmbedder extends RemoteEmbedder {
   }
 
   get id(): string {
-    return `${OPENAI_ID_PREFIX}${this.model}`;
+    return `openai:${this.model}`;
   }
 
   /** The base URL: the index records it, so that searches reach the same server. */

@@ -16,7 +16,14 @@ import {
 import { FakeOllama } from '../helpers/fake-ollama.js';
 import { overrideGrammarPackage } from '../../src/analysis/ast/parsers.js';
 import { CODE_ELEMENT_TYPES } from '../../src/analysis/element.js';
-import { canonicalLanguage, LANGUAGE_SPECS, LANGUAGES, shebangInterpreter } from '../../src/analysis/languages.js';
+import { typescriptExtractor } from '../../src/analysis/ast/typescript.js';
+import {
+  canonicalLanguage,
+  isCodeLanguage,
+  LANGUAGE_DEFINITIONS,
+  LANGUAGES,
+  shebangInterpreter,
+} from '../../src/analysis/languages.js';
 import { RESULT_SCHEMA } from '../../src/analysis/llm/resources.js';
 import { ELEMENT_TYPES } from '../../src/search/filters.js';
 
@@ -666,15 +673,35 @@ describe('language names', () => {
   });
 
   it('every code language has a small snippet below', () => {
-    const code = LANGUAGES.filter((language) => LANGUAGE_SPECS[language].kind === 'code');
+    const code = LANGUAGES.filter((language) => LANGUAGE_DEFINITIONS[language].analysis.kind === 'code');
     expect(code).toHaveLength(20);
     expect(Object.keys(SNIPPETS).sort()).toEqual([...code].sort());
   });
 
-  // A language whose table is missing falls through to the TypeScript extractor and still says `ast`:
-  // only the elements it finds tell that its own grammar and table read the snippet.
+  it('every language has its own definition: the TypeScript extractor reads TypeScript, TSX and JavaScript alone', () => {
+    const typescriptFamily = ['typescript', 'tsx', 'javascript'];
+    for (const language of LANGUAGES) {
+      const { analysis } = LANGUAGE_DEFINITIONS[language];
+      if (analysis.kind !== 'code') {
+        // Read as text, explicitly: no grammar, and a splitter of its own kind.
+        expect(analysis, language).not.toHaveProperty('grammar');
+        expect(typeof analysis.split, language).toBe('function');
+        continue;
+      }
+      expect(analysis.extractor === typescriptExtractor, language).toBe(typescriptFamily.includes(language));
+      expect(analysis.grammar.package, language).toMatch(/tree-sitter-/);
+    }
+    // The generic languages each have an extractor over their own table, not one shared by mistake.
+    const extractors = LANGUAGES.map((language) => LANGUAGE_DEFINITIONS[language].analysis)
+      .filter((analysis) => analysis.kind === 'code')
+      .map((analysis) => analysis.extractor);
+    expect(new Set(extractors).size).toBe(LANGUAGES.filter(isCodeLanguage).length - 2);
+  });
+
+  // An extractor in the wrong entry would still say `ast`: only the elements it finds
+  // tell that the language's own grammar and extractor read the snippet.
   it.each(Object.entries(SNIPPETS))('%s: its grammar loads and its table finds the elements', (language, snippet) => {
-    const extension = LANGUAGE_SPECS[language as Language].extensions[0]!;
+    const extension = LANGUAGE_DEFINITIONS[language as Language].extensions[0]!;
     const file = analyzeText(`x${extension}`, snippet.text);
     expect(file).toMatchObject({ language, source: 'ast', warnings: [] });
     expect(file.elements.map((element) => [element.type, qualified(element)])).toEqual(snippet.elements);

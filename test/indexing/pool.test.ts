@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { Analyzer, AnalysisPool, BuiltinEmbedder, type AnalysisEvent } from '../../src/internal.js';
+import {
+  Analyzer,
+  AnalysisPool,
+  BUILTIN_EMBEDDER_VERSION,
+  BuiltinEmbedder,
+  type AnalysisEvent,
+} from '../../src/internal.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const sources = (readdirSync(join(root, 'src'), { recursive: true }) as string[])
@@ -34,17 +40,20 @@ describe('AnalysisPool', () => {
     const pool = new AnalysisPool({ threads: 2 });
     try {
       const texts = sources.slice(0, 12).map((path) => readFileSync(path, 'utf8'));
+      const builtin = (dimension: number) => `builtin:v${BUILTIN_EMBEDDER_VERSION}:${dimension}`;
       const [whole, first, second, narrow] = await Promise.all([
-        pool.embedBuiltin(512, texts),
-        pool.embedBuiltin(512, texts.slice(0, 6)),
-        pool.embedBuiltin(512, texts.slice(6)),
-        pool.embedBuiltin(64, texts.slice(0, 2)),
+        pool.embedOnWorker(builtin(512), texts),
+        pool.embedOnWorker(builtin(512), texts.slice(0, 6)),
+        pool.embedOnWorker(builtin(512), texts.slice(6)),
+        pool.embedOnWorker(builtin(64), texts.slice(0, 2)),
       ]);
       const expected = new BuiltinEmbedder().embedDocumentsSync(texts);
       expect(whole).toEqual(expected);
       expect(Float32Array.from([...first!, ...second!])).toEqual(expected);
       expect(narrow).toEqual(new BuiltinEmbedder({ dimension: 64 }).embedDocumentsSync(texts.slice(0, 2)));
-      await expect(pool.embedBuiltin(3, texts)).rejects.toThrow(/dimension/);
+      await expect(pool.embedOnWorker(builtin(3), texts)).rejects.toThrow(/dimension/);
+      // An id no backend on the workers makes: refused, not embedded by another.
+      await expect(pool.embedOnWorker('builtin:v0:512', texts)).rejects.toThrow(/no embedder backend/);
     } finally {
       await pool.close();
     }

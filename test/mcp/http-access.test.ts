@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   FULL_ACCESS,
-  mayReindex,
+  mayCall,
   scopeArguments,
   scopeRepos,
   unknownRepository,
@@ -85,11 +85,18 @@ describe('scopeArguments', () => {
   });
 });
 
-describe('mayReindex', () => {
-  it('is for a token that may write (one for some repositories updates those by name)', () => {
-    expect(mayReindex(FULL_ACCESS)).toBe(true);
-    expect(mayReindex({ name: 'agents', repos: '*', write: false })).toBe(false);
-    expect(mayReindex({ name: 'ci', repos: ['web'], write: true })).toBe(true);
+describe('mayCall', () => {
+  const write = { access: 'write' } as const;
+  const read = { access: 'read' } as const;
+
+  it('lets a tool that writes be called by a token that may write (one for some repositories updates those by name)', () => {
+    expect(mayCall(FULL_ACCESS, write)).toBe(true);
+    expect(mayCall({ name: 'agents', repos: '*', write: false }, write)).toBe(false);
+    expect(mayCall({ name: 'ci', repos: ['web'], write: true }, write)).toBe(true);
+  });
+
+  it('lets every token call a tool that reads', () => {
+    expect(mayCall({ name: 'agents', repos: ['web'], write: false }, read)).toBe(true);
   });
 });
 

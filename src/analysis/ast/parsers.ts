@@ -6,10 +6,11 @@
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Parser from 'tree-sitter';
 import { GrammarUnavailable } from '../errors.js';
+import { analysisOf, type GrammarSource } from '../languages.js';
 import type { Language } from '../types.js';
 
 export type SyntaxNode = Parser.SyntaxNode;
@@ -18,52 +19,17 @@ export type GrammarLanguage = Parser.Language;
 
 const require = createRequire(import.meta.url);
 
-/** Where a grammar comes from: an npm package, and the export holding the grammar when the package has several. */
-interface GrammarSource {
-  package: string;
-  export?: string;
-  /**
-   * The package's entry is an ES module with top-level await, which
-   * require() refuses: its native binding is loaded directly (node-gyp-build
-   * is how the package itself finds it).
-   */
-  nativeOnly?: boolean;
-  /**
-   * A copy of the package's native binding that ocvector ships (grammars/,
-   * made by scripts/prebuild.mjs at `npm pack`), loaded when the package
-   * cannot be: an optional dependency that npm left out. The package is
-   * preferred when both are there.
-   */
-  shipped?: string;
-}
-
 /** Where the package's own grammars/ lies: beside dist/ (and beside src/ when run from the sources). */
 const SHIPPED = fileURLToPath(new URL('../../../grammars/', import.meta.url));
 
-const GRAMMARS: Partial<Record<Language, GrammarSource>> = {
-  typescript: { package: 'tree-sitter-typescript', export: 'typescript' },
-  tsx: { package: 'tree-sitter-typescript', export: 'tsx' },
-  javascript: { package: 'tree-sitter-javascript' },
-  python: { package: 'tree-sitter-python' },
-  go: { package: 'tree-sitter-go' },
-  rust: { package: 'tree-sitter-rust' },
-  java: { package: 'tree-sitter-java' },
-  c: { package: 'tree-sitter-c' },
-  cpp: { package: 'tree-sitter-cpp' },
-  csharp: { package: 'tree-sitter-c-sharp', nativeOnly: true },
-  ruby: { package: 'tree-sitter-ruby' },
-  php: { package: 'tree-sitter-php', export: 'php' },
-  kotlin: { package: '@tree-sitter-grammars/tree-sitter-kotlin' },
-  // Optional (its dependency tree-sitter-cli downloads a binary from GitHub
-  // at install): the linux-x64 binding is shipped in grammars/ as well.
-  swift: { package: 'tree-sitter-swift', shipped: join(SHIPPED, 'tree-sitter-swift') },
-  scala: { package: 'tree-sitter-scala' },
-  bash: { package: 'tree-sitter-bash' },
-  lua: { package: '@tree-sitter-grammars/tree-sitter-lua', nativeOnly: true },
-  elixir: { package: 'tree-sitter-elixir' },
-  haskell: { package: 'tree-sitter-haskell' },
-  zig: { package: '@tree-sitter-grammars/tree-sitter-zig' },
-};
+/** Grammars that tests load from elsewhere (overrideGrammarPackage). */
+const overrides = new Map<Language, GrammarSource>();
+
+/** Where the grammar of `language` comes from; undefined for a language read as text. */
+function grammarSource(language: Language): GrammarSource | undefined {
+  const analysis = analysisOf(language);
+  return overrides.get(language) ?? (analysis.kind === 'code' ? analysis.grammar : undefined);
+}
 
 /**
  * For tests: load a grammar from elsewhere (a package that is not
@@ -71,10 +37,10 @@ const GRAMMARS: Partial<Record<Language, GrammarSource>> = {
  * what puts the original back.
  */
 export function overrideGrammarPackage(language: Language, source: GrammarSource): () => void {
-  const original = GRAMMARS[language];
+  const original = overrides.get(language);
   const set = (to: GrammarSource | undefined) => {
-    if (to) GRAMMARS[language] = to;
-    else delete GRAMMARS[language];
+    if (to) overrides.set(language, to);
+    else overrides.delete(language);
     loaded.delete(language);
   };
   set(source);
@@ -87,21 +53,22 @@ export function loadedGrammars(): Language[] {
 }
 
 function loadGrammar(language: Language): Parser.Language {
-  const source = GRAMMARS[language];
+  const source = grammarSource(language);
   if (!source) throw new GrammarUnavailable(language, `no tree-sitter grammar for ${language}`);
+  const shipped = source.shipped === undefined ? undefined : resolve(SHIPPED, source.shipped);
   let module: unknown;
   try {
     module = source.nativeOnly
       ? loadNativeBinding(dirname(require.resolve(`${source.package}/package.json`)))
       : require(source.package);
   } catch (error) {
-    if (!source.shipped || !existsSync(join(source.shipped, 'package.json'))) throw error;
+    if (!shipped || !existsSync(join(shipped, 'package.json'))) throw error;
     try {
-      module = loadNativeBinding(source.shipped);
+      module = loadNativeBinding(shipped);
     } catch (copyError) {
       throw new GrammarUnavailable(
         language,
-        `${firstLine(error)}; its copy in ${source.shipped}: ${firstLine(copyError)}`,
+        `${firstLine(error)}; its copy in ${shipped}: ${firstLine(copyError)}`,
         source.package,
       );
     }
@@ -152,12 +119,17 @@ function load(language: Language): Loaded {
     } catch (error) {
       entry = {
         error: error instanceof GrammarUnavailable ? error.reason : firstLine(error),
-        package: GRAMMARS[language]?.package,
+        package: grammarSource(language)?.package,
       };
     }
     loaded.set(language, entry);
   }
   return entry;
+}
+
+/** A query over a grammar: what extractors compile through (ParsedSource.compileQuery). */
+export function compileQuery(grammar: Parser.Language, query: string): Parser.Query {
+  return new Parser.Query(grammar, query);
 }
 
 /** The grammar of `language`, loading it on first use; throws GrammarUnavailable when it cannot be loaded. */

@@ -1,5 +1,6 @@
 /** Code elements of Python files, from tree-sitter. */
 import { commentAbove, docstringOf } from './comments.js';
+import type { SyntaxExtractor } from './extractor.js';
 import type { SyntaxNode } from './parsers.js';
 import { type Extraction, addDependency, collapse, signatureUntil } from './extraction.js';
 import { newElement } from '../element.js';
@@ -7,9 +8,11 @@ import type { AccessModifier, CodeElement, CodeElementType, Parameter } from '..
 
 const MAX_CALLS = 40;
 
-export function extractPython(root: SyntaxNode, out: Extraction): void {
-  walkBlock(root.namedChildren, undefined, out);
-}
+/** Python's extractor: its summary is the module's docstring. */
+export const pythonExtractor: SyntaxExtractor = {
+  extract: ({ root }, out) => walkBlock(root.namedChildren, undefined, out),
+  summary: docstringOf,
+};
 
 /** `owner`: the class whose body this is; undefined at module level. */
 function walkBlock(statements: SyntaxNode[], owner: CodeElement | undefined, out: Extraction): void {

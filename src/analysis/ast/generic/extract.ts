@@ -7,12 +7,13 @@
  * relation to the innermost element around it. No JavaScript-side walk of
  * the tree: extraction stays close to the cost of parsing.
  */
-import Parser from 'tree-sitter';
+import type Parser from 'tree-sitter';
 import { fold, isCodeElementType, newElement } from '../../element.js';
 import type { AccessModifier, CodeElement, CodeElementType, DependencyType } from '../../types.js';
-import { attributeAbove, docAbove, docInside, docInSource } from './docs.js';
+import { attributeAbove, docAbove, docInside, docInSource, fileSummary } from './docs.js';
+import type { ParsedSource, SyntaxExtractor } from '../extractor.js';
 import { type Extraction, addDependency, collapse, signatureText } from '../extraction.js';
-import type { GrammarLanguage, SyntaxNode } from '../parsers.js';
+import type { SyntaxNode } from '../parsers.js';
 import { parameterList, parametersOf } from './parameters.js';
 import { Rows } from './source-rows.js';
 import type { GenericLanguage } from './spec.js';
@@ -75,10 +76,10 @@ interface Compiled {
 const compiled = new WeakMap<GenericLanguage, Compiled>();
 
 /** The query of `spec`, compiled once per grammar (per worker thread). Throws when it does not fit the grammar. */
-function compile(grammar: GrammarLanguage, spec: GenericLanguage): Compiled {
+function compile({ grammar, compileQuery }: ParsedSource, spec: GenericLanguage): Compiled {
   let entry = compiled.get(spec);
   if (!entry) {
-    entry = { query: new Parser.Query(grammar, spec.query), spec };
+    entry = { query: compileQuery(grammar, spec.query), spec };
     for (const [, kind] of spec.query.matchAll(/@definition\.([\w-]+)/g)) {
       if (!isCodeElementType(kind!))
         throw new AnalysisError(`query captures an unknown element kind: @definition.${kind}`, 'BAD_GRAMMAR_QUERY');
@@ -88,14 +89,19 @@ function compile(grammar: GrammarLanguage, spec: GenericLanguage): Compiled {
   return entry;
 }
 
-export function extractGeneric(
-  root: SyntaxNode,
-  source: string,
-  grammar: GrammarLanguage,
-  spec: GenericLanguage,
-  out: Extraction,
-): void {
-  const { query } = compile(grammar, spec);
+/** The extractor of a language that has a table (languages/) rather than an extractor of its own. */
+export function genericExtractor(spec: GenericLanguage): SyntaxExtractor {
+  const { blankLines } = spec;
+  return {
+    ...(blankLines ? { prepare: (text: string) => text.replace(blankLines, (line) => ' '.repeat(line.length)) } : {}),
+    extract: (parsed, out) => extractGeneric(parsed, spec, out),
+    summary: (root) => fileSummary(root, spec),
+  };
+}
+
+function extractGeneric(parsed: ParsedSource, spec: GenericLanguage, out: Extraction): void {
+  const { root, source } = parsed;
+  const { query } = compile(parsed, spec);
   const definitions = new Map<string, Definition>();
   const relations: Relation[] = [];
   for (const match of query.matches(root)) {

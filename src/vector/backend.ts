@@ -1,0 +1,44 @@
+/**
+ * An embedder backend: what makes the embedders of one kind (the built-in
+ * one, an Ollama model, an OpenAI-compatible server's, an in-process
+ * model). The ids of its embedders start with its name and a colon
+ * (`builtin:v2:512`, `ollama:nomic-embed-text`), so that an index's recorded
+ * id finds its backend again; backends.ts registers them.
+ */
+import type { Embedder } from './embedder.js';
+
+export interface EmbedderBackend<Options extends object = object> {
+  /**
+   * What a choice names (`embedder: 'ollama'`, `{ kind: 'ollama', … }`), its
+   * key in the options map (`embedderOptions.ollama`), and what the ids of
+   * its embedders start with, before a colon.
+   */
+  readonly name: string;
+  /** The embedder asked for by name, from the run's options for this backend (a choice's own over them). */
+  create(options: Options): Embedder;
+  /**
+   * The embedder a recorded id names (`rest`: the id past `name:`), with the
+   * run's options; undefined when this version cannot make it (its vectors
+   * would not match the index's).
+   */
+  fromId(rest: string, options: Options): Embedder | undefined;
+  /**
+   * For a backend whose embedders ask a server: the options with the
+   * server the index recorded, unless they name one themselves.
+   */
+  withRecordedHost?(options: Options, host: string): Options;
+  /**
+   * Whether an index whose recorded id is `rest` was made by an older
+   * version of this backend, which an indexer run rebuilds (re-embedding
+   * costs only CPU) rather than refuses.
+   */
+  isOutdated?(rest: string, embedder: Embedder): boolean;
+  /**
+   * For a backend whose embedders can run on the indexer's worker threads
+   * (CPU work, no server): the id a worker thread makes this embedder from
+   * (`fromId` with no options), or undefined when this one cannot go there.
+   * The workers know the backends registered in backends.ts, not those
+   * registered at run time.
+   */
+  workerId?(embedder: Embedder): string | undefined;
+}
