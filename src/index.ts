@@ -80,7 +80,7 @@ export type {
   EmbedderStatus,
 } from './search/searcher.js';
 export type { SearchFilters } from './search/filters.js';
-export type { FusionWeights } from './search/fusion.js';
+export type { FusionWeights } from './search/ranking/fusion.js';
 export type { QueryKind } from './search/query.js';
 export type { SnippetOptions } from './search/source.js';
 export type {
