@@ -104,7 +104,14 @@ export type {
   PermissionDecision,
   PermissionRequest,
 } from './tool/codebase-search-tool.js';
-export type { CodebaseSearchArgs, CodebaseSearchHit, CodebaseSearchOutput, JsonSchema } from './tool/schema.js';
+export type {
+  CodebaseSearchArgs,
+  CodebaseSearchExplanation,
+  CodebaseSearchHit,
+  CodebaseSearchOutput,
+  CodebaseSearchScoreTerm,
+  JsonSchema,
+} from './tool/schema.js';
 export type { ToolBudget } from './tool/budget.js';
 export {
   anthropicToolResult,
