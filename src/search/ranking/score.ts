@@ -37,7 +37,7 @@ export interface Score {
  * to `add` (value × weight) or `multiply` (a factor). With `terms`, the same
  * calls record each term as they make it (`explain`), so the explanation
  * cannot drift from the score; without, they only compute (this runs for
- * every candidate of every query, and allocates nothing). The order and
+ * every candidate of every query: nothing is allocated but the Score). The order and
  * grouping of the additions are part of the score: scores are compared to
  * the last bit, so an edit here keeps them.
  */
