@@ -82,7 +82,7 @@ export type {
   EmbedderStatus,
 } from './search/searcher.js';
 export type { SearchFilters } from './search/filters.js';
-export type { FusionWeights } from './search/fusion.js';
+export type { FusionWeights } from './search/ranking/fusion.js';
 export type { QueryKind } from './search/query.js';
 export type { SnippetOptions } from './search/source.js';
 export type {
@@ -106,7 +106,14 @@ export type {
   PermissionDecision,
   PermissionRequest,
 } from './tool/codebase-search-tool.js';
-export type { CodebaseSearchArgs, CodebaseSearchHit, CodebaseSearchOutput, JsonSchema } from './tool/schema.js';
+export type {
+  CodebaseSearchArgs,
+  CodebaseSearchExplanation,
+  CodebaseSearchHit,
+  CodebaseSearchOutput,
+  CodebaseSearchScoreTerm,
+  JsonSchema,
+} from './tool/schema.js';
 export type { ToolBudget } from './tool/budget.js';
 export {
   anthropicToolResult,

@@ -5,7 +5,7 @@
  * repository tooling, by the path conventions of each language.
  *
  * These are the evaluation's own rules, on purpose apart from the
- * ranking's (src/search/path-priors.ts): a change to the ranking must not
+ * ranking's (src/search/ranking/path-priors.ts): a change to the ranking must not
  * move what the sets count as an answer, or as a file to score.
  */
 import { detectLanguage, isCodeLanguage } from '../../src/internal.js';

@@ -10,7 +10,7 @@ import { Command, Option } from 'commander';
 import { TEXT_ELEMENT_TYPES } from '../analysis/element.js';
 import { findIndex } from '../search/find-index.js';
 import { canonicalLanguage, ELEMENT_TYPES, LANGUAGES } from '../search/filters.js';
-import type { ScoreExplanation } from '../search/score.js';
+import type { ScoreExplanation } from '../search/ranking/score.js';
 import {
   MAX_K,
   SEARCH_DEFAULTS,

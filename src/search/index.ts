@@ -10,8 +10,8 @@ export {
   LANGUAGE_ALIASES,
 } from './filters.js';
 export { compileGlob, type GlobMatcher } from './glob.js';
-export { DEFAULT_FUSION_WEIGHTS, nameMatch, relativeScores, type ScoredHit } from './fusion.js';
-export type { NameMatch } from './fusion.js';
+export { DEFAULT_FUSION_WEIGHTS, nameMatch, relativeScores, type ScoredHit } from './ranking/fusion.js';
+export type { NameMatch } from './ranking/fusion.js';
 export { cutLines, DEFAULT_SNIPPET_OPTIONS, snippetLines } from './source.js';
 export { findReferences, parseSymbol, DEFAULT_REFERENCE_SITES, MAX_REFERENCE_SITES } from './references.js';
 export type {

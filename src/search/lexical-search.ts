@@ -8,10 +8,10 @@
  */
 import type { LexicalMatch, OccurrenceReads, ScopeReads } from '../store/reads.js';
 import { sumById } from '../store/search-reader.js';
-import { elementsSpelledAsTyped } from './exact-spelling.js';
+import { elementsSpelledAsTyped } from './ranking/exact-spelling.js';
 import type { CompiledFilters } from './filters.js';
-import { fileScores } from './file-evidence.js';
-import { candidatesWanted, type ScoredHit } from './fusion.js';
+import { fileScores } from './ranking/file-evidence.js';
+import { candidatesWanted, type ScoredHit } from './ranking/fusion.js';
 import { AsyncGenerationCache, MAX_CACHED_TERMS } from './generation-cache.js';
 import {
   CHANGE_CODE_WEIGHT,
@@ -21,7 +21,7 @@ import {
   DEFINITION_CANDIDATES,
   NAMED_FILE_ELEMENTS,
   WHOLE_IDENTIFIER_CODE_WEIGHT,
-} from './knobs.js';
+} from './ranking/knobs.js';
 import { symbolNames, type ParsedQuery } from './query.js';
 
 export interface LexicalEvidence {
@@ -32,7 +32,7 @@ export interface LexicalEvidence {
   namedFiles: { fileId: number; ids: number[] }[];
   /** For a query of names only (ParsedQuery.exactFirst): the elements holding one of its whole names, in their names or code. */
   wholeWord?: Set<number> | undefined;
-  /** Of those, the ones holding a name as typed (search/exact-spelling.ts). */
+  /** Of those, the ones holding a name as typed (search/ranking/exact-spelling.ts). */
   spelledAsTyped?: Set<number> | undefined;
 }
 

@@ -10,7 +10,7 @@ import type { ElementRecord } from '../store/search-reader.js';
 import { terms } from '../text/terms.js';
 import { isStopWord } from '../text/vocabulary.js';
 import type { ParsedQuery } from './query.js';
-import type { RankedHit } from './ranking.js';
+import type { RankedHit } from './ranking/ranking.js';
 import type { SearchResult } from './response.js';
 import { bestSnippetStart, type SnippetOptions, snippetLines, type SourceStates } from './source.js';
 

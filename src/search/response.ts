@@ -4,8 +4,8 @@
  * added up.
  */
 import type { QueryKind } from './query.js';
-import type { RankSignals } from './ranking.js';
-import type { ScoreExplanation } from './score.js';
+import type { RankSignals } from './ranking/ranking.js';
+import type { ScoreExplanation } from './ranking/score.js';
 
 export type SearchMode = 'hybrid' | 'lexical' | 'vector';
 

@@ -12,7 +12,7 @@ import { MAX_SCOPES, type OccurrenceReads, type ScopeReads, type Snapshot, type 
 import type { Repository } from '../store/repositories.js';
 import { SearchError } from './errors.js';
 import { AsyncGenerationCache } from './generation-cache.js';
-import { FILTERED_OVERFETCH } from './knobs.js';
+import { FILTERED_OVERFETCH } from './ranking/knobs.js';
 import { LexicalSearch } from './lexical-search.js';
 
 /** The repositories of one search, and what reads them in its snapshot. */

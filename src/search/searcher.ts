@@ -29,13 +29,13 @@ import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import type { OpenAIEmbedderOptions } from '../vector/openai-embedder.js';
 import { SearchError } from './errors.js';
 import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
-import { candidatesWanted, DEFAULT_FUSION_WEIGHTS, type FusionWeights, type ScoredHit } from './fusion.js';
-import { FILTERED_OVERFETCH } from './knobs.js';
+import { candidatesWanted, DEFAULT_FUSION_WEIGHTS, type FusionWeights, type ScoredHit } from './ranking/fusion.js';
+import { FILTERED_OVERFETCH } from './ranking/knobs.js';
 import { NO_LEXICAL_EVIDENCE, type LexicalEvidence } from './lexical-search.js';
 import { SearchScopes, type SearchScope } from './scopes.js';
 import { parseQuery, type ParsedQuery, type QueryKind } from './query.js';
 import { presentResults } from './present.js';
-import { rankCandidates, type Evidence, type RankedHit } from './ranking.js';
+import { rankCandidates, type Evidence, type RankedHit } from './ranking/ranking.js';
 import type { EmbedderStatus, SearchMode, SearchResponse, SearchTimings } from './response.js';
 import { findReferences, type ReferencesOptions, type ReferencesResponse } from './references.js';
 import { SourceCache, SourceReader, type SnippetOptions, type SourceStates, StoredSources } from './source.js';
@@ -455,7 +455,7 @@ export class Searcher {
     return embedder;
   }
 
-  /** The ranking stack (search/ranking.ts) over the rows of every candidate that passes the filters. */
+  /** The ranking stack (search/ranking/ranking.ts) over the rows of every candidate that passes the filters. */
   async #rank(
     scope: SearchScope,
     parsed: ParsedQuery,

@@ -68,13 +68,18 @@ export function fitToBudget(
   return truncated ? { results, fallback_used: fallbackUsed, truncated } : { results, fallback_used: fallbackUsed };
 }
 
-/** The hit as it is, with a shorter snippet, or without one, and its JSON size; undefined when even that is too big. */
+/**
+ * The hit as it is, with a shorter snippet, or without one, and its JSON size; then without its
+ * score's terms (`explain`), which say why it ranked, not where the code is; undefined when even
+ * that is too big.
+ */
 function fitHit(hit: CodebaseSearchHit, room: number): { hit: CodebaseSearchHit; size: number } | undefined {
   const whole = JSON.stringify(hit).length;
   if (whole <= room) return { hit, size: whole };
   const bare = { ...hit, snippet: null };
   const bareSize = JSON.stringify(bare).length;
-  if (hit.snippet === null || bareSize > room) return undefined;
+  if (bareSize > room) return hit.explain ? fitHit(withoutExplanation(bare), room) : undefined;
+  if (hit.snippet === null) return { hit: bare, size: bareSize };
   // Whole lines while they fit (JSON escapes make the size of a line differ from its length).
   const lines = hit.snippet.split('\n');
   const marker = '\n… (cut to fit the size budget)';
@@ -84,4 +89,8 @@ function fitHit(hit: CodebaseSearchHit, room: number): { hit: CodebaseSearchHit;
     if (size <= room) return { hit: shorter, size };
   }
   return { hit: bare, size: bareSize };
+}
+
+function withoutExplanation({ explain: _, ...hit }: CodebaseSearchHit): CodebaseSearchHit {
+  return hit;
 }

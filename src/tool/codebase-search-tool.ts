@@ -28,6 +28,7 @@ import {
   CODEBASE_SEARCH_PARAMETERS,
   DEFAULT_TOOL_K,
   type CodebaseSearchArgs,
+  type CodebaseSearchExplanation,
   type CodebaseSearchHit,
   type CodebaseSearchOutput,
 } from './schema.js';
@@ -141,6 +142,7 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
         ...(args.language ? { language: canonicalLanguage(args.language)! } : {}),
         ...(args.element_type ? { type: args.element_type } : {}),
         ...(args.repos ? { repos: args.repos } : {}),
+        ...(args.explain ? { explain: true } : {}),
         snippet: { maxLines: this.budget.snippetMaxLines, maxChars: this.budget.snippetMaxChars },
       });
     } catch (error) {
@@ -215,13 +217,31 @@ function toHit(result: SearchResult): CodebaseSearchHit {
     name: result.name,
     signature: redactSecrets(result.signature),
     description: redactSecrets(result.description),
-    score: Math.round(result.score * 10_000) / 10_000,
+    score: roundScore(result.score),
     // A model reads the snippet as text: the count of lines left out is said in it.
     snippet:
       result.snippet === undefined ? null : redactSecrets(withMoreLines(result.snippet, result.snippetMoreLines)),
     ...(result.snippetStartLine !== undefined ? { snippet_start_line: result.snippetStartLine } : {}),
     stale: result.stale,
+    ...(result.explain ? { explain: explanationOf(result.explain) } : {}),
   };
+}
+
+/** The Searcher's explanation, its numbers rounded as the score is (the score itself is the hit's). */
+function explanationOf({ terms, tier }: NonNullable<SearchResult['explain']>): CodebaseSearchExplanation {
+  const rounded = terms.map(({ feature, op, value, weight, contribution }) => ({
+    feature,
+    op,
+    value: roundScore(value),
+    weight: roundScore(weight),
+    contribution: roundScore(contribution),
+  }));
+  return tier === undefined ? { terms: rounded } : { terms: rounded, tier };
+}
+
+/** 4 decimals: what a score says to a model. */
+function roundScore(value: number): number {
+  return Math.round(value * 10_000) / 10_000;
 }
 
 function emptyNote(args: CodebaseSearchArgs): string {

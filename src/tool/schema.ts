@@ -81,6 +81,12 @@ export const CODEBASE_SEARCH_PARAMETERS = {
     language: { type: 'string', enum: LANGUAGE_NAMES, description: 'Only files in this language.' },
     element_type: { type: 'string', enum: [...ELEMENT_TYPES], description: 'Only elements of this kind.' },
     repos: REPOS_PARAMETER,
+    explain: {
+      type: 'boolean',
+      default: false,
+      description:
+        "Also say how each result's score added up (its terms: each feature's value, weight and contribution), to judge a ranking rather than to read code.",
+    },
   },
   required: ['query'],
   additionalProperties: false,
@@ -93,6 +99,26 @@ export interface CodebaseSearchArgs {
   language?: string;
   element_type?: string;
   repos?: string[];
+  explain?: boolean;
+}
+
+/** One term of a result's score, as the CLI's --explain shows it (search/ranking/score.ts, `ScoreTerm`), rounded. */
+export interface CodebaseSearchScoreTerm {
+  /** A feature (a key of SCORE_WEIGHTS, `role:<role>`) or a later stage of the ranking. */
+  feature: string;
+  /** add: value × weight is added; multiply: the score so far (value) times the weight; replace: a stage gave another score (value). */
+  op: 'add' | 'multiply' | 'replace';
+  value: number;
+  weight: number;
+  /** What the term changed the score by: the contributions add up to the score. */
+  contribution: number;
+}
+
+/** How a result's score added up (with `explain`). */
+export interface CodebaseSearchExplanation {
+  terms: CodebaseSearchScoreTerm[];
+  /** For a query of names only, the tier ranked before the score: 3 a definition, 2 holds the whole name as typed, 1 in another spelling. */
+  tier?: number;
 }
 
 export interface CodebaseSearchHit {
@@ -113,6 +139,8 @@ export interface CodebaseSearchHit {
   snippet_start_line?: number;
   /** The file changed since it was indexed: the lines may have moved. */
   stale: boolean;
+  /** How its score added up, when the call asked (`explain`). */
+  explain?: CodebaseSearchExplanation;
 }
 
 export interface CodebaseSearchOutput {
@@ -142,6 +170,30 @@ const HIT_SCHEMA = {
     score: { type: 'number' },
     snippet: { type: ['string', 'null'] },
     stale: { type: 'boolean' },
+    explain: {
+      type: 'object',
+      description: "how the score added up (with explain): the terms' contributions sum to the score",
+      properties: {
+        terms: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              feature: { type: 'string' },
+              op: { type: 'string', enum: ['add', 'multiply', 'replace'] },
+              value: { type: 'number' },
+              weight: { type: 'number' },
+              contribution: { type: 'number' },
+            },
+            required: ['feature', 'op', 'value', 'weight', 'contribution'],
+            additionalProperties: false,
+          },
+        },
+        tier: { type: 'integer' },
+      },
+      required: ['terms'],
+      additionalProperties: false,
+    },
   },
   required: [
     'repo',

@@ -146,7 +146,7 @@ describe('the committed evaluation sets', () => {
       const prepared = prepareCorpus(CORPORA.ocvector!, loadEvalSet(join(SETS_DIR, 'ocvector', 'queries.jsonl')), root);
       expect(prepared.commit).toBe(hasHistory ? commit : undefined);
       // A module no query answers from, changed since the set's commit: copied as it was then.
-      const file = 'src/search/file-evidence.ts';
+      const file = 'src/search/scopes.ts';
       const then = hasHistory
         ? execFileSync('git', ['-C', ROOT, 'show', `${commit}:${file}`], { encoding: 'utf8' })
         : readFileSync(join(ROOT, file), 'utf8');

@@ -57,7 +57,10 @@ describe('oc-vector-mcp over stdio, with the SDK client', () => {
     expect(search!.inputSchema).toMatchObject({
       type: 'object',
       required: ['query'],
-      properties: { query: { type: 'string' }, k: { maximum: 20 } },
+      properties: { query: { type: 'string' }, k: { maximum: 20 }, explain: { type: 'boolean' } },
+    });
+    expect(search!.outputSchema).toMatchObject({
+      properties: { results: { items: { properties: { explain: { required: ['terms'] } } } } },
     });
     expect(search!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
     expect(status!.annotations).toMatchObject({ readOnlyHint: true });
@@ -78,6 +81,28 @@ describe('oc-vector-mcp over stdio, with the SDK client', () => {
     expect(output.results[0]).toMatchObject({ name: 'hashPassword', path: 'src/auth/passwords.ts', start_line: 6 });
     expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual(output);
     expect(stderr).toMatch(/codebase_search "hash a password with a salt": 3 results \(\d+ ms\)/);
+  });
+
+  it("answers codebase_search with explain: each result's score terms, which add up to its score", async () => {
+    const result = await client.callTool({
+      name: 'codebase_search',
+      arguments: { query: 'hash a password with a salt', k: 3, explain: true },
+    });
+    expect(result.isError).toBe(false);
+    const output = result.structuredContent as unknown as CodebaseSearchOutput;
+    expect(output.results.length).toBeGreaterThan(0);
+    expect(output.results[0]!.explain!.terms.map((term) => term.feature)).toContain('lexical');
+    for (const hit of output.results) {
+      const terms = hit.explain!.terms;
+      expect(terms.length).toBeGreaterThan(0);
+      const sum = terms.reduce((total, term) => total + term.contribution, 0);
+      // Each number is rounded to 4 decimals, as the score is.
+      expect(Math.abs(sum - hit.score)).toBeLessThanOrEqual(5e-5 * (terms.length + 1));
+    }
+    const plain = await client.callTool({ name: 'codebase_search', arguments: { query: 'hashPassword', k: 3 } });
+    const hits = (plain.structuredContent as unknown as CodebaseSearchOutput).results;
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.every((hit) => hit.explain === undefined)).toBe(true);
   });
 
   it('answers find_references: the definition, then each line that names the symbol', async () => {

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { SearchMode, SearchResult } from '../../src/index.js';
-import { DEFAULT_FUSION_WEIGHTS } from '../../src/search/fusion.js';
-import { FILE_COHERENCE, ROLE_PRIOR, SCORE_WEIGHTS } from '../../src/search/knobs.js';
-import type { ScoreTerm } from '../../src/search/score.js';
+import { DEFAULT_FUSION_WEIGHTS } from '../../src/search/ranking/fusion.js';
+import { FILE_COHERENCE, ROLE_PRIOR, SCORE_WEIGHTS } from '../../src/search/ranking/knobs.js';
+import type { ScoreTerm } from '../../src/search/ranking/score.js';
 import { indexedSearchRepo, LABELS } from '../helpers/search-repo.js';
 
 const STAGES = ['fileCoherence', 'orderInFile', 'fileCountedOnce', 'furtherHit', 'container'];

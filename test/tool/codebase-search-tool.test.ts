@@ -23,6 +23,7 @@ import {
   toAnthropicTool,
   toOllamaTool,
   toOpenAITool,
+  type CodebaseSearchHit,
   type CodebaseSearchOutput,
   type PermissionRequest,
 } from '../../src/internal.js';
@@ -127,7 +128,7 @@ describe('CodebaseSearchTool', () => {
     [{ query: 'x', element_type: 'widget' }, /element_type must be one of class/],
     [
       { query: 'x', limit: 5 },
-      /unknown argument "limit" \(allowed: query, k, path_prefix, language, element_type, repos\)/,
+      /unknown argument "limit" \(allowed: query, k, path_prefix, language, element_type, repos, explain\)/,
     ],
     [{ query: 'x'.repeat(2_001) }, /query must NOT have more than 2000 characters/],
     [{ query: '   ' }, /the query is empty/],
@@ -235,6 +236,51 @@ describe('CodebaseSearchTool', () => {
     );
   });
 
+  it("with explain, says how each result's score added up: terms that sum to the score; without, nothing", async () => {
+    /** Each term is rounded to 4 decimals, as the score is: their sum is the score within that rounding. */
+    const termsAddUp = (hit: CodebaseSearchHit) =>
+      Math.abs(hit.explain!.terms.reduce((sum, term) => sum + term.contribution, 0) - hit.score) <=
+      5e-5 * (hit.explain!.terms.length + 1);
+    for (const query of ['hash a password with a salt', 'issueToken', 'src/auth']) {
+      const plain = await tool.execute({ query, k: 5 });
+      expect(plain.results.length, query).toBeGreaterThan(0);
+      expect(plain.results.every((hit) => hit.explain === undefined)).toBe(true);
+      const explained = await tool.execute({ query, k: 5, explain: true });
+      expect(validateOutput(explained), JSON.stringify(validateOutput.errors)).toBe(true);
+      // The same results, in the same order, with their terms.
+      expect(explained.results.map(({ explain: _, ...hit }) => hit)).toEqual(plain.results);
+      for (const hit of explained.results) {
+        expect(hit.explain!.terms.length, `${query}: ${hit.name}`).toBeGreaterThan(0);
+        expect(termsAddUp(hit), `${query}: ${hit.name} ${JSON.stringify(hit.explain)}`).toBe(true);
+      }
+    }
+    // The terms the CLI's --explain shows: the features' and the later stages' (names of SCORE_WEIGHTS, role:…).
+    const name = await tool.execute({ query: 'issueToken', k: 3, explain: true });
+    const exact = name.results.find((hit) => hit.name.endsWith('issueToken'))!;
+    expect(exact.explain!.terms.map((term) => term.feature)).toContain('exactName');
+    expect(exact.explain!.tier).toBe(3);
+    expect((await tool.execute({ query: 'issueToken', explain: 'yes' })).error).toMatch(/explain must be a boolean/);
+  });
+
+  it("counts explain's terms in the size budget, and drops them after the snippet, before the result", async () => {
+    const query = 'cache retry token password config rows';
+    const kept = new Map<number, number>();
+    for (const maxOutputChars of [1_000, 2_500, 6_000]) {
+      const small = new CodebaseSearchTool({ cwd: repo.root, budget: { maxOutputChars } });
+      const output = await small.execute({ query, k: MAX_TOOL_K, explain: true });
+      await small.close();
+      expect(JSON.stringify(output).length).toBeLessThanOrEqual(maxOutputChars);
+      expect(validateOutput(output)).toBe(true);
+      expect(output.results.length).toBeGreaterThan(0);
+      expect(output).toMatchObject({ truncated: true, note: expect.stringMatching(/size budget/) });
+      // A result keeps its terms as long as they fit; one without them has no snippet either.
+      for (const hit of output.results) if (!hit.explain) expect(hit.snippet).toBeNull();
+      kept.set(maxOutputChars, output.results.filter((hit) => hit.explain).length);
+    }
+    expect(kept.get(1_000)).toBe(0);
+    expect(kept.get(6_000)).toBeGreaterThan(0);
+  });
+
   it('asks the permission callback with the checked arguments, and obeys it', async () => {
     const asked: PermissionRequest[] = [];
     const guarded = new CodebaseSearchTool({
@@ -319,7 +365,9 @@ describe('CodebaseSearchTool', () => {
       'language',
       'element_type',
       'repos',
+      'explain',
     ]);
+    expect(CODEBASE_SEARCH_PARAMETERS.properties.explain).toMatchObject({ type: 'boolean', default: false });
     // The schema itself is valid JSON Schema.
     expect(() => new Ajv({ strict: true }).compile(CODEBASE_SEARCH_PARAMETERS)).not.toThrow();
   });

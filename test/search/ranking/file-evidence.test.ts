@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fileScores } from '../../src/search/file-evidence.js';
+import { fileScores } from '../../../src/search/ranking/file-evidence.js';
 
 describe('BM25 over whole files', () => {
   it('a file whose elements hold every term of the question outscores one that holds a single term many times', () => {

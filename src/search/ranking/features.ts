@@ -3,7 +3,7 @@
  * candidate, by one function (`features`), before anything is weighed. The
  * score stage (score.ts) weighs them by the query's kind.
  */
-import { isCodeElementType } from '../analysis/element.js';
+import { isCodeElementType } from '../../analysis/element.js';
 import { nameMatch, type Candidate, type NameMatch, type ScoredHit } from './fusion.js';
 import { CHANGE_ROLE_PRIOR_POWER, FRAGMENT_TYPES } from './knobs.js';
 import {
@@ -15,8 +15,8 @@ import {
   type PathRole,
   type PathWordMatch,
 } from './path-priors.js';
-import type { ParsedQuery } from './query.js';
-import type { ElementRecord } from '../store/search-reader.js';
+import type { ParsedQuery } from '../query.js';
+import type { ElementRecord } from '../../store/search-reader.js';
 
 /** An element as ranking sees it: the columns of its record that ranking reads (tests pass plain objects of just these). */
 export type CandidateRow = Pick<ElementRecord, 'id' | 'fileId' | 'path' | 'type' | 'name' | 'startLine' | 'endLine'> &

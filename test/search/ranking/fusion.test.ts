@@ -6,9 +6,14 @@
  * two lists are the only evidence.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_FUSION_WEIGHTS, relativeScores, type FusionWeights, type ScoredHit } from '../../src/search/fusion.js';
-import { parseQuery } from '../../src/search/query.js';
-import { rankCandidates, type CandidateRow } from '../../src/search/ranking.js';
+import {
+  DEFAULT_FUSION_WEIGHTS,
+  relativeScores,
+  type FusionWeights,
+  type ScoredHit,
+} from '../../../src/search/ranking/fusion.js';
+import { parseQuery } from '../../../src/search/query.js';
+import { rankCandidates, type CandidateRow } from '../../../src/search/ranking/ranking.js';
 
 const ROWS: CandidateRow[] = [1, 2, 3].map((id) => ({
   id,

@@ -26,8 +26,8 @@ import {
   FRAGMENT_TYPES,
   FURTHER_HIT_DECAY,
 } from './knobs.js';
-import type { ParsedQuery } from './query.js';
-import { scoreOf, scoreTerms, weightsFor, type ScoreExplanation, type ScoreTerm, type ScoreWeights } from './score.js';
+import type { ParsedQuery } from '../query.js';
+import { scoreOf, weightsFor, type ScoreExplanation, type ScoreTerm, type ScoreWeights } from './score.js';
 
 export type { CandidateRow, Evidence } from './features.js';
 
@@ -275,9 +275,10 @@ export function withoutNested<Row extends CandidateRow>(
   return kept;
 }
 
-/** How a hit's score added up: its features' terms (score.ts), its file's coherence, then the later stages. */
+/** How a hit's score added up: its features' terms (recorded by `scoreOf`, score.ts), its file's coherence, then the later stages. */
 export function explainScore<Row extends CandidateRow>(hit: RankedHit<Row>, weights: ScoreWeights): ScoreExplanation {
-  const terms: ScoreTerm[] = scoreTerms(hit.features, weights);
+  const terms: ScoreTerm[] = [];
+  scoreOf(hit.features, weights, terms);
   let sum = terms.reduce((total, term) => total + term.contribution, 0);
   const push = (term: ScoreTerm) => {
     terms.push(term);

@@ -10,9 +10,9 @@
  * (`streams.py` for "response streaming").
  */
 import { posix } from 'node:path';
-import { fileStem } from '../files/rules.js';
-import { splitIdentifier, stem } from '../text/terms.js';
-import { conceptFor, isStopWord } from '../text/vocabulary.js';
+import { fileStem } from '../../files/rules.js';
+import { splitIdentifier, stem } from '../../text/terms.js';
+import { conceptFor, isStopWord } from '../../text/vocabulary.js';
 import { ROLE_PRIOR } from './knobs.js';
 
 /** What a file is for, by its path: each role but implementation holds a result back (ROLE_PRIOR in knobs.ts). */

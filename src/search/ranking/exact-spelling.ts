@@ -8,11 +8,11 @@
  * word as written, and its lines: the elements around those lines are the
  * ones that hold the name as typed.
  */
-import type { OccurrenceReads } from '../store/reads.js';
-import { decodeSites, isOccurrenceWord } from '../text/occurrences.js';
-import { splitIdentifier } from '../text/terms.js';
+import type { OccurrenceReads } from '../../store/reads.js';
+import { decodeSites, isOccurrenceWord } from '../../text/occurrences.js';
+import { splitIdentifier } from '../../text/terms.js';
 import { MAX_SPELLING_FILES } from './knobs.js';
-import { symbolNames, type ParsedQuery } from './query.js';
+import { symbolNames, type ParsedQuery } from '../query.js';
 
 /**
  * The ids of the elements whose lines hold a name of the query as typed; undefined when the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseQuery } from '../../src/search/query.js';
-import { rankCandidates, type CandidateRow, type Evidence } from '../../src/search/ranking.js';
+import { parseQuery } from '../../../src/search/query.js';
+import { rankCandidates, type CandidateRow, type Evidence } from '../../../src/search/ranking/ranking.js';
 
 /**
  * Rows of a small Elixir-like project: a module and its functions, and a

@@ -1,10 +1,13 @@
 /**
  * Every number the ranking is tuned by, one line each with one reason, in
  * the order the pipeline uses them: candidates → features → score →
- * diversify. What each was measured at, and what else was tried, is in
+ * diversify. The reading of a query (search/query.ts) keeps its own limits
+ * beside the rules they bound: how many names a query of names holds, how
+ * far a defect word reaches, a commit subject's scope. What each number
+ * here was measured at, and what else was tried, is in
  * docs/retrieval-quality.md ("Constants and their history"), not here.
  */
-import type { QueryKind } from './query.js';
+import type { QueryKind } from '../query.js';
 
 // Candidates: what each half of the search fetches.
 

@@ -9,7 +9,7 @@
  * score keeps that margin and puts both lists on 0..1 without tuning.
  */
 import { CANDIDATES_PER_RESULT, MIN_CANDIDATES, SCORE_WEIGHTS } from './knobs.js';
-import type { QueryKind } from './query.js';
+import type { QueryKind } from '../query.js';
 
 export interface FusionWeights {
   lexical: number;

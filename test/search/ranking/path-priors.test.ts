@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { meaningfulWords, pathWordMatch, rolePrior, requestedRoles } from '../../src/search/path-priors.js';
+import { meaningfulWords, pathWordMatch, rolePrior, requestedRoles } from '../../../src/search/ranking/path-priors.js';
 
 const keywords = (query: string) => meaningfulWords(query.split(/\s+/));
 
