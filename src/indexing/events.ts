@@ -64,4 +64,4 @@ export interface IndexSummary {
 }
 
 /** What the last complete run recorded in the index (kept by the store's metadata). */
-export type { LastRun } from '../store/meta.js';
+export type { LastRun } from '../store/rows.js';

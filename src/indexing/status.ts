@@ -10,12 +10,13 @@ import { contentHash } from '../files/hash.js';
 import { isDirectory } from '../files/root.js';
 import { scanRoot } from '../files/scan.js';
 import { DATABASE_FILE } from '../store/database.js';
-import { unknownRepository } from '../store/repositories.js';
-import { IndexStore, UNTRUSTED_MTIME } from '../store/store.js';
+import { unknownRepository } from '../store/repository-name.js';
+import { IndexStore } from '../store/store.js';
+import { UNTRUSTED_MTIME } from '../store/rows.js';
 import { listVectorFiles } from '../store/vector-file.js';
-import type { EmbedderRecord, LastRun } from '../store/meta.js';
+import type { EmbedderRecord, LastRun } from '../store/rows.js';
 import type { PostgresChoice } from '../store/open-store.js';
-import type { RepositoryCounts } from '../store/repositories.js';
+import type { RepositoryCounts } from '../store/rows.js';
 import type { FileSummary } from '../store/rows.js';
 
 /** One repository of the index. */

@@ -14,11 +14,12 @@
  */
 import { gitHead } from '../files/git.js';
 import { prepareDirectory, StoreError } from '../store/database.js';
-import type { Repository } from '../store/repositories.js';
+import type { Repository } from '../store/rows.js';
 import { defaultRepositoryName } from '../store/repository-name.js';
 import { WriteLock } from '../store/lock.js';
-import type { LastRun } from '../store/meta.js';
-import { IndexStore, type EmbedderRecord } from '../store/store.js';
+import type { LastRun } from '../store/rows.js';
+import { IndexStore } from '../store/store.js';
+import type { EmbedderRecord } from '../store/rows.js';
 import { VectorIndex, type VectorIndexEvent } from '../store/vector-file.js';
 import { EmbeddedRunWriter } from '../store/embedded-writer.js';
 import { checkDimension } from '../vector/check.js';

@@ -9,7 +9,7 @@
  */
 import { gitHead } from '../files/git.js';
 import { StoreError } from '../store/errors.js';
-import type { EmbedderRecord, LastRun } from '../store/meta.js';
+import type { EmbedderRecord, LastRun } from '../store/rows.js';
 import type { PostgresChoice } from '../store/open-store.js';
 import { PostgresConnection, DEFAULT_POSTGRES_SCHEMA } from '../store/postgres/connection.js';
 import { PostgresRun } from '../store/postgres/run-writer.js';

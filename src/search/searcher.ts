@@ -16,10 +16,11 @@
 import { isDirectory } from '../files/root.js';
 import { CircuitBreaker } from '../models/circuit-breaker.js';
 import { StoreError } from '../store/errors.js';
-import type { EmbedderRecord } from '../store/meta.js';
+import type { EmbedderRecord } from '../store/rows.js';
 import { openStore, type StoreChoice } from '../store/open-store.js';
-import type { ElementRecord, SearchStore, Snapshot } from '../store/reads.js';
-import type { Repository } from '../store/repositories.js';
+import type { SearchStore, Snapshot } from '../store/reads.js';
+import type { ElementRecord } from '../store/rows.js';
+import type { Repository } from '../store/rows.js';
 import type { VectorIndexEvent, VectorIndexOptions } from '../store/vector-file.js';
 import { checkVectors } from '../vector/check.js';
 import { embedderFromId, withRecordedHost } from '../vector/choose.js';

@@ -8,7 +8,7 @@ import { prepareDirectory, StoreError } from './database.js';
 import { type LockOptions, WriteLock } from './lock.js';
 import { isRepositoryName, badRepositoryName } from './repository-name.js';
 import { IndexStore } from './store.js';
-import { unknownRepository } from './repositories.js';
+import { unknownRepository } from './repository-name.js';
 
 export interface DroppedRepository {
   directory: string;

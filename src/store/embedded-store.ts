@@ -16,11 +16,12 @@ import { FaissError } from '../native/errors.js';
 import { damaged, isCorruption } from './database.js';
 import { StoreError } from './errors.js';
 import { ftsExpression } from '../text/fts-expression.js';
-import { filterSql, type FilterConditions } from './filter-sql.js';
-import type { EmbedderRecord } from './meta.js';
+import { filterSql } from './filter-sql.js';
+import type { EmbedderRecord } from './rows.js';
 import { openIndex } from './open-index.js';
 import {
   MAX_SCOPES,
+  type FilterConditions,
   type LexicalMatch,
   type OccurrenceReads,
   type ScopeReads,
@@ -30,7 +31,7 @@ import {
   type VectorScope,
 } from './reads.js';
 import { ReferenceReader } from './reference-reader.js';
-import type { Repository } from './repositories.js';
+import type { Repository } from './rows.js';
 import { SearchReader, type FilterSql } from './search-reader.js';
 import type { IndexStore } from './store.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from './vector-file.js';

@@ -1,5 +1,6 @@
 /** The store's internal exports (its public ones are in src/index.ts). */
-export { IndexStore, UNTRUSTED_MTIME } from './store.js';
+export { IndexStore } from './store.js';
+export { UNTRUSTED_MTIME } from './rows.js';
 export type {
   ElementRow,
   ElementSummary,
@@ -8,7 +9,7 @@ export type {
   FileStatus,
   FileSummary,
   FileUpdate,
-} from './store.js';
+} from './rows.js';
 export { DEFAULT_INDEX_DESCRIPTION, IndexMeta } from './meta.js';
 export { CHECKED_FILE, DATABASE_FILE, openDatabase, recordLastWriter, unchangedSinceLastWriter } from './database.js';
 export { SCHEMA_VERSION } from './schema.js';
@@ -21,4 +22,5 @@ export { dropIndex } from './drop.js';
 export type { DroppedIndex } from './drop.js';
 export type { OpenedIndex } from './open-index.js';
 export { ReferenceReader } from './reference-reader.js';
-export type { OccurrenceFile, EnclosingElement } from './reference-reader.js';
+export type { EnclosingElement } from './reference-reader.js';
+export type { OccurrenceFile } from './rows.js';

@@ -4,7 +4,8 @@
  */
 import { FaissError } from '../native/errors.js';
 import { builtElsewhere, StoreError } from './database.js';
-import { IndexStore, type EmbedderRecord } from './store.js';
+import { IndexStore } from './store.js';
+import type { EmbedderRecord } from './rows.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from './vector-file.js';
 
 export interface OpenedIndex {

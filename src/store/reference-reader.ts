@@ -5,20 +5,9 @@
  */
 import type Database from 'better-sqlite3';
 import { enclosingElement, type EnclosingElement } from './enclosing.js';
+import type { OccurrenceFile } from './rows.js';
 import { prepared } from './sqlite.js';
 import { databaseOf, type IndexStore } from './store.js';
-
-/** A file a word occurs in: its indexed state and the word's encoded lines there. */
-export interface OccurrenceFile {
-  fileId: number;
-  rootId: number;
-  path: string;
-  size: number;
-  mtimeMs: number;
-  hash: string | null;
-  /** Encoded lines (text/occurrences.ts). */
-  lines: string;
-}
 
 export type { EnclosingElement } from './enclosing.js';
 

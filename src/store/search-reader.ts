@@ -13,7 +13,7 @@ import { ElementFiles } from './element-files.js';
 import { databaseOf, type IndexStore } from './store.js';
 import { lexicalTables, type LexicalTableNames } from './lexical-tables.js';
 import { pragmaValue, prepared, setPragma } from './sqlite.js';
-import type { ElementRow } from './rows.js';
+import type { ElementRecord, FileTermCounts } from './rows.js';
 import { sumById, type IdScore } from './id-scores.js';
 
 export interface FilterSql {
@@ -23,33 +23,8 @@ export interface FilterSql {
   active: boolean;
 }
 
-export interface FileTermCounts {
-  /** For each query term: file id -> how many of the file's elements hold it. */
-  perTerm: readonly ReadonlyMap<number, number>[];
-  /** Elements per file, for the files any term occurs in. */
-  sizes: ReadonlyMap<number, number>;
-  /** Indexed files, and their mean number of elements. */
-  files: number;
-  averageSize: number;
-}
-
 export type { IdScore } from './id-scores.js';
 export { sumById } from './id-scores.js';
-
-/** A hit as a search reads it: its stored row's columns (its vector id as `id`) joined with its file's. */
-export interface ElementRecord
-  extends Pick<
-    ElementRow,
-    'fileId' | 'type' | 'name' | 'startLine' | 'endLine' | 'startByte' | 'endByte' | 'signature' | 'description'
-  > {
-  id: number;
-  path: string;
-  language: string | null;
-  size: number;
-  mtimeMs: number;
-  hash: string | null;
-  rootId: number;
-}
 
 /** The weight of code BM25 beside names BM25 (0.15 and 0.5 did less well on the benchmark and the evaluation sets). */
 const CODE_WEIGHT = 0.3;

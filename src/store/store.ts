@@ -18,7 +18,8 @@ import {
   StoreError,
   type OpenDatabaseOptions,
 } from './database.js';
-import { IndexMeta, type EmbedderRecord } from './meta.js';
+import { IndexMeta } from './meta.js';
+import type { EmbedderRecord } from './rows.js';
 import {
   UNTRUSTED_MTIME,
   type ElementRow,
@@ -32,13 +33,10 @@ import {
 import { prepared } from './sqlite.js';
 import { LexicalRows } from './lexical-tables.js';
 import { OccurrenceRows } from './occurrence-rows.js';
-import { builtForElsewhere, Repositories, type Repository } from './repositories.js';
+import { builtForElsewhere, Repositories } from './repositories.js';
+import type { Repository } from './rows.js';
 import { defaultRepositoryName } from './repository-name.js';
 import { VectorRows } from './vector-rows.js';
-
-export type { EmbedderRecord } from './meta.js';
-export { UNTRUSTED_MTIME } from './rows.js';
-export type { ElementRow, ElementSummary, FileRow, FileStatus, FileSummary, FileUpdate, LineBytes } from './rows.js';
 
 let databaseOfStore: (store: IndexStore) => Database.Database;
 

@@ -35,7 +35,8 @@ import { SearchBatcher, type SearchBatcherStats } from '../native/search-batcher
 import { MAX_DIMENSION } from '../native/validate.js';
 import { StoreError } from './database.js';
 import { GpuCopy } from './gpu-copy.js';
-import type { EmbedderRecord, IndexStore } from './store.js';
+import type { IndexStore } from './store.js';
+import type { EmbedderRecord } from './rows.js';
 import { isIndexableDimension } from '../vector/check.js';
 
 const FILE_PATTERN = /^vectors-g(\d+)\.ocvx$/;

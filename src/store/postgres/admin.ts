@@ -3,8 +3,8 @@
  * counts, its files' recorded states, its state, its size; and the removal of one repository
  * in one transaction under that repository's lock (searches see it whole, then gone).
  */
-import type { EmbedderRecord, LastRun } from '../meta.js';
-import type { RepositoryCounts } from '../repositories.js';
+import type { EmbedderRecord, LastRun } from '../rows.js';
+import type { RepositoryCounts } from '../rows.js';
 import { badRepositoryName, isRepositoryName, unknownRepository } from '../repository-name.js';
 import { StoreError } from '../errors.js';
 import type { FileSummary } from '../rows.js';

@@ -7,7 +7,8 @@
 import { termKey } from './lexical-terms.js';
 import type { Queryable } from './serial.js';
 import { enclosingElement, type EnclosingElement } from '../enclosing.js';
-import type { OccurrenceFile, OccurrenceReads } from '../reads.js';
+import type { OccurrenceReads } from '../reads.js';
+import type { OccurrenceFile } from '../rows.js';
 
 interface ElementLine extends EnclosingElement {
   shortName: string;

@@ -7,8 +7,9 @@
 import type { Queryable } from './serial.js';
 import { TEXT_ELEMENT_TYPES } from '../../analysis/element.js';
 import { normalizeStem } from '../../files/rules.js';
-import type { FilterConditions } from '../filter-sql.js';
-import type { ElementRecord, FileTermCounts, LexicalMatch, ScopeReads } from '../reads.js';
+import type { FilterConditions } from '../reads.js';
+import type { LexicalMatch, ScopeReads } from '../reads.js';
+import type { ElementRecord, FileTermCounts } from '../rows.js';
 import { filterSql } from './filter-sql.js';
 import { LexicalReader } from './lexical-reader.js';
 import { FILTER_FIRST_PARAMETER } from './lexical-sql.js';
