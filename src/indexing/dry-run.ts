@@ -9,8 +9,8 @@
 import type { Enricher } from '../analysis/analyzer.js';
 import type { CodeFile } from '../analysis/types.js';
 import type { ScannedFile } from '../files/scan.js';
-import { StoreError } from '../store/database.js';
-import { IndexStore } from '../store/store.js';
+import { StoreError } from '../store/errors.js';
+import { IndexStore } from '../store/embedded/index-store.js';
 import type { FileRow } from '../store/rows.js';
 import { buildDocuments } from '../vector/document.js';
 import { eachConcurrently } from './index-run.js';

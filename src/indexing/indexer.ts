@@ -5,7 +5,7 @@
  * elements whose document is unchanged are not embedded and keep their
  * vector. Every batch of files is one SQLite transaction. The FAISS file is
  * derived from the database: written at a checkpoint, and brought level by
- * replaying later changes whenever it is opened (see store/vector-file.ts),
+ * replaying later changes whenever it is opened (see store/embedded/vector-file.ts),
  * so a crash at any moment leaves an index that opens consistent, and a
  * run that changes one file never loads the vectors of the rest.
  *

@@ -13,15 +13,15 @@
  * cannot stand in for its own.
  */
 import { gitHead } from '../files/git.js';
-import { prepareDirectory, StoreError } from '../store/database.js';
+import { prepareDirectory, StoreError } from '../store/embedded/database.js';
 import type { Repository } from '../store/rows.js';
 import { defaultRepositoryName } from '../store/repository-name.js';
-import { WriteLock } from '../store/lock.js';
+import { WriteLock } from '../store/embedded/lock.js';
 import type { LastRun } from '../store/rows.js';
-import { IndexStore } from '../store/store.js';
+import { IndexStore } from '../store/embedded/index-store.js';
 import type { EmbedderRecord } from '../store/rows.js';
-import { VectorIndex, type VectorIndexEvent } from '../store/vector-file.js';
-import { EmbeddedRunWriter } from '../store/embedded-writer.js';
+import { VectorIndex, type VectorIndexEvent } from '../store/embedded/vector-file.js';
+import { EmbeddedRunWriter } from '../store/embedded/run-writer.js';
 import { checkDimension } from '../vector/check.js';
 import type { Embedder } from '../vector/embedder.js';
 import type { IndexSummary } from './events.js';

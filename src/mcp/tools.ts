@@ -13,13 +13,13 @@ import type { IndexEvent, IndexSummary } from '../indexing/events.js';
 import { Indexer, type IndexerOptions } from '../indexing/indexer.js';
 import { indexStatus, sharedStoreStatus, type IndexStatus } from '../indexing/status.js';
 import type { PostgresChoice } from '../store/open-store.js';
-import { DATABASE_FILE, StoreError } from '../store/database.js';
+import { DATABASE_FILE, StoreError } from '../store/embedded/database.js';
 import type { CodebaseSearchTool } from '../tool/codebase-search-tool.js';
 import type { FindReferencesTool } from '../tool/find-references-tool.js';
 import { PathOutsideRootError } from '../files/errors.js';
 import { confineToRoots } from '../tool/paths.js';
 import { mayReindex, scopeArguments, scopeRepos, unknownRepository, type McpAccess } from './access.js';
-import { IndexStore } from '../store/store.js';
+import { IndexStore } from '../store/embedded/index-store.js';
 import { REINDEX_ARGS } from './definitions.js';
 import { shownValue } from './log-line.js';
 

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { INDEX_DIR_NAME } from '../files/root.js';
-import { DATABASE_FILE } from '../store/database.js';
+import { DATABASE_FILE } from '../store/embedded/database.js';
 
 export interface FoundIndex {
   root: string;

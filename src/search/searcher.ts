@@ -21,7 +21,7 @@ import { openStore, type StoreChoice } from '../store/open-store.js';
 import type { SearchStore, Snapshot } from '../store/reads.js';
 import type { ElementRecord } from '../store/rows.js';
 import type { Repository } from '../store/rows.js';
-import type { VectorIndexEvent, VectorIndexOptions } from '../store/vector-file.js';
+import type { VectorIndexEvent, VectorIndexOptions } from '../store/embedded/vector-file.js';
 import { checkVectors } from '../vector/check.js';
 import { embedderFromId, withRecordedHost } from '../vector/choose.js';
 import { EmbedderError, type Embedder } from '../vector/embedder.js';

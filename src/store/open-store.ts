@@ -3,11 +3,11 @@
  * default), or a shared PostgreSQL store named by its URL. The PostgreSQL
  * side is loaded only when asked for.
  */
-import { EmbeddedSearchStore } from './embedded-store.js';
+import { EmbeddedSearchStore } from './embedded/search-store.js';
 import { StoreError } from './errors.js';
 import { withoutPassword } from './location.js';
 import type { SearchStore } from './reads.js';
-import type { VectorIndexEvent, VectorIndexOptions } from './vector-file.js';
+import type { VectorIndexEvent, VectorIndexOptions } from './embedded/vector-file.js';
 
 /** A shared store: `postgres://user@host:port/db` (or `postgresql://`), and the schema it lives in (default `ocvector`). */
 export interface PostgresChoice {

@@ -12,7 +12,7 @@ import { Indexer, type IndexerOptions } from '../../src/indexing/indexer.js';
 import { indexStatus, sharedStoreStatus } from '../../src/indexing/status.js';
 import { SearchError } from '../../src/search/errors.js';
 import { Searcher, type SearchResponse } from '../../src/search/searcher.js';
-import { dropRepository } from '../../src/store/drop-repository.js';
+import { dropRepository } from '../../src/store/embedded/drop-repository.js';
 import { dropPostgresRepository } from '../../src/store/postgres/admin.js';
 import type { PostgresChoice } from '../../src/store/open-store.js';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';

@@ -1,5 +1,5 @@
 /**
- * Search filters (../filter-sql.ts's conditions) as PostgreSQL over the aliases `e` (elements)
+ * Search filters (../reads.ts's FilterConditions) as PostgreSQL over the aliases `e` (elements)
  * and `f` (files), with numbered parameters from a given one: the search layer says what to
  * keep, the store says how its tables are asked for it. Values travel only as parameters.
  */

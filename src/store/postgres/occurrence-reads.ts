@@ -1,7 +1,7 @@
 /**
  * "Where is X used?" in PostgreSQL (../reads.ts's OccurrenceReads): the files a word occurs in,
  * and the element around each line listed, found over the file's elements read at once (one
- * read per file, not two lookups per line as SQLite's reference-reader.ts makes), by the same
+ * read per file, not two lookups per line as SQLite's ../embedded/reference-reader.ts makes), by the same
  * rule (../enclosing.ts).
  */
 import { termKey } from './lexical-terms.js';

@@ -12,7 +12,7 @@
  *                        + (document_hash): an embedding is reused by its document's hash,
  *                          from any repository (vector-writer.ts)
  *
- * The metric is the embedded store's: FAISS with METRIC_INNER_PRODUCT (vector-file.ts creates
+ * The metric is the embedded store's: FAISS with METRIC_INNER_PRODUCT (../embedded/vector-file.ts creates
  * its index with metric 'ip') on L2-normalised vectors (vector/embedder.ts), so vector_ip_ops,
  * and a score is the inner product itself (higher is better), as FAISS's `distances` are. The
  * embedded store has no HNSW options of its own (Flat, or IVF from 100,000 vectors), so m and

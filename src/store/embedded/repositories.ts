@@ -6,12 +6,12 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import { INDEX_DIR_NAME } from '../files/root.js';
+import { INDEX_DIR_NAME } from '../../files/root.js';
 import { StoreError } from './database.js';
 import { createLexicalTables, dropLexicalTables } from './lexical-tables.js';
-import { badRepositoryName, isRepositoryName } from './repository-name.js';
+import { badRepositoryName, isRepositoryName } from '../repository-name.js';
 
-import type { Repository, RepositoryCounts } from './rows.js';
+import type { Repository, RepositoryCounts } from '../rows.js';
 import { prepared } from './sqlite.js';
 
 const COLUMNS = 'id, name, path AS root, git_commit AS "commit", indexed_at AS indexedAt';

@@ -4,7 +4,7 @@
  * document, and the index holds nothing else. Used after a crash and by
  * tests (exported for library users).
  */
-import type { IndexStore } from './store.js';
+import type { IndexStore } from './index-store.js';
 import type { VectorIndex } from './vector-file.js';
 
 export interface ConsistencyReport {

@@ -3,7 +3,7 @@
  * the reads in search-reader.ts: the search layer says what to keep, the
  * store says how its tables are asked for it.
  */
-import type { FilterConditions } from './reads.js';
+import type { FilterConditions } from '../reads.js';
 
 /**
  * A condition over `e` and `f`, and its parameters. Its text depends only on

@@ -6,15 +6,15 @@
  * `e` (elements) and `f` (files) used below.
  */
 import type { Statement } from 'better-sqlite3';
-import { TEXT_ELEMENT_TYPES } from '../analysis/element.js';
-import { fileStem, normalizeStem } from '../files/rules.js';
+import { TEXT_ELEMENT_TYPES } from '../../analysis/element.js';
+import { fileStem, normalizeStem } from '../../files/rules.js';
 import type Database from 'better-sqlite3';
 import { ElementFiles } from './element-files.js';
-import { databaseOf, type IndexStore } from './store.js';
+import { databaseOf, type IndexStore } from './index-store.js';
 import { lexicalTables, type LexicalTableNames } from './lexical-tables.js';
 import { pragmaValue, prepared, setPragma } from './sqlite.js';
-import type { ElementRecord, FileTermCounts } from './rows.js';
-import { sumById, type IdScore } from './id-scores.js';
+import type { ElementRecord, FileTermCounts } from '../rows.js';
+import { sumById, type IdScore } from '../id-scores.js';
 
 export interface FilterSql {
   /** A condition over `e` and `f`, and its parameters. */
@@ -23,8 +23,8 @@ export interface FilterSql {
   active: boolean;
 }
 
-export type { IdScore } from './id-scores.js';
-export { sumById } from './id-scores.js';
+export type { IdScore } from '../id-scores.js';
+export { sumById } from '../id-scores.js';
 
 /** The weight of code BM25 beside names BM25 (0.15 and 0.5 did less well on the benchmark and the evaluation sets). */
 const CODE_WEIGHT = 0.3;

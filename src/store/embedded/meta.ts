@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import { prepared } from './sqlite.js';
-import type { EmbedderRecord, LastRun } from './rows.js';
+import type { EmbedderRecord, LastRun } from '../rows.js';
 
 /** The FAISS index type of an index that has not written one yet. */
 export const DEFAULT_INDEX_DESCRIPTION = 'Flat';

@@ -27,17 +27,17 @@
  */
 import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Device } from '../native/addon.js';
-import { FaissError } from '../native/errors.js';
-import { FaissIndex, type KnnResult, searchesAllowedIds } from '../native/faiss-index.js';
-import type { IdsInput } from '../native/validate.js';
-import { SearchBatcher, type SearchBatcherStats } from '../native/search-batcher.js';
-import { MAX_DIMENSION } from '../native/validate.js';
+import type { Device } from '../../native/addon.js';
+import { FaissError } from '../../native/errors.js';
+import { FaissIndex, type KnnResult, searchesAllowedIds } from '../../native/faiss-index.js';
+import type { IdsInput } from '../../native/validate.js';
+import { SearchBatcher, type SearchBatcherStats } from '../../native/search-batcher.js';
+import { MAX_DIMENSION } from '../../native/validate.js';
 import { StoreError } from './database.js';
 import { GpuCopy } from './gpu-copy.js';
-import type { IndexStore } from './store.js';
-import type { EmbedderRecord } from './rows.js';
-import { isIndexableDimension } from '../vector/check.js';
+import type { IndexStore } from './index-store.js';
+import type { EmbedderRecord } from '../rows.js';
+import { isIndexableDimension } from '../../vector/check.js';
 
 const FILE_PATTERN = /^vectors-g(\d+)\.ocvx$/;
 /** The container header's payload length and checksum (bytes 16 to 32): the file's identity. */

@@ -5,11 +5,11 @@
  * All calls are synchronous (better-sqlite3): each is a short query.
  */
 import type Database from 'better-sqlite3';
-import type { AnalysisCache } from '../analysis/llm/cache.js';
-import type { ModelAnswer } from '../analysis/llm/resources.js';
-import type { ElementDocument } from '../vector/document.js';
-import { elementNames, elementWords } from './element-texts.js';
-import { planElements } from './element-plan.js';
+import type { AnalysisCache } from '../../analysis/llm/cache.js';
+import type { ModelAnswer } from '../../analysis/llm/resources.js';
+import type { ElementDocument } from '../../vector/document.js';
+import { elementNames, elementWords } from '../element-texts.js';
+import { planElements } from '../element-plan.js';
 import {
   damaged,
   isCorruption,
@@ -19,7 +19,7 @@ import {
   type OpenDatabaseOptions,
 } from './database.js';
 import { IndexMeta } from './meta.js';
-import type { EmbedderRecord } from './rows.js';
+import type { EmbedderRecord } from '../rows.js';
 import {
   UNTRUSTED_MTIME,
   type ElementRow,
@@ -29,13 +29,13 @@ import {
   type FileSummary,
   type FileUpdate,
   type LineBytes,
-} from './rows.js';
+} from '../rows.js';
 import { prepared } from './sqlite.js';
 import { LexicalRows } from './lexical-tables.js';
 import { OccurrenceRows } from './occurrence-rows.js';
 import { builtForElsewhere, Repositories } from './repositories.js';
-import type { Repository } from './rows.js';
-import { defaultRepositoryName } from './repository-name.js';
+import type { Repository } from '../rows.js';
+import { defaultRepositoryName } from '../repository-name.js';
 import { VectorRows } from './vector-rows.js';
 
 let databaseOfStore: (store: IndexStore) => Database.Database;

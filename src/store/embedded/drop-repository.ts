@@ -6,9 +6,9 @@
  */
 import { prepareDirectory, StoreError } from './database.js';
 import { type LockOptions, WriteLock } from './lock.js';
-import { isRepositoryName, badRepositoryName } from './repository-name.js';
-import { IndexStore } from './store.js';
-import { unknownRepository } from './repository-name.js';
+import { isRepositoryName, badRepositoryName } from '../repository-name.js';
+import { IndexStore } from './index-store.js';
+import { unknownRepository } from '../repository-name.js';
 
 export interface DroppedRepository {
   directory: string;

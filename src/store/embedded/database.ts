@@ -13,8 +13,8 @@ export const DATABASE_FILE = 'index.db';
 /** The database file's identity when its last writer closed it: while it still matches, the file's pages are the ones that writer left. */
 export const CHECKED_FILE = `${DATABASE_FILE}.checked`;
 
-export { StoreError, type StoreErrorCode } from './errors.js';
-import { StoreError } from './errors.js';
+export { StoreError, type StoreErrorCode } from '../errors.js';
+import { StoreError } from '../errors.js';
 
 export interface OpenDatabaseOptions {
   readonly?: boolean;
