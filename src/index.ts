@@ -34,7 +34,7 @@ export type { IndexWatcher, WatchOptions } from './indexing/watch.js';
 export { indexStatus } from './indexing/status.js';
 export type { IndexStatus, StatusOptions } from './indexing/status.js';
 export type { DryRunGroup, DryRunReport } from './indexing/dry-run.js';
-export type { VectorIndexEvent, VectorIndexOptions } from './store/embedded/vector-file.js';
+export type { VectorIndexEvent, VectorIndexOptions } from './store/open.js';
 
 // Analysis: the analyzer on its own, and what the Indexer accepts in place of its own parts.
 export { Analyzer } from './analysis/analyzer.js';

@@ -2,7 +2,7 @@
 import type { AnalysisEvent } from '../analysis/events.js';
 import type { SkipReason } from '../analysis/types.js';
 import type { ExcludeReason } from '../files/rules.js';
-import type { VectorIndexEvent } from '../store/embedded/vector-file.js';
+import type { VectorIndexEvent } from '../store/open.js';
 
 export type FileChange = 'added' | 'changed' | 'renamed';
 

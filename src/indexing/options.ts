@@ -2,8 +2,8 @@
 import type { ContentLimits } from '../analysis/content.js';
 import type { Enricher } from '../analysis/analyzer.js';
 import type { LlmChoice } from '../analysis/llm/choose-enricher.js';
-import type { StoreChoice } from '../store/open-store.js';
-import type { VectorIndexOptions } from '../store/embedded/vector-file.js';
+import type { StoreChoice } from '../store/open.js';
+import type { VectorIndexOptions } from '../store/open.js';
 import type { EmbedderChoice } from '../vector/choose.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import type { OpenAIEmbedderOptions } from '../vector/openai-embedder.js';

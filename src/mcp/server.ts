@@ -29,7 +29,7 @@ import { toolDefinitions } from './definitions.js';
 import { safeLogger } from './log-line.js';
 import { ScreenedMcpServer } from './request-screen.js';
 import { TOOL_HANDLERS, type SharedState } from './tools.js';
-import type { PostgresChoice } from '../store/open-store.js';
+import type { PostgresChoice } from '../store/open.js';
 
 export interface CodebaseMcpServerOptions {
   /** The root the index covers. */

@@ -7,7 +7,7 @@
  * terms holds for one generation of the index, and is cached that long.
  */
 import type { LexicalMatch, OccurrenceReads, ScopeReads } from '../store/reads.js';
-import { sumById } from '../store/embedded/search-reader.js';
+import { sumById } from '../store/id-scores.js';
 import { elementsSpelledAsTyped } from './exact-spelling.js';
 import type { CompiledFilters } from './filters.js';
 import { fileScores } from './file-evidence.js';

@@ -25,7 +25,7 @@ export { checkConsistency } from './embedded/check.js';
 export type { ConsistencyReport } from './embedded/check.js';
 export { openIndex } from './embedded/open-index.js';
 export { dropIndex } from './embedded/drop.js';
-export type { DroppedIndex } from './embedded/drop.js';
+export type { DroppedIndex } from './store.js';
 export type { OpenedIndex } from './embedded/open-index.js';
 export { ReferenceReader } from './embedded/reference-reader.js';
 export type { EnclosingElement } from './embedded/reference-reader.js';

@@ -23,9 +23,6 @@ export interface FilterSql {
   active: boolean;
 }
 
-export type { IdScore } from '../id-scores.js';
-export { sumById } from '../id-scores.js';
-
 /** The weight of code BM25 beside names BM25 (0.15 and 0.5 did less well on the benchmark and the evaluation sets). */
 const CODE_WEIGHT = 0.3;
 /**

@@ -1,0 +1,156 @@
+/**
+ * The store seam: what the rest of the library asks of wherever an index is kept. A Store is
+ * opened for searches (reads.ts), runs an indexing run (a StoreRun: it claims the embedder,
+ * writes batches of files through writes.ts's RunWriter, then commits or rolls back), says what
+ * it holds (status), and drops a repository. Two implement it, side by side: the embedded store
+ * (embedded/: SQLite, FTS5 and a FAISS file in a directory) and the shared one (postgres/:
+ * PostgreSQL with pgvector). open.ts chooses one from the options; nothing outside src/store/
+ * names either. The records they read and write are in rows.ts.
+ *
+ * A Store is a handle: it opens nothing until asked, and each call opens what it needs and
+ * closes it again (a search's store stays open until closed).
+ */
+import type { AnalysisCache } from '../analysis/llm/cache.js';
+import type { StoreError } from './errors.js';
+import type { SearchStore } from './reads.js';
+import type { EmbedderRecord, FileRow, FileSummary, LastRun, Repository, RepositoryCounts } from './rows.js';
+import type { RunWriter } from './writes.js';
+
+export interface Store {
+  /** Where it is, for messages: the index directory, or the database URL without its password. */
+  readonly location: string;
+  /** Whether it holds an index yet (a shared store answers for itself: true). */
+  exists(): boolean;
+  /** Opens it for searches, until the SearchStore is closed. */
+  openSearch(): Promise<SearchStore>;
+  /**
+   * Begins an indexing run of one repository: one writer per index (embedded) or per
+   * repository (shared) at a time, waiting up to `waitMs` for another (else StoreError LOCKED).
+   */
+  beginRun(start: RunStart): Promise<StoreRun>;
+  /** What it holds now, for `--status` and `index_status` (indexing/status.ts compares it with the files on disk). */
+  contents(): Promise<StoreContents>;
+  /** Its repositories now, oldest first. */
+  repositories(): Promise<Repository[]>;
+  /** Removes one repository, whole, in one transaction under its writer's lock (StoreError UNKNOWN_REPO when it has none of that name). */
+  dropRepository(name: string, options?: { waitMs?: number }): Promise<DroppedRepository>;
+  /**
+   * Deletes the whole index, where the store owns its files (the embedded index's directory);
+   * absent from a shared store, which is a schema of the user's own database.
+   */
+  drop?(options?: { waitMs?: number }): Promise<DroppedIndex>;
+  /**
+   * A read-only look for a dry run (indexing/dry-run.ts), which writes nothing; undefined when
+   * there is no index yet. Absent from a shared store: a dry run's figures hold for it too.
+   */
+  preview?(): IndexPreview | undefined;
+}
+
+/** What a dry run compares the files with, read-only. */
+export interface IndexPreview {
+  readonly embedder: EmbedderRecord | undefined;
+  readonly embedderHost: string | undefined;
+  /** The id of the repository a run of `root` would write (the one named `repo` when given), when the index holds it. */
+  repositoryId(root: string, repo: string | undefined): number | undefined;
+  files(rootId: number): Map<string, FileRow>;
+  /** The document hashes of a file's elements. */
+  elementHashes(fileId: number): string[];
+  /** Whether the embedding cache holds a vector for this document. */
+  hasEmbedding(embedder: string, documentHash: string): boolean;
+  analysisCache(): AnalysisCache;
+  close(): void;
+}
+
+/** What a run is of. */
+export interface RunStart {
+  /** The directory indexed (absolute). */
+  root: string;
+  /** The repository's name, when one is asked for; else the store finds it by its root, or names it after the directory. */
+  repo?: string | undefined;
+  /** How long to wait for another writer (0: fail at once). */
+  waitMs: number;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * One indexing run, from its claim to its commit. The indexer (indexing/update-index.ts)
+ * drives it in this order: the recorded embedder is read, `claimEmbedder`, `startWriting`,
+ * the files written, then `finish` and `commit`, or `abandon`; `close` always.
+ */
+export interface StoreRun {
+  /** Where the run writes, for events and the summary. */
+  readonly location: string;
+  /** The embedder the store recorded (undefined: a new store), and where its server was. */
+  readonly embedder: EmbedderRecord | undefined;
+  readonly embedderHost: string | undefined;
+  /** Whether the index must start afresh whatever the options say (an embedded index copied here from another root). */
+  readonly mustStartAfresh: boolean;
+  /** The names of the store's repositories other than the run's. */
+  otherRepositories(): Promise<string[]>;
+  /** The error of a rebuild that would change the embedder under other repositories, in the store's own words. */
+  rebuildRefused(others: readonly string[], recorded: EmbedderRecord, next: EmbedderRecord): StoreError;
+  /**
+   * Records the embedder, or checks it is the recorded one (StoreError EMBEDDER_MISMATCH);
+   * with `rebuild`, the run's repository starts afresh (and a store of no other repository takes
+   * the new embedder). `host` is where its server is, for searches that name none.
+   */
+  claimEmbedder(embedder: EmbedderRecord, host: string | undefined, rebuild: boolean): Promise<void>;
+  /** What the run writes through, once its embedder is claimed. */
+  startWriting(): Promise<RunTarget>;
+  /** After the run's files: its vectors made searchable where that is a step of its own (the FAISS file), and the totals. */
+  finish(wrote: boolean): Promise<RunTotals>;
+  /** A run that did not finish: what it committed stays (embedded, batch by batch) or nothing does (shared). */
+  abandon(wrote: boolean): Promise<void>;
+  /** Commits the run with what `--status` shows of it; returns the store's generation. */
+  commit(end: { commit: string | undefined; at: number; lastRun: LastRun }): Promise<number>;
+  /** Rolls back whatever is not committed and lets the next writer in. */
+  close(): Promise<void>;
+}
+
+/** What a run reads and writes its files through (indexing/run-files.ts). */
+export interface RunTarget {
+  /** The repository's files as the store holds them before the run. */
+  known: Map<string, FileRow>;
+  writer: RunWriter;
+  /** Vectors the store holds already, by document hash. */
+  lookup(hashes: readonly string[]): ReadonlyMap<string, Float32Array> | Promise<ReadonlyMap<string, Float32Array>>;
+  /** Where the analysis model's answers are cached, when the store keeps them. */
+  analysisCache?: AnalysisCache | undefined;
+}
+
+/** A finished run's figures, for its summary. */
+export interface RunTotals {
+  elements: number;
+  index: { description: string; vectors: number; written: boolean };
+}
+
+/** What a store holds, as a status reports it before looking at the files on disk. */
+export interface StoreContents {
+  location: string;
+  /** A store shared by machines: a repository may be checked out elsewhere (then its files are not compared). */
+  shared: boolean;
+  repositories: (RepositoryCounts & { lastRun?: LastRun | null })[];
+  files: FileSummary[];
+  embedder: EmbedderRecord | undefined;
+  embedderHost: string | undefined;
+  lastRun: LastRun | null;
+  generation: number;
+  elements: number;
+  vectorIndex: { description: string; file: string | null; fileGeneration: number | null };
+  sizeBytes: { database: number; vectors: number };
+}
+
+/** A repository removed: where from (`directory` for the embedded store, `location` for a shared one), and what it held. */
+export type DroppedRepository = { repo: string; root: string; files: number; elements: number } & (
+  | { directory: string }
+  | { location: string }
+);
+
+export interface DroppedIndex {
+  directory: string;
+  /** The index's own files that were deleted, by name. */
+  removed: string[];
+  /** Other entries found in the directory, left as they were (then the directory stays too). */
+  kept: string[];
+  directoryRemoved: boolean;
+}
