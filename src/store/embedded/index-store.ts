@@ -438,7 +438,7 @@ export class IndexStore {
   /** Drops cached vectors no element uses, once they outnumber the live ones. */
   pruneEmbeddings(): number {
     // Elements, not their distinct hashes: an upper bound that the primary key counts quickly.
-    // Counting distinct hashes read every element's hash, 200 ms a run at 100,000 elements.
+    // Counting distinct hashes read every element's hash, which cost every run (docs/performance.md, Indexing).
     return this.#vectors.pruneEmbeddings(this.elementCount);
   }
 

@@ -46,7 +46,8 @@ const IDENTITY_BYTES = [16, 32] as const;
 export interface VectorIndexOptions {
   /**
    * Past this many vectors an IVF index replaces the exact one. Default 100,000: there exact
-   * search alone takes 13 ms of a hybrid query's 25 ms budget on 2 cores (bench/search.ts).
+   * search alone takes half of a hybrid query's budget (docs/performance.md, Indexing:
+   * `npm run bench:indexing -- --index-type`).
    */
   approximateThreshold?: number;
   /** Changes (added + removed) since the file past this share of the index trigger a checkpoint. Default 0.05. */
@@ -61,10 +62,9 @@ export interface VectorIndexOptions {
   /**
    * Below this many vectors searches stay on the CPU whatever `device` says:
    * for small indexes a GPU call costs more than it saves. Default 10,000:
-   * from there one query is faster on the GPU (measured on an H200 at 768
-   * dimensions, 0.16 against 1.97 ms; `npm run bench:native -- --gpu` prints
-   * the crossover, docs/performance.md), and the copy to the GPU (about
-   * 100 ms there) is paid back within some fifty queries.
+   * from there one query is faster on the GPU, and the copy to the GPU is paid
+   * back within some fifty queries (docs/performance.md, GPU: `npm run
+   * bench:native -- --gpu` prints the crossover).
    */
   gpuMinVectors?: number;
 }
