@@ -11,7 +11,7 @@ import type { Store } from './store.js';
 
 export { isIndexDirectory } from './embedded/embedded-store.js';
 export type { VectorIndexEvent, VectorIndexOptions } from './embedded/vector-file.js';
-export { badSchemaName, DEFAULT_POSTGRES_SCHEMA } from './postgres/schema.js';
+export { badSchemaName, DEFAULT_POSTGRES_SCHEMA } from './postgres/schema-name.js';
 
 /** A shared store: `postgres://user@host:port/db` (or `postgresql://`), and the schema it lives in (default `ocvector`). */
 export interface PostgresChoice {
