@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openSqlite, prepared } from '../src/store/sqlite.js';
+import { openSqlite, prepared } from '../src/store/embedded/sqlite.js';
 import { FTS_TOKENIZE, ftsTokens } from '../src/text/fts-tokens.js';
 import { lexicalText } from '../src/text/terms.js';
 import { describeMachine } from './lib/machine.js';

@@ -5,7 +5,7 @@
 # queries, and prints the count with the exit codes seen. NODE_OPTIONS
 # reaches the searches: --max-semi-space-size=1 collects garbage constantly,
 # which made every search abort on Node.js 24 before better-sqlite3's objects
-# were kept alive (src/store/sqlite.ts).
+# were kept alive (src/store/embedded/sqlite.ts).
 # Usage: bash bench/search-exits.sh [N]   (default 100)
 #   on another line: bash scripts/on-node.sh 24 bash bench/search-exits.sh 100
 set -euo pipefail

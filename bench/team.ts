@@ -34,7 +34,7 @@ import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Indexer, Searcher } from '../src/index.js';
-import type { PostgresChoice } from '../src/store/open-store.js';
+import type { PostgresChoice } from '../src/store/open.js';
 import { startPostgres } from '../test/support/postgres.js';
 import { serveMcpOverHttp } from '../src/mcp/http.js';
 import { createCodebaseMcpService } from '../src/mcp/server.js';

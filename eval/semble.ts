@@ -37,7 +37,7 @@ import { markdownTable, PAGES, replaceGeneratedSection } from '../bench/lib/read
 import { percentile, printTable } from '../bench/lib/stats.js';
 import { ROOT } from './lib/corpora.js';
 import { loadPublished, publishedSummary, PUBLISHED_METHODS } from './lib/published.js';
-import { isPostgresUrl, type PostgresChoice } from '../src/store/open-store.js';
+import { isPostgresUrl, type PostgresChoice } from '../src/store/open.js';
 import { startPostgres } from '../test/support/postgres.js';
 
 const { values } = parseArgs({

@@ -20,8 +20,8 @@ export { AnalysisError } from './analysis/errors.js';
 export type { AnalysisErrorCode } from './analysis/errors.js';
 export { EmbedderError } from './vector/embedder.js';
 export type { EmbedderErrorCode } from './vector/embedder.js';
-export { StoreError } from './store/database.js';
-export type { StoreErrorCode } from './store/database.js';
+export { StoreError } from './store/errors.js';
+export type { StoreErrorCode } from './store/errors.js';
 export { SearchError } from './search/errors.js';
 export type { SearchErrorCode } from './search/errors.js';
 
@@ -34,7 +34,7 @@ export type { IndexWatcher, WatchOptions } from './indexing/watch.js';
 export { indexStatus } from './indexing/status.js';
 export type { IndexStatus, StatusOptions } from './indexing/status.js';
 export type { DryRunGroup, DryRunReport } from './indexing/dry-run.js';
-export type { VectorIndexEvent, VectorIndexOptions } from './store/vector-file.js';
+export type { VectorIndexEvent, VectorIndexOptions } from './store/open.js';
 
 // Analysis: the analyzer on its own, and what the Indexer accepts in place of its own parts.
 export { Analyzer } from './analysis/analyzer.js';

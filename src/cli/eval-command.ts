@@ -10,7 +10,7 @@ import type { RetrievalScores } from '../eval/metrics.js';
 import { loadEvalSet } from '../eval/set.js';
 import { findIndex } from '../search/find-index.js';
 import { Searcher, type SearchMode } from '../search/searcher.js';
-import { StoreError } from '../store/database.js';
+import { StoreError } from '../store/errors.js';
 import { EXIT } from './exit.js';
 import { configure, parseList, runCommand } from './program.js';
 import { colorEnabled, makeStyle, ProgressBar, type Style } from './terminal.js';

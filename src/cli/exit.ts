@@ -5,7 +5,7 @@
 import { CommanderError } from 'commander';
 import { OcvectorError } from '../errors.js';
 import { readEnvironment } from './environment.js';
-import { StoreError } from '../store/database.js';
+import { StoreError } from '../store/errors.js';
 import { SearchError } from '../search/errors.js';
 import { EmbedderError } from '../vector/embedder.js';
 

@@ -10,13 +10,13 @@ import { Command, Option } from 'commander';
 import { defaultIndexDir, findRoot, INDEX_DIR_NAME } from '../files/root.js';
 import { describeFsError, describeSpecial } from '../files/scan.js';
 import { Indexer, type IndexerOptions } from '../indexing/indexer.js';
-import { indexStatus, sharedStoreStatus } from '../indexing/status.js';
+import { storeStatus } from '../indexing/status.js';
 import { watchIndex } from '../indexing/watch.js';
 import { findIndex } from '../search/find-index.js';
-import { StoreError } from '../store/database.js';
-import { type DroppedIndex, dropIndex } from '../store/drop.js';
-import { dropRepository } from '../store/drop-repository.js';
+import { StoreError } from '../store/errors.js';
+import { openStore } from '../store/open.js';
 import { badRepositoryName, isRepositoryName } from '../store/repository-name.js';
+import type { DroppedIndex } from '../store/store.js';
 import { EXIT, UsageError } from './exit.js';
 import { analysisChoice } from './analysis-choice.js';
 import { IndexReporter, mergeSummaries, renderRunReport } from './index-report.js';
@@ -139,45 +139,35 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
   if (options.repo !== undefined && !isRepositoryName(options.repo))
     throw new UsageError(`--repo: ${badRepositoryName(options.repo)}`);
   const store = storeChoice(options, env);
-  if (store && options.drop) {
-    if (options.repo === undefined)
+  if (options.drop) {
+    const target = await openStore(store, {
+      indexDir: store ? undefined : existingIndexDir(paths, options.db, 'nothing to delete'),
+    });
+    const wait = waitSeconds !== undefined ? { waitMs: waitSeconds * 1_000 } : {};
+    if (options.repo !== undefined) {
+      const dropped = await target.dropRepository(options.repo, wait);
+      const from = 'directory' in dropped ? dropped.directory : dropped.location;
+      process.stdout.write(
+        options.json
+          ? `${JSON.stringify(dropped, null, 2)}\n`
+          : `removed the repository ${dropped.repo} (${plural(dropped.files, 'file')}, ${plural(dropped.elements, 'element')}) from ${from}\n`,
+      );
+      return EXIT.OK;
+    }
+    if (!target.drop)
       throw new UsageError(
         '--drop on a shared store removes one repository: name it with --repo (the store itself is a schema of your database: drop that there)',
       );
-    const { dropPostgresRepository } = await import('../store/postgres/admin.js');
-    const dropped = await dropPostgresRepository(store, options.repo, { waitMs: (waitSeconds ?? 0) * 1_000 });
-    process.stdout.write(
-      options.json
-        ? `${JSON.stringify(dropped, null, 2)}\n`
-        : `removed the repository ${dropped.repo} (${plural(dropped.files, 'file')}, ${plural(dropped.elements, 'element')}) from ${dropped.location}\n`,
-    );
-    return EXIT.OK;
-  }
-  if (options.drop && options.repo !== undefined) {
-    const indexDir = existingIndexDir(paths, options.db, 'nothing to delete');
-    const dropped = await dropRepository(
-      indexDir,
-      options.repo,
-      waitSeconds !== undefined ? { waitMs: waitSeconds * 1_000 } : {},
-    );
-    process.stdout.write(
-      options.json
-        ? `${JSON.stringify(dropped, null, 2)}\n`
-        : `removed the repository ${dropped.repo} (${plural(dropped.files, 'file')}, ${plural(dropped.elements, 'element')}) from ${dropped.directory}\n`,
-    );
-    return EXIT.OK;
-  }
-  if (options.drop) {
-    const indexDir = existingIndexDir(paths, options.db, 'nothing to delete');
-    const dropped = await dropIndex(indexDir, waitSeconds !== undefined ? { waitMs: waitSeconds * 1_000 } : {});
+    const dropped = await target.drop(wait);
     process.stdout.write(options.json ? `${JSON.stringify(dropped, null, 2)}\n` : renderDropped(dropped));
     return EXIT.OK;
   }
 
   if (options.status) {
-    const status = store
-      ? await sharedStoreStatus(store)
-      : await indexStatus(existingIndexDir(paths, options.db, 'run oc-vector-index first'));
+    const target = await openStore(store, {
+      indexDir: store ? undefined : existingIndexDir(paths, options.db, 'run oc-vector-index first'),
+    });
+    const status = await storeStatus(target);
     process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status, style));
     return EXIT.OK;
   }

@@ -21,7 +21,7 @@ import { EXIT, UsageError } from './exit.js';
 import { configure, parseInteger, runCommand, VERSION } from './program.js';
 import { addDeviceOption, addStoreOptions, type DeviceChoice, deviceOptions, storeChoice } from './store-choice.js';
 import { withoutPassword } from '../store/location.js';
-import { DEFAULT_POSTGRES_SCHEMA } from '../store/postgres/schema.js';
+import { DEFAULT_POSTGRES_SCHEMA } from '../store/open.js';
 
 interface McpCliOptions {
   db?: string;

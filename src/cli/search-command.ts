@@ -23,7 +23,7 @@ import {
 import { DEFAULT_REFERENCE_SITES, MAX_REFERENCE_SITES, type ReferencesResponse } from '../search/references.js';
 import { moreLinesMarker } from '../search/source.js';
 import { referencesSummary, renderReferences } from './references-report.js';
-import { StoreError } from '../store/database.js';
+import { StoreError } from '../store/errors.js';
 import { EXIT } from './exit.js';
 import { configure, parseInteger, parseList, runCommand } from './program.js';
 import { colorEnabled, formatDuration, makeStyle, type Style } from './terminal.js';

@@ -5,8 +5,8 @@
  * rather than in the URL, where `ps` shows it.
  */
 import { type Command, Option } from 'commander';
-import { isPostgresUrl, type PostgresChoice } from '../store/open-store.js';
-import { badSchemaName, DEFAULT_POSTGRES_SCHEMA } from '../store/postgres/schema.js';
+import { isPostgresUrl, type PostgresChoice } from '../store/open.js';
+import { badSchemaName, DEFAULT_POSTGRES_SCHEMA } from '../store/open.js';
 import type { Environment } from './environment.js';
 import { UsageError } from './exit.js';
 

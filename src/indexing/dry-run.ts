@@ -9,8 +9,9 @@
 import type { Enricher } from '../analysis/analyzer.js';
 import type { CodeFile } from '../analysis/types.js';
 import type { ScannedFile } from '../files/scan.js';
-import { StoreError } from '../store/database.js';
-import { IndexStore, type FileRow } from '../store/store.js';
+import { openStore } from '../store/open.js';
+import type { FileRow } from '../store/rows.js';
+import type { IndexPreview } from '../store/store.js';
 import { buildDocuments } from '../vector/document.js';
 import { eachConcurrently } from './index-run.js';
 import type { RunOptions } from './options.js';
@@ -67,21 +68,15 @@ export interface DryRunReport {
 export async function dryRun(setup: RunSetup, run: RunOptions): Promise<DryRunReport> {
   const started = performance.now();
   const signal = setup.signalFor(run);
-  const store = openIfPresent(setup.indexDir);
+  const store = (await openStore(undefined, { indexDir: setup.indexDir })).preview?.();
   let pool: AnalysisPool | undefined;
   try {
     const recorded = run.rebuild ? undefined : store?.embedder;
-    const embedder = await setup.chooseEmbedder(recorded?.id, run.rebuild ? undefined : store?.meta.embedderHost);
+    const embedder = await setup.chooseEmbedder(recorded?.id, run.rebuild ? undefined : store?.embedderHost);
     const rebuild = startsAfresh(run, recorded, embedder);
     // Looked up, not recorded: a dry run writes nothing (the store is open read-only).
     const { repo } = setup.options;
-    const own =
-      store && !rebuild
-        ? repo !== undefined
-          ? store.repositories.byName(repo)
-          : store.repositories.byRoot(setup.root)
-        : undefined;
-    const rootId = own?.id;
+    const rootId = store && !rebuild ? store.repositoryId(setup.root, repo) : undefined;
     const known = store && rootId !== undefined ? store.files(rootId) : new Map<string, FileRow>();
     const plan = await setup.plan(run, known, signal);
     const candidates = changedByStat(plan, known);
@@ -141,7 +136,7 @@ export async function dryRun(setup: RunSetup, run: RunOptions): Promise<DryRunRe
 
 /** What a dry run reads from and adds to, per file. */
 interface DryRunContext {
-  store: IndexStore | undefined;
+  store: IndexPreview | undefined;
   known: Map<string, FileRow>;
   embedderId: string;
   enricher: Enricher | undefined;
@@ -170,23 +165,13 @@ async function tallyFile(
     return;
   }
   const { file, text } = reading;
-  const live = new Set(row && store ? store.elementsOfFile(row.id).map((element) => element.documentHash) : []);
+  const live = new Set(row && store ? store.elementHashes(row.id) : []);
   const documents = buildDocuments(file, text.split('\n'));
   const toEmbed = new Set(
-    documents.filter((d) => !live.has(d.hash) && !store?.getEmbedding(embedderId, d.hash)).map((d) => d.hash),
+    documents.filter((d) => !live.has(d.hash) && !store?.hasEmbedding(embedderId, d.hash)).map((d) => d.hash),
   ).size;
   const modelCalls = enricher && file.source === 'ast' ? await enricher.plannedCalls(file, text) : 0;
   tally.add(file, documents.length, toEmbed, modelCalls);
-}
-
-/** The index for a dry run to compare with, when there is one. */
-function openIfPresent(indexDir: string): IndexStore | undefined {
-  try {
-    return IndexStore.open(indexDir, { readonly: true });
-  } catch (error) {
-    if (!(error instanceof StoreError && error.code === 'NOT_FOUND')) throw error;
-    return undefined;
-  }
 }
 
 /** Accumulates per-file counts into the report's groups. */

@@ -2,7 +2,7 @@
 import type { AnalysisEvent } from '../analysis/events.js';
 import type { SkipReason } from '../analysis/types.js';
 import type { ExcludeReason } from '../files/rules.js';
-import type { VectorIndexEvent } from '../store/vector-file.js';
+import type { VectorIndexEvent } from '../store/open.js';
 
 export type FileChange = 'added' | 'changed' | 'renamed';
 
@@ -64,4 +64,4 @@ export interface IndexSummary {
 }
 
 /** What the last complete run recorded in the index (kept by the store's metadata). */
-export type { LastRun } from '../store/meta.js';
+export type { LastRun } from '../store/rows.js';

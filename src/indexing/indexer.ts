@@ -5,7 +5,7 @@
  * elements whose document is unchanged are not embedded and keep their
  * vector. Every batch of files is one SQLite transaction. The FAISS file is
  * derived from the database: written at a checkpoint, and brought level by
- * replaying later changes whenever it is opened (see store/vector-file.ts),
+ * replaying later changes whenever it is opened (see store/embedded/vector-file.ts),
  * so a crash at any moment leaves an index that opens consistent, and a
  * run that changes one file never loads the vectors of the rest.
  *
@@ -23,7 +23,7 @@ import { PathOutsideRootError } from '../files/errors.js';
 import { defaultIndexDir, findRoot } from '../files/root.js';
 import { isInside } from '../files/scan.js';
 import { StoreError } from '../store/errors.js';
-import { postgresChoice } from '../store/open-store.js';
+import { postgresChoice } from '../store/open.js';
 import { dryRun, type DryRunReport } from './dry-run.js';
 import type { IndexSummary } from './events.js';
 import type { IndexerOptions, RunOptions } from './options.js';
@@ -60,13 +60,7 @@ export class Indexer {
    * when it is a file, or git's changes with `since`.
    */
   async run(runOptions: RunOptions = {}): Promise<IndexSummary> {
-    const resolved = await this.#resolveRun(runOptions);
-    const shared = postgresChoice(this.#options.store);
-    if (shared) {
-      const { updatePostgresIndex } = await import('./update-postgres.js');
-      return updatePostgresIndex(this.#setup, resolved, shared);
-    }
-    return updateIndex(this.#setup, resolved);
+    return updateIndex(this.#setup, await this.#resolveRun(runOptions));
   }
 
   /**

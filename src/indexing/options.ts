@@ -2,8 +2,7 @@
 import type { ContentLimits } from '../analysis/content.js';
 import type { Enricher } from '../analysis/analyzer.js';
 import type { LlmChoice } from '../analysis/llm/choose-enricher.js';
-import type { StoreChoice } from '../store/open-store.js';
-import type { VectorIndexOptions } from '../store/vector-file.js';
+import type { StoreChoice, VectorIndexOptions } from '../store/open.js';
 import type { EmbedderOptions } from '../vector/backends.js';
 import type { EmbedderChoice } from '../vector/choose.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';

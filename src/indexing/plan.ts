@@ -7,7 +7,7 @@
 import { relative, resolve } from 'node:path';
 import { gitChangesSince } from '../files/git.js';
 import { scanPaths, scanRoot, type ExcludedFile, type ScannedFile, type SkippedEntry } from '../files/scan.js';
-import type { FileRow } from '../store/store.js';
+import type { FileRow } from '../store/rows.js';
 import type { IndexEvent } from './events.js';
 import type { RunOptions } from './options.js';
 

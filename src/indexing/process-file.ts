@@ -8,7 +8,7 @@
 import type { SkippedFile } from '../analysis/types.js';
 import { LineStarts } from '../files/line-starts.js';
 import type { ScannedFile } from '../files/scan.js';
-import { UNTRUSTED_MTIME } from '../store/store.js';
+import { UNTRUSTED_MTIME } from '../store/rows.js';
 import { callLines, wordOccurrences } from '../text/occurrences.js';
 import { buildDocuments } from '../vector/document.js';
 import type { IndexEvent } from './events.js';

@@ -11,7 +11,7 @@ import { contentHash } from '../files/hash.js';
 import { readRegularFile } from '../files/read.js';
 import { redactSecrets } from '../files/redact.js';
 import type { ScannedFile } from '../files/scan.js';
-import type { FileRow } from '../store/store.js';
+import type { FileRow } from '../store/rows.js';
 import type { FileAnalyzer } from './pool.js';
 
 /** A file modified this close to being read may change again within the same mtime tick. */

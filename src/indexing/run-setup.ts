@@ -8,7 +8,7 @@ import { Analyzer, type Enricher } from '../analysis/analyzer.js';
 import type { ContentLimits } from '../analysis/content.js';
 import { makeEnricher } from '../analysis/llm/choose-enricher.js';
 import type { AnalysisCache } from '../analysis/llm/cache.js';
-import type { EmbedderRecord, FileRow } from '../store/store.js';
+import type { EmbedderRecord, FileRow } from '../store/rows.js';
 import { embedderOptionsOf } from '../vector/backends.js';
 import { chooseEmbedder, isOutdatedIndex, withRecordedHost } from '../vector/choose.js';
 import { isIndexableDimension } from '../vector/check.js';

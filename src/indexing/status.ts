@@ -9,14 +9,10 @@ import { join } from 'node:path';
 import { contentHash } from '../files/hash.js';
 import { isDirectory } from '../files/root.js';
 import { scanRoot } from '../files/scan.js';
-import { DATABASE_FILE } from '../store/database.js';
-import { unknownRepository } from '../store/repositories.js';
-import { IndexStore, UNTRUSTED_MTIME } from '../store/store.js';
-import { listVectorFiles } from '../store/vector-file.js';
-import type { EmbedderRecord, LastRun } from '../store/meta.js';
-import type { PostgresChoice } from '../store/open-store.js';
-import type { RepositoryCounts } from '../store/repositories.js';
-import type { FileSummary } from '../store/rows.js';
+import { openStore } from '../store/open.js';
+import { unknownRepository } from '../store/repository-name.js';
+import { type LastRun, UNTRUSTED_MTIME } from '../store/rows.js';
+import type { Store, StoreContents } from '../store/store.js';
 
 /** One repository of the index. */
 export interface RepositoryStatus {
@@ -62,73 +58,17 @@ export interface StatusOptions {
   signal?: AbortSignal;
 }
 
-/** What a status is made of, whatever the store: its records, before the files on disk are looked at. */
-interface StatusSource {
-  location: string;
-  /** A shared store, whose repositories may be checked out elsewhere (then their files are not compared). */
-  shared: boolean;
-  repositories: (RepositoryCounts & { lastRun?: LastRun | null })[];
-  files: FileSummary[];
-  embedder: EmbedderRecord | undefined;
-  embedderHost: string | undefined;
-  lastRun: LastRun | null;
-  generation: number;
-  elements: number;
-  vectorIndex: IndexStatus['vectorIndex'];
-  sizeBytes: IndexStatus['sizeBytes'];
-}
-
 /** The status of the embedded index in `indexDir`. */
 export async function indexStatus(indexDir: string, options: StatusOptions = {}): Promise<IndexStatus> {
-  const store = IndexStore.open(indexDir, { readonly: true });
-  let source: StatusSource;
-  try {
-    const vectorFile = listVectorFiles(indexDir).at(-1);
-    source = {
-      location: indexDir,
-      shared: false,
-      repositories: store.repositories.withCounts(),
-      files: store.fileSummaries(),
-      embedder: store.embedder,
-      embedderHost: store.meta.embedderHost,
-      lastRun: store.meta.lastRun,
-      generation: store.generation,
-      elements: store.elementCount,
-      vectorIndex: {
-        description: store.meta.indexDescription,
-        file: vectorFile?.path ?? null,
-        fileGeneration: vectorFile?.generation ?? null,
-      },
-      sizeBytes: {
-        database: sizeOf(join(indexDir, DATABASE_FILE)) + sizeOf(join(indexDir, `${DATABASE_FILE}-wal`)),
-        vectors: vectorFile ? sizeOf(vectorFile.path) : 0,
-      },
-    };
-  } finally {
-    store.close();
-  }
-  return statusOf(source, options);
+  return storeStatus(await openStore(undefined, { indexDir }), options);
 }
 
-/** The status of a shared PostgreSQL store: its repositories, files (checked against the ones on this machine) and size. */
-export async function sharedStoreStatus(store: PostgresChoice, options: StatusOptions = {}): Promise<IndexStatus> {
-  const { postgresContents } = await import('../store/postgres/admin.js');
-  const contents = await postgresContents(store);
-  const newest = contents.repositories
-    .filter((repository) => repository.lastRun)
-    .sort((a, b) => (b.indexedAt ?? 0) - (a.indexedAt ?? 0))[0];
-  return statusOf(
-    {
-      ...contents,
-      shared: true,
-      lastRun: newest?.lastRun ?? null,
-      vectorIndex: { description: 'pgvector HNSW (inner product)', file: null, fileGeneration: null },
-    },
-    options,
-  );
+/** The status of a store: its repositories, and its files checked against the ones on this machine. */
+export async function storeStatus(store: Store, options: StatusOptions = {}): Promise<IndexStatus> {
+  return statusOf(await store.contents(), options);
 }
 
-async function statusOf(source: StatusSource, options: StatusOptions): Promise<IndexStatus> {
+async function statusOf(source: StoreContents, options: StatusOptions): Promise<IndexStatus> {
   const repositories = source.repositories.filter(
     (repository) => !options.repos || options.repos.includes(repository.name),
   );
@@ -214,12 +154,4 @@ async function statusOf(source: StatusSource, options: StatusOptions): Promise<I
     problems,
     sizeBytes: source.sizeBytes,
   };
-}
-
-function sizeOf(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
 }

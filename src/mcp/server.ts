@@ -30,7 +30,7 @@ import { safeLogger } from './log-line.js';
 import { listedDefinition, MCP_TOOLS } from './registry.js';
 import { ScreenedMcpServer } from './request-screen.js';
 import { toolError, type SharedState } from './tools.js';
-import type { PostgresChoice } from '../store/open-store.js';
+import type { PostgresChoice } from '../store/open.js';
 
 export interface CodebaseMcpServerOptions {
   /** The root the index covers. */

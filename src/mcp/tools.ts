@@ -12,15 +12,14 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv } from 'ajv';
 import type { IndexEvent, IndexSummary } from '../indexing/events.js';
 import { Indexer, type IndexerOptions } from '../indexing/indexer.js';
-import { indexStatus, sharedStoreStatus, type IndexStatus } from '../indexing/status.js';
-import type { PostgresChoice } from '../store/open-store.js';
-import { DATABASE_FILE, StoreError } from '../store/database.js';
+import { storeStatus, type IndexStatus } from '../indexing/status.js';
+import { openStore, type PostgresChoice } from '../store/open.js';
+import { StoreError } from '../store/errors.js';
 import type { CodebaseSearchTool } from '../tool/codebase-search-tool.js';
 import type { FindReferencesTool } from '../tool/find-references-tool.js';
 import { PathOutsideRootError } from '../files/errors.js';
 import { confineToRoots } from '../tool/paths.js';
 import { scopeArguments, scopeRepos, unknownRepository, type McpAccess } from './access.js';
-import { IndexStore } from '../store/store.js';
 import { REINDEX_ARGS } from './definitions.js';
 import { shownValue } from './log-line.js';
 
@@ -133,8 +132,8 @@ export async function statusCall(
 ): Promise<CallToolResult> {
   if (Object.keys(args).length > 0)
     return toolError(`index_status takes no arguments (got ${Object.keys(args).join(', ')})`);
-  if (!store && !existsSync(join(indexDir, DATABASE_FILE)))
-    return toolError(`there is no index at ${indexDir} yet: call reindex to build it`);
+  const target = await openStore(store, { indexDir });
+  if (!target.exists()) return toolError(`there is no index at ${indexDir} yet: call reindex to build it`);
   let status: IndexStatus;
   try {
     // A token limited to some repositories sees the status of those (the ones the index has) and nothing of another.
@@ -144,7 +143,7 @@ export async function statusCall(
         : scopeRepos(access.repos, undefined, await knownRepositories(search));
     if ('error' in scope) return toolError(scope.error);
     const only = scope.repos ? { repos: scope.repos } : {};
-    status = store ? await sharedStoreStatus(store, only) : await indexStatus(indexDir, only);
+    status = await storeStatus(target, only);
   } catch (error) {
     if (error instanceof StoreError && (error.code === 'UNKNOWN_REPO' || error.code === 'UNREACHABLE'))
       return toolError(error.message);
@@ -249,24 +248,12 @@ async function reindexTarget(
     return { root: shared.root, repo: undefined };
   }
   if (access.repos !== '*' && !access.repos.includes(repo)) return { error: unknownRepository(repo) };
-  if (shared.store) {
-    // The shared store's repositories, as its searches see them.
-    const repository = await shared.search
-      .openSearcher()
-      .then(async (searcher) => (await searcher.currentRepositories()).find((known) => known.name === repo))
-      .catch((error: unknown) => ({ error: `reindex failed: ${(error as Error).message}` }));
-    if (repository && 'error' in repository) return repository;
-    return repository ? { root: repository.root, repo } : { error: unknownRepository(repo) };
-  }
-  let store: IndexStore | undefined;
   try {
-    store = IndexStore.open(shared.indexDir, { readonly: true });
-    const repository = store.repositories.byName(repo);
+    const store = await openStore(shared.store, { indexDir: shared.indexDir });
+    const repository = (await store.repositories()).find((known) => known.name === repo);
     return repository ? { root: repository.root, repo } : { error: unknownRepository(repo) };
   } catch (error) {
     return { error: `reindex failed: ${(error as Error).message}` };
-  } finally {
-    store?.close();
   }
 }
 

@@ -8,7 +8,7 @@
 import { CODE_ELEMENT_TYPES, TEXT_ELEMENT_TYPES } from '../analysis/element.js';
 import { canonicalLanguage, LANGUAGE_ALIASES, LANGUAGES } from '../analysis/languages.js';
 import type { ElementType } from '../analysis/types.js';
-import type { FilterConditions } from '../store/filter-sql.js';
+import type { FilterConditions } from '../store/reads.js';
 import { compileGlob } from './glob.js';
 
 /** Every language the index records, and what people (and models) type for them: see analysis/languages.ts. */

@@ -7,7 +7,7 @@
  * terms holds for one generation of the index, and is cached that long.
  */
 import type { LexicalMatch, OccurrenceReads, ScopeReads } from '../store/reads.js';
-import { sumById } from '../store/search-reader.js';
+import { sumById } from '../store/id-scores.js';
 import { elementsSpelledAsTyped } from './ranking/exact-spelling.js';
 import type { CompiledFilters } from './filters.js';
 import { fileScores } from './ranking/file-evidence.js';

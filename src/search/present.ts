@@ -6,7 +6,7 @@
  * here, the code is the text the store kept when it was indexed.
  */
 import { join } from 'node:path';
-import type { ElementRecord } from '../store/search-reader.js';
+import type { ElementRecord } from '../store/rows.js';
 import { terms } from '../text/terms.js';
 import { isStopWord } from '../text/vocabulary.js';
 import type { ParsedQuery } from './query.js';

@@ -12,7 +12,8 @@
  * cannot tell which `open` a call reaches.
  */
 import { join } from 'node:path';
-import type { ElementRecord, EnclosingElement, OccurrenceFile, OccurrenceReads, ScopeReads } from '../store/reads.js';
+import type { EnclosingElement, OccurrenceReads, ScopeReads } from '../store/reads.js';
+import type { ElementRecord, OccurrenceFile } from '../store/rows.js';
 import { decodeSites, isOccurrenceWord } from '../text/occurrences.js';
 import { SearchError } from './errors.js';
 import { nameSegments } from './query.js';

@@ -9,7 +9,7 @@
  * snapshot being searched (store/reads.ts).
  */
 import { MAX_SCOPES, type OccurrenceReads, type ScopeReads, type Snapshot, type VectorScope } from '../store/reads.js';
-import type { Repository } from '../store/repositories.js';
+import type { Repository } from '../store/rows.js';
 import { SearchError } from './errors.js';
 import { AsyncGenerationCache } from './generation-cache.js';
 import { FILTERED_OVERFETCH } from './ranking/knobs.js';

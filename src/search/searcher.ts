@@ -16,11 +16,12 @@
 import { isDirectory } from '../files/root.js';
 import { CircuitBreaker } from '../models/circuit-breaker.js';
 import { StoreError } from '../store/errors.js';
-import type { EmbedderRecord } from '../store/meta.js';
-import { openStore, type StoreChoice } from '../store/open-store.js';
-import type { ElementRecord, SearchStore, Snapshot } from '../store/reads.js';
-import type { Repository } from '../store/repositories.js';
-import type { VectorIndexEvent, VectorIndexOptions } from '../store/vector-file.js';
+import type { EmbedderRecord } from '../store/rows.js';
+import { openStore, type StoreChoice } from '../store/open.js';
+import type { SearchStore, Snapshot } from '../store/reads.js';
+import type { ElementRecord } from '../store/rows.js';
+import type { Repository } from '../store/rows.js';
+import type { VectorIndexEvent, VectorIndexOptions } from '../store/open.js';
 import { checkVectors } from '../vector/check.js';
 import { embedderOptionsOf, type EmbedderOptions } from '../vector/backends.js';
 import { embedderFromId, withRecordedHost } from '../vector/choose.js';
@@ -157,11 +158,13 @@ export class Searcher {
     const borrowed = typeof given === 'object' && given !== null && 'read' in given;
     const store = borrowed
       ? given
-      : await openStore(given, {
-          indexDir: options.indexDir,
-          vectorIndex: options.vectorIndex,
-          onEvent: (event) => options.onEvent?.({ type: 'vector-index', event }),
-        });
+      : await (
+          await openStore(given, {
+            indexDir: options.indexDir,
+            vectorIndex: options.vectorIndex,
+            onEvent: (event) => options.onEvent?.({ type: 'vector-index', event }),
+          })
+        ).openSearch();
     try {
       const first = await store.read(async (snapshot) => {
         if (!snapshot.embedder) throw emptyIndex(store.location);

@@ -2,7 +2,7 @@
  * What both stores index of an element: its row's columns (the qualified
  * name, the short name searched for definitions) and its words for BM25
  * (names, signature, description, path, and its own code), made the same
- * way for SQLite's FTS5 (store.ts) and PostgreSQL's term rows
+ * way for SQLite's FTS5 (embedded/index-store.ts) and PostgreSQL's term rows
  * (postgres/run-writer.ts), so that both score alike.
  */
 import { lexicalText } from '../text/terms.js';

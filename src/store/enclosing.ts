@@ -1,6 +1,6 @@
 /**
  * The innermost element around a line of a file, as both stores find it
- * (reference-reader.ts in SQLite by two index lookups, postgres/occurrence-reads.ts over the
+ * (embedded/reference-reader.ts in SQLite by two index lookups, postgres/occurrence-reads.ts over the
  * file's elements in memory): the last element to start at or before the line when it reaches
  * the line, else that element's owners by name (a line of a doc comment between two members
  * belongs to their class); none at the top level of a file.

@@ -1,6 +1,6 @@
 /**
  * The store's error class, in a module of its own: the PostgreSQL store
- * throws it too, without loading SQLite (database.ts does).
+ * throws it too, without loading SQLite (embedded/database.ts does).
  */
 import { OcvectorError } from '../errors.js';
 

@@ -1,5 +1,6 @@
 /** The store's internal exports (its public ones are in src/index.ts). */
-export { IndexStore, UNTRUSTED_MTIME } from './store.js';
+export { IndexStore } from './embedded/index-store.js';
+export { UNTRUSTED_MTIME } from './rows.js';
 export type {
   ElementRow,
   ElementSummary,
@@ -8,17 +9,24 @@ export type {
   FileStatus,
   FileSummary,
   FileUpdate,
-} from './store.js';
-export { DEFAULT_INDEX_DESCRIPTION, IndexMeta } from './meta.js';
-export { CHECKED_FILE, DATABASE_FILE, openDatabase, recordLastWriter, unchangedSinceLastWriter } from './database.js';
-export { SCHEMA_VERSION } from './schema.js';
-export { WriteLock, LOCK_FILE } from './lock.js';
-export { VectorIndex, planIndex, nprobeFor, listVectorFiles, VECTOR_INDEX_DEFAULTS } from './vector-file.js';
-export { checkConsistency } from './check.js';
-export type { ConsistencyReport } from './check.js';
-export { openIndex } from './open-index.js';
-export { dropIndex } from './drop.js';
-export type { DroppedIndex } from './drop.js';
-export type { OpenedIndex } from './open-index.js';
-export { ReferenceReader } from './reference-reader.js';
-export type { OccurrenceFile, EnclosingElement } from './reference-reader.js';
+} from './rows.js';
+export { DEFAULT_INDEX_DESCRIPTION, IndexMeta } from './embedded/meta.js';
+export {
+  CHECKED_FILE,
+  DATABASE_FILE,
+  openDatabase,
+  recordLastWriter,
+  unchangedSinceLastWriter,
+} from './embedded/database.js';
+export { SCHEMA_VERSION } from './embedded/schema.js';
+export { WriteLock, LOCK_FILE } from './embedded/lock.js';
+export { VectorIndex, planIndex, nprobeFor, listVectorFiles, VECTOR_INDEX_DEFAULTS } from './embedded/vector-file.js';
+export { checkConsistency } from './embedded/check.js';
+export type { ConsistencyReport } from './embedded/check.js';
+export { openIndex } from './embedded/open-index.js';
+export { dropIndex } from './embedded/drop.js';
+export type { DroppedIndex } from './store.js';
+export type { OpenedIndex } from './embedded/open-index.js';
+export { ReferenceReader } from './embedded/reference-reader.js';
+export type { EnclosingElement } from './embedded/reference-reader.js';
+export type { OccurrenceFile } from './rows.js';

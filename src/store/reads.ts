@@ -1,19 +1,17 @@
 /**
  * The seam between search and the stores: what one search reads, whatever
  * holds the index. Two stores implement it, the embedded one (SQLite + FTS5
- * + a FAISS file: embedded-store.ts) and the shared one (PostgreSQL +
- * pgvector: postgres/postgres-store.ts), and one ranking sits above both
+ * + a FAISS file: embedded/search-store.ts) and the shared one (PostgreSQL +
+ * pgvector: postgres/search-store.ts), and one ranking sits above both
  * (search/). Every read is asynchronous, since a database server answers
  * over a connection; the embedded store answers at once.
  *
  * A search reads through one Snapshot: every read it makes sees the same
  * commit of the index, however writers go on meanwhile.
  */
-import type { FilterConditions } from './filter-sql.js';
-import type { Repository } from './repositories.js';
-import type { ElementRecord, FileTermCounts, IdScore } from './search-reader.js';
-import type { EmbedderRecord } from './meta.js';
-import type { EnclosingElement, OccurrenceFile } from './reference-reader.js';
+import type { EnclosingElement } from './enclosing.js';
+import type { IdScore } from './id-scores.js';
+import type { ElementRecord, EmbedderRecord, FileTermCounts, OccurrenceFile, Repository } from './rows.js';
 
 /**
  * At most this many scopes (sets of repositories a search names) are kept, each with its
@@ -21,8 +19,20 @@ import type { EnclosingElement, OccurrenceFile } from './reference-reader.js';
  */
 export const MAX_SCOPES = 32;
 
-export type { ElementRecord, FileTermCounts, IdScore } from './search-reader.js';
-export type { EnclosingElement, OccurrenceFile } from './reference-reader.js';
+/** What a search keeps, in the store's terms. Every part present must hold. */
+export interface FilterConditions {
+  /** Files under this directory, or the file of this path. */
+  under?: string;
+  /** Files whose path starts with this text (a glob's literal head). */
+  pathStartsWith?: string;
+  /** Files of these languages. */
+  languages?: readonly string[];
+  /** Elements of these types. */
+  types?: readonly string[];
+}
+
+export type { EnclosingElement } from './enclosing.js';
+export type { IdScore } from './id-scores.js';
 
 /**
  * Terms as FTS5 reads them quoted (search/query.ts's ftsExpression): any of

@@ -2,7 +2,7 @@
  * The seam between an indexing run and the stores (reads.ts is the search
  * side's): what a run writes, a batch of files at a time, whatever holds
  * the index. The embedded store writes each batch in one SQLite
- * transaction (embedded-writer.ts); the shared one writes it with a few
+ * transaction (embedded/run-writer.ts); the shared one writes it with a few
  * statements inside the run's own transaction (postgres/run-writer.ts).
  */
 import type { ElementDocument } from '../vector/document.js';

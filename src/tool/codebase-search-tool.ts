@@ -17,7 +17,7 @@ import {
   type SearchResult,
 } from '../search/searcher.js';
 import { withMoreLines } from '../search/source.js';
-import { StoreError } from '../store/database.js';
+import { StoreError } from '../store/errors.js';
 import { clip, fitToBudget, MAX_NOTE_CHARS, resolveBudget, type ToolBudget } from './budget.js';
 import { PathOutsideRootError } from '../files/errors.js';
 import { confineToRoots } from './paths.js';

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { IndexStore } from '../../src/store/store.js';
+import { IndexStore } from '../../src/store/embedded/index-store.js';
 import { fakeEmbeddingServer } from '../helpers/fake-ollama.js';
 import { fakeOpenAIEmbeddingServer } from '../helpers/fake-openai.js';
 import { cleanedUpAfterEach } from '../helpers/repo.js';

@@ -1,8 +1,8 @@
 /** What oc-vector-index promises in its messages exists: --wait for the lock, --timeout for Ollama, and a --status that agrees with the run just made. */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { prepareDirectory } from '../../src/store/database.js';
-import { WriteLock } from '../../src/store/lock.js';
+import { prepareDirectory } from '../../src/store/embedded/database.js';
+import { WriteLock } from '../../src/store/embedded/lock.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
 import { cleanedUpAfterEach, SAMPLE_FILES, tempRepo } from '../helpers/repo.js';
 import { type Run, runCli } from '../helpers/run-node.js';

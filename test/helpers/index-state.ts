@@ -1,8 +1,8 @@
 /** Reads an index back the way a searcher would, for assertions. */
-import { checkConsistency, type ConsistencyReport } from '../../src/store/check.js';
-import { openIndex } from '../../src/store/open-index.js';
-import { databaseOf } from '../../src/store/store.js';
-import { prepared } from '../../src/store/sqlite.js';
+import { checkConsistency, type ConsistencyReport } from '../../src/store/embedded/check.js';
+import { openIndex } from '../../src/store/embedded/open-index.js';
+import { databaseOf } from '../../src/store/embedded/index-store.js';
+import { prepared } from '../../src/store/embedded/sqlite.js';
 
 export interface ElementState {
   vectorId: number;

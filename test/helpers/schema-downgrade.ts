@@ -3,8 +3,8 @@
  * for the tests of the migrations that follow.
  */
 import type Database from 'better-sqlite3';
-import { lexicalTables } from '../../src/store/lexical-tables.js';
-import { prepared, setPragma } from '../../src/store/sqlite.js';
+import { lexicalTables } from '../../src/store/embedded/lexical-tables.js';
+import { prepared, setPragma } from '../../src/store/embedded/sqlite.js';
 
 /**
  * Schema 5 -> 4: repositories lose their names, and the lexical tables are

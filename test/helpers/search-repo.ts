@@ -30,15 +30,18 @@ export function searchFixtureFiles(): Record<string, string> {
 }
 
 /**
- * This project's own store layer (src/store/*.ts), path -> content: real code, with words the
- * fixture shares (index, search, file), for a second repository beside the fixture.
+ * This project's own store layer, the seam and the embedded store (src/store/*.ts and
+ * src/store/embedded/*.ts), path -> content: real code, with words the fixture shares (index,
+ * search, file), for a second repository beside the fixture.
  */
 export function storeSources(): Record<string, string> {
-  const dir = new URL('../../src/store/', import.meta.url).pathname;
   return Object.fromEntries(
-    readdirSync(dir)
-      .filter((name) => name.endsWith('.ts'))
-      .map((name) => [`src/store/${name}`, readFileSync(join(dir, name), 'utf8')]),
+    ['src/store', 'src/store/embedded'].flatMap((folder) => {
+      const dir = new URL(`../../${folder}/`, import.meta.url).pathname;
+      return readdirSync(dir)
+        .filter((name) => name.endsWith('.ts'))
+        .map((name) => [`${folder}/${name}`, readFileSync(join(dir, name), 'utf8')]);
+    }),
   );
 }
 

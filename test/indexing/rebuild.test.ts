@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/indexing/indexer.js';
 import { Searcher } from '../../src/search/searcher.js';
-import { IndexStore } from '../../src/store/store.js';
+import { IndexStore } from '../../src/store/embedded/index-store.js';
 import { readIndex } from '../helpers/index-state.js';
 import { cleanedUpAfterEach, tempRepo } from '../helpers/repo.js';
 

@@ -8,8 +8,8 @@ import { copyFileSync, lstatSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/indexing/indexer.js';
-import { openIndex } from '../../src/store/open-index.js';
-import type { VectorIndexEvent } from '../../src/store/vector-file.js';
+import { openIndex } from '../../src/store/embedded/open-index.js';
+import type { VectorIndexEvent } from '../../src/store/embedded/vector-file.js';
 import { readIndex } from '../helpers/index-state.js';
 import { cleanedUpAfterEach, tempRepo } from '../helpers/repo.js';
 

@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/indexing/indexer.js';
 import { watchIndex } from '../../src/indexing/watch.js';
-import { openIndex } from '../../src/store/open-index.js';
-import { databaseOf } from '../../src/store/store.js';
-import { planIndex } from '../../src/store/vector-file.js';
+import { openIndex } from '../../src/store/embedded/open-index.js';
+import { databaseOf } from '../../src/store/embedded/index-store.js';
+import { planIndex } from '../../src/store/embedded/vector-file.js';
 import { BuiltinEmbedder } from '../../src/vector/builtin-embedder.js';
 import { EmbedderError } from '../../src/vector/embedder.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
 import { readIndex } from '../helpers/index-state.js';
 import { cleanedUpAfterEach, eventLog, SAMPLE_FILES, tempRepo } from '../helpers/repo.js';
-import { prepared } from '../../src/store/sqlite.js';
+import { prepared } from '../../src/store/embedded/sqlite.js';
 
 const owned = cleanedUpAfterEach();
 

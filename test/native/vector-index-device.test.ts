@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/indexing/indexer.js';
 import { gpuInfo } from '../../src/index.js';
-import { openIndex } from '../../src/store/open-index.js';
-import type { VectorIndexEvent, VectorIndexOptions } from '../../src/store/vector-file.js';
+import { openIndex } from '../../src/store/embedded/open-index.js';
+import type { VectorIndexEvent, VectorIndexOptions } from '../../src/store/embedded/vector-file.js';
 import { SAMPLE_FILES, tempRepo, type TempRepo } from '../helpers/repo.js';
 import { normalizeRows, randomVectors } from '../helpers/vectors.js';
 

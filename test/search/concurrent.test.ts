@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/indexing/indexer.js';
 import { Searcher } from '../../src/search/searcher.js';
-import { EmbeddedSearchStore } from '../../src/store/embedded-store.js';
+import { EmbeddedSearchStore } from '../../src/store/embedded/search-store.js';
 import type { TempRepo } from '../helpers/repo.js';
 import { LABELS, searchRepo } from '../helpers/search-repo.js';
 

@@ -8,7 +8,7 @@ import {
   parseQuery,
   snippetLines,
 } from '../../src/internal.js';
-import { filterSql } from '../../src/store/filter-sql.js';
+import { filterSql } from '../../src/store/embedded/filter-sql.js';
 
 describe('parseQuery', () => {
   it.each([
@@ -180,7 +180,7 @@ describe('filters', () => {
     expect(filterSql(prefix.conditions).params).toEqual(['src/net', 8, 'src/net/']);
 
     const typed = compileFilters({ language: 'Python, typescript', type: ['method'] });
-    // Lists travel as one JSON parameter: the SQL text does not grow with them (src/store/sqlite.ts).
+    // Lists travel as one JSON parameter: the SQL text does not grow with them (src/store/embedded/sqlite.ts).
     expect(filterSql(typed.conditions).sql).toBe(
       'f.language IN (SELECT value FROM json_each(?)) AND e.element_type IN (SELECT value FROM json_each(?))',
     );

@@ -14,7 +14,7 @@ import {
 import { FakeOllama, fakeEmbeddingServer } from '../helpers/fake-ollama.js';
 import { cleanedUpAfterEach, tempRepo } from '../helpers/repo.js';
 import { LABELS, searchRepo } from '../helpers/search-repo.js';
-import { openSqlite } from '../../src/store/sqlite.js';
+import { openSqlite } from '../../src/store/embedded/sqlite.js';
 
 const expectedNames = (expected: string | string[]) => [expected].flat();
 

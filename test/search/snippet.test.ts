@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Indexer, Searcher } from '../../src/index.js';
 import { bestSnippetStart, SourceCache, SourceReader, SourceText } from '../../src/search/source.js';
-import { IndexStore } from '../../src/store/store.js';
+import { IndexStore } from '../../src/store/embedded/index-store.js';
 
 const filler = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `  step${from + i}();`);
 

@@ -10,7 +10,7 @@ import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Indexer, Searcher, SearchError, type SearchEvent } from '../../src/index.js';
-import { IndexStore } from '../../src/store/store.js';
+import { IndexStore } from '../../src/store/embedded/index-store.js';
 import { cleanedUpAfterEach } from '../helpers/repo.js';
 import { searchRepo } from '../helpers/search-repo.js';
 

@@ -9,12 +9,10 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer, type IndexerOptions } from '../../src/indexing/indexer.js';
-import { indexStatus, sharedStoreStatus } from '../../src/indexing/status.js';
+import { storeStatus } from '../../src/indexing/status.js';
 import { SearchError } from '../../src/search/errors.js';
 import { Searcher, type SearchResponse } from '../../src/search/searcher.js';
-import { dropRepository } from '../../src/store/drop-repository.js';
-import { dropPostgresRepository } from '../../src/store/postgres/admin.js';
-import type { PostgresChoice } from '../../src/store/open-store.js';
+import { openStore, type PostgresChoice } from '../../src/store/open.js';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';
 import {
   type Answer,
@@ -154,7 +152,7 @@ describe.each(KINDS)('the %s store', (kind) => {
 
   it('lists the repositories with their counts, commit and indexing time', async () => {
     const at = where(kind, 'shared');
-    const status = at.store ? await sharedStoreStatus(at.store) : await indexStatus(at.indexDir!);
+    const status = await storeStatus(await openStore(at.store, at));
     expect(status.repositories.map((r) => r.name)).toEqual(['app', 'ocv/store']);
     for (const repository of status.repositories) {
       expect(repository.files).toBeGreaterThan(0);
@@ -193,9 +191,7 @@ describe.each(KINDS)('the %s store', (kind) => {
         searcher.close();
       }
       const at = where(kind, 'shared');
-      const dropped = at.store
-        ? await dropPostgresRepository(at.store, 'scratch')
-        : await dropRepository(at.indexDir!, 'scratch');
+      const dropped = await (await openStore(at.store, at)).dropRepository('scratch');
       expect(dropped).toMatchObject({ repo: 'scratch', files: 1 });
       const after = await open(kind, 'shared');
       try {

@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/index.js';
-import { ElementFiles } from '../../src/store/element-files.js';
-import { SearchReader } from '../../src/store/search-reader.js';
-import { IndexStore } from '../../src/store/store.js';
+import { ElementFiles } from '../../src/store/embedded/element-files.js';
+import { SearchReader } from '../../src/store/embedded/search-reader.js';
+import { IndexStore } from '../../src/store/embedded/index-store.js';
 import { searchRepo } from '../helpers/search-repo.js';
-import { openSqlite, prepared } from '../../src/store/sqlite.js';
+import { openSqlite, prepared } from '../../src/store/embedded/sqlite.js';
 
 function elementsTable(rows: [vectorId: number, fileId: number][]): Database.Database {
   const db = openSqlite(':memory:');

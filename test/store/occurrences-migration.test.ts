@@ -7,8 +7,8 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Indexer, Searcher } from '../../src/internal.js';
-import { setPragma } from '../../src/store/sqlite.js';
-import { databaseOf, IndexStore } from '../../src/store/store.js';
+import { setPragma } from '../../src/store/embedded/sqlite.js';
+import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
 import { readIndex } from '../helpers/index-state.js';
 import { undoRepositories } from '../helpers/schema-downgrade.js';
 import { SAMPLE_FILES, tempRepo, type TempRepo } from '../helpers/repo.js';

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeText } from '../../src/analysis/analyzer.js';
 import { ftsExpression, parseQuery } from '../../src/search/query.js';
-import { lexicalTables } from '../../src/store/lexical-tables.js';
+import { lexicalTables } from '../../src/store/embedded/lexical-tables.js';
 import { type IdScore, LexicalReader, type LexicalQuery } from '../../src/store/postgres/lexical-reader.js';
 import { type LexicalElement, type LexicalTexts, LexicalWriter } from '../../src/store/postgres/lexical-writer.js';
 import {
@@ -15,9 +15,9 @@ import {
   postgresSchemaVersion,
   quoteSchema,
 } from '../../src/store/postgres/schema.js';
-import { SearchReader } from '../../src/store/search-reader.js';
-import { prepared } from '../../src/store/sqlite.js';
-import { databaseOf, IndexStore } from '../../src/store/store.js';
+import { SearchReader } from '../../src/store/embedded/search-reader.js';
+import { prepared } from '../../src/store/embedded/sqlite.js';
+import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
 import { lexicalText } from '../../src/text/terms.js';
 import { buildDocuments, type ElementDocument, qualifiedName } from '../../src/vector/document.js';
 import { insertElements, insertRepositories, type Postgres, startPostgres } from '../support/postgres.js';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/indexing/indexer.js';
 import { Searcher } from '../../src/search/searcher.js';
 import { StoreError } from '../../src/store/errors.js';
-import type { PostgresChoice } from '../../src/store/open-store.js';
+import type { PostgresChoice } from '../../src/store/open.js';
 import { BuiltinEmbedder } from '../../src/vector/builtin-embedder.js';
 import type { Embedder } from '../../src/vector/embedder.js';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';

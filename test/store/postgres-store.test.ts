@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/indexing/indexer.js';
-import { sharedStoreStatus } from '../../src/indexing/status.js';
+import { storeStatus } from '../../src/indexing/status.js';
 import { Searcher } from '../../src/search/searcher.js';
 import { StoreError } from '../../src/store/errors.js';
-import type { PostgresChoice } from '../../src/store/open-store.js';
+import { openStore, type PostgresChoice } from '../../src/store/open.js';
 import { LEASE_EXPIRY_MS } from '../../src/store/postgres/run-lease.js';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';
 import { startPostgres, type Postgres } from '../support/postgres.js';
@@ -94,7 +94,7 @@ describe('a run into the shared store', () => {
     });
     await expect(aborted).rejects.toThrow('stop');
     expect(written).toBeGreaterThanOrEqual(64);
-    const status = await sharedStoreStatus(store('aborted'), { checkFiles: false });
+    const status = await storeStatus(await openStore(store('aborted')), { checkFiles: false });
     expect(status.repositories).toMatchObject([{ name: 'app', files: 150, elements: first.elements.total }]);
     expect(await defines('aborted', 'part7beta')).toBe(false);
     expect((await search('aborted', 'part7alpha')).results[0]).toMatchObject({ path: 'src/part7.ts' });
@@ -108,7 +108,7 @@ describe('a run into the shared store', () => {
     const repo = tempRepo(manyFiles(150, 'gamma'));
     owned.push(repo);
     await run(repo.root, 'killed', 'app');
-    const before = await sharedStoreStatus(store('killed'), { checkFiles: false });
+    const before = await storeStatus(await openStore(store('killed')), { checkFiles: false });
     for (const [path, text] of Object.entries(manyFiles(150, 'delta'))) repo.write(path, text);
     const ended = await new Promise<string>((resolve, reject) => {
       const child = spawn(process.execPath, [CHILD, repo.root, postgres.url, 'app', 'killed'], {
@@ -129,7 +129,7 @@ describe('a run into the shared store', () => {
       );
     });
     expect(ended).toBe('killed');
-    const after = await sharedStoreStatus(store('killed'), { checkFiles: false });
+    const after = await storeStatus(await openStore(store('killed')), { checkFiles: false });
     expect(after.repositories).toEqual(before.repositories);
     expect(after.generation).toBe(before.generation);
     expect(await defines('killed', 'part9delta')).toBe(false);
@@ -149,7 +149,7 @@ describe('a run into the shared store', () => {
     ]);
     // One indexed the files; the other, after it, found them unchanged (or both saw them new, one after the other).
     expect(a.files.added + b.files.added).toBeGreaterThanOrEqual(40);
-    const status = await sharedStoreStatus(store('turns'), { checkFiles: false });
+    const status = await storeStatus(await openStore(store('turns')), { checkFiles: false });
     expect(status.repositories).toMatchObject([{ name: 'app', files: 40 }]);
     expect(status.elements).toBe(a.elements.total);
   });

@@ -1,5 +1,5 @@
 /**
- * No better-sqlite3 object is ever let go (src/store/sqlite.ts says why: on
+ * No better-sqlite3 object is ever let go (src/store/embedded/sqlite.ts says why: on
  * Node.js 24 a collected statement can abort the process). The source is
  * checked for calls that make one outside that module, and real searches
  * run under a tiny young generation, which collects often: before the fix
@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqlite, pragmaValue, prepared } from '../../src/store/sqlite.js';
+import { openSqlite, pragmaValue, prepared } from '../../src/store/embedded/sqlite.js';
 import type { TempRepo } from '../helpers/repo.js';
 import { runCli } from '../helpers/run-node.js';
 import { searchRepo } from '../helpers/search-repo.js';
@@ -26,10 +26,10 @@ function sourcesUnder(directory: string): string[] {
 }
 
 describe('better-sqlite3 objects live until exit', () => {
-  it('are made only in src/store/sqlite.ts', () => {
+  it('are made only in src/store/embedded/sqlite.ts', () => {
     const offenders = ['src', 'test', 'bench', 'eval']
       .flatMap(sourcesUnder)
-      .filter((path) => path !== 'src/store/sqlite.ts' && path !== 'test/store/sqlite-lifetime.test.ts')
+      .filter((path) => path !== 'src/store/embedded/sqlite.ts' && path !== 'test/store/sqlite-lifetime.test.ts')
       .flatMap((path) =>
         readFileSync(join(ROOT, path), 'utf8')
           .split('\n')

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { analyzeText } from '../../src/analysis/analyzer.js';
-import { StoreError } from '../../src/store/database.js';
-import { SCHEMA_VERSION } from '../../src/store/schema.js';
-import { databaseOf, IndexStore } from '../../src/store/store.js';
-import { lexicalTables } from '../../src/store/lexical-tables.js';
+import { StoreError } from '../../src/store/errors.js';
+import { SCHEMA_VERSION } from '../../src/store/embedded/schema.js';
+import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
+import { lexicalTables } from '../../src/store/embedded/lexical-tables.js';
 import { buildDocuments } from '../../src/vector/document.js';
 import { SAMPLE_FILES } from '../helpers/repo.js';
-import { openSqlite, pragmaValue, prepared, setPragma } from '../../src/store/sqlite.js';
+import { openSqlite, pragmaValue, prepared, setPragma } from '../../src/store/embedded/sqlite.js';
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSqlite, prepared } from '../../src/store/sqlite.js';
+import { openSqlite, prepared } from '../../src/store/embedded/sqlite.js';
 import { FTS_TOKENIZE, ftsTokens, termCounts } from '../../src/text/fts-tokens.js';
 import { lexicalText } from '../../src/text/terms.js';
 

@@ -16,7 +16,7 @@ import {
   type PathWordMatch,
 } from './path-priors.js';
 import type { ParsedQuery } from '../query.js';
-import type { ElementRecord } from '../../store/search-reader.js';
+import type { ElementRecord } from '../../store/rows.js';
 
 /** An element as ranking sees it: the columns of its record that ranking reads (tests pass plain objects of just these). */
 export type CandidateRow = Pick<ElementRecord, 'id' | 'fileId' | 'path' | 'type' | 'name' | 'startLine' | 'endLine'> &

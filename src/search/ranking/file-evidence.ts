@@ -8,7 +8,7 @@
  * of the mean).
  */
 
-import type { FileTermCounts } from '../../store/search-reader.js';
+import type { FileTermCounts } from '../../store/rows.js';
 import { FILE_BM25_B as B, FILE_BM25_K1 as K1, FILE_BM25_MIN_LENGTH } from './knobs.js';
 
 /** Each file's BM25 over the best file's (1 for the best), for the files that hold any term. */

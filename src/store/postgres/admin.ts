@@ -3,8 +3,8 @@
  * counts, its files' recorded states, its state, its size; and the removal of one repository
  * in one transaction under that repository's lock (searches see it whole, then gone).
  */
-import type { EmbedderRecord, LastRun } from '../meta.js';
-import type { RepositoryCounts } from '../repositories.js';
+import type { EmbedderRecord, LastRun } from '../rows.js';
+import type { Repository, RepositoryCounts } from '../rows.js';
 import { badRepositoryName, isRepositoryName, unknownRepository } from '../repository-name.js';
 import { StoreError } from '../errors.js';
 import type { FileSummary } from '../rows.js';
@@ -67,6 +67,19 @@ export async function postgresContents(store: PostgresLocation): Promise<Postgre
         sizeBytes: { database: sizes[0]!.total, vectors: sizes[0]!.vectors },
       };
     });
+  } finally {
+    await connection.close();
+  }
+}
+
+/** The store's repositories, oldest first. */
+export async function postgresRepositories(store: PostgresLocation): Promise<Repository[]> {
+  const connection = await connect(store);
+  try {
+    const { rows } = await connection.pool.query<Repository>(
+      `SELECT id, name, root, git_commit AS "commit", indexed_at AS "indexedAt" FROM ${connection.s}.repositories ORDER BY id`,
+    );
+    return rows;
   } finally {
     await connection.close();
   }

@@ -1,9 +1,9 @@
 /**
- * Search filters (../filter-sql.ts's conditions) as PostgreSQL over the aliases `e` (elements)
+ * Search filters (../reads.ts's FilterConditions) as PostgreSQL over the aliases `e` (elements)
  * and `f` (files), with numbered parameters from a given one: the search layer says what to
  * keep, the store says how its tables are asked for it. Values travel only as parameters.
  */
-import type { FilterConditions } from '../filter-sql.js';
+import type { FilterConditions } from '../reads.js';
 
 export interface FilterSql {
   /** A condition over `e` and `f` (`true` when nothing is filtered). */

@@ -1,5 +1,5 @@
 /**
- * The lexical reads a search makes (search-reader.ts's, for the Postgres store), over some
+ * The lexical reads a search makes (../embedded/search-reader.ts's, for the Postgres store), over some
  * repositories: BM25 over a table for query terms OR-ed or AND-ed, scored as FTS5 scores them
  * (lexical-sql.ts), with each repository's own statistics and their lists merged best first;
  * how many elements hold a term; whether more than N match; how many match; per file, how many
@@ -37,7 +37,7 @@ export interface LexicalQuery {
 
 export type { IdScore } from '../id-scores.js';
 
-/** The weight of code BM25 beside names BM25: search-reader.ts's CODE_WEIGHT. */
+/** The weight of code BM25 beside names BM25: ../embedded/search-reader.ts's CODE_WEIGHT. */
 const CODE_WEIGHT = 0.3;
 
 /** A pool (each read in a transaction of its own), or one connection in the caller's transaction. */

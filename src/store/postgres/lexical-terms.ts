@@ -14,7 +14,7 @@ export type LexicalTable = 'names' | 'code';
 export const TABLE_ID: Readonly<Record<LexicalTable, number>> = { names: 0, code: 1 };
 
 /**
- * bm25()'s column weights, as the embedded store ranks (search-reader.ts: `bm25(t, 4.0, 2.0,
+ * bm25()'s column weights, as the embedded store ranks (../embedded/search-reader.ts: `bm25(t, 4.0, 2.0,
  * 1.0, 0.5)` over name, signature, description and path; `bm25(t)` over code). FTS5 adds a
  * column's weight once per occurrence; with these weights (multiples of 1/2) every such sum
  * is exact in a double, so `w · tf` summed over columns is the same number.

@@ -12,7 +12,7 @@ import { COLUMN_WEIGHTS, indexRow, storedText, TABLE_ID, TF_COLUMNS, type Lexica
 import { quoteSchema } from './schema.js';
 import type { Queryable as Client } from './serial.js';
 
-/** The words of one element, as the embedded store gives FTS5 (store.ts: lexicalText of each part). */
+/** The words of one element, as the embedded store gives FTS5 (../embedded/index-store.ts: lexicalText of each part). */
 export interface LexicalTexts {
   name: string;
   signature: string;

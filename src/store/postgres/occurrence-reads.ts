@@ -1,13 +1,14 @@
 /**
  * "Where is X used?" in PostgreSQL (../reads.ts's OccurrenceReads): the files a word occurs in,
  * and the element around each line listed, found over the file's elements read at once (one
- * read per file, not two lookups per line as SQLite's reference-reader.ts makes), by the same
+ * read per file, not two lookups per line as SQLite's ../embedded/reference-reader.ts makes), by the same
  * rule (../enclosing.ts).
  */
 import { termKey } from './lexical-terms.js';
 import type { Queryable } from './serial.js';
 import { enclosingElement, type EnclosingElement } from '../enclosing.js';
-import type { OccurrenceFile, OccurrenceReads } from '../reads.js';
+import type { OccurrenceReads } from '../reads.js';
+import type { OccurrenceFile } from '../rows.js';
 
 interface ElementLine extends EnclosingElement {
   shortName: string;

@@ -2,7 +2,7 @@
  * What a run of the PostgreSQL store reads first (after its lease: run-lease.ts), the index's
  * state row, and what a rebuild or a drop deletes.
  */
-import type { EmbedderRecord } from '../meta.js';
+import type { EmbedderRecord } from '../rows.js';
 import type { LexicalWriter } from './lexical-writer.js';
 import type { Queryable } from './serial.js';
 import type { VectorWriter } from './vector-writer.js';

@@ -25,7 +25,7 @@ import type pg from 'pg';
 import { elementNames, elementWords } from '../element-texts.js';
 import { type ElementPlan, type PlacedElement, planElements } from '../element-plan.js';
 import { StoreError } from '../errors.js';
-import type { EmbedderRecord } from '../meta.js';
+import type { EmbedderRecord } from '../rows.js';
 import type { FileRow } from '../rows.js';
 import { badRepositoryName, isRepositoryName } from '../repository-name.js';
 import type { FileWrite, RunWriter, WrittenFile } from '../writes.js';

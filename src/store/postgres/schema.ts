@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL store's schema, as migrations (like ../schema.ts for SQLite): each entry moves a
+ * The PostgreSQL store's schema, as migrations (like ../embedded/schema.ts for SQLite): each entry moves a
  * schema from version i to i + 1. migratePostgres applies the missing ones in one transaction,
  * under a schema name the user chooses (validated, and always quoted), and records each version
  * in that schema's `schema_version` table. Never edit a shipped entry; add one.
@@ -10,30 +10,10 @@
  */
 import type pg from 'pg';
 import { StoreError } from '../errors.js';
+import { badSchemaName } from './schema-name.js';
 import { inTransaction } from './transaction.js';
 
-/** What a schema is called when the user names none. */
-export const DEFAULT_POSTGRES_SCHEMA = 'ocvector';
-
-/**
- * A schema name: a letter or `_`, then letters, digits and `_`, at most 63 bytes (PostgreSQL's
- * NAMEDATALEN - 1). PostgreSQL's own schemas are refused, so that no table is made among the
- * catalog's: `pg_` names (pg_catalog, pg_toast, pg_temp_N...) and information_schema, in any case.
- */
-const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-const SYSTEM_SCHEMA = /^(?:pg_|information_schema$)/i;
-
-/** Why `name` cannot be the store's schema, in one sentence; undefined when it can. */
-export function badSchemaName(name: unknown): string | undefined {
-  if (typeof name === 'string' && SCHEMA_NAME.test(name) && !SYSTEM_SCHEMA.test(name)) return undefined;
-  const shown = typeof name === 'string' ? JSON.stringify(name.slice(0, 80)) : String(name);
-  if (typeof name === 'string' && SYSTEM_SCHEMA.test(name))
-    return `${shown} is one of PostgreSQL's own schemas: give the store a schema of its own (default ${DEFAULT_POSTGRES_SCHEMA})`;
-  return (
-    `${shown} is not a schema name for the PostgreSQL store: ` +
-    "use a letter or '_' followed by letters, digits and '_' (at most 63), not starting with 'pg_'"
-  );
-}
+export { badSchemaName, DEFAULT_POSTGRES_SCHEMA } from './schema-name.js';
 
 /** The schema name quoted for SQL text, after checking it is one; a StoreError (BAD_NAME) otherwise. */
 export function quoteSchema(name: unknown): string {

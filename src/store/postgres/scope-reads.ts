@@ -1,24 +1,25 @@
 /**
  * The reads of one search over some repositories (../reads.ts's ScopeReads), in PostgreSQL, on
  * the client of the search's snapshot: BM25 through the lexical reader (scored as FTS5 scores,
- * lexical-sql.ts), and the rest as the embedded store's search-reader.ts asks SQLite, in the
+ * lexical-sql.ts), and the rest as the embedded store's ../embedded/search-reader.ts asks SQLite, in the
  * same order. Text is ordered byte by byte (COLLATE "C"), as SQLite orders it.
  */
 import type { Queryable } from './serial.js';
 import { TEXT_ELEMENT_TYPES } from '../../analysis/element.js';
 import { normalizeStem } from '../../files/rules.js';
-import type { FilterConditions } from '../filter-sql.js';
-import type { ElementRecord, FileTermCounts, LexicalMatch, ScopeReads } from '../reads.js';
+import type { FilterConditions } from '../reads.js';
+import type { LexicalMatch, ScopeReads } from '../reads.js';
+import type { ElementRecord, FileTermCounts } from '../rows.js';
 import { filterSql } from './filter-sql.js';
 import { LexicalReader } from './lexical-reader.js';
 import { FILTER_FIRST_PARAMETER } from './lexical-sql.js';
 
-/** Files named after a symbol, looked at most (search-reader.ts's namedFiles). */
+/** Files named after a symbol, looked at most (../embedded/search-reader.ts's namedFiles). */
 const MAX_NAMED_FILES = 20;
 /** Pieces of text name nothing: they are never a symbol's definition. */
 const TEXT_TYPES = [...TEXT_ELEMENT_TYPES];
 
-/** The columns of a hit, as search-reader.ts's ElementRecord. */
+/** The columns of a hit, as ../rows.ts's ElementRecord. */
 const RECORD_COLUMNS = `e.id, e.file_id AS "fileId", e.element_type AS type, e.element_name AS name,
   e.start_line AS "startLine", e.end_line AS "endLine", e.start_byte AS "startByte", e.end_byte AS "endByte",
   e.signature, e.description, f.path, f.language, f.size, f.mtime_ms AS "mtimeMs", f.hash, f.repo_id AS "rootId"`;

@@ -7,9 +7,9 @@
  * and a file's text comes from the store when the repository is not checked out here.
  */
 import { inflateRawSync } from 'node:zlib';
-import type { EmbedderRecord } from '../meta.js';
+import type { EmbedderRecord } from '../rows.js';
 import type { SearchStore, Snapshot, VectorReads, VectorScope } from '../reads.js';
-import type { Repository } from '../repositories.js';
+import type { Repository } from '../rows.js';
 import { PostgresConnection, DEFAULT_POSTGRES_SCHEMA, type PostgresConnectionOptions } from './connection.js';
 import { PostgresOccurrences } from './occurrence-reads.js';
 import { PostgresScopeReads } from './scope-reads.js';

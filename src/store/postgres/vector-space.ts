@@ -12,7 +12,7 @@
  *                        + (document_hash): an embedding is reused by its document's hash,
  *                          from any repository (vector-writer.ts)
  *
- * The metric is the embedded store's: FAISS with METRIC_INNER_PRODUCT (vector-file.ts creates
+ * The metric is the embedded store's: FAISS with METRIC_INNER_PRODUCT (../embedded/vector-file.ts creates
  * its index with metric 'ip') on L2-normalised vectors (vector/embedder.ts), so vector_ip_ops,
  * and a score is the inner product itself (higher is better), as FAISS's `distances` are. The
  * embedded store has no HNSW options of its own (Flat, or IVF from 100,000 vectors), so m and
@@ -130,8 +130,8 @@ export async function recordVectorSpace(
     CREATE INDEX element_vectors_${id}_by_hash ON ${vectors} (document_hash);
     ${
       // A vector of more than about 500 floats passes TOAST's 2 kB threshold and would move out of
-      // its row (one more lookup for every vector a scan reads: a search's k-NN over 2,465 vectors of
-      // 512 dimensions took 13 ms so, 4 ms in the row); kept in the row while the row fits a page,
+      // its row (one more lookup for every vector a scan reads: docs/postgres.md, where a search's
+      // time goes, gives the k-NN's time either way); kept in the row while the row fits a page,
       // as pgvector's README advises.
       dimension <= INLINE_MAX_DIMENSION ? `ALTER TABLE ${vectors} ALTER COLUMN embedding SET STORAGE PLAIN;` : ''
     }

@@ -27,16 +27,17 @@
  */
 import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Device } from '../native/addon.js';
-import { FaissError } from '../native/errors.js';
-import { FaissIndex, type KnnResult, searchesAllowedIds } from '../native/faiss-index.js';
-import type { IdsInput } from '../native/validate.js';
-import { SearchBatcher, type SearchBatcherStats } from '../native/search-batcher.js';
-import { MAX_DIMENSION } from '../native/validate.js';
+import type { Device } from '../../native/addon.js';
+import { FaissError } from '../../native/errors.js';
+import { FaissIndex, type KnnResult, searchesAllowedIds } from '../../native/faiss-index.js';
+import type { IdsInput } from '../../native/validate.js';
+import { SearchBatcher, type SearchBatcherStats } from '../../native/search-batcher.js';
+import { MAX_DIMENSION } from '../../native/validate.js';
 import { StoreError } from './database.js';
 import { GpuCopy } from './gpu-copy.js';
-import type { EmbedderRecord, IndexStore } from './store.js';
-import { isIndexableDimension } from '../vector/check.js';
+import type { IndexStore } from './index-store.js';
+import type { EmbedderRecord } from '../rows.js';
+import { isIndexableDimension } from '../../vector/check.js';
 
 const FILE_PATTERN = /^vectors-g(\d+)\.ocvx$/;
 /** The container header's payload length and checksum (bytes 16 to 32): the file's identity. */
@@ -45,7 +46,8 @@ const IDENTITY_BYTES = [16, 32] as const;
 export interface VectorIndexOptions {
   /**
    * Past this many vectors an IVF index replaces the exact one. Default 100,000: there exact
-   * search alone takes 13 ms of a hybrid query's 25 ms budget on 2 cores (bench/search.ts).
+   * search alone takes half of a hybrid query's budget (docs/performance.md, Indexing:
+   * `npm run bench:indexing -- --index-type`).
    */
   approximateThreshold?: number;
   /** Changes (added + removed) since the file past this share of the index trigger a checkpoint. Default 0.05. */
@@ -60,10 +62,9 @@ export interface VectorIndexOptions {
   /**
    * Below this many vectors searches stay on the CPU whatever `device` says:
    * for small indexes a GPU call costs more than it saves. Default 10,000:
-   * from there one query is faster on the GPU (measured on an H200 at 768
-   * dimensions, 0.16 against 1.97 ms; `npm run bench:native -- --gpu` prints
-   * the crossover, docs/performance.md), and the copy to the GPU (about
-   * 100 ms there) is paid back within some fifty queries.
+   * from there one query is faster on the GPU, and the copy to the GPU is paid
+   * back within some fifty queries (docs/performance.md, GPU: `npm run
+   * bench:native -- --gpu` prints the crossover).
    */
   gpuMinVectors?: number;
 }

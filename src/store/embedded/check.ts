@@ -1,10 +1,11 @@
 /**
  * Checks that the database and the FAISS index agree: every element row has
  * its vector, the vector is the one the database holds for the element's
- * document, and the index holds nothing else. Used after a crash and by
- * tests (exported for library users).
+ * document, and the index holds nothing else. Nothing in the library calls
+ * it: the tests check every index they write with it (test/helpers/index-state.ts), and it
+ * is exported (ocvector/internal) for a user who wants to check an index by hand.
  */
-import type { IndexStore } from './store.js';
+import type { IndexStore } from './index-store.js';
 import type { VectorIndex } from './vector-file.js';
 
 export interface ConsistencyReport {

@@ -1,10 +1,10 @@
 /**
- * An indexing run's writes into the embedded store (writes.ts): each batch
+ * An indexing run's writes into the embedded store (../writes.ts): each batch
  * of files in one SQLite transaction, with the embedding cache, and the
  * index moved to the run's generation by its first change.
  */
-import type { IndexStore } from './store.js';
-import type { FileWrite, RunWriter, WrittenFile } from './writes.js';
+import type { IndexStore } from './index-store.js';
+import type { FileWrite, RunWriter, WrittenFile } from '../writes.js';
 
 export class EmbeddedRunWriter implements RunWriter {
   readonly #store: IndexStore;

@@ -13,8 +13,8 @@ export const DATABASE_FILE = 'index.db';
 /** The database file's identity when its last writer closed it: while it still matches, the file's pages are the ones that writer left. */
 export const CHECKED_FILE = `${DATABASE_FILE}.checked`;
 
-export { StoreError, type StoreErrorCode } from './errors.js';
-import { StoreError } from './errors.js';
+export { StoreError, type StoreErrorCode } from '../errors.js';
+import { StoreError } from '../errors.js';
 
 export interface OpenDatabaseOptions {
   readonly?: boolean;
@@ -44,9 +44,9 @@ export function openDatabase(directory: string, options: OpenDatabaseOptions = {
     }
     setPragma(db, 'foreign_keys = ON');
     setPragma(db, 'temp_store = MEMORY');
-    // A writer checks the structure of every page first (about 6 ms a megabyte: 1.6 s at 168,000
-    // elements), unless the file is as the last writer left it: a damaged page would otherwise go
-    // unnoticed until a search happens to read it.
+    // A writer checks the structure of every page first (its cost grows with the file:
+    // docs/performance.md, Indexing), unless the file is as the last writer left it: a damaged
+    // page would otherwise go unnoticed until a search happens to read it.
     if (!options.readonly && !unchanged) checkStructure(db);
     migrate(db, options.readonly ?? false);
   } catch (error) {

@@ -5,7 +5,7 @@
  * replays to be brought level. IndexStore delegates to it; the SQL is here.
  */
 import type Database from 'better-sqlite3';
-import type { EmbedderRecord } from './meta.js';
+import type { EmbedderRecord } from '../rows.js';
 import { prepared } from './sqlite.js';
 
 export class VectorRows {

@@ -6,29 +6,13 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import { INDEX_DIR_NAME } from '../files/root.js';
+import { INDEX_DIR_NAME } from '../../files/root.js';
 import { StoreError } from './database.js';
 import { createLexicalTables, dropLexicalTables } from './lexical-tables.js';
-import { badRepositoryName, isRepositoryName } from './repository-name.js';
+import { badRepositoryName, isRepositoryName } from '../repository-name.js';
 
-export { unknownRepository } from './repository-name.js';
+import type { Repository, RepositoryCounts } from '../rows.js';
 import { prepared } from './sqlite.js';
-
-export interface Repository {
-  id: number;
-  name: string;
-  /** The absolute path it was last indexed from. */
-  root: string;
-  /** The commit checked out when it was last indexed, when a git checkout. */
-  commit: string | null;
-  /** When its last run ended (ms since the epoch); null before its first run ended. */
-  indexedAt: number | null;
-}
-
-export interface RepositoryCounts extends Repository {
-  files: number;
-  elements: number;
-}
 
 const COLUMNS = 'id, name, path AS root, git_commit AS "commit", indexed_at AS indexedAt';
 

@@ -3,18 +3,7 @@
  * the reads in search-reader.ts: the search layer says what to keep, the
  * store says how its tables are asked for it.
  */
-
-/** What a search keeps, in the store's terms. Every part present must hold. */
-export interface FilterConditions {
-  /** Files under this directory, or the file of this path. */
-  under?: string;
-  /** Files whose path starts with this text (a glob's literal head). */
-  pathStartsWith?: string;
-  /** Files of these languages. */
-  languages?: readonly string[];
-  /** Elements of these types. */
-  types?: readonly string[];
-}
+import type { FilterConditions } from '../reads.js';
 
 /**
  * A condition over `e` and `f`, and its parameters. Its text depends only on

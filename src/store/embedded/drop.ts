@@ -7,16 +7,8 @@
 import { readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHECKED_FILE, DATABASE_FILE, StoreError } from './database.js';
+import type { DroppedIndex } from '../store.js';
 import { LOCK_FILE, type LockOptions, WriteLock } from './lock.js';
-
-export interface DroppedIndex {
-  directory: string;
-  /** The index's own files that were deleted, by name. */
-  removed: string[];
-  /** Other entries found in the directory, left as they were (then the directory stays too). */
-  kept: string[];
-  directoryRemoved: boolean;
-}
 
 const OWN_FILES = new Set([
   DATABASE_FILE,

@@ -2,9 +2,10 @@
  * Opens an existing index for reading: the database (read-only) and the
  * FAISS index brought level with it in memory. Searching never writes.
  */
-import { FaissError } from '../native/errors.js';
+import { FaissError } from '../../native/errors.js';
 import { builtElsewhere, StoreError } from './database.js';
-import { IndexStore, type EmbedderRecord } from './store.js';
+import { IndexStore } from './index-store.js';
+import type { EmbedderRecord } from '../rows.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from './vector-file.js';
 
 export interface OpenedIndex {

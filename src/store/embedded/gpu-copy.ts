@@ -5,10 +5,10 @@
  * indexes cannot take. The index on the CPU stays the one that changes and is
  * written.
  */
-import type { Device } from '../native/addon.js';
-import type { FaissIndex, KnnResult } from '../native/faiss-index.js';
-import { gpuInfo } from '../native/system.js';
-import { GPU_MAX_K } from '../native/validate.js';
+import type { Device } from '../../native/addon.js';
+import type { FaissIndex, KnnResult } from '../../native/faiss-index.js';
+import { gpuInfo } from '../../native/system.js';
+import { GPU_MAX_K } from '../../native/validate.js';
 
 /** Where searches went, and why: the event a VectorIndex emits when it places them. */
 export interface Placement {

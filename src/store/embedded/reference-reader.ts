@@ -4,23 +4,12 @@
  * files, to name the element around each line.
  */
 import type Database from 'better-sqlite3';
-import { enclosingElement, type EnclosingElement } from './enclosing.js';
+import { enclosingElement, type EnclosingElement } from '../enclosing.js';
+import type { OccurrenceFile } from '../rows.js';
 import { prepared } from './sqlite.js';
-import { databaseOf, type IndexStore } from './store.js';
+import { databaseOf, type IndexStore } from './index-store.js';
 
-/** A file a word occurs in: its indexed state and the word's encoded lines there. */
-export interface OccurrenceFile {
-  fileId: number;
-  rootId: number;
-  path: string;
-  size: number;
-  mtimeMs: number;
-  hash: string | null;
-  /** Encoded lines (text/occurrences.ts). */
-  lines: string;
-}
-
-export type { EnclosingElement } from './enclosing.js';
+export type { EnclosingElement } from '../enclosing.js';
 
 const ENCLOSING_COLUMNS = `vector_id AS vectorId, element_type AS type, element_name AS name, start_line AS startLine,
   end_line AS endLine, start_byte AS startByte, end_byte AS endByte`;
@@ -58,7 +47,7 @@ export class ReferenceReader {
 
   /**
    * The innermost element around a line of a file, or none at its top level
-   * (enclosing.ts): two or three index lookups, however many elements the
+   * (../enclosing.ts): two or three index lookups, however many elements the
    * file holds.
    */
   around(fileId: number, line: number): EnclosingElement | undefined {

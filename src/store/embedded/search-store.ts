@@ -1,5 +1,5 @@
 /**
- * The embedded index as a SearchStore (reads.ts): one SQLite database read
+ * The embedded index as a SearchStore (../reads.ts): one SQLite database read
  * in one transaction, and the FAISS index brought level with it first.
  *
  * One connection holds one snapshot at a time, so searches share them: a
@@ -12,15 +12,16 @@
  * after it opens, so a steady stream of searches still moves on to newer
  * commits.
  */
-import { FaissError } from '../native/errors.js';
+import { FaissError } from '../../native/errors.js';
 import { damaged, isCorruption } from './database.js';
-import { StoreError } from './errors.js';
-import { ftsExpression } from '../text/fts-expression.js';
-import { filterSql, type FilterConditions } from './filter-sql.js';
-import type { EmbedderRecord } from './meta.js';
+import { StoreError } from '../errors.js';
+import { ftsExpression } from '../../text/fts-expression.js';
+import { filterSql } from './filter-sql.js';
+import type { EmbedderRecord } from '../rows.js';
 import { openIndex } from './open-index.js';
 import {
   MAX_SCOPES,
+  type FilterConditions,
   type LexicalMatch,
   type OccurrenceReads,
   type ScopeReads,
@@ -28,11 +29,11 @@ import {
   type Snapshot,
   type VectorReads,
   type VectorScope,
-} from './reads.js';
+} from '../reads.js';
 import { ReferenceReader } from './reference-reader.js';
-import type { Repository } from './repositories.js';
+import type { Repository } from '../rows.js';
 import { SearchReader, type FilterSql } from './search-reader.js';
-import type { IndexStore } from './store.js';
+import type { IndexStore } from './index-store.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from './vector-file.js';
 
 export interface EmbeddedStoreOptions {

@@ -5,24 +5,10 @@
  */
 import type Database from 'better-sqlite3';
 import { prepared } from './sqlite.js';
+import type { EmbedderRecord, LastRun } from '../rows.js';
 
 /** The FAISS index type of an index that has not written one yet. */
 export const DEFAULT_INDEX_DESCRIPTION = 'Flat';
-
-export interface EmbedderRecord {
-  id: string;
-  dimension: number;
-}
-
-/** What the last complete run recorded in the index. */
-export interface LastRun {
-  finishedAt: string;
-  mode: 'full' | 'paths' | 'since' | 'rebuild';
-  durationMs: number;
-  /** The analysis model asked for, or null when LLM analysis was off. */
-  analysisModel: string | null;
-  modelCalls: number;
-}
 
 type MetaKey =
   | 'generation'

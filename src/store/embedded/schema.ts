@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { createLexicalTables, dropLexicalTables, lexicalTables } from './lexical-tables.js';
-import { defaultRepositoryName } from './repository-name.js';
+import { defaultRepositoryName } from '../repository-name.js';
 import { prepared } from './sqlite.js';
 
 /** A migration: SQL, or work that SQL alone cannot say (a table per row). */

@@ -5,24 +5,17 @@
  * not at all. The other repositories are not touched; the caches are kept.
  */
 import { prepareDirectory, StoreError } from './database.js';
+import type { DroppedRepository } from '../store.js';
 import { type LockOptions, WriteLock } from './lock.js';
-import { isRepositoryName, badRepositoryName } from './repository-name.js';
-import { IndexStore } from './store.js';
-import { unknownRepository } from './repositories.js';
-
-export interface DroppedRepository {
-  directory: string;
-  repo: string;
-  root: string;
-  files: number;
-  elements: number;
-}
+import { isRepositoryName, badRepositoryName } from '../repository-name.js';
+import { IndexStore } from './index-store.js';
+import { unknownRepository } from '../repository-name.js';
 
 export async function dropRepository(
   directory: string,
   name: string,
   options: LockOptions = {},
-): Promise<DroppedRepository> {
+): Promise<DroppedRepository & { directory: string }> {
   if (!isRepositoryName(name)) throw new StoreError(badRepositoryName(name), 'BAD_NAME');
   // Read-only first: a missing index or repository is reported without creating anything.
   const probe = IndexStore.open(directory, { readonly: true });

@@ -1,13 +1,17 @@
 /**
- * Opens the store a search reads: the embedded index in a directory (the
- * default), or a shared PostgreSQL store named by its URL. The PostgreSQL
- * side is loaded only when asked for.
+ * The one place a store is chosen (store.ts is the seam): the embedded index in a directory
+ * (the default), or a shared PostgreSQL store named by its URL. The PostgreSQL side (and its
+ * client, pg) is loaded only when asked for. A third store is one more branch here.
  */
-import { EmbeddedSearchStore } from './embedded-store.js';
+import { EmbeddedStore } from './embedded/embedded-store.js';
+import type { VectorIndexEvent, VectorIndexOptions } from './embedded/vector-file.js';
 import { StoreError } from './errors.js';
 import { withoutPassword } from './location.js';
-import type { SearchStore } from './reads.js';
-import type { VectorIndexEvent, VectorIndexOptions } from './vector-file.js';
+import type { Store } from './store.js';
+
+export { isIndexDirectory } from './embedded/embedded-store.js';
+export type { VectorIndexEvent, VectorIndexOptions } from './embedded/vector-file.js';
+export { badSchemaName, DEFAULT_POSTGRES_SCHEMA } from './postgres/schema-name.js';
 
 /** A shared store: `postgres://user@host:port/db` (or `postgresql://`), and the schema it lives in (default `ocvector`). */
 export interface PostgresChoice {
@@ -21,6 +25,7 @@ export type StoreChoice = string | PostgresChoice | undefined;
 export interface OpenStoreOptions {
   /** The embedded index's directory: needed when the choice is the embedded store. */
   indexDir?: string | undefined;
+  /** The embedded index's FAISS options, and its events. */
   vectorIndex?: VectorIndexOptions | undefined;
   onEvent?: ((event: VectorIndexEvent) => void) | undefined;
 }
@@ -41,15 +46,16 @@ export function isPostgresUrl(text: string): boolean {
   return /^postgres(ql)?:\/\//i.test(text);
 }
 
-export async function openStore(choice: StoreChoice, options: OpenStoreOptions): Promise<SearchStore> {
+/** The store `choice` names (a StoreError BAD_OPTION for anything that is none): a handle, which opens nothing yet. */
+export async function openStore(choice: StoreChoice, options: OpenStoreOptions = {}): Promise<Store> {
   const postgres = postgresChoice(choice);
   if (postgres) {
-    const { PostgresSearchStore } = await import('./postgres/search-store.js');
-    return PostgresSearchStore.open(postgres);
+    const { PostgresStore } = await import('./postgres/postgres-store.js');
+    return new PostgresStore(postgres);
   }
   if (!options.indexDir)
     throw new StoreError('no index to open: give the index directory (indexDir), or a store', 'BAD_OPTION');
-  return EmbeddedSearchStore.open(options.indexDir, { vectorIndex: options.vectorIndex, onEvent: options.onEvent });
+  return new EmbeddedStore(options.indexDir, { vectorIndex: options.vectorIndex, onEvent: options.onEvent });
 }
 
 /** A location for a message: at most 80 characters, and never a password. */

@@ -6,49 +6,21 @@
  * `e` (elements) and `f` (files) used below.
  */
 import type { Statement } from 'better-sqlite3';
-import { TEXT_ELEMENT_TYPES } from '../analysis/element.js';
-import { fileStem, normalizeStem } from '../files/rules.js';
+import { TEXT_ELEMENT_TYPES } from '../../analysis/element.js';
+import { fileStem, normalizeStem } from '../../files/rules.js';
 import type Database from 'better-sqlite3';
 import { ElementFiles } from './element-files.js';
-import { databaseOf, type IndexStore } from './store.js';
+import { databaseOf, type IndexStore } from './index-store.js';
 import { lexicalTables, type LexicalTableNames } from './lexical-tables.js';
 import { pragmaValue, prepared, setPragma } from './sqlite.js';
-import type { ElementRow } from './rows.js';
-import { sumById, type IdScore } from './id-scores.js';
+import type { ElementRecord, FileTermCounts } from '../rows.js';
+import { sumById, type IdScore } from '../id-scores.js';
 
 export interface FilterSql {
   /** A condition over `e` and `f`, and its parameters. */
   sql: string;
   params: (string | number)[];
   active: boolean;
-}
-
-export interface FileTermCounts {
-  /** For each query term: file id -> how many of the file's elements hold it. */
-  perTerm: readonly ReadonlyMap<number, number>[];
-  /** Elements per file, for the files any term occurs in. */
-  sizes: ReadonlyMap<number, number>;
-  /** Indexed files, and their mean number of elements. */
-  files: number;
-  averageSize: number;
-}
-
-export type { IdScore } from './id-scores.js';
-export { sumById } from './id-scores.js';
-
-/** A hit as a search reads it: its stored row's columns (its vector id as `id`) joined with its file's. */
-export interface ElementRecord
-  extends Pick<
-    ElementRow,
-    'fileId' | 'type' | 'name' | 'startLine' | 'endLine' | 'startByte' | 'endByte' | 'signature' | 'description'
-  > {
-  id: number;
-  path: string;
-  language: string | null;
-  size: number;
-  mtimeMs: number;
-  hash: string | null;
-  rootId: number;
 }
 
 /** The weight of code BM25 beside names BM25 (0.15 and 0.5 did less well on the benchmark and the evaluation sets). */

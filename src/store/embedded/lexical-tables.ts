@@ -13,7 +13,7 @@
  */
 import type Database from 'better-sqlite3';
 // How FTS5 splits and stems, the same for every table; text/fts-tokens.ts reproduces it for a second store.
-import { FTS_TOKENIZE } from '../text/fts-tokens.js';
+import { FTS_TOKENIZE } from '../../text/fts-tokens.js';
 import { prepared } from './sqlite.js';
 
 export interface LexicalTableNames {

@@ -1,0 +1,106 @@
+/**
+ * An indexing run into the shared store (../store.ts's StoreRun): its own connection, and a
+ * PostgresRun (run-writer.ts) under the repository's lease, whose writes are committed in one
+ * transaction at its end, so that searches see the repository as it was until the run commits
+ * (and are answered meanwhile), and a run that fails, is aborted or killed leaves it as it was.
+ * Embeddings are reused by document hash from any repository of the store; the model's answers
+ * are not cached here (unchanged files are never analysed again anyway).
+ */
+import { StoreError } from '../errors.js';
+import { defaultRepositoryName } from '../repository-name.js';
+import type { EmbedderRecord, LastRun } from '../rows.js';
+import type { RunStart, RunTarget, RunTotals, StoreRun } from '../store.js';
+import type { PostgresLocation } from './admin.js';
+import { PostgresConnection } from './connection.js';
+import { PostgresRun } from './run-writer.js';
+import { DEFAULT_POSTGRES_SCHEMA } from './schema.js';
+
+/** What the shared store's summary and status say of its vectors. */
+export const VECTOR_INDEX_DESCRIPTION = 'pgvector HNSW (inner product)';
+
+export class PostgresStoreRun implements StoreRun {
+  readonly #connection: PostgresConnection;
+  readonly #run: PostgresRun;
+  readonly mustStartAfresh = false;
+
+  private constructor(connection: PostgresConnection, run: PostgresRun) {
+    this.#connection = connection;
+    this.#run = run;
+  }
+
+  static async begin(store: PostgresLocation, start: RunStart): Promise<PostgresStoreRun> {
+    const connection = await PostgresConnection.open(store.url, {
+      schema: store.schema ?? DEFAULT_POSTGRES_SCHEMA,
+      maxConnections: 2,
+      migrate: true,
+    });
+    try {
+      const run = await PostgresRun.begin(connection, {
+        repo: start.repo ?? defaultRepositoryName(start.root),
+        root: start.root,
+        waitMs: start.waitMs,
+      });
+      return new PostgresStoreRun(connection, run);
+    } catch (error) {
+      await connection.close();
+      throw error;
+    }
+  }
+
+  get location(): string {
+    return this.#connection.location;
+  }
+
+  get embedder(): EmbedderRecord | undefined {
+    return this.#run.state.embedder;
+  }
+
+  get embedderHost(): string | undefined {
+    return this.#run.state.embedderHost;
+  }
+
+  otherRepositories(): Promise<string[]> {
+    return this.#run.otherRepositories();
+  }
+
+  rebuildRefused(others: readonly string[], recorded: EmbedderRecord, next: EmbedderRecord): StoreError {
+    const shown = (embedder: EmbedderRecord, other: EmbedderRecord) =>
+      embedder.id === other.id ? `${embedder.id} (${embedder.dimension} dimensions)` : embedder.id;
+    return new StoreError(
+      `the store holds other repositories (${others.slice(0, 5).join(', ')}${others.length > 5 ? ', …' : ''}) embedded with ${shown(recorded, next)}: ` +
+        `a rebuild with ${shown(next, recorded)} would leave their vectors unsearchable; index into another schema (--schema), or drop them first (--drop --repo <name>)`,
+      'EMBEDDER_MISMATCH',
+    );
+  }
+
+  claimEmbedder(embedder: EmbedderRecord, host: string | undefined, rebuild: boolean): Promise<void> {
+    return this.#run.useEmbedder(embedder, host, rebuild);
+  }
+
+  async startWriting(): Promise<RunTarget> {
+    const run = this.#run;
+    return { known: await run.files(), writer: run, lookup: (hashes) => run.embeddings(hashes) };
+  }
+
+  async finish(wrote: boolean): Promise<RunTotals> {
+    const { elements } = await this.#run.counts();
+    return { elements, index: { description: VECTOR_INDEX_DESCRIPTION, vectors: elements, written: wrote } };
+  }
+
+  /** Nothing of a run that did not finish is kept: the repository stays as it was. */
+  abandon(): Promise<void> {
+    return this.#run.rollback();
+  }
+
+  commit(end: { commit: string | undefined; at: number; lastRun: LastRun }): Promise<number> {
+    return this.#run.commit(end);
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.#run.rollback();
+    } finally {
+      await this.#connection.close();
+    }
+  }
+}
