@@ -12,7 +12,7 @@ import type { GrammarLanguage, SyntaxNode } from './parsers.js';
 /** A file as tree-sitter read it. */
 export interface ParsedSource {
   root: SyntaxNode;
-  /** The text that was parsed: the file's, after the extractor's `prepare`. */
+  /** The text that was parsed: the file's, after the extractor's `textToParse`. */
   source: string;
   grammar: GrammarLanguage;
   /**
@@ -25,7 +25,7 @@ export interface ParsedSource {
 
 export interface SyntaxExtractor {
   /** The text as the grammar should read it, the same length so that positions hold; the file's own text when absent. */
-  prepare?(text: string): string;
+  textToParse?(text: string): string;
   /** Fills `out` with the file's elements and imports. */
   extract(parsed: ParsedSource, out: Extraction): void;
   /** What the file is about, from its opening comment or docstring; '' when it says nothing. */

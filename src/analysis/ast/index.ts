@@ -31,7 +31,7 @@ export function analyzeSyntax(language: Language, text: string): AstAnalysis {
   const analysis = analysisOf(language);
   if (analysis.kind !== 'code') throw new GrammarUnavailable(language, `no tree-sitter grammar for ${language}`);
   const { extractor } = analysis;
-  const source = extractor.prepare ? extractor.prepare(text) : text;
+  const source = extractor.textToParse ? extractor.textToParse(text) : text;
   const root = parse(language, source).rootNode;
   const out = newExtraction();
   extractor.extract({ root, source, grammar: grammarOf(language), compileQuery }, out);

@@ -93,7 +93,9 @@ function compile({ grammar, compileQuery }: ParsedSource, spec: GenericLanguage)
 export function genericExtractor(spec: GenericLanguage): SyntaxExtractor {
   const { blankLines } = spec;
   return {
-    ...(blankLines ? { prepare: (text: string) => text.replace(blankLines, (line) => ' '.repeat(line.length)) } : {}),
+    ...(blankLines
+      ? { textToParse: (text: string) => text.replace(blankLines, (line) => ' '.repeat(line.length)) }
+      : {}),
     extract: (parsed, out) => extractGeneric(parsed, spec, out),
     summary: (root) => fileSummary(root, spec),
   };
