@@ -34,7 +34,7 @@ export class HelpShown extends Error {
   override readonly name = 'HelpShown';
 }
 
-export function exitCodeFor(error: unknown): number {
+function exitCodeFor(error: unknown): number {
   if (error instanceof HelpShown) return EXIT.OK;
   if (error instanceof UsageError || error instanceof CommanderError) return EXIT.USAGE;
   if (error instanceof SearchError)
@@ -52,14 +52,14 @@ export function exitCodeFor(error: unknown): number {
   return EXIT.FAILURE;
 }
 
-export function isAbort(error: unknown): boolean {
+function isAbort(error: unknown): boolean {
   return (
     (error as { name?: string })?.name === 'AbortError' || (error instanceof EmbedderError && error.code === 'ABORTED')
   );
 }
 
 /** A one-line description for stderr: our errors' messages are written to be read as they are. */
-export function describeError(error: unknown): string {
+function describeError(error: unknown): string {
   return error instanceof Error ? error.message || error.name : String(error);
 }
 

@@ -27,7 +27,7 @@ const SUBCOMMANDS: Readonly<Record<string, { summary: string; run: (argv: readon
   eval: { summary: 'score search on a set of queries (oc-vector-eval)', run: evalMain },
 };
 
-export async function ocvectorMain(argv: readonly string[]): Promise<number> {
+async function ocvectorMain(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === '-V' || name === '--version') {
     process.stdout.write(`${VERSION}\n`);

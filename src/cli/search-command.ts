@@ -208,7 +208,7 @@ async function runSearch(query: string, options: SearchCliOptions): Promise<numb
 }
 
 /** Results as people read them: path:line, type and name, score and signals, then the code with line numbers. */
-export function renderResults(response: SearchResponse, style: Style, showRepo = false): string {
+function renderResults(response: SearchResponse, style: Style, showRepo = false): string {
   const out: string[] = [];
   for (const result of response.results) {
     const where = `${showRepo ? style.dim(`${result.repo} `) : ''}${style.path(displayPath(result))}:${style.line(String(result.startLine))}${result.endLine > result.startLine ? style.dim(`-${result.endLine}`) : ''}`;
@@ -245,7 +245,7 @@ export function renderResults(response: SearchResponse, style: Style, showRepo =
  * weight, `×` the score so far times a factor, `=` a stage that gave the
  * result another score; each with what it changed the score by.
  */
-export function explanationLines(explanation: ScoreExplanation, style: Style): string[] {
+function explanationLines(explanation: ScoreExplanation, style: Style): string[] {
   const number = (value: number) => value.toFixed(3);
   const signed = (value: number) => (value < 0 ? '-' : '+') + Math.abs(value).toFixed(3);
   const width = Math.max(5, ...explanation.terms.map((term) => term.feature.length));

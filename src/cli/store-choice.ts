@@ -50,7 +50,7 @@ export function storeChoice(options: StoreCliOptions, env: Environment): Postgre
 }
 
 /** --device: where the embedded index's vector searches run. */
-export const DEVICE_CHOICES = ['cpu', 'gpu', 'auto'] as const;
+const DEVICE_CHOICES = ['cpu', 'gpu', 'auto'] as const;
 export type DeviceChoice = (typeof DEVICE_CHOICES)[number];
 
 export function addDeviceOption(command: Command): Command {

@@ -103,7 +103,7 @@ export function defaultExcludeReason(name: string, isDirectory: boolean): Exclud
 }
 
 /** The ignore files read in each directory, in order of precedence (later wins). */
-export const IGNORE_FILES = ['.gitignore', '.ocvectorignore'] as const;
+const IGNORE_FILES = ['.gitignore', '.ocvectorignore'] as const;
 
 /** The ignore rules of one directory, applied to paths relative to it. */
 export interface IgnoreLayer {

@@ -203,7 +203,7 @@ export class DryRunTally {
 }
 
 /** The time a run would take: the analysis as measured now, the rest from the stated rates. */
-export function estimateRun(
+function estimateRun(
   tally: DryRunTally,
   analysisMs: number,
   embedder: { builtin: boolean; batchSize: number; concurrency: number },

@@ -104,7 +104,7 @@ export async function indexChanges(
  * them in batches (those done so far also when the run stops). Returns why
  * it stopped early, if it did.
  */
-export async function indexFiles(setup: RunSetup, run: IndexRun, candidates: readonly ScannedFile[]): Promise<unknown> {
+async function indexFiles(setup: RunSetup, run: IndexRun, candidates: readonly ScannedFile[]): Promise<unknown> {
   let done = 0;
   const width = filesInFlight(run.analyzer, !run.embedder.inProcess);
   const stopped = await eachConcurrently(
@@ -126,7 +126,7 @@ export async function indexFiles(setup: RunSetup, run: IndexRun, candidates: rea
 }
 
 /** A run's summary before it starts. */
-export function newSummary(root: string, indexDir: string, embedder: string, scanned: number): IndexSummary {
+function newSummary(root: string, indexDir: string, embedder: string, scanned: number): IndexSummary {
   return {
     root,
     indexDir,

@@ -19,10 +19,10 @@ import { safeLogger } from './log-line.js';
 import type { CodebaseMcpService } from './server.js';
 import type { TokenTable } from './tokens.js';
 
-export const MCP_PATH = '/mcp';
-export const HEALTH_PATH = '/health';
+const MCP_PATH = '/mcp';
+const HEALTH_PATH = '/health';
 /** The largest request body read: a tool call is a few hundred bytes. */
-export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
+const DEFAULT_MAX_BODY_BYTES = 1 << 20;
 /** How long close() lets calls under way finish before it cuts their connections. */
 const CLOSE_GRACE_MS = 5_000;
 

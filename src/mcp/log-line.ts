@@ -9,9 +9,9 @@
  */
 
 /** How much of a caller's value a log line shows. */
-export const MAX_LOGGED_VALUE = 200;
+const MAX_LOGGED_VALUE = 200;
 /** The longest log line written: a line is an event, not a payload. */
-export const MAX_LOG_LINE = 2_000;
+const MAX_LOG_LINE = 2_000;
 
 /**
  * C0 and C1 controls, DEL, the Unicode line and paragraph separators, and

@@ -12,10 +12,10 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, isJSONRPCNotification, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 
 /** Nesting allowed in a message's params: the tools' arguments are three levels deep (params, arguments, repos). */
-export const MAX_PARAMS_DEPTH = 16;
+const MAX_PARAMS_DEPTH = 16;
 
 /** Why a request or notification is refused, in one sentence; undefined when it may go on. */
-export function screenMessage(method: string, params: unknown): string | undefined {
+function screenMessage(method: string, params: unknown): string | undefined {
   if (nestedDeeperThan(params, MAX_PARAMS_DEPTH))
     return `invalid params: nested more than ${MAX_PARAMS_DEPTH} levels deep (a tool's arguments are a few levels at most)`;
   if (method !== 'tools/call') return undefined;
@@ -29,7 +29,7 @@ export function screenMessage(method: string, params: unknown): string | undefin
 }
 
 /** Whether `value` holds objects or lists nested more than `limit` deep; walked without recursion, and no further than the limit. */
-export function nestedDeeperThan(value: unknown, limit: number): boolean {
+function nestedDeeperThan(value: unknown, limit: number): boolean {
   const pending: [unknown, number][] = [[value, 0]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [node, depth] = next;

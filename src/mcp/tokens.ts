@@ -19,7 +19,7 @@ import type { McpAccess } from './access.js';
 import { scanJson } from './json-scan.js';
 
 /** Shorter tokens can be guessed; `openssl rand -hex 32` makes a good one. */
-export const MIN_TOKEN_LENGTH = 16;
+const MIN_TOKEN_LENGTH = 16;
 
 const ENTRY_KEYS = ['name', 'token', 'repos', 'write'];
 

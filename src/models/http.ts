@@ -6,10 +6,10 @@
  */
 
 /** Bytes one answer may have. An embedding batch of 32 × 1,024 floats is about 0.7 MB as JSON. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 64 << 20;
+const DEFAULT_MAX_RESPONSE_BYTES = 64 << 20;
 
 /** An answer larger than the cap: the server misbehaves (or never ends its answer). */
-export class ResponseTooLargeError extends Error {
+class ResponseTooLargeError extends Error {
   override readonly name = 'ResponseTooLargeError';
   constructor(readonly limit: number) {
     super(`the server's answer is larger than ${limit} bytes; the request was stopped`);

@@ -33,7 +33,7 @@ export const API_KEY_VARIABLE = 'OCVECTOR_API_KEY';
  * http(s), or that carries credentials (fetch refuses those, and the index
  * records the URL), is refused with what to do instead.
  */
-export function resolveBaseUrl(baseUrl: string | undefined): string {
+function resolveBaseUrl(baseUrl: string | undefined): string {
   const value = baseUrl?.trim();
   if (!value)
     throw new TypeError(

@@ -149,9 +149,9 @@ export function addonCandidates(path: string | undefined = configuredPath): stri
 
 /**
  * OpenMP threads that wait actively spin on every core between parallel
- * regions; with FAISS and OpenBLAS sharing two cores with Node's own threads
- * that made a batched search 10x slower (25 ms instead of 2.3 ms per query at
- * 100,000 x 768). libgomp reads the policy once, when it is loaded, so it is
+ * regions; with FAISS and OpenBLAS sharing the cores with Node's own threads
+ * that made batched searches many times slower (docs/performance.md, "Passive
+ * OpenMP threads"). libgomp reads the policy once, when it is loaded, so it is
  * set before the addon (which links libgomp) is loaded. A value the user set
  * is kept. The one environment variable the library touches: it configures
  * the OpenMP runtime of this process, not ocvector, and must be in place

@@ -52,20 +52,6 @@ export function terms(text: string): string[] {
 }
 
 /**
- * Text for a full-text index: each identifier followed by its sub-words, so
- * that both `getUserById` and `user` find it.
- */
-export function subwordText(text: string): string {
-  const out: string[] = [];
-  for (const word of words(text)) {
-    const parts = splitIdentifier(word);
-    out.push(word.toLowerCase());
-    if (parts.length > 1) out.push(...parts);
-  }
-  return out.join(' ');
-}
-
-/**
  * Text for the lexical index, where FTS5 splits on anything but letters
  * and digits: each identifier of several sub-words as one joined token
  * (`getUserById` and `get_user_by_id` both give `getuserbyid`) followed by

@@ -6,6 +6,6 @@ export type { SnippetLimits } from './snippet.js';
 export { normalizeRows } from './embedder.js';
 export { BUILTIN_EMBEDDER_VERSION, BUILTIN_DEFAULT_DIMENSION } from './builtin-embedder.js';
 export { DEFAULT_EMBEDDING_MODEL, OLLAMA_EMBEDDER_DEFAULTS } from './ollama-embedder.js';
-export { splitIdentifier, stem, subwordText, terms, words } from '../text/terms.js';
+export { splitIdentifier, stem, terms, words } from '../text/terms.js';
 export { chooseEmbedder, embedderFromId } from './choose.js';
 export { EMBEDDER_BACKENDS, embedderOptionsOf, registerEmbedderBackend } from './backends.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BuiltinEmbedder } from '../../src/vector/builtin-embedder.js';
-import { splitIdentifier, stem, subwordText } from '../../src/text/terms.js';
+import { lexicalText, splitIdentifier, stem } from '../../src/text/terms.js';
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 
@@ -26,7 +26,8 @@ describe('identifier terms', () => {
     expect(splitIdentifier('MAX_RETRY_COUNT')).toEqual(['max', 'retry', 'count']);
     expect(splitIdentifier('parse_json2')).toEqual(['parse', 'json', '2']);
     expect(new Set(['indexer', 'indexing', 'indexes', 'indexed', 'index'].map(stem)).size).toBe(1);
-    expect(subwordText('getUserById')).toBe('getuserbyid get user by id');
+    // The whole name as one token, then its parts: however it is spelled.
+    expect(lexicalText('getUserById get_user_by_id')).toBe('getuserbyid get user by id getuserbyid get user by id');
   });
 });
 

@@ -7,7 +7,7 @@ import type { CodeFile } from '../types.js';
 import type { PromptPart } from './resources.js';
 
 /** A rough token count for code: about 3.5 characters a token, plus the line-number prefix. */
-export function estimateTokens(lines: string[], from: number, to: number): number {
+function estimateTokens(lines: string[], from: number, to: number): number {
   let chars = 0;
   for (let i = from; i < to; i++) chars += lines[i]!.length + 8;
   return Math.ceil(chars / 3.5);

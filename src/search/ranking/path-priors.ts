@@ -50,7 +50,7 @@ const ROLE_WORDS: Readonly<Record<PathRole, readonly string[]>> = {
   vendor: ['vendor', 'vendored', 'third'],
 };
 
-export function pathRoles(path: string): Set<PathRole> {
+function pathRoles(path: string): Set<PathRole> {
   const roles = new Set<PathRole>();
   for (const [role, pattern] of ROLE_PATTERNS) if (pattern.test(path)) roles.add(role);
   return roles;

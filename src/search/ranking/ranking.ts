@@ -226,7 +226,7 @@ function orderWithinFiles<Row extends CandidateRow>(sorted: RankedHit<Row>[]): v
  * from the third on), then the list is sorted again. A second element of
  * the right file is still listed when it matches well on its own.
  */
-export function spreadOverFiles<Row extends CandidateRow>(ranked: readonly RankedHit<Row>[]): RankedHit<Row>[] {
+function spreadOverFiles<Row extends CandidateRow>(ranked: readonly RankedHit<Row>[]): RankedHit<Row>[] {
   const listed = new Map<number, number>();
   const spread = ranked.map((hit) => {
     const before = listed.get(hit.row.fileId) ?? 0;
@@ -247,7 +247,7 @@ export function spreadOverFiles<Row extends CandidateRow>(ranked: readonly Ranke
  * its snippet to show the member stands for it: a long class listed for
  * its name must not hide the method the query describes.
  */
-export function withoutNested<Row extends CandidateRow>(
+function withoutNested<Row extends CandidateRow>(
   ranked: readonly RankedHit<Row>[],
   k: number,
   shownLines = CONTAINER_SHOWN_LINES,
@@ -276,7 +276,7 @@ export function withoutNested<Row extends CandidateRow>(
 }
 
 /** How a hit's score added up: its features' terms (recorded by `scoreOf`, score.ts), its file's coherence, then the later stages. */
-export function explainScore<Row extends CandidateRow>(hit: RankedHit<Row>, weights: ScoreWeights): ScoreExplanation {
+function explainScore<Row extends CandidateRow>(hit: RankedHit<Row>, weights: ScoreWeights): ScoreExplanation {
   const terms: ScoreTerm[] = [];
   scoreOf(hit.features, weights, terms);
   let sum = terms.reduce((total, term) => total + term.contribution, 0);
