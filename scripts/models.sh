@@ -50,8 +50,9 @@ MODELS_DIR=$CACHE/models                  # OLLAMA_MODELS
 WHEELS=$CACHE/wheels
 WEIGHTS=$CACHE/weights
 LOGS=$CACHE/logs
-# What the ready stamp records: a change of any pin prepares again.
-FINGERPRINT="$OLLAMA_VERSION $OLLAMA_MODULE_SUM ${OLLAMA_CPU_VARIANTS[*]} $LLM $LLM_GGUF_SHA256 $EMBEDDER $(printf '%s' "$PIP_PINS" | tr -s '\n ' '  ')"
+# What the ready stamp records: a change of any pin, or of the imports (IMPORTS), prepares again.
+IMPORTS=2
+FINGERPRINT="imports $IMPORTS $OLLAMA_VERSION $OLLAMA_MODULE_SUM ${OLLAMA_CPU_VARIANTS[*]} $LLM $LLM_GGUF_SHA256 $EMBEDDER $(printf '%s' "$PIP_PINS" | tr -s '\n ' '  ')"
 STAMP=$MODELS_DIR/.ocvector-ready
 
 say() { printf 'models: %s\n' "$*" >&2; }
@@ -224,7 +225,22 @@ fi
 # --- 4. the imports ----------------------------------------------------------------------------------
 start_server "$LOGS/ollama-import.log"
 modelfile=$(mktemp)
-printf 'FROM %s\n' "$llm_gguf" >"$modelfile"
+# Qwen2.5's chat format (ChatML, with the default system prompt of its own chat template): Ollama
+# detects no template in this GGUF, and without one a chat reaches the model as bare text.
+cat >"$modelfile" <<EOF
+FROM $llm_gguf
+TEMPLATE """{{- if .System }}<|im_start|>system
+{{ .System }}<|im_end|>
+{{ else }}<|im_start|>system
+You are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>
+{{ end }}
+{{- range .Messages }}{{ if ne .Role "system" }}<|im_start|>{{ .Role }}
+{{ .Content }}<|im_end|>
+{{ end }}{{ end }}<|im_start|>assistant
+"""
+PARAMETER stop <|im_end|>
+PARAMETER stop <|endoftext|>
+EOF
 say "importing $LLM (GGUF)"
 "$OLLAMA_BIN" create "$LLM" -f "$modelfile" >"$LOGS/ollama-create-llm.log" 2>&1 ||
   { cat "$LOGS/ollama-create-llm.log" >&2; fail "ollama create $LLM failed"; }
