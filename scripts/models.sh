@@ -15,8 +15,6 @@
 #                                          OLLAMA_HOST=http://127.0.0.1:<port> LLM=<model> EMBEDDER=<model>
 #                                          and serve until stopped (Ctrl-C, SIGTERM)
 #        bash scripts/models.sh --status   say whether everything is prepared (exit 1 if not)
-#        bash scripts/models.sh --env      print OLLAMA_BIN=… OLLAMA_MODELS=… LLM=… EMBEDDER=… (for
-#                                          the tests' helper) when prepared; exit 1 if not
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -106,22 +104,19 @@ case "${1:-}" in
     say "not prepared: run \`npm run models\`"
     exit 1
     ;;
-  --env)
-    prepared || exit 1
-    printf 'OLLAMA_BIN=%s OLLAMA_MODELS=%s LLM=%s EMBEDDER=%s\n' "$OLLAMA_BIN" "$MODELS_DIR" "$LLM" "$EMBEDDER"
-    exit 0
-    ;;
   --serve)
     prepared || fail "not prepared: run \`npm run models\` first"
+    # A log of its own (servers from several checkouts may run at once), kept only while it serves.
+    log=$LOGS/ollama-serve.$$.log
     trap 'stop_server; exit 0' INT TERM
-    trap stop_server EXIT
-    start_server "$LOGS/ollama-serve.log"
+    trap 'stop_server; rm -f "$log"' EXIT
+    start_server "$log"
     printf 'OLLAMA_HOST=http://%s LLM=%s EMBEDDER=%s\n' "$OLLAMA_HOST" "$LLM" "$EMBEDDER"
     wait "$server_pid"
     exit $?
     ;;
   '') ;;
-  *) fail "unknown option $1 (usage: bash scripts/models.sh [--serve | --status | --env])" ;;
+  *) fail "unknown option $1 (usage: bash scripts/models.sh [--serve | --status])" ;;
 esac
 
 if prepared; then
@@ -145,6 +140,7 @@ if ((${#need[@]} > 0)); then
 fi
 command -v go >/dev/null 2>&1 || fail "Go is not installed (Ollama $OLLAMA_VERSION needs Go >= 1.26)"
 command -v python3 >/dev/null 2>&1 || fail "python3 (with pip) is not installed"
+python3 -m pip --version >/dev/null 2>&1 || fail "pip is not installed for python3 (Debian: apt-get install python3-pip)"
 mkdir -p "$CACHE" "$WHEELS" "$WEIGHTS" "$LOGS" "$MODELS_DIR"
 
 # --- 1. packages from PyPI (pinned, sha256 checked) --------------------------------------------
