@@ -60,6 +60,9 @@ fail() {
 }
 
 prepared() { [[ -x $OLLAMA_BIN && -f $STAMP && "$(cat "$STAMP")" == "$FINGERPRINT" ]]; }
+# What the Ollama build records beside it: a change of the source or of the backends builds again.
+BUILD_FINGERPRINT="$OLLAMA_VERSION $OLLAMA_MODULE_SUM ${OLLAMA_CPU_VARIANTS[*]}"
+built() { [[ -x $OLLAMA_BIN && -f $OLLAMA_HOME/.ocvector-build && "$(cat "$OLLAMA_HOME/.ocvector-build")" == "$BUILD_FINGERPRINT" ]]; }
 
 # A free TCP port on 127.0.0.1 (the system picks it; a race with another process is unlikely and fails loudly).
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
@@ -156,7 +159,7 @@ python3 -m pip download --quiet --disable-pip-version-check --no-deps --require-
 wheel() { compgen -G "$WHEELS/$1" | head -1; }
 
 # --- 2. Ollama from the Go module proxy ----------------------------------------------------------
-if [[ ! -x $OLLAMA_BIN ]]; then
+if ! built; then
   say "Ollama $OLLAMA_VERSION source: the Go module github.com/ollama/ollama@$OLLAMA_VERSION"
   info=$(cd "$CACHE" && GOFLAGS=-mod=mod go mod download -json "github.com/ollama/ollama@$OLLAMA_VERSION")
   zip=$(printf '%s' "$info" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Zip"])')
@@ -194,6 +197,7 @@ if [[ ! -x $OLLAMA_BIN ]]; then
   mkdir -p "$OLLAMA_HOME.tmp/bin" "$OLLAMA_HOME.tmp/lib"
   cp "$src/ollama" "$OLLAMA_HOME.tmp/bin/"
   cp -r "$src/build/lib/ollama" "$OLLAMA_HOME.tmp/lib/"
+  printf '%s' "$BUILD_FINGERPRINT" >"$OLLAMA_HOME.tmp/.ocvector-build"
   rm -rf "$OLLAMA_HOME"
   mv "$OLLAMA_HOME.tmp" "$OLLAMA_HOME"
   say "Ollama $OLLAMA_VERSION built in $(((SECONDS - started) / 60)) min $(((SECONDS - started) % 60)) s"
