@@ -3,24 +3,19 @@
  * all-MiniLM-L6-v2 through Ollama's /api/embed and through its OpenAI-compatible /v1/embeddings,
  * and the chat model answering JSON under a `format` schema.
  *
- * Where `npm run models` has not prepared them, the one test here checks that the helper says so
- * ("not prepared") and marks itself, so that the summary reporter prints one line saying the
- * real-model tests did not run and how to run them: no skipped test hides the gap, and `npm test`
- * costs nothing more there.
+ * Where `npm run models` has not prepared them, the file prints one line saying the real-model
+ * tests did not run here and how to run them (as test/native/gpu.test.ts does for the GPU tests),
+ * and its one test checks that the helper's reason is "not prepared": no skipped test hides the
+ * gap, and `npm test` costs nothing more there.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { ollamaClient } from '../../src/models/ollama-client.js';
 import { embedderFromId } from '../../src/vector/choose.js';
 import { PREPARE_HINT, startRealOllama } from '../helpers/real-ollama.js';
 
-declare module 'vitest' {
-  interface TaskMeta {
-    /** Set by a test that stands for tests which did not run: the line the summary reporter prints. */
-    notRun?: string;
-  }
-}
-
 const started = await startRealOllama();
+if (!started.ollama)
+  process.stderr.write(`real-model tests: did not run: the models are not prepared here; ${PREPARE_HINT}\n`);
 
 /** Cosine similarity of rows a and b of a row-major matrix of unit rows. */
 function cosine(rows: Float32Array, dimension: number, a: number, b: number): number {
@@ -37,9 +32,8 @@ const TEXTS = [
 
 if (!started.ollama) {
   describe('real models', () => {
-    it('did not run here: the helper says the models are not prepared', ({ task }) => {
+    it('did not run here: the helper says the models are not prepared', () => {
       expect(started.reason).toBe('not prepared');
-      task.meta.notRun = `real-model tests (test/models/real-ollama.test.ts) did not run: not prepared; ${PREPARE_HINT}`;
     });
   });
 } else {

@@ -1,24 +1,15 @@
 /**
  * Prints one plain closing line, "N passed, N failed, N skipped", after
  * vitest's own summary: the line CI systems that do not know vitest read.
- * Before it, one line for each group of tests that did not run here (a test
- * that stands for them sets `task.meta.notRun`: the real-model tests where
- * `npm run models` has not prepared the models).
  */
 import type { Reporter, RunnerTask, RunnerTestFile } from 'vitest';
 
-function countTests(
-  tasks: RunnerTask[],
-  counts: { passed: number; failed: number; skipped: number },
-  notRun: string[],
-) {
+function countTests(tasks: RunnerTask[], counts: { passed: number; failed: number; skipped: number }) {
   for (const task of tasks) {
     if (task.type === 'suite') {
-      countTests(task.tasks, counts, notRun);
+      countTests(task.tasks, counts);
       continue;
     }
-    const line = (task.meta as { notRun?: unknown }).notRun;
-    if (typeof line === 'string') notRun.push(line);
     const state = task.result?.state;
     if (state === 'pass') counts.passed++;
     else if (state === 'fail') counts.failed++;
@@ -29,13 +20,11 @@ function countTests(
 export default class SummaryLineReporter implements Reporter {
   onFinished(files: RunnerTestFile[] = [], errors: unknown[] = []): void {
     const counts = { passed: 0, failed: 0, skipped: 0 };
-    const notRun: string[] = [];
     for (const file of files) {
       // A file that failed to load counts as a failure, not as zero tests.
       if (file.result?.state === 'fail' && file.tasks.length === 0) counts.failed++;
-      countTests(file.tasks, counts, notRun);
+      countTests(file.tasks, counts);
     }
-    for (const line of notRun) process.stdout.write(`\n${line}`);
     counts.failed += errors.length;
     process.stdout.write(`\ntests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
   }
