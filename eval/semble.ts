@@ -9,18 +9,19 @@
  *   npm run eval:semble -- --repos <dir> --repo gin --mode hybrid --verbose
  *   npm run eval:semble -- --repos <dir> --reuse              search the indexes of the last run (ranking changes only)
  *   npm run eval:semble -- --repos <dir> --readme             also write the tables into docs/retrieval-quality.md
+ *   OLLAMA_HOST=… npm run eval:semble -- --repos <dir> --embedder ollama:<model>   a model server's embeddings
  *   npm run eval:semble -- --repos <dir> --postgres pglite    the same run through the PostgreSQL store too
  *                                                            (PGlite in this process, or a postgres:// URL),
  *                                                            each repository alone in a schema of its own,
  *                                                            and a table of the two stores' figures
  *
- * Built-in embedder, no analysis model, as on any machine. Indexes go to
+ * Built-in embedder unless --embedder names another, no analysis model. Indexes go to
  * --index-dir (default eval/.cache/semble/<name>), outside the checkouts.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Indexer, Searcher, type SearchMode } from '../src/index.js';
+import { type EmbedderChoice, Indexer, Searcher, type SearchMode } from '../src/index.js';
 import {
   annotationsFile,
   loadBenchmarkQueries,
@@ -53,6 +54,7 @@ const { values } = parseArgs({
     json: { type: 'string' },
     readme: { type: 'boolean' },
     postgres: { type: 'string' },
+    embedder: { type: 'string', default: 'builtin' },
   },
 });
 
@@ -70,6 +72,18 @@ const annotationsDir = resolve(values.annotations ?? join(benchmarkDir, 'annotat
 const MODES: SearchMode[] = (values.mode as SearchMode[] | undefined) ?? ['lexical', 'vector', 'hybrid'];
 for (const mode of MODES)
   if (!['lexical', 'vector', 'hybrid'].includes(mode)) fail(`--mode must be lexical, vector or hybrid, not ${mode}`);
+
+// A model server's embedder, `--embedder ollama:<model>` or `openai:<model>`, reached where the
+// environment says, as the CLIs do: OLLAMA_HOST, OPENAI_BASE_URL.
+const [backend, ...modelParts] = values.embedder!.split(':');
+const embedderModel = modelParts.join(':');
+if (backend !== 'builtin' && (!['ollama', 'openai'].includes(backend!) || !embedderModel))
+  fail(`--embedder takes builtin, ollama:<model> or openai:<model>, not ${values.embedder}`);
+const embedderChoice = backend as EmbedderChoice;
+const embedderOptions = {
+  ollama: { model: embedderModel, ...(process.env.OLLAMA_HOST ? { host: process.env.OLLAMA_HOST } : {}) },
+  openai: { model: embedderModel, ...(process.env.OPENAI_BASE_URL ? { baseUrl: process.env.OPENAI_BASE_URL } : {}) },
+};
 
 const all = loadBenchmarkRepos(join(benchmarkDir, 'repos.json'));
 const wanted = values.repo ? all.filter((repo) => values.repo!.includes(repo.name)) : all;
@@ -148,7 +162,7 @@ async function searchRepo(
   queries: ReturnType<typeof loadBenchmarkQueries>,
   record: boolean,
 ): Promise<Record<SearchMode, { category: string; ndcg10: number }[]>> {
-  const searcher = await Searcher.open(where);
+  const searcher = await Searcher.open({ ...where, embedderOptions });
   try {
     const perMode: Record<SearchMode, { category: string; ndcg10: number }[]> = { lexical: [], vector: [], hybrid: [] };
     for (const entry of queries) {
@@ -203,7 +217,8 @@ async function indexRepo(
     root,
     indexDir,
     ...(store ? { store, rebuild: !values.reuse } : {}),
-    embedder: 'builtin',
+    embedder: embedderChoice,
+    embedderOptions,
     llm: false,
   }).run();
   const took = performance.now() - started;
@@ -298,7 +313,7 @@ if (values.readme) {
   const section = [
     markdownTable(overallHeader, overallRows),
     markdownTable(languageHeader, languageRows),
-    `ocvector: built-in embedder, no analysis model, k = 10, each repository's own index. Published figures: the same repositories, from semble's result files. ${describeMachine()}.`,
+    `ocvector: ${values.embedder === 'builtin' ? 'built-in embedder' : `embedder ${values.embedder}`}, no analysis model, k = 10, each repository's own index. Published figures: the same repositories, from semble's result files. ${describeMachine()}.`,
   ].join('\n\n');
   replaceGeneratedSection(join(ROOT, PAGES.retrievalQuality), 'semble', section);
 }

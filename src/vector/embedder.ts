@@ -71,6 +71,12 @@ export type EmbedderErrorCode =
   | 'UNREACHABLE'
   | 'TIMEOUT'
   | 'SERVER_ERROR'
+  /**
+   * The server says an input is longer than the model's context (Ollama's
+   * "the input length exceeds the context length", an OpenAI-compatible
+   * server's "maximum context length"): the inputs are cut shorter and sent again.
+   */
+  | 'INPUT_TOO_LONG'
   | 'MODEL_MISSING'
   /** The server refused the request (HTTP 401, 403): it wants an API key, or another one. */
   | 'UNAUTHORIZED'

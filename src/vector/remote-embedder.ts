@@ -50,6 +50,18 @@ export { BUILTIN_INSTEAD } from './embedder.js';
 const CHARS_PER_TOKEN = 3;
 
 /**
+ * What servers answer (HTTP 400) for an input past the model's context, although ocvector asks
+ * them to truncate: a real Ollama (v0.24) truncates by tokenizing, cutting and detokenizing, and
+ * for a WordPiece model (all-MiniLM) text with accents or CJK comes back longer than it went in.
+ */
+const TOO_LONG = /exceeds? (?:the |its )?(?:maximum )?context length|maximum context length/i;
+
+/** How many times a batch the server calls too long is cut in half and sent again. */
+const MAX_CUTS = 6;
+/** Inputs are never cut below this many characters: a server that refuses those fails the batch. */
+const MIN_CUT_CHARS = 64;
+
+/**
  * Failures a second attempt cannot mend: the next request would fail the
  * same way (a server that answers 70,000 dimensions or NaN does so again).
  */
@@ -146,6 +158,7 @@ export abstract class RemoteEmbedder implements Embedder {
    */
   async #embed(input: string[], signal?: AbortSignal): Promise<Float32Array> {
     let last: EmbedderError | undefined;
+    let cuts = 0;
     for (let attempt = 0; attempt < 2; attempt++) {
       if (this.#breaker.isOpen) {
         throw new EmbedderError(
@@ -161,6 +174,16 @@ export abstract class RemoteEmbedder implements Embedder {
       } catch (error) {
         last = error instanceof EmbedderError ? error : await this.classify(error, signal);
         if (FINAL.has(last.code)) throw last;
+        // Too long for the model: the server works, the inputs do not fit. Each is cut to half
+        // its length (what the start of an element says is what it is about) and sent again.
+        const longest = Math.max(...input.map((text) => text.length));
+        if (last.code === 'INPUT_TOO_LONG' && cuts < MAX_CUTS && longest > MIN_CUT_CHARS) {
+          const limit = Math.max(MIN_CUT_CHARS, Math.floor(longest / 2));
+          input = input.map((text) => (text.length > limit ? text.slice(0, limit) : text));
+          cuts++;
+          attempt--;
+          continue;
+        }
         this.#breaker.failed();
       }
     }
@@ -220,7 +243,7 @@ export function commonEmbedderError(
     case 'http':
       return new EmbedderError(
         `the embedding request to ${host} failed: HTTP ${failure.status ?? '?'}: ${failure.message}`.trim(),
-        'SERVER_ERROR',
+        failure.status === 400 && TOO_LONG.test(failure.message) ? 'INPUT_TOO_LONG' : 'SERVER_ERROR',
       );
     case 'invalid-response':
       return new EmbedderError(

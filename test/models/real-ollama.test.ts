@@ -55,6 +55,15 @@ if (!started.ollama) {
       );
     });
 
+    it('embeds an element longer than the model takes, accents and CJK in it (the server refuses its own truncation)', async () => {
+      const model = embedderFromId(`ollama:${embedder}`, { ollama: { host } });
+      if (!model) throw new Error('no embedder for an ollama: id');
+      const comment = '// café, naïve, 日本語のコメント: déjà vu\n'.repeat(120);
+      const rows = await model.embedDocuments([`${comment}function greet() {}`, 'function greet() {}']);
+      expect(rows.length).toBe(2 * 384);
+      expect(rows.every(Number.isFinite)).toBe(true);
+    });
+
     it('embeds through the OpenAI-compatible embedder at the same server (/v1): the same vectors', async () => {
       const viaOllama = embedderFromId(`ollama:${embedder}`, { ollama: { host } });
       const viaOpenAI = embedderFromId(`openai:${embedder}`, { openai: { baseUrl: `${host}/v1` } });

@@ -160,6 +160,45 @@ describe('OllamaEmbedder', () => {
     expect(fake!.embeds.length).toBe(calls);
   });
 
+  it('cuts inputs the server calls too long for the model and sends them again, as a real Ollama needs', async () => {
+    // A real Ollama (v0.24) with all-MiniLM answers this for text with accents, although it is asked to truncate.
+    const tooLong = { status: 400, body: { error: 'the input length exceeds the context length' } };
+    const embedder = await embedderWith(
+      (request) => (inputs(request).some((text) => text.length > 300) ? tooLong : good(request)),
+      {
+        failureThreshold: 2,
+      },
+    );
+    await embedder.init({ dimension: 3 });
+    const long = 'café naïve 日本語 '.repeat(100);
+    const vectors = await embedder.embedDocuments([long, 'short', long]);
+    expect(vectors).toHaveLength(9);
+    const last = inputs(fake!.embeds.at(-1)!);
+    expect(last.map((text) => text.length)).toEqual(
+      [long.length, 5, long.length].map((n) => Math.min(n, last[0]!.length)),
+    );
+    expect(last[0]!.length).toBeLessThanOrEqual(300);
+    expect(long.startsWith(last[0]!)).toBe(true);
+    // Cutting is not a failure of the server: the breaker stays closed.
+    await embedder.embedDocuments([long]);
+    await embedder.embedDocuments([long]);
+    expect(await embedder.embedQuery('short')).toHaveLength(3);
+  });
+
+  it('gives up on an input the server refuses however short, with the words of the server', async () => {
+    const embedder = await embedderWith(() => ({
+      status: 400,
+      body: { error: 'the input length exceeds the context length' },
+    }));
+    await embedder.init({ dimension: 3 });
+    await expect(embedder.embedDocuments(['x'.repeat(1_000)])).rejects.toMatchObject({
+      code: 'INPUT_TOO_LONG',
+      message: expect.stringMatching(/HTTP 400: the input length exceeds the context length/),
+    });
+    // Halved from 1,000 characters down to the floor, then sent twice there: a bounded number of requests.
+    expect(fake!.embeds.length).toBeLessThanOrEqual(9);
+  });
+
   it('stops at an abort signal', async () => {
     const embedder = await embedderWith(() => ({ delayMs: 5_000, body: { embeddings: [[1]] } }));
     await embedder.init({ dimension: 1 });
