@@ -16,12 +16,9 @@
 import { isDirectory } from '../files/root.js';
 import { CircuitBreaker } from '../models/circuit-breaker.js';
 import { StoreError } from '../store/errors.js';
-import type { EmbedderRecord } from '../store/rows.js';
-import { openStore, type StoreChoice } from '../store/open.js';
+import { openStore, type StoreChoice, type VectorIndexEvent, type VectorIndexOptions } from '../store/open.js';
 import type { SearchStore, Snapshot } from '../store/reads.js';
-import type { ElementRecord } from '../store/rows.js';
-import type { Repository } from '../store/rows.js';
-import type { VectorIndexEvent, VectorIndexOptions } from '../store/open.js';
+import type { ElementRecord, EmbedderRecord, Repository } from '../store/rows.js';
 import { checkVectors } from '../vector/check.js';
 import { embedderOptionsOf, type EmbedderOptions } from '../vector/backends.js';
 import { embedderFromId, withRecordedHost } from '../vector/choose.js';

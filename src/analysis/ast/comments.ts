@@ -70,3 +70,18 @@ export function docstringOf(body: SyntaxNode | null): string {
 function clip(text: string): string {
   return fold(text, MAX_DESCRIPTION);
 }
+
+/** A file's opening doc comment, when it is not the doc of the first declaration. */
+export function leadingComment(root: SyntaxNode): string {
+  const first = root.firstNamedChild;
+  if (first?.type !== 'comment' || !first.text.startsWith('/*')) return '';
+  const next = first.nextNamedSibling;
+  if (
+    next &&
+    next.type !== 'comment' &&
+    next.type !== 'import_statement' &&
+    next.startPosition.row <= first.endPosition.row + 1
+  )
+    return '';
+  return cleanBlock(first.text.replace(/^\/\*(?!\*)/, '/**'));
+}

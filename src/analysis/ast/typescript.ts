@@ -6,7 +6,7 @@
  * (calls, type references) run in tree-sitter's C code through
  * descendantsOfType, which keeps extraction close to the cost of parsing.
  */
-import { cleanBlock, commentAbove } from './comments.js';
+import { commentAbove, leadingComment } from './comments.js';
 import type { SyntaxExtractor } from './extractor.js';
 import type { SyntaxNode } from './parsers.js';
 import { type Extraction, addDependency, collapse, signatureUntil } from './extraction.js';
@@ -33,21 +33,6 @@ function extractTypeScript(root: SyntaxNode, out: Extraction): void {
   // they are internal unless exported.
   const isModule = root.namedChildren.some((n) => n.type === 'import_statement' || n.type === 'export_statement');
   walkStatements(root.namedChildren, { parent: '', access: isModule ? 'internal' : 'public' }, out);
-}
-
-/** A file's opening doc comment, when it is not the doc of the first declaration. */
-function leadingComment(root: SyntaxNode): string {
-  const first = root.firstNamedChild;
-  if (first?.type !== 'comment' || !first.text.startsWith('/*')) return '';
-  const next = first.nextNamedSibling;
-  if (
-    next &&
-    next.type !== 'comment' &&
-    next.type !== 'import_statement' &&
-    next.startPosition.row <= first.endPosition.row + 1
-  )
-    return '';
-  return cleanBlock(first.text.replace(/^\/\*(?!\*)/, '/**'));
 }
 
 function walkStatements(statements: SyntaxNode[], scope: Scope, out: Extraction): void {
