@@ -8,13 +8,14 @@
  *   rows never meet: every table is keyed by repository, and embeddings are reused from the
  *   vectors themselves, not from a shared cache row two writers could both insert).
  * - On a server that serves one transaction at a time (PGlite: one backend for every
- *   connection), the writes are held until the commit (up to HELD_ELEMENTS_MAX elements), then
- *   written in the run's one transaction: none is open while files are read, analysed and
- *   embedded, so the server answers searches and other indexers meanwhile. On a PostgreSQL
- *   server the transaction opens at the run's first write. Readers see the repository as it was until the run commits, then as it
- *   is: never half-written, never empty. A run that fails, is aborted or is killed leaves it as
- *   it was (the server rolls back the transaction of a connection that closes), and a
- *   repository indexed for the first time is not listed before its commit.
+ *   connection), the writes are held until the commit (up to HELD_ELEMENTS_MAX elements:
+ *   held-writes.ts), then written in the run's one transaction: none is open while files are
+ *   read, analysed and embedded, so the server answers searches and other indexers meanwhile.
+ *   On a PostgreSQL server the transaction opens at the run's first write. Readers see the
+ *   repository as it was until the run commits, then as it is: never half-written, never empty.
+ *   A run that fails, is aborted or is killed leaves it as it was (the server rolls back the
+ *   transaction of a connection that closes), and a repository indexed for the first time is
+ *   not listed before its commit.
  * - A batch of files costs a handful of statements, whatever its size: one per table.
  *
  * What an element holds is written as the embedded store writes it (../element-texts.ts), and
@@ -30,6 +31,7 @@ import type { FileRow } from '../rows.js';
 import { badRepositoryName, isRepositoryName } from '../repository-name.js';
 import type { FileWrite, RunWriter, WrittenFile } from '../writes.js';
 import type { PostgresConnection } from './connection.js';
+import { type HeldStep, HeldWrites } from './held-writes.js';
 import { termKey } from './lexical-terms.js';
 import { LexicalWriter, type LexicalElement } from './lexical-writer.js';
 import { inOwnTransaction, RunLease } from './run-lease.js';
@@ -37,18 +39,6 @@ import { deleteRepositoryRows, readState, type State } from './run-state.js';
 import { type Queryable, serialQueries } from './serial.js';
 import { recordVectorSpace } from './vector-space.js';
 import { VectorWriter, type ElementVector } from './vector-writer.js';
-
-/**
- * Elements a run holds before it opens its transaction on a server of one backend (each with
- * its vector, text and words: about 100 MB at 768 dimensions); past them, the transaction stays
- * open to the commit. A PostgreSQL server holds none: there an open transaction stops no other
- * connection, and writing each batch as it comes overlaps the writes with the reading and
- * embedding of the next (holding them all took a 1,500-file run from 6.6 to 12.5 s).
- */
-const HELD_ELEMENTS_MAX = 20_000;
-
-/** A write held until the run's transaction (it runs in it, in order). */
-type HeldStep = () => Promise<void>;
 
 /** What a run needs to start. */
 export interface PostgresRunOptions {
@@ -79,12 +69,7 @@ export class PostgresRun implements RunWriter {
   #files = new Map<string, FileRow>();
   /** Each file's elements, as written so far in this run. */
   #elements = new Map<number, PlacedElement[]>();
-  #held: HeldStep[] = [];
-  #heldElements = 0;
-  /** How many elements the run holds before it opens its transaction (0 on a PostgreSQL server). */
-  readonly #holdMax: number;
-  /** The vectors of the held writes, by document hash: a later batch reuses them as it would from the store. */
-  #heldVectors = new Map<string, Float32Array>();
+  readonly #held: HeldWrites;
   #inTransaction = false;
   #open = true;
 
@@ -96,7 +81,7 @@ export class PostgresRun implements RunWriter {
     state: State,
     sharedBackend: boolean,
   ) {
-    this.#holdMax = sharedBackend ? HELD_ELEMENTS_MAX : 0;
+    this.#held = new HeldWrites(sharedBackend);
     this.#connection = connection;
     this.#lease = lease;
     this.#connectionClient = client;
@@ -207,7 +192,7 @@ export class PostgresRun implements RunWriter {
     if (hashes.length === 0 || !this.#embedder) return new Map();
     const found = new Map<string, Float32Array>();
     for (const hash of hashes) {
-      const held = this.#heldVectors.get(hash);
+      const held = this.#held.vector(hash);
       if (held) found.set(hash, held);
     }
     const rest = hashes.filter((hash) => !found.has(hash));
@@ -230,7 +215,7 @@ export class PostgresRun implements RunWriter {
         w.documents,
         w.lineBytes,
       );
-      for (const [hash, vector] of w.vectors) this.#heldVectors.set(hash, vector);
+      this.#held.keepVectors(w.vectors);
       return { added: plan.added.length, removed: plan.removed.length, kept: plan.kept.length };
     });
     const elements = writes.reduce((sum, w) => sum + (w.kind === 'write' ? w.documents.length : 0), 0);
@@ -301,9 +286,7 @@ export class PostgresRun implements RunWriter {
   /** Holds a write until the transaction (made at once when it is open already, or when too much is held). */
   async #hold(step: HeldStep, elements: number): Promise<void> {
     if (this.#inTransaction) return this.#failing(step);
-    this.#held.push(step);
-    this.#heldElements += elements;
-    if (this.#heldElements >= this.#holdMax) await this.#failing(() => this.#flush());
+    if (this.#held.hold(step, elements)) await this.#failing(() => this.#flush());
   }
 
   /** Opens the run's transaction and makes the held writes in it, the repository's row first. */
@@ -323,9 +306,7 @@ export class PostgresRun implements RunWriter {
         this.#repoId,
         this.#placeAt,
       ]);
-    for (const step of this.#held.splice(0)) await step();
-    this.#heldElements = 0;
-    this.#heldVectors.clear();
+    await this.#held.replay();
   }
 
   async #writeNow(writes: readonly FileWrite[]): Promise<WrittenFile[]> {
