@@ -9,7 +9,8 @@
  *   npm run eval:semble -- --repos <dir> --repo gin --mode hybrid --verbose
  *   npm run eval:semble -- --repos <dir> --reuse              search the indexes of the last run (ranking changes only)
  *   npm run eval:semble -- --repos <dir> --readme             also write the tables into docs/retrieval-quality.md
- *   OLLAMA_HOST=… npm run eval:semble -- --repos <dir> --embedder ollama:<model>   a model server's embeddings
+ *   npm run eval:semble -- --repos <dir> --embedder ollama:<model> [--ollama-host <url>]   a model server's
+ *                                                            embeddings (openai:<model> with --openai-base-url)
  *   npm run eval:semble -- --repos <dir> --postgres pglite    the same run through the PostgreSQL store too
  *                                                            (PGlite in this process, or a postgres:// URL),
  *                                                            each repository alone in a schema of its own,
@@ -40,6 +41,7 @@ import { ROOT } from './lib/corpora.js';
 import { loadPublished, publishedSummary, PUBLISHED_METHODS } from './lib/published.js';
 import { isPostgresUrl, type PostgresChoice } from '../src/store/open.js';
 import { startPostgres } from '../test/support/postgres.js';
+import { ollamaOptions, openAIOptions } from '../src/cli/environment.js';
 
 const { values } = parseArgs({
   options: {
@@ -55,6 +57,8 @@ const { values } = parseArgs({
     readme: { type: 'boolean' },
     postgres: { type: 'string' },
     embedder: { type: 'string', default: 'builtin' },
+    'ollama-host': { type: 'string' },
+    'openai-base-url': { type: 'string' },
   },
 });
 
@@ -73,17 +77,20 @@ const MODES: SearchMode[] = (values.mode as SearchMode[] | undefined) ?? ['lexic
 for (const mode of MODES)
   if (!['lexical', 'vector', 'hybrid'].includes(mode)) fail(`--mode must be lexical, vector or hybrid, not ${mode}`);
 
-// A model server's embedder, `--embedder ollama:<model>` or `openai:<model>`, reached where the
-// environment says, as the CLIs do: OLLAMA_HOST, OPENAI_BASE_URL.
+// A model server's embedder, `--embedder ollama:<model>` or `openai:<model>`, reached as the CLIs
+// reach it: --ollama-host before OLLAMA_HOST, --openai-base-url with OCVECTOR_API_KEY.
 const [backend, ...modelParts] = values.embedder!.split(':');
 const embedderModel = modelParts.join(':');
 if (backend !== 'builtin' && (!['ollama', 'openai'].includes(backend!) || !embedderModel))
   fail(`--embedder takes builtin, ollama:<model> or openai:<model>, not ${values.embedder}`);
 const embedderChoice = backend as EmbedderChoice;
-const embedderOptions = {
-  ollama: { model: embedderModel, ...(process.env.OLLAMA_HOST ? { host: process.env.OLLAMA_HOST } : {}) },
-  openai: { model: embedderModel, ...(process.env.OPENAI_BASE_URL ? { baseUrl: process.env.OPENAI_BASE_URL } : {}) },
-};
+/** The chosen backend's options alone: the built-in embedder takes none. */
+const embedderOptions =
+  backend === 'ollama'
+    ? { ollama: { ...ollamaOptions(values['ollama-host']), model: embedderModel } }
+    : backend === 'openai'
+      ? { openai: { ...openAIOptions(values['openai-base-url']), model: embedderModel } }
+      : {};
 
 const all = loadBenchmarkRepos(join(benchmarkDir, 'repos.json'));
 const wanted = values.repo ? all.filter((repo) => values.repo!.includes(repo.name)) : all;
