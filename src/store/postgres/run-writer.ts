@@ -21,22 +21,20 @@
  * What an element holds is written as the embedded store writes it (../element-texts.ts), and
  * its words scored as FTS5 scores them (lexical-writer.ts).
  */
-import { deflateRawSync } from 'node:zlib';
 import type pg from 'pg';
 import { elementNames, elementWords } from '../element-texts.js';
 import { type ElementPlan, type PlacedElement, planElements } from '../element-plan.js';
 import { StoreError } from '../errors.js';
-import type { EmbedderRecord } from '../rows.js';
-import type { FileRow } from '../rows.js';
+import type { EmbedderRecord, FileRow } from '../rows.js';
 import { badRepositoryName, isRepositoryName } from '../repository-name.js';
 import type { FileWrite, RunWriter, WrittenFile } from '../writes.js';
 import type { PostgresConnection } from './connection.js';
 import { type HeldStep, HeldWrites } from './held-writes.js';
-import { termKey } from './lexical-terms.js';
 import { LexicalWriter, type LexicalElement } from './lexical-writer.js';
 import { inOwnTransaction, RunLease } from './run-lease.js';
 import { deleteRepositoryRows, readState, type State } from './run-state.js';
 import { type Queryable, serialQueries } from './serial.js';
+import { insertElements, moveElements, replaceOccurrences, upsertFiles } from './file-writes.js';
 import { recordVectorSpace } from './vector-space.js';
 import { VectorWriter, type ElementVector } from './vector-writer.js';
 
@@ -377,28 +375,7 @@ export class PostgresRun implements RunWriter {
     const s = this.#s;
     const client = this.#client;
     const now = Date.now();
-    const { rows: fileRows } = await client.query<{ id: number; path: string }>(
-      `INSERT INTO ${s}.files AS f (repo_id, path, language, size, mtime_ms, hash, status, error, element_count, indexed_at, content)
-       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::float8[], $6::text[], $7::text[], $8::text[],
-         $9::integer[], $10::bigint[], $11::bytea[])
-       ON CONFLICT (repo_id, path) DO UPDATE SET language = excluded.language, size = excluded.size,
-         mtime_ms = excluded.mtime_ms, hash = excluded.hash, status = excluded.status, error = excluded.error,
-         element_count = excluded.element_count, indexed_at = excluded.indexed_at, content = excluded.content
-       RETURNING id, path`,
-      [
-        this.#id(),
-        writes.map((w) => w.update.path),
-        writes.map((w) => w.update.language),
-        writes.map((w) => w.update.size),
-        writes.map((w) => w.update.mtimeMs),
-        writes.map((w) => w.update.hash),
-        writes.map((w) => w.update.status),
-        writes.map((w) => w.update.error),
-        writes.map((w) => w.documents.length),
-        writes.map(() => now),
-        writes.map((w) => (w.text === undefined ? null : deflateRawSync(Buffer.from(w.text, 'utf8')))),
-      ],
-    );
+    const fileRows = await upsertFiles(client, s, this.#id(), writes, now);
     const idOf = new Map(fileRows.map((row) => [row.path, row.id]));
 
     const added: { fileId: number; write: (typeof writes)[number]; plan: ElementPlan['added'][number] }[] = [];
@@ -424,46 +401,11 @@ export class PostgresRun implements RunWriter {
     const shared = await this.embeddings(missing);
 
     await this.#removeElements(removed);
-    if (moved.length > 0)
-      await client.query(
-        `UPDATE ${s}.elements e SET start_line = m.start_line, end_line = m.end_line, start_byte = m.start_byte, end_byte = m.end_byte
-         FROM unnest($2::bigint[], $3::integer[], $4::integer[], $5::integer[], $6::integer[])
-           AS m(id, start_line, end_line, start_byte, end_byte)
-         WHERE e.repo_id = $1 AND e.id = m.id`,
-        [
-          this.#id(),
-          moved.map((m) => m.id),
-          moved.map((m) => m.startLine),
-          moved.map((m) => m.endLine),
-          moved.map((m) => m.startByte),
-          moved.map((m) => m.endByte),
-        ],
-      );
+    await moveElements(client, s, this.#id(), moved);
     if (added.length > 0) {
       const ids = await this.#newElementIds(added.length);
       const names = added.map((a) => elementNames(a.plan.document));
-      await client.query(
-        `INSERT INTO ${s}.elements (repo_id, id, file_id, element_type, element_name, short_name, access, start_line, end_line,
-           start_byte, end_byte, signature, description, document_hash)
-         SELECT $1, * FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::integer[],
-           $9::integer[], $10::integer[], $11::integer[], $12::text[], $13::text[], $14::text[])`,
-        [
-          this.#id(),
-          ids,
-          added.map((a) => a.fileId),
-          added.map((a) => a.plan.document.element.type),
-          names.map((n) => n.name),
-          names.map((n) => n.shortName),
-          added.map((a) => a.plan.document.element.access),
-          added.map((a) => a.plan.document.element.startLine),
-          added.map((a) => a.plan.document.element.endLine),
-          added.map((a) => a.plan.bytes.start),
-          added.map((a) => a.plan.bytes.end),
-          added.map((a) => a.plan.document.element.signature),
-          added.map((a) => a.plan.document.element.description),
-          added.map((a) => a.plan.document.hash),
-        ],
-      );
+      await insertElements(client, s, this.#id(), ids, added, names);
       const lexical: LexicalElement[] = added.map((a, i) => ({
         id: ids[i]!,
         texts: elementWords(a.plan.document, names[i]!.name, a.write.update.path),
@@ -487,7 +429,7 @@ export class PostgresRun implements RunWriter {
         }),
       );
     }
-    await this.#replaceOccurrences(writes, idOf);
+    await replaceOccurrences(client, s, this.#id(), writes, idOf);
 
     for (const w of writes) {
       const fileId = idOf.get(w.update.path)!;
@@ -495,35 +437,6 @@ export class PostgresRun implements RunWriter {
       this.#elements.set(fileId, nextElements.get(fileId)!);
     }
     return results;
-  }
-
-  /** Each written file's words replace its old ones (a file written without them keeps none). */
-  async #replaceOccurrences(
-    writes: readonly Extract<FileWrite, { kind: 'write' }>[],
-    idOf: ReadonlyMap<string, number>,
-  ): Promise<void> {
-    const fileIds = writes.map((w) => idOf.get(w.update.path)!);
-    await this.#client.query(`DELETE FROM ${this.#s}.occurrences WHERE repo_id = $1 AND file_id = ANY($2::bigint[])`, [
-      this.#id(),
-      fileIds,
-    ]);
-    const files: number[] = [];
-    const words: string[] = [];
-    const lines: string[] = [];
-    writes.forEach((w, i) => {
-      for (const [word, at] of w.occurrences ?? []) {
-        files.push(fileIds[i]!);
-        // A word too long for a B-tree key (a minified bundle's) is keyed by its hash, as a lexical term is.
-        words.push(termKey(word));
-        lines.push(at);
-      }
-    });
-    if (words.length > 0)
-      await this.#client.query(
-        `INSERT INTO ${this.#s}.occurrences (repo_id, file_id, word, lines)
-         SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[])`,
-        [this.#id(), files, words, lines],
-      );
   }
 
   /** Removes elements with their words and vectors. */
