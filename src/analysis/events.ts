@@ -5,6 +5,8 @@ export type LlmFallbackReason =
   | 'timeout'
   | 'unreachable'
   | 'server-error'
+  /** The server does not have the model (`ollama pull` it): no more calls in this run. */
+  | 'model-missing'
   /** The server answered, but not with a usable HTTP body (not JSON, or too large). */
   | 'invalid-response'
   | 'invalid-json'
@@ -19,6 +21,20 @@ export type AnalysisEvent =
   | { type: 'warning'; path: string; message: string }
   /** The model's answer was used: elements matched, and those dropped (not in the syntax tree). */
   | { type: 'llm-enriched'; path: string; matched: number; dropped: number; parts: number; cached: boolean }
+  /**
+   * One model call's answer (not a cache hit): whether it was schema-valid JSON, how long it
+   * took, and the tokens the server counted where it says (prompt read, answer written).
+   */
+  | {
+      type: 'llm-answer';
+      path: string;
+      part: number;
+      attempt: number;
+      outcome: 'valid' | 'invalid-json' | 'schema-violation';
+      seconds: number;
+      promptTokens?: number;
+      outputTokens?: number;
+    }
   /** The model could not be used for this file: the AST result stands. */
   | { type: 'llm-fallback'; path: string; reason: LlmFallbackReason; detail: string }
   /** Too many failures in a row: no more model calls in this run. */

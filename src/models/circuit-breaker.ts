@@ -28,6 +28,14 @@ export class CircuitBreaker {
     this.#openedAt = undefined;
   }
 
+  /** Opens the circuit now, whatever the count (a failure no retry can mend); true when it was closed. */
+  trip(): boolean {
+    const wasOpen = this.isOpen;
+    this.#failures = Math.max(this.#failures + 1, this.threshold);
+    this.#openedAt = this.now();
+    return !wasOpen;
+  }
+
   /** Records a failure; true when this one opened the circuit (again, after a retry). */
   failed(): boolean {
     this.#failures++;

@@ -7,6 +7,8 @@ export const MODEL_ENRICHER_DEFAULTS = {
   timeoutMs: 120_000,
   contextTokens: 8_192,
   failureThreshold: 3,
+  /** Calls at a time: one, as a local Ollama answers them (OLLAMA_NUM_PARALLEL is 1 on a CPU). */
+  parallelCalls: 1,
 } as const;
 
 /** What an OllamaEnricher does when its options leave something out. */

@@ -133,6 +133,8 @@ export interface ServerFailure {
   status?: number;
   /** The server's message ('http'), what was wrong with the answer ('invalid-response'), or the network's cause ('unreachable'). */
   message: string;
+  /** No later request can succeed either (the server lacks the model): stop asking at once. */
+  final?: boolean;
 }
 
 /**

@@ -728,10 +728,16 @@ describe('model enrichment', () => {
         description: `MODEL: ${e.name}.`,
       })),
     };
+    // Like a model under the call's format: the elements the prompt lists, no others.
+    const listed = (prompt: string) =>
+      new Set([...prompt.matchAll(/^- (.+) \([\w-]+, lines (\d+)-\d+\)$/gm)].map((m) => `${m[1]}@${m[2]}`));
     const server = await FakeOllama.start({
       chat: (request) => {
-        prompts.push(request.messages[0]!.content);
-        return { content: JSON.stringify(answer) };
+        const prompt = request.messages[0]!.content;
+        prompts.push(prompt);
+        const asked = listed(prompt);
+        const elements = answer.elements.filter((e) => asked.has(`${e.name}@${e['start-line']}`));
+        return { content: JSON.stringify({ ...answer, elements }) };
       },
     });
     try {
@@ -744,7 +750,11 @@ describe('model enrichment', () => {
       }).enrich(file, text);
       expect(prompts[0]).toMatch(/^Language: rust$/m);
       expect(events).toContainEqual(
-        expect.objectContaining({ type: 'llm-enriched', matched: file.elements.length, dropped: 0 }),
+        expect.objectContaining({
+          type: 'llm-enriched',
+          matched: file.elements.filter((e) => !e.description).length,
+          dropped: 0,
+        }),
       );
       expect(enriched.source).toBe('ast+llm');
       expect(find(enriched, 'impl Future for Either').description).toBe('MODEL: impl Future for Either.');

@@ -20,23 +20,48 @@ const text = readFileSync(new URL('../fixtures/analysis/faiss-index.ts.txt', imp
 const path = 'src/native/faiss-index.ts';
 const astOnly = analyzeText(path, text);
 
-/** What a good model answers: every element the tree has, with descriptions and relations. */
-function goodAnswer(file: CodeFile = astOnly, shiftLines = 0): string {
+/** The elements a prompt asks about (`- name (kind, lines a-b)`), as `name@a`. */
+function askedIn(prompt: string): Set<string> {
+  return new Set([...prompt.matchAll(/^- (.+) \([\w-]+, lines (\d+)-\d+\)$/gm)].map((m) => `${m[1]}@${m[2]}`));
+}
+
+/** The elements a model is asked about: those with no doc comment of their own. */
+const undocumented = astOnly.elements.filter((e) => !e.description);
+/** The calls the fixture takes: its undocumented elements, at most 8 to a call (MAX_ANSWER_ELEMENTS). */
+const FIXTURE_CALLS = await new OllamaEnricher({ host: 'http://127.0.0.1:9' }).plannedCalls(astOnly, text);
+/** The event of a fixture whose every undocumented element got a description. */
+const ALL_DESCRIBED = {
+  type: 'llm-enriched',
+  path,
+  matched: undocumented.length,
+  dropped: 0,
+  parts: FIXTURE_CALLS,
+  cached: false,
+};
+
+/**
+ * What a good model answers: the elements the prompt lists (every element of the tree, without
+ * one), with descriptions and relations.
+ */
+function goodAnswer(file: CodeFile = astOnly, shiftLines = 0, prompt?: string): string {
+  const asked = prompt === undefined ? undefined : askedIn(prompt);
   return JSON.stringify({
     'file-path': file.path,
     language: 'typescript',
     summary: 'MODEL SUMMARY: a typed facade over the native FAISS index.',
     imports: file.imports,
-    elements: file.elements.map((e) => ({
-      'property-type': e.type,
-      name: e.name,
-      'access-modifier': e.access,
-      'start-line': e.startLine + shiftLines,
-      'end-line': e.endLine + shiftLines,
-      signature: e.signature,
-      description: `MODEL: what ${e.name} does.`,
-      dependencies: [{ type: 'references', target: `Model${e.name}` }],
-    })),
+    elements: file.elements
+      .filter((e) => !asked || asked.has(`${e.name}@${e.startLine}`))
+      .map((e) => ({
+        'property-type': e.type,
+        name: e.name,
+        'access-modifier': e.access,
+        'start-line': e.startLine + shiftLines,
+        'end-line': e.endLine + shiftLines,
+        signature: e.signature,
+        description: `MODEL: what ${e.name} does.`,
+        dependencies: [{ type: 'references', target: `Model${e.name}` }],
+      })),
   });
 }
 
@@ -60,8 +85,12 @@ async function enricherFor(chat: (index: number, prompt: string) => Reply, optio
 }
 
 describe('a good answer enriches the syntax tree', () => {
-  it('adds descriptions where the code has none, keeps doc comments, merges relations', async () => {
-    const { enricher, events, server: fake } = await enricherFor(() => ({ content: goodAnswer() }));
+  it('describes the elements without a doc comment, in calls of at most 8; a doc comment stands and is not asked about', async () => {
+    const {
+      enricher,
+      events,
+      server: fake,
+    } = await enricherFor((_, prompt) => ({ content: goodAnswer(astOnly, 0, prompt) }));
     const file = await enricher.enrich(astOnly, text);
 
     expect(file.source).toBe('ast+llm');
@@ -72,20 +101,37 @@ describe('a good answer enriches the syntax tree', () => {
     expect(cls.description).toBe('MODEL: what FaissIndex does.');
     const search = file.elements.find((e) => e.name === 'search')!;
     expect(search.description).toBe('k nearest neighbours of each query row; see {@link SearchResult}.');
-    expect(search.dependencies).toEqual(
-      expect.arrayContaining([
-        { type: 'calls', target: 'checkVectors' },
-        { type: 'references', target: 'Modelsearch' },
-      ]),
-    );
+    expect(search.dependencies).toContainEqual({ type: 'calls', target: 'checkVectors' });
+    const prompts = fake.chats.map((c) => c.messages[0]!.content);
+    expect(prompts.some((prompt) => askedIn(prompt).has(`search@${search.startLine}`))).toBe(false);
+    const described = file.elements.filter((e, i) => !astOnly.elements[i]!.description && e.description);
+    expect(described).toHaveLength(undocumented.length);
+    expect(described.every((e) => e.dependencies.some((d) => d.target === `Model${e.name}`))).toBe(true);
     expect(file.summary).toMatch(/^FaissIndex: a FAISS index/); // the file's own doc comment wins
-    expect(events).toEqual([
-      { type: 'llm-enriched', path, matched: astOnly.elements.length, dropped: 0, parts: 1, cached: false },
-    ]);
+    expect(FIXTURE_CALLS).toBe(Math.ceil(undocumented.length / 8));
+    expect(fake.chats).toHaveLength(FIXTURE_CALLS);
+    expect(prompts.map((prompt) => askedIn(prompt).size).reduce((a, b) => a + b)).toBe(undocumented.length);
+    expect(events.at(-1)).toEqual(ALL_DESCRIBED);
+    expect(events.slice(0, -1)).toEqual(
+      prompts.map((_, part) => ({
+        type: 'llm-answer',
+        path,
+        part,
+        attempt: 0,
+        outcome: 'valid',
+        seconds: expect.any(Number),
+      })),
+    );
 
+    // The format fixes the elements asked about, in order: the model writes descriptions, not names or lines.
     const request = fake.chats[0]!;
     expect(request.model).toBe('test-model');
-    expect(request.format).toEqual(RESULT_SCHEMA);
+    const items = (
+      request.format as { properties: { elements: { items: { properties: Record<string, { const?: unknown }> }[] } } }
+    ).properties.elements.items;
+    expect(items.map((item) => `${item.properties.name!.const}@${item.properties['start-line']!.const}`)).toEqual([
+      ...askedIn(prompts[0]!),
+    ]);
     expect(request.options).toMatchObject({ temperature: 0 });
     expect(request.stream).toBe(false);
     expect(request.messages[0]!.content).toContain('66| export class FaissIndex {');
@@ -93,16 +139,20 @@ describe('a good answer enriches the syntax tree', () => {
 
   it('caches by model, prompt and content: an unchanged file never reaches the model again', async () => {
     const cache = new MemoryAnalysisCache();
-    const { enricher, events, server: fake } = await enricherFor(() => ({ content: goodAnswer() }), { cache });
+    const {
+      enricher,
+      events,
+      server: fake,
+    } = await enricherFor((_, prompt) => ({ content: goodAnswer(astOnly, 0, prompt) }), { cache });
     const first = await enricher.enrich(astOnly, text);
     const second = await enricher.enrich(astOnly, text);
     expect(second).toEqual(first);
-    expect(fake.chats).toHaveLength(1);
-    expect(enricher.calls).toBe(1);
+    expect(fake.chats).toHaveLength(FIXTURE_CALLS);
+    expect(enricher.calls).toBe(FIXTURE_CALLS);
     expect(events.at(-1)).toMatchObject({ type: 'llm-enriched', cached: true });
     const otherModel = new OllamaEnricher({ host: fake.url, model: 'another-model', cache });
     await otherModel.enrich(astOnly, text);
-    expect(fake.chats).toHaveLength(2);
+    expect(fake.chats).toHaveLength(2 * FIXTURE_CALLS);
   });
 
   it('a file too large for the context is analysed in parts, at top-level elements', async () => {
@@ -134,7 +184,11 @@ describe('a good answer enriches the syntax tree', () => {
 });
 
 describe('every failure ends in the AST result, with the fallback reported', () => {
-  async function expectFallback(reply: (index: number) => Reply, reason: string, options: OllamaEnricherOptions = {}) {
+  async function expectFallback(
+    reply: (index: number, prompt: string) => Reply,
+    reason: string,
+    options: OllamaEnricherOptions = {},
+  ) {
     const { enricher, events } = await enricherFor(reply, options);
     const file = await enricher.enrich(astOnly, text);
     expect(file).toEqual(astOnly);
@@ -148,8 +202,8 @@ describe('every failure ends in the AST result, with the fallback reported', () 
   });
 
   it('invalid JSON once, then a good answer: the retry succeeds', async () => {
-    const { enricher } = await enricherFor((i) => ({
-      content: i === 0 ? 'Sure! Here is the JSON you asked for:' : goodAnswer(),
+    const { enricher } = await enricherFor((i, prompt) => ({
+      content: i === 0 ? 'Sure! Here is the JSON you asked for:' : goodAnswer(astOnly, 0, prompt),
     }));
     expect((await enricher.enrich(astOnly, text)).source).toBe('ast+llm');
   });
@@ -165,17 +219,24 @@ describe('every failure ends in the AST result, with the fallback reported', () 
   });
 
   it('invented elements are dropped and counted; an answer of only inventions is refused', async () => {
-    const answer = JSON.parse(goodAnswer());
-    answer.elements.push({ ...answer.elements[0], name: 'InventedHelper', 'start-line': 3, 'end-line': 9 });
-    const { enricher, events } = await enricherFor(() => ({ content: JSON.stringify(answer) }));
+    const withInvention = (prompt: string) => {
+      const answer = JSON.parse(goodAnswer(astOnly, 0, prompt));
+      answer.elements.push({ ...answer.elements[0], name: 'InventedHelper', 'start-line': 3, 'end-line': 9 });
+      return answer;
+    };
+    const { enricher, events } = await enricherFor((_, prompt) => ({ content: JSON.stringify(withInvention(prompt)) }));
     const file = await enricher.enrich(astOnly, text);
     expect(file.elements.some((e) => e.name === 'InventedHelper')).toBe(false);
-    expect(events).toEqual([
-      expect.objectContaining({ type: 'llm-enriched', matched: astOnly.elements.length, dropped: 1 }),
+    expect(events.filter((e) => e.type !== 'llm-answer')).toEqual([
+      expect.objectContaining({ type: 'llm-enriched', matched: undocumented.length, dropped: FIXTURE_CALLS }),
     ]);
     await server!.close();
-    answer.elements = answer.elements.map((e: { name: string }, i: number) => ({ ...e, name: `Invented${i}` }));
-    await expectFallback(() => ({ content: JSON.stringify(answer) }), 'mismatch');
+    const onlyInventions = (prompt: string) => {
+      const answer = JSON.parse(goodAnswer(astOnly, 0, prompt));
+      answer.elements = answer.elements.map((e: { name: string }, i: number) => ({ ...e, name: `Invented${i}` }));
+      return answer;
+    };
+    await expectFallback((_, prompt) => ({ content: JSON.stringify(onlyInventions(prompt)) }), 'mismatch');
   });
 
   it('wrong line numbers', async () => {
@@ -219,6 +280,80 @@ describe('every failure ends in the AST result, with the fallback reported', () 
     });
   });
 
+  it('a model the server lacks: said once with `ollama pull`, and no more calls in this run', async () => {
+    const {
+      enricher,
+      events,
+      server: fake,
+    } = await enricherFor(() => ({
+      status: 404,
+      body: { error: 'model "test-model" not found, try pulling it first' },
+    }));
+    for (let i = 0; i < 3; i++) expect(await enricher.enrich(astOnly, text)).toEqual(astOnly);
+    expect(fake.chats).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'llm-circuit-open')).toEqual([
+      expect.objectContaining({
+        detail: expect.stringMatching(/has no model test-model: run `ollama pull test-model`/),
+      }),
+    ]);
+    expect(events.filter((e) => e.type === 'llm-fallback').map((e) => e.type === 'llm-fallback' && e.reason)).toEqual([
+      'model-missing',
+      'circuit-open',
+      'circuit-open',
+    ]);
+  });
+
+  it('each answer is reported: its outcome, attempt, and the tokens the server counted', async () => {
+    const reply = (content: string) => ({
+      raw: JSON.stringify({
+        model: 'test-model',
+        message: { role: 'assistant', content },
+        done: true,
+        prompt_eval_count: 812,
+        eval_count: 157,
+      }),
+    });
+    const { enricher, events } = await enricherFor((index) => reply(index === 0 ? '{"elements": 3}' : goodAnswer()));
+    await enricher.enrich(astOnly, text);
+    expect(events.filter((e) => e.type === 'llm-answer').slice(0, 2)).toEqual([
+      {
+        type: 'llm-answer',
+        path,
+        part: 0,
+        attempt: 0,
+        outcome: 'schema-violation',
+        seconds: expect.any(Number),
+        promptTokens: 812,
+        outputTokens: 157,
+      },
+      {
+        type: 'llm-answer',
+        path,
+        part: 0,
+        attempt: 1,
+        outcome: 'valid',
+        seconds: expect.any(Number),
+        promptTokens: 812,
+        outputTokens: 157,
+      },
+    ]);
+  });
+
+  it('files enriched at once reach the server one at a time, each with its whole deadline (parallelCalls 1)', async () => {
+    const arrivals: number[] = [];
+    const { enricher, events } = await enricherFor(
+      (_, prompt) => {
+        arrivals.push(performance.now());
+        return { content: goodAnswer(astOnly, 0, prompt), delayMs: 250 };
+      },
+      { timeoutMs: 400 },
+    );
+    const files = await Promise.all([1, 2, 3, 4].map(() => enricher.enrich(astOnly, text)));
+    expect(files.every((file) => file.source === 'ast+llm')).toBe(true);
+    expect(events.filter((e) => e.type === 'llm-fallback')).toEqual([]);
+    for (let i = 1; i < arrivals.length; i++) expect(arrivals[i]! - arrivals[i - 1]!).toBeGreaterThan(200);
+  });
+
   it('after 3 failures in a row the circuit opens: no more calls in this run', async () => {
     const {
       enricher,
@@ -250,13 +385,15 @@ describe('every failure ends in the AST result, with the fallback reported', () 
 
 describe('the Analyzer with an enricher', () => {
   it('enriches code files and leaves the rest to the splitters', async () => {
-    server = await FakeOllama.start({ chat: () => ({ content: goodAnswer() }) });
+    server = await FakeOllama.start({
+      chat: (request) => ({ content: goodAnswer(astOnly, 0, request.messages[0]!.content) }),
+    });
     const analyzer = new Analyzer({ enricher: new OllamaEnricher({ host: server.url }) });
     const code = await analyzer.analyzeBytes(path, Buffer.from(text));
     expect(code).toMatchObject({ source: 'ast+llm' });
     const markdown = await analyzer.analyzeBytes('README.md', Buffer.from('# Title\n\nText.\n'));
     expect(markdown).toMatchObject({ source: 'text' });
-    expect(server.chats).toHaveLength(1);
+    expect(server.chats).toHaveLength(FIXTURE_CALLS);
   });
 });
 
@@ -272,14 +409,16 @@ describe('configuration', () => {
 
 describe('the on/off switch', () => {
   it('llm: false (the CLIs: --no-llm, OCVECTOR_LLM=off) makes no model calls at all', async () => {
-    server = await FakeOllama.start({ chat: () => ({ content: goodAnswer() }) });
+    server = await FakeOllama.start({
+      chat: (request) => ({ content: goodAnswer(astOnly, 0, request.messages[0]!.content) }),
+    });
     const { createAnalyzer } = await import('../../src/internal.js');
     const off = createAnalyzer({ llm: false });
     expect(off.enricher).toBeUndefined();
     expect(await off.analyzer.analyzeBytes(path, Buffer.from(text))).toEqual(astOnly);
     const on = createAnalyzer({ llm: { host: server.url } });
     expect(await on.analyzer.analyzeBytes(path, Buffer.from(text))).toMatchObject({ source: 'ast+llm' });
-    expect(server.chats).toHaveLength(1);
+    expect(server.chats).toHaveLength(FIXTURE_CALLS);
   });
 });
 
@@ -290,8 +429,15 @@ describe('an OpenAI-compatible server (/v1/chat/completions)', () => {
     openai = undefined;
   });
 
-  async function openAIEnricherFor(chat: (index: number) => OpenAIReply, options: Partial<OpenAIEnricherOptions> = {}) {
-    openai = await FakeOpenAI.start({ chat: (_, index) => chat(index), models: ['coder'], apiKey: 'sk-test' });
+  async function openAIEnricherFor(
+    chat: (index: number, prompt: string) => OpenAIReply,
+    options: Partial<OpenAIEnricherOptions> = {},
+  ) {
+    openai = await FakeOpenAI.start({
+      chat: (request, index) => chat(index, request.messages[0]!.content),
+      models: ['coder'],
+      apiKey: 'sk-test',
+    });
     const events: AnalysisEvent[] = [];
     const enricher = new OpenAIEnricher({
       baseUrl: openai.url,
@@ -305,13 +451,13 @@ describe('an OpenAI-compatible server (/v1/chat/completions)', () => {
   }
 
   it('asks with a strict json_schema response format and enriches the syntax tree with the answer', async () => {
-    const { enricher, events, fake } = await openAIEnricherFor(() => ({ content: goodAnswer() }));
+    const { enricher, events, fake } = await openAIEnricherFor((_, prompt) => ({
+      content: goodAnswer(astOnly, 0, prompt),
+    }));
     const file = await enricher.enrich(astOnly, text);
     expect(file.source).toBe('ast+llm');
     expect(file.elements.find((e) => e.name === 'FaissIndex')!.description).toBe('MODEL: what FaissIndex does.');
-    expect(events).toEqual([
-      { type: 'llm-enriched', path, matched: astOnly.elements.length, dropped: 0, parts: 1, cached: false },
-    ]);
+    expect(events.at(-1)).toEqual(ALL_DESCRIBED);
     const request = fake.chats[0]!;
     expect(request).toMatchObject({ model: 'coder', temperature: 0, stream: false });
     expect(request.response_format).toEqual({
@@ -320,13 +466,16 @@ describe('an OpenAI-compatible server (/v1/chat/completions)', () => {
     });
     expect(request.messages[0]!.content).toContain('66| export class FaissIndex {');
     expect(fake.headers[0]!.authorization).toBe('Bearer sk-test');
-    expect(enricher.calls).toBe(1);
+    expect(enricher.calls).toBe(FIXTURE_CALLS);
   });
 
   it('takes a strict answer, with null for what it leaves out', async () => {
-    const answer = JSON.parse(goodAnswer());
-    for (const element of answer.elements) Object.assign(element, { parameters: null, 'return-type': null });
-    const { enricher } = await openAIEnricherFor(() => ({ content: JSON.stringify(answer) }));
+    const withNulls = (prompt: string) => {
+      const answer = JSON.parse(goodAnswer(astOnly, 0, prompt));
+      for (const element of answer.elements) Object.assign(element, { parameters: null, 'return-type': null });
+      return answer;
+    };
+    const { enricher } = await openAIEnricherFor((_, prompt) => ({ content: JSON.stringify(withNulls(prompt)) }));
     expect((await enricher.enrich(astOnly, text)).source).toBe('ast+llm');
   });
 
@@ -372,7 +521,9 @@ describe('an OpenAI-compatible server (/v1/chat/completions)', () => {
   });
 
   it('a wrong key and a model the server lacks are server errors that say so', async () => {
-    const { enricher, events } = await openAIEnricherFor(() => ({ content: goodAnswer() }), { apiKey: 'sk-wrong' });
+    const { enricher, events } = await openAIEnricherFor((_, prompt) => ({ content: goodAnswer(astOnly, 0, prompt) }), {
+      apiKey: 'sk-wrong',
+    });
     expect(await enricher.enrich(astOnly, text)).toEqual(astOnly);
     expect(events).toContainEqual(
       expect.objectContaining({
@@ -402,17 +553,23 @@ describe('an OpenAI-compatible server (/v1/chat/completions)', () => {
 
   it('caches apart from an Ollama model of the same name', async () => {
     const cache = new MemoryAnalysisCache();
-    server = await FakeOllama.start({ chat: () => ({ content: goodAnswer() }) });
+    server = await FakeOllama.start({
+      chat: (request) => ({ content: goodAnswer(astOnly, 0, request.messages[0]!.content) }),
+    });
     await new OllamaEnricher({ host: server.url, model: 'coder', cache }).enrich(astOnly, text);
-    const { enricher, fake } = await openAIEnricherFor(() => ({ content: goodAnswer() }), { cache });
+    const { enricher, fake } = await openAIEnricherFor((_, prompt) => ({ content: goodAnswer(astOnly, 0, prompt) }), {
+      cache,
+    });
     await enricher.enrich(astOnly, text);
-    expect(fake.chats).toHaveLength(1);
+    expect(fake.chats).toHaveLength(FIXTURE_CALLS);
     expect(await enricher.plannedCalls(astOnly, text)).toBe(0);
   });
 
   it('is made by createAnalyzer with kind: openai, and needs a base URL and a model', async () => {
     const { createAnalyzer } = await import('../../src/internal.js');
-    openai = await FakeOpenAI.start({ chat: () => ({ content: goodAnswer() }) });
+    openai = await FakeOpenAI.start({
+      chat: (request) => ({ content: goodAnswer(astOnly, 0, request.messages[0]!.content) }),
+    });
     const { analyzer, enricher } = createAnalyzer({ llm: { kind: 'openai', baseUrl: openai.url, model: 'coder' } });
     expect(enricher).toBeInstanceOf(OpenAIEnricher);
     expect(await analyzer.analyzeBytes(path, Buffer.from(text))).toMatchObject({ source: 'ast+llm' });

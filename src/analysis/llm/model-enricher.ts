@@ -10,14 +10,27 @@
  */
 import type { Enricher } from '../analyzer.js';
 import type { AnalysisEvent, LlmFallbackReason } from '../events.js';
-import type { CodeFile } from '../types.js';
+import type { CodeElement, CodeFile } from '../types.js';
 import { analysisCacheKey, MemoryAnalysisCache, type AnalysisCache } from './cache.js';
+import { CallSlots } from '../../models/call-slots.js';
 import { CircuitBreaker } from '../../models/circuit-breaker.js';
 import { MODEL_ENRICHER_DEFAULTS } from '../../models/config.js';
 import type { ServerFailure } from '../../models/http.js';
 import { planParts } from './parts.js';
 import { reconcile } from './reconcile.js';
-import { buildPrompt, checkAnswer, PROMPT_VERSION, type Checked, type ModelAnswer } from './resources.js';
+import {
+  buildPrompt,
+  checkAnswer,
+  PROMPT_VERSION,
+  type Checked,
+  type ModelAnswer,
+  type PromptPart,
+} from './resources.js';
+import { answerFormatFor, MAX_ANSWER_ELEMENTS, type AnswerFormat } from './answer-format.js';
+import { CODE_ELEMENT_TYPES } from '../element.js';
+
+/** The kinds a model is asked to describe: code, not the text windows of a file. */
+const DESCRIBED_TYPES: ReadonlySet<string> = new Set(CODE_ELEMENT_TYPES);
 
 export interface ModelEnricherOptions {
   /** Per request, reading the answer included. Default 120 s. */
@@ -28,13 +41,24 @@ export interface ModelEnricherOptions {
   contextTokens?: number;
   /** Failures in a row before no more calls are made in this run. Default 3. */
   failureThreshold?: number;
+  /**
+   * Calls sent at a time; the others wait their turn, and a call's deadline starts when it is
+   * sent. Default 1 (a local server answers one at a time); a server with parallel slots takes more.
+   */
+  parallelCalls?: number;
   cache?: AnalysisCache;
   signal?: AbortSignal;
   onEvent?: (event: AnalysisEvent) => void;
 }
 
+/** Tokens a server counted for one call, where it says. */
+export interface ChatUsage {
+  promptTokens?: number | undefined;
+  outputTokens?: number | undefined;
+}
+
 /** A model's reply: the content it wrote, or why it would not answer. */
-export type ChatReply = { content: string } | { refusal: string };
+export type ChatReply = ({ content: string } | { refusal: string }) & { usage?: ChatUsage };
 
 class Fallback extends Error {
   constructor(
@@ -54,6 +78,7 @@ export abstract class ModelEnricher implements Enricher {
   readonly #codeBudgetTokens: number;
   readonly #cache: AnalysisCache;
   readonly #breaker: CircuitBreaker;
+  readonly #slots: CallSlots;
   readonly #signal: AbortSignal | undefined;
   readonly #emit: (event: AnalysisEvent) => void;
   /** Model calls made (not cache hits): what an unchanged re-run must keep at zero. */
@@ -67,12 +92,17 @@ export abstract class ModelEnricher implements Enricher {
     this.#codeBudgetTokens = Math.max(512, Math.floor((this.contextTokens - fixedTokens) * 0.5));
     this.#cache = options.cache ?? new MemoryAnalysisCache();
     this.#breaker = new CircuitBreaker(options.failureThreshold ?? MODEL_ENRICHER_DEFAULTS.failureThreshold);
+    this.#slots = new CallSlots(options.parallelCalls ?? MODEL_ENRICHER_DEFAULTS.parallelCalls);
     this.#signal = options.signal;
     this.#emit = options.onEvent ?? (() => {});
   }
 
-  /** Asks the model once, with the run's signal and a deadline; throws what the request threw. */
-  protected abstract chat(prompt: string): Promise<ChatReply>;
+  /**
+   * Asks the model once, with the run's signal and a deadline; throws what the request threw.
+   * `format` is the schema this answer is to be written under (answer-format.ts), for a server
+   * that constrains its output to one.
+   */
+  protected abstract chat(prompt: string, format: AnswerFormat): Promise<ChatReply>;
 
   /** What a thrown request failure was. */
   protected abstract describeFailure(error: unknown, signal: AbortSignal | undefined): ServerFailure;
@@ -113,33 +143,58 @@ export abstract class ModelEnricher implements Enricher {
     }
   }
 
-  /** Model calls `enrich` would make for this file now: 0 when its answers are cached, else one per part. */
+  /** Model calls `enrich` would make for this file now: 0 when its answers are cached, else one per part asked about. */
   async plannedCalls(file: CodeFile, text: string): Promise<number> {
     if (await this.#cache.get(analysisCacheKey(this.#cacheModel, PROMPT_VERSION, text))) return 0;
-    return planParts(file, text.split('\n'), this.#codeBudgetTokens).length;
+    return this.#questions(file, text.split('\n')).length;
+  }
+
+  /**
+   * What to ask, part by part: the elements with no doc comment of their own (an author's comment
+   * wins over the model's words, so asking about those is time lost), and the file's summary
+   * where it has none. A part with nothing to ask about makes no call.
+   */
+  #questions(file: CodeFile, lines: string[]): { part: PromptPart; elements: CodeElement[] }[] {
+    const asked = file.elements.filter((e) => !e.description && DESCRIBED_TYPES.has(e.type));
+    const parts = planParts(file, lines, this.#codeBudgetTokens, { counted: asked, maxElements: MAX_ANSWER_ELEMENTS });
+    return parts
+      .map((part) => ({
+        part,
+        elements: asked.filter((e) => e.startLine >= part.firstLine && e.startLine <= part.lastLine),
+      }))
+      .filter(({ part, elements }) => elements.length > 0 || (part.index === 0 && !file.summary));
   }
 
   async #ask(file: CodeFile, text: string): Promise<ModelAnswer[]> {
     const lines = text.split('\n');
-    const parts = planParts(file, lines, this.#codeBudgetTokens);
     const answers: ModelAnswer[] = [];
-    for (const part of parts) {
+    for (const { part, elements } of this.#questions(file, lines)) {
       const slice = lines.slice(part.firstLine - 1, part.lastLine);
-      const prompt = buildPrompt(file.path, file.language, slice, parts.length > 1 ? part : undefined);
-      answers.push(await this.#askWithRetry(prompt));
+      const prompt = buildPrompt(file.path, file.language, slice, part.count > 1 ? part : undefined, elements);
+      const format = answerFormatFor(file.path, file.language, elements);
+      answers.push(await this.#askWithRetry(prompt, format, file.path, part.index));
     }
     return answers;
   }
 
-  async #askWithRetry(prompt: string): Promise<ModelAnswer> {
+  async #askWithRetry(prompt: string, format: AnswerFormat, path: string, part: number): Promise<ModelAnswer> {
     let last: Fallback | undefined;
     for (let attempt = 0; attempt < 2; attempt++) {
-      const reply = await this.#chat(prompt);
+      const { reply, seconds } = await this.#chat(prompt, format);
       // A refusal is a bad answer like any other: retried once, then the syntax tree stands.
       const checked: Checked =
         'refusal' in reply
           ? { ok: false, reason: 'invalid-json', detail: `the model refused to answer: ${reply.refusal}` }
           : this.checkContent(reply.content);
+      this.#emit({
+        type: 'llm-answer',
+        path,
+        part,
+        attempt,
+        outcome: checked.ok ? 'valid' : checked.reason,
+        seconds,
+        ...countedTokens(reply.usage),
+      });
       if (checked.ok) {
         this.#breaker.succeeded();
         return checked.answer;
@@ -150,16 +205,30 @@ export abstract class ModelEnricher implements Enricher {
     throw last!;
   }
 
-  async #chat(prompt: string): Promise<ChatReply> {
+  /**
+   * One call when a slot is free (CallSlots): the circuit is checked then, as it may have opened
+   * meanwhile. Its seconds are the call's own, not the wait for the slot.
+   */
+  #chat(prompt: string, format: AnswerFormat): Promise<{ reply: ChatReply; seconds: number }> {
+    return this.#slots.run(async () => {
+      const started = performance.now();
+      const reply = await this.#chatNow(prompt, format);
+      return { reply, seconds: (performance.now() - started) / 1000 };
+    });
+  }
+
+  async #chatNow(prompt: string, format: AnswerFormat): Promise<ChatReply> {
     if (this.#breaker.isOpen) {
       throw new Fallback('circuit-open', `no model calls after ${this.#breaker.failures} failures in a row`);
     }
     try {
       this.calls++;
-      return await this.chat(prompt);
+      return await this.chat(prompt, format);
     } catch (error) {
-      const fallback = asFallback(this.describeFailure(error, this.#signal));
-      if (fallback.reason !== 'aborted') this.#failed();
+      const failure = this.describeFailure(error, this.#signal);
+      const fallback = asFallback(failure);
+      if (failure.final) this.#stopAsking(failure.message);
+      else if (fallback.reason !== 'aborted') this.#failed();
       throw fallback;
     }
   }
@@ -173,6 +242,19 @@ export abstract class ModelEnricher implements Enricher {
       });
     }
   }
+
+  /** A failure no later call can mend (the model is missing): no more calls, said once. */
+  #stopAsking(detail: string): void {
+    if (this.#breaker.trip()) this.#emit({ type: 'llm-circuit-open', failures: this.#breaker.failures, detail });
+  }
+}
+
+/** The counts a server gave, without the ones it left out. */
+function countedTokens(usage: ChatUsage | undefined): { promptTokens?: number; outputTokens?: number } {
+  return {
+    ...(usage?.promptTokens === undefined ? {} : { promptTokens: usage.promptTokens }),
+    ...(usage?.outputTokens === undefined ? {} : { outputTokens: usage.outputTokens }),
+  };
 }
 
 function asFallback(failure: ServerFailure): Fallback {
@@ -182,6 +264,7 @@ function asFallback(failure: ServerFailure): Fallback {
     case 'timeout':
       return new Fallback('timeout', 'the model did not answer in time');
     case 'http':
+      if (failure.final) return new Fallback('model-missing', failure.message);
       return new Fallback('server-error', `HTTP ${failure.status ?? '?'}: ${failure.message}`.trim());
     case 'invalid-response':
       return new Fallback('invalid-response', failure.message);

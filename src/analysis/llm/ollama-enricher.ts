@@ -5,11 +5,11 @@
  * the AST result stands and the fallback is reported as an event.
  */
 import type { Ollama } from 'ollama';
-import { describeOllamaFailure, ollamaClient } from '../../models/ollama-client.js';
+import { describeOllamaFailure, isModelMissing, ollamaClient } from '../../models/ollama-client.js';
 import { OLLAMA_ENRICHER_DEFAULTS, resolveOllamaHost } from '../../models/config.js';
 import type { ServerFailure } from '../../models/http.js';
 import { type ChatReply, ModelEnricher, type ModelEnricherOptions } from './model-enricher.js';
-import { RESULT_SCHEMA } from './resources.js';
+import type { AnswerFormat } from './answer-format.js';
 
 export interface OllamaEnricherOptions extends ModelEnricherOptions {
   /** Names this kind where options of several kinds may be given (`llm: { kind: 'ollama', … }`). */
@@ -24,29 +24,41 @@ export interface OllamaEnricherOptions extends ModelEnricherOptions {
 
 export class OllamaEnricher extends ModelEnricher {
   readonly #client: Ollama;
+  readonly #host: string;
 
   constructor(options: OllamaEnricherOptions = {}) {
     super(options.model ?? OLLAMA_ENRICHER_DEFAULTS.model, options);
+    this.#host = resolveOllamaHost(options.host);
     // A deadline per request; the run's own signal aborts everything.
-    this.#client = ollamaClient(resolveOllamaHost(options.host), {
+    this.#client = ollamaClient(this.#host, {
       timeoutMs: options.timeoutMs ?? OLLAMA_ENRICHER_DEFAULTS.timeoutMs,
       signal: options.signal,
       maxResponseBytes: options.maxResponseBytes,
     });
   }
 
-  protected async chat(prompt: string): Promise<ChatReply> {
+  protected async chat(prompt: string, format: AnswerFormat): Promise<ChatReply> {
     const response = await this.#client.chat({
       model: this.model,
       messages: [{ role: 'user', content: prompt }],
-      format: RESULT_SCHEMA,
+      format,
       stream: false,
       options: { temperature: 0, num_ctx: this.contextTokens },
     });
-    return { content: response.message.content };
+    return {
+      content: response.message.content,
+      usage: { promptTokens: response.prompt_eval_count, outputTokens: response.eval_count },
+    };
   }
 
+  /** A model the server lacks is said once, with what to do, and ends the model's part of the run. */
   protected describeFailure(error: unknown, signal: AbortSignal | undefined): ServerFailure {
-    return describeOllamaFailure(error, signal);
+    const failure = describeOllamaFailure(error, signal);
+    if (!isModelMissing(failure)) return failure;
+    return {
+      ...failure,
+      final: true,
+      message: `the Ollama server at ${this.#host} has no model ${this.model}: run \`ollama pull ${this.model}\` there`,
+    };
   }
 }

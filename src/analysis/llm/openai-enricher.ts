@@ -73,11 +73,18 @@ export class OpenAIEnricher extends ModelEnricher {
       temperature: 0,
       stream: false,
     });
-    const message = (answer as { choices?: { message?: { content?: unknown; refusal?: unknown } }[] } | null)
-      ?.choices?.[0]?.message;
+    const reply = answer as {
+      choices?: { message?: { content?: unknown; refusal?: unknown } }[];
+      usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
+    } | null;
+    const message = reply?.choices?.[0]?.message;
     if (!message) throw new UnusableAnswerError('the server answered without choices[0].message');
-    if (typeof message.refusal === 'string' && message.refusal) return { refusal: message.refusal };
-    return { content: typeof message.content === 'string' ? message.content : '' };
+    const usage = {
+      promptTokens: count(reply?.usage?.prompt_tokens),
+      outputTokens: count(reply?.usage?.completion_tokens),
+    };
+    if (typeof message.refusal === 'string' && message.refusal) return { refusal: message.refusal, usage };
+    return { content: typeof message.content === 'string' ? message.content : '', usage };
   }
 
   /** Strict answers write null for what they leave out: dropped before the full schema checks them. */
@@ -97,4 +104,9 @@ export class OpenAIEnricher extends ModelEnricher {
       };
     return failure;
   }
+}
+
+/** A token count as the server gave it, where it is one. */
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
 }

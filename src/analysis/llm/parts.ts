@@ -1,9 +1,13 @@
 /**
  * Splits a file too large for the model's context into parts, each within a
  * token budget, cutting at top-level element boundaries where it can and at
- * nested ones where it must. Every line is in exactly one part.
+ * nested ones where it must. Every line is in exactly one part. With
+ * `maxElements`, a part also holds at most that many of the `counted`
+ * elements: each is one description to write, and a small model on a CPU
+ * writes 5 to 30 tokens a second, so the answer, not the prompt, is what
+ * runs past a deadline.
  */
-import type { CodeFile } from '../types.js';
+import type { CodeElement, CodeFile } from '../types.js';
 import type { PromptPart } from './resources.js';
 
 /** A rough token count for code: about 3.5 characters a token, plus the line-number prefix. */
@@ -13,9 +17,24 @@ function estimateTokens(lines: string[], from: number, to: number): number {
   return Math.ceil(chars / 3.5);
 }
 
-export function planParts(file: CodeFile, lines: string[], budgetTokens: number): PromptPart[] {
+export interface PartLimits {
+  /** The elements a part's answer describes (default: none counted). */
+  counted?: readonly CodeElement[];
+  /** The most of them one part holds, where the lines allow (default: no limit). */
+  maxElements?: number;
+}
+
+export function planParts(
+  file: CodeFile,
+  lines: string[],
+  budgetTokens: number,
+  { counted = [], maxElements = Number.POSITIVE_INFINITY }: PartLimits = {},
+): PromptPart[] {
   const total = lines.length;
-  const fits = (range: Range) => estimateTokens(lines, range.first - 1, range.last) <= budgetTokens;
+  const startsIn = (range: Range) =>
+    counted.filter((e) => e.startLine >= range.first && e.startLine <= range.last).length;
+  const fits = (range: Range) =>
+    estimateTokens(lines, range.first - 1, range.last) <= budgetTokens && startsIn(range) <= maxElements;
   if (fits({ first: 1, last: total })) return [{ index: 0, count: 1, firstLine: 1, lastLine: total }];
 
   // Top-level elements first; a unit over budget is split at the elements

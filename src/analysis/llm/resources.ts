@@ -1,20 +1,20 @@
 /**
  * The analysis schema and prompt from resources/ocvector/, and the ajv
  * validator for the model's answers. PROMPT_VERSION changes whenever either
- * file changes, so cached answers from another prompt are never reused.
+ * file (or the narrowing the model writes under) changes, so cached answers
+ * from another prompt are never reused.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
+import { ANSWER_FORMAT } from './answer-format.js';
+import { RESOURCES_DIR, RESULT_SCHEMA } from './result-schema.js';
 
-const resources = fileURLToPath(new URL('../../../resources/ocvector/', import.meta.url));
+export { RESULT_SCHEMA };
 
-export const RESULT_SCHEMA: Record<string, unknown> = JSON.parse(
-  readFileSync(`${resources}result-schema.json`, 'utf8'),
-);
-const PROMPT_TEMPLATE = readFileSync(`${resources}ocvector-prompt.txt`, 'utf8');
-const SCHEMA_TEXT = JSON.stringify(RESULT_SCHEMA);
+const PROMPT_TEMPLATE = readFileSync(`${RESOURCES_DIR}ocvector-prompt.txt`, 'utf8');
+/** The prompt shows the schema the answer is written under (answer-format.ts), a narrowing of the result schema. */
+const SCHEMA_TEXT = JSON.stringify(ANSWER_FORMAT);
 
 export const PROMPT_VERSION = createHash('sha256')
   .update(PROMPT_TEMPLATE)
@@ -80,16 +80,36 @@ export interface PromptPart {
   lastLine: number;
 }
 
-/** The prompt for a file (or one part of it), its lines numbered so the model can cite them. */
-export function buildPrompt(path: string, language: string, lines: string[], part: PromptPart | undefined): string {
+/** An element the model is asked to describe, as the prompt lists it. */
+export interface AskedElement {
+  name: string;
+  type: string;
+  startLine: number;
+  endLine: number;
+}
+
+/**
+ * The prompt for a file (or one part of it): the elements to describe, as the syntax tree found
+ * them, and the lines numbered.
+ */
+export function buildPrompt(
+  path: string,
+  language: string,
+  lines: string[],
+  part: PromptPart | undefined,
+  elements: readonly AskedElement[] = [],
+): string {
   const first = part?.firstLine ?? 1;
   const numbered = lines.map((line, i) => `${first + i}| ${line}`).join('\n');
+  const listed = elements.map((e) => `- ${e.name} (${e.type}, lines ${e.startLine}-${e.endLine})`).join('\n');
   const partNote = part
     ? `Part ${part.index + 1} of ${part.count}: lines ${part.firstLine}-${part.lastLine} of the file. Report only the elements in these lines.\n`
     : '';
-  return PROMPT_TEMPLATE.replace('{{schema}}', SCHEMA_TEXT)
-    .replace('{{file_path}}', path)
-    .replace('{{language}}', language)
-    .replace('{{part}}', partNote)
-    .replace('{{code}}', numbered);
+  // Replacers, not strings: code holds `$&` and `$'`, which a replacement string would expand.
+  return PROMPT_TEMPLATE.replace('{{schema}}', () => SCHEMA_TEXT)
+    .replace('{{file_path}}', () => path)
+    .replace('{{language}}', () => language)
+    .replace('{{part}}', () => partNote)
+    .replace('{{elements}}', () => listed || '(none: give the summary only)')
+    .replace('{{code}}', () => numbered);
 }
