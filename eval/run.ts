@@ -15,6 +15,8 @@
  *   npm run eval -- --weights '{"prose":{"lexical":1,"vector":0.7}}'   try other fusion weights
  *   npm run eval -- --commits --k 100  the commit sets' searches asking for 100 results (default 10; tables left alone)
  *   npm run eval -- --commits-corpora <dir>   the commit sets' git directories (default: $OCVECTOR_COMMIT_CORPORA, ../corpora/commits)
+ *   npm run eval -- --embedder ollama:<model> [--ollama-host <url>]   a model server's embeddings (openai:<model>
+ *                                      with --openai-base-url); tables left alone
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,6 +47,7 @@ import {
   commitVerdicts,
 } from './lib/commit-report.js';
 import { CORPORA, prepareCorpus, ROOT, SETS_DIR } from './lib/corpora.js';
+import { embedderFlag } from './lib/embedder-flag.js';
 
 const { values } = parseArgs({
   options: {
@@ -54,7 +57,16 @@ const { values } = parseArgs({
     commits: { type: 'boolean' },
     k: { type: 'string' },
     'commits-corpora': { type: 'string' },
+    embedder: { type: 'string', default: 'builtin' },
+    'ollama-host': { type: 'string' },
+    'openai-base-url': { type: 'string' },
   },
+});
+const embedderLabel = values.embedder === 'builtin' ? 'built-in embedder' : `embedder ${values.embedder}`;
+/** `--embedder ollama:<model>` (or openai:<model>): a model server's embeddings instead of the built-in ones. */
+const embedder = embedderFlag(values.embedder!, {
+  ollamaHost: values['ollama-host'],
+  openaiBaseUrl: values['openai-base-url'],
 });
 const allNames = values.set ?? readdirSync(SETS_DIR).sort();
 const commitNames = allNames.filter((name) => commitSetSource(name) !== undefined);
@@ -87,7 +99,8 @@ async function runSet(name: string): Promise<SetResult> {
       );
     const summary = await new Indexer({
       path: root,
-      embedder: 'builtin',
+      embedder: embedder.choice,
+      embedderOptions: embedder.options,
       llm: false,
       limits: { maxBytes: 16 << 20 },
     }).run();
@@ -99,7 +112,11 @@ async function runSet(name: string): Promise<SetResult> {
     log(
       `${name}: ${summary.elements.total} elements indexed in ${(summary.durationMs / 1000).toFixed(1)} s${laidOut}, ${prepared.heldOut} doc comments held out`,
     );
-    const searcher = await Searcher.open({ indexDir: summary.indexDir, ...(weights ? { weights } : {}) });
+    const searcher = await Searcher.open({
+      indexDir: summary.indexDir,
+      embedderOptions: embedder.options,
+      ...(weights ? { weights } : {}),
+    });
     try {
       const report = await evaluate(searcher, queries);
       return { name, title: corpus.title, report, heldOut: prepared.heldOut, missing: prepared.missing };
@@ -165,7 +182,15 @@ async function runCommits(name: string): Promise<CommitSetReport | undefined> {
     );
     return undefined;
   }
-  const report = await runCommitSet({ name, source, gitDir, k: commitK, ...(weights ? { weights } : {}), log });
+  const report = await runCommitSet({
+    name,
+    source,
+    gitDir,
+    k: commitK,
+    embedder,
+    ...(weights ? { weights } : {}),
+    log,
+  });
   if (report.missing.length > 0)
     log(
       `${name}: ${report.missing.length} expected files are not in the index: ${report.missing.slice(0, 5).join(', ')}`,
@@ -190,7 +215,7 @@ if (values.json) {
   process.stdout.write(`${JSON.stringify({ sets: results, commits: commitResults }, null, 2)}\n`);
 } else {
   if (results.length > 0) {
-    printTable('Retrieval evaluation (built-in embedder, no analysis model, k = 10)', HEADER, table);
+    printTable(`Retrieval evaluation (${embedderLabel}, no analysis model, k = 10)`, HEADER, table);
     process.stdout.write(`\n${results.map(verdict).join('\n')}\n`);
   }
   if (commitResults.length > 0) {
@@ -204,7 +229,8 @@ if (values.json) {
   }
 }
 
-if (!values.set && !weights) {
+// The pages' tables are the default's record: a run with another embedder or other weights prints only.
+if (!values.set && !weights && embedder.choice === 'builtin') {
   const pages = [PAGES.evaluation, 'eval/README.md'];
   if (!values.commits) {
     const section = `${markdownTable(HEADER, table)}\n\n${results.map(verdict).join('. ')}.\n\nSets: ${results.map((r) => `${r.name} (${r.title}, ${r.heldOut} doc comments held out)`).join('; ')}. Built-in embedder, no analysis model, k = 10. ${describeMachine()}.`;

@@ -11,18 +11,21 @@
  *   npm run eval:semble -- --repos <dir> --readme             also write the tables into docs/retrieval-quality.md
  *   npm run eval:semble -- --repos <dir> --embedder ollama:<model> [--ollama-host <url>]   a model server's
  *                                                            embeddings (openai:<model> with --openai-base-url)
+ *   npm run eval:semble -- --repos <dir> --model <name> [--ollama-host <url>]   with an Ollama analysis
+ *                                                            model's descriptions (and a tally of its answers:
+ *                                                            schema-valid on the first try, fallbacks, speed)
  *   npm run eval:semble -- --repos <dir> --postgres pglite    the same run through the PostgreSQL store too
  *                                                            (PGlite in this process, or a postgres:// URL),
  *                                                            each repository alone in a schema of its own,
  *                                                            and a table of the two stores' figures
  *
- * Built-in embedder unless --embedder names another, no analysis model. Indexes go to
+ * Built-in embedder unless --embedder names another, no analysis model unless --model names one. Indexes go to
  * --index-dir (default eval/.cache/semble/<name>), outside the checkouts.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type EmbedderChoice, Indexer, Searcher, type SearchMode } from '../src/index.js';
+import { Indexer, Searcher, type SearchMode } from '../src/index.js';
 import {
   annotationsFile,
   loadBenchmarkQueries,
@@ -41,7 +44,10 @@ import { ROOT } from './lib/corpora.js';
 import { loadPublished, publishedSummary, PUBLISHED_METHODS } from './lib/published.js';
 import { isPostgresUrl, type PostgresChoice } from '../src/store/open.js';
 import { startPostgres } from '../test/support/postgres.js';
-import { ollamaOptions, openAIOptions } from '../src/cli/environment.js';
+import { ollamaOptions } from '../src/cli/environment.js';
+import { embedderFlag } from './lib/embedder-flag.js';
+import type { IndexEvent } from '../src/indexing/events.js';
+import { ModelTally } from './lib/model-tally.js';
 
 const { values } = parseArgs({
   options: {
@@ -59,6 +65,7 @@ const { values } = parseArgs({
     embedder: { type: 'string', default: 'builtin' },
     'ollama-host': { type: 'string' },
     'openai-base-url': { type: 'string' },
+    model: { type: 'string' },
   },
 });
 
@@ -77,20 +84,16 @@ const MODES: SearchMode[] = (values.mode as SearchMode[] | undefined) ?? ['lexic
 for (const mode of MODES)
   if (!['lexical', 'vector', 'hybrid'].includes(mode)) fail(`--mode must be lexical, vector or hybrid, not ${mode}`);
 
-// A model server's embedder, `--embedder ollama:<model>` or `openai:<model>`, reached as the CLIs
-// reach it: --ollama-host before OLLAMA_HOST, --openai-base-url with OCVECTOR_API_KEY.
-const [backend, ...modelParts] = values.embedder!.split(':');
-const embedderModel = modelParts.join(':');
-if (backend !== 'builtin' && (!['ollama', 'openai'].includes(backend!) || !embedderModel))
-  fail(`--embedder takes builtin, ollama:<model> or openai:<model>, not ${values.embedder}`);
-const embedderChoice = backend as EmbedderChoice;
-/** The chosen backend's options alone: the built-in embedder takes none. */
-const embedderOptions =
-  backend === 'ollama'
-    ? { ollama: { ...ollamaOptions(values['ollama-host']), model: embedderModel } }
-    : backend === 'openai'
-      ? { openai: { ...openAIOptions(values['openai-base-url']), model: embedderModel } }
-      : {};
+const { choice: embedderChoice, options: embedderOptions } = (() => {
+  try {
+    return embedderFlag(values.embedder!, {
+      ollamaHost: values['ollama-host'],
+      openaiBaseUrl: values['openai-base-url'],
+    });
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+})();
 
 const all = loadBenchmarkRepos(join(benchmarkDir, 'repos.json'));
 const wanted = values.repo ? all.filter((repo) => values.repo!.includes(repo.name)) : all;
@@ -117,6 +120,7 @@ interface QueryDetail {
 const scores: Record<SearchMode, RepoScore[]> = { lexical: [], vector: [], hybrid: [] };
 const details: QueryDetail[] = [];
 const timing = { indexMs: 0, searchMs: [] as number[], chunks: 0 };
+const modelTally = new ModelTally();
 
 // The PostgreSQL store, when asked for: a server's URL, or PGlite started here.
 const pglite = values.postgres === 'pglite' ? await startPostgres() : undefined;
@@ -226,7 +230,10 @@ async function indexRepo(
     ...(store ? { store, rebuild: !values.reuse } : {}),
     embedder: embedderChoice,
     embedderOptions,
-    llm: false,
+    llm: values.model ? { ...ollamaOptions(values['ollama-host']), model: values.model } : false,
+    ...(values.model
+      ? { onEvent: (event: IndexEvent) => event.type === 'analysis' && modelTally.add(event.event) }
+      : {}),
   }).run();
   const took = performance.now() - started;
   if (!store) {
@@ -291,6 +298,8 @@ process.stdout.write(
   `\nHybrid query latency: p50 ${at(50).toFixed(1)} ms, p95 ${at(95).toFixed(1)} ms over ${searchMs.length} queries (no snippets).${timing.indexMs > 0 ? ` Indexing: ${(timing.indexMs / 1000).toFixed(1)} s for ${timing.chunks.toLocaleString('en-US')} elements.` : ''}\n`,
 );
 
+if (values.model) process.stdout.write(`\n${modelTally.report(values.model)}\n`);
+
 if (postgresUrl) {
   const embedded = summarize(scores.hybrid).ndcg10;
   const onPostgres = summarize(shared.scores.hybrid).ndcg10;
@@ -314,7 +323,7 @@ if (postgresUrl) {
 if (values.json)
   writeFileSync(
     values.json,
-    `${JSON.stringify({ summary: Object.fromEntries(ours), repos: scores, details }, null, 2)}\n`,
+    `${JSON.stringify({ summary: Object.fromEntries(ours), repos: scores, details, ...(values.model ? { model: modelTally.summary() } : {}) }, null, 2)}\n`,
   );
 if (values.readme) {
   const section = [

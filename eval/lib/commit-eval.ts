@@ -16,6 +16,7 @@
  * several to a file); hit@k and MRR count the first 10 files, so a search
  * whose ten results name fewer files has fewer chances.
  */
+import type { EvalEmbedder } from './embedder-flag.js';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,6 +95,8 @@ export interface CommitSetOptions {
   source: CommitSetSource;
   gitDir: string;
   weights?: Partial<Record<QueryKind, FusionWeights>>;
+  /** The embedder (default: the built-in one). */
+  embedder?: EvalEmbedder;
   /** Results a search asks for (default SEARCH_K). */
   k?: number;
   log?: (message: string) => void;
@@ -112,7 +115,13 @@ export async function runCommitSet(options: CommitSetOptions): Promise<CommitSet
   const root = mkdtempSync(join(tmpdir(), `ocvector-eval-${name}-`));
   try {
     layOutSnapshot(gitDir, source.commit, root);
-    const summary = await new Indexer({ path: root, embedder: 'builtin', llm: false }).run();
+    const embedder = options.embedder ?? { choice: 'builtin', options: {} };
+    const summary = await new Indexer({
+      path: root,
+      embedder: embedder.choice,
+      embedderOptions: embedder.options,
+      llm: false,
+    }).run();
     const indexed = indexedFiles(summary.indexDir);
     const documents = indexed.map((path) => ({ path, text: readFileSync(join(root, ...path.split('/')), 'utf8') }));
     const bm25: Record<Scope, FileBm25> = {
@@ -129,6 +138,7 @@ export async function runCommitSet(options: CommitSetOptions): Promise<CommitSet
     ];
     const searcher = await Searcher.open({
       indexDir: summary.indexDir,
+      embedderOptions: embedder.options,
       ...(options.weights ? { weights: options.weights } : {}),
     });
     try {
