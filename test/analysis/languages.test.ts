@@ -752,7 +752,7 @@ describe('model enrichment', () => {
       expect(events).toContainEqual(
         expect.objectContaining({
           type: 'llm-enriched',
-          matched: file.elements.filter((e) => !e.description).length,
+          matched: file.elements.filter((e) => !e.description && e.type !== 'field' && e.type !== 'property').length,
           dropped: 0,
         }),
       );

@@ -14,6 +14,7 @@ import {
 import { OpenAIEnricher, type OpenAIEnricherOptions } from '../../src/analysis/llm/openai-enricher.js';
 import { strictSchema, withoutNulls } from '../../src/analysis/llm/strict-schema.js';
 import { FakeOllama, type Reply } from '../helpers/fake-ollama.js';
+import { MAX_ANSWER_ELEMENTS } from '../../src/analysis/llm/answer-format.js';
 import { FakeOpenAI, type Reply as OpenAIReply } from '../helpers/fake-openai.js';
 
 const text = readFileSync(new URL('../fixtures/analysis/faiss-index.ts.txt', import.meta.url), 'utf8');
@@ -25,9 +26,9 @@ function askedIn(prompt: string): Set<string> {
   return new Set([...prompt.matchAll(/^- (.+) \([\w-]+, lines (\d+)-\d+\)$/gm)].map((m) => `${m[1]}@${m[2]}`));
 }
 
-/** The elements a model is asked about: those with no doc comment of their own. */
-const undocumented = astOnly.elements.filter((e) => !e.description);
-/** The calls the fixture takes: its undocumented elements, at most 8 to a call (MAX_ANSWER_ELEMENTS). */
+/** The elements a model is asked about: those with no doc comment of their own, fields and properties aside. */
+const undocumented = astOnly.elements.filter((e) => !e.description && e.type !== 'field' && e.type !== 'property');
+/** The calls the fixture takes: its undocumented elements, at most MAX_ANSWER_ELEMENTS to a call. */
 const FIXTURE_CALLS = await new OllamaEnricher({ host: 'http://127.0.0.1:9' }).plannedCalls(astOnly, text);
 /** The event of a fixture whose every undocumented element got a description. */
 const ALL_DESCRIBED = {
@@ -85,7 +86,7 @@ async function enricherFor(chat: (index: number, prompt: string) => Reply, optio
 }
 
 describe('a good answer enriches the syntax tree', () => {
-  it('describes the elements without a doc comment, in calls of at most 8; a doc comment stands and is not asked about', async () => {
+  it('describes the elements without a doc comment, in calls of a few; a doc comment stands and is not asked about', async () => {
     const {
       enricher,
       events,
@@ -108,7 +109,7 @@ describe('a good answer enriches the syntax tree', () => {
     expect(described).toHaveLength(undocumented.length);
     expect(described.every((e) => e.dependencies.some((d) => d.target === `Model${e.name}`))).toBe(true);
     expect(file.summary).toMatch(/^FaissIndex: a FAISS index/); // the file's own doc comment wins
-    expect(FIXTURE_CALLS).toBe(Math.ceil(undocumented.length / 8));
+    expect(FIXTURE_CALLS).toBe(Math.ceil(undocumented.length / MAX_ANSWER_ELEMENTS));
     expect(fake.chats).toHaveLength(FIXTURE_CALLS);
     expect(prompts.map((prompt) => askedIn(prompt).size).reduce((a, b) => a + b)).toBe(undocumented.length);
     expect(events.at(-1)).toEqual(ALL_DESCRIBED);
@@ -134,7 +135,7 @@ describe('a good answer enriches the syntax tree', () => {
     ]);
     expect(request.options).toMatchObject({ temperature: 0 });
     expect(request.stream).toBe(false);
-    expect(request.messages[0]!.content).toContain('66| export class FaissIndex {');
+    expect(fake.chats.some((chat) => chat.messages[0]!.content.includes('66| export class FaissIndex {'))).toBe(true);
   });
 
   it('caches by model, prompt and content: an unchanged file never reaches the model again', async () => {
@@ -464,7 +465,7 @@ describe('an OpenAI-compatible server (/v1/chat/completions)', () => {
       type: 'json_schema',
       json_schema: { name: 'ocvector_analysis', schema: strictSchema(RESULT_SCHEMA), strict: true },
     });
-    expect(request.messages[0]!.content).toContain('66| export class FaissIndex {');
+    expect(fake.chats.some((chat) => chat.messages[0]!.content.includes('66| export class FaissIndex {'))).toBe(true);
     expect(fake.headers[0]!.authorization).toBe('Bearer sk-test');
     expect(enricher.calls).toBe(FIXTURE_CALLS);
   });

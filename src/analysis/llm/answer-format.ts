@@ -13,7 +13,7 @@
 import { RESULT_SCHEMA } from './result-schema.js';
 
 /** The most elements one answer lists: the parts planner (parts.ts) asks about fewer at a time. */
-export const MAX_ANSWER_ELEMENTS = 8;
+export const MAX_ANSWER_ELEMENTS = 6;
 
 /** Bounds on what the model writes, in characters or items. */
 const BOUNDS = { summary: 300, signature: 200, description: 300, name: 120, dependencies: 8 } as const;

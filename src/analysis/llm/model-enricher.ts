@@ -29,8 +29,14 @@ import {
 import { answerFormatFor, MAX_ANSWER_ELEMENTS, type AnswerFormat } from './answer-format.js';
 import { CODE_ELEMENT_TYPES } from '../element.js';
 
-/** The kinds a model is asked to describe: code, not the text windows of a file. */
-const DESCRIBED_TYPES: ReadonlySet<string> = new Set(CODE_ELEMENT_TYPES);
+/**
+ * The kinds a model is asked to describe: code, not the text windows of a file, nor a type's
+ * fields and properties (a small model spends as long on a private field as on a method, and a
+ * member's description weighs little in a search: FRAGMENT_TYPES).
+ */
+const DESCRIBED_TYPES: ReadonlySet<string> = new Set(
+  CODE_ELEMENT_TYPES.filter((type) => type !== 'field' && type !== 'property'),
+);
 
 export interface ModelEnricherOptions {
   /** Per request, reading the answer included. Default 120 s. */
