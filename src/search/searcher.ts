@@ -464,8 +464,12 @@ export class Searcher {
     filters: CompiledFilters,
     { k, mode, explain }: { k: number; mode: SearchMode; explain: boolean },
   ): Promise<RankedHit<ElementRecord>[]> {
-    const alone = { lexical: Number(mode === 'lexical'), vector: Number(mode === 'vector') };
-    const weights = mode === 'hybrid' ? this.#weights[parsed.kind] : alone;
+    const weights =
+      mode === 'lexical'
+        ? { lexical: 1, vector: 0 }
+        : mode === 'vector'
+          ? { lexical: 0, vector: 1 }
+          : this.#weights[parsed.kind];
     const ids = new Set<number>([
       ...lexical.elements.map((hit) => hit.id),
       ...vectorHits.map((hit) => hit.id),
@@ -479,7 +483,6 @@ export class Searcher {
     const evidence: Evidence = {
       lexical: lexical.elements,
       vector: vectorHits,
-      crowdedCosines: this.#embedder?.crowdedCosines,
       definitions: lexical.definitions,
       namedFiles: new Set(lexical.namedFiles.map((file) => file.fileId)),
       namedFileElements: new Set(lexical.namedFiles.flatMap((file) => file.ids)),

@@ -35,15 +35,6 @@ export interface Embedder {
    */
   readonly host?: string;
   /**
-   * True when the model's cosines crowd into a narrow band, as a trained
-   * embedding model's do (all-MiniLM-L6-v2: most of a query's 100 nearest
-   * elements within 0.2 of the best): the ranking then weighs a hit by how far
-   * it stands above the weakest of them, not by its share of the best, which
-   * would give every candidate nearly the same vector score
-   * (search/ranking/fusion.ts). The built-in embedder's cosines spread from 0.
-   */
-  readonly crowdedCosines?: boolean;
-  /**
    * Checks the embedder can work and learns its dimension. Idempotent. An
    * index that recorded this embedder passes its dimension, so a re-run
    * makes no request just to learn it.

@@ -72,8 +72,6 @@ export abstract class RemoteEmbedder implements Embedder {
   readonly batchSize: number;
   abstract readonly id: string;
   abstract readonly host: string;
-  /** A trained model's cosines (measured with all-MiniLM-L6-v2: docs/models.md). */
-  readonly crowdedCosines = true;
   protected readonly contextTokens: number;
   protected readonly timeoutMs: number;
   protected readonly maxResponseBytes: number | undefined;

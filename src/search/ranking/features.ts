@@ -28,8 +28,6 @@ export interface Evidence {
   lexical: readonly ScoredHit[];
   /** Cosine similarity of element vectors, best first. */
   vector: readonly ScoredHit[];
-  /** The embedder's cosines crowd into a narrow band (Embedder.crowdedCosines): they are spread before they are weighed. */
-  crowdedCosines?: boolean | undefined;
   /** Elements that define the symbol the query names, found by name. */
   definitions: ReadonlySet<number>;
   /** Files named after the symbol the query names (`Router` -> Router.php), by file id. */

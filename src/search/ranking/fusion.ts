@@ -46,15 +46,8 @@ export interface Candidate {
   similarity?: number;
 }
 
-/**
- * The candidates of both lists (each best first), the lexical list's first, in its order. With
- * `crowdedCosines` (Embedder.crowdedCosines) the vector list's scores are spread (spreadScores).
- */
-export function gatherCandidates(
-  lexical: readonly ScoredHit[],
-  vector: readonly ScoredHit[],
-  crowdedCosines = false,
-): Map<number, Candidate> {
+/** The candidates of both lists (each best first), the lexical list's first, in its order. */
+export function gatherCandidates(lexical: readonly ScoredHit[], vector: readonly ScoredHit[]): Map<number, Candidate> {
   const candidates = new Map<number, Candidate>();
   const entry = (id: number) => {
     let candidate = candidates.get(id);
@@ -67,7 +60,7 @@ export function gatherCandidates(
     candidate.lexicalRank = i + 1;
     candidate.lexical = lexicalScores[i]!;
   });
-  const vectorScores = crowdedCosines ? spreadScores(vector) : relativeScores(vector);
+  const vectorScores = relativeScores(vector);
   vector.forEach(({ id, score }, i) => {
     const candidate = entry(id);
     candidate.vectorRank = i + 1;
@@ -85,21 +78,6 @@ export function relativeScores(list: readonly ScoredHit[]): number[] {
   const best = list[0]?.score ?? 0;
   if (best > 0) return list.map(({ score }) => Math.max(0, score / best));
   return list.map((_, i) => 1 - i / list.length);
-}
-
-/**
- * Each score's place between the list's weakest (0) and its best (1): for a trained embedding
- * model, whose 100 nearest elements may all score 0.4 to 0.6, where over the best they would all
- * be 0.7 to 1 and the vector half would add nearly the same to every candidate. On the
- * benchmark's development split, with all-MiniLM-L6-v2: hybrid 0.873 -> 0.879, vector alone
- * 0.729 -> 0.736; with the built-in embedder hybrid gained 0.001 and vector alone lost 0.018,
- * so it keeps relativeScores (docs/models.md).
- */
-export function spreadScores(list: readonly ScoredHit[]): number[] {
-  const best = list[0]?.score ?? 0;
-  const weakest = list.at(-1)?.score ?? 0;
-  if (best > weakest) return list.map(({ score }) => (score - weakest) / (best - weakest));
-  return relativeScores(list);
 }
 
 export type NameMatch = 'exact' | 'partial';

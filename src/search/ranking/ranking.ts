@@ -126,7 +126,7 @@ function score<Row extends CandidateRow>(
   weights: ScoreWeights,
   lexicalSignals: boolean,
 ): RankedHit<Row>[] {
-  const candidates = gatherCandidates(evidence.lexical, evidence.vector, evidence.crowdedCosines);
+  const candidates = gatherCandidates(evidence.lexical, evidence.vector);
   for (const id of [...evidence.definitions, ...(evidence.spelledAsTyped ?? [])])
     if (!candidates.has(id)) candidates.set(id, { id, lexical: 0, vector: 0 });
   const context = featureContext(parsed, evidence, rows, lexicalSignals);

@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_FUSION_WEIGHTS,
   relativeScores,
-  spreadScores,
   type FusionWeights,
   type ScoredHit,
 } from '../../../src/search/ranking/fusion.js';
@@ -28,9 +27,8 @@ const ROWS: CandidateRow[] = [1, 2, 3].map((id) => ({
 const rows = new Map(ROWS.map((row) => [row.id, row]));
 const QUERY = parseQuery('how totals are rounded before they are shown');
 
-function rank(lexical: ScoredHit[], vector: ScoredHit[], weights: FusionWeights, crowdedCosines = false) {
-  const evidence = { lexical, vector, crowdedCosines, definitions: new Set<number>(), namedFiles: new Set<number>() };
-  return rankCandidates(QUERY, evidence, rows, {
+function rank(lexical: ScoredHit[], vector: ScoredHit[], weights: FusionWeights) {
+  return rankCandidates(QUERY, { lexical, vector, definitions: new Set(), namedFiles: new Set() }, rows, {
     k: 10,
     weights,
     lexicalSignals: true,
@@ -113,36 +111,5 @@ describe('score fusion, as the ranking weighs the two lists', () => {
       ]),
     ).toEqual([1, 0.5]);
     expect(relativeScores([])).toEqual([]);
-  });
-
-  it("spreads a trained model's crowded cosines between the list's weakest and its best", () => {
-    const crowded = [
-      { id: 1, score: 0.62 },
-      { id: 2, score: 0.57 },
-      { id: 3, score: 0.52 },
-    ];
-    expect(spreadScores(crowded).map((x) => Number(x.toFixed(9)))).toEqual([1, 0.5, 0]);
-    // Over the best alone the three are 1, 0.92 and 0.84: the vector half would add nearly the same to each.
-    expect(relativeScores(crowded).map((x) => Number(x.toFixed(2)))).toEqual([1, 0.92, 0.84]);
-    // A list of one score, or of equal ones, says only its order.
-    expect(spreadScores([{ id: 1, score: 0.5 }])).toEqual([1]);
-    expect(spreadScores([])).toEqual([]);
-  });
-
-  it('with crowded cosines (a model embedder), the vector list can overturn a close lexical race it could not before', () => {
-    const lexical = [
-      { id: 1, score: 10 },
-      { id: 2, score: 8.5 },
-      { id: 3, score: 8 },
-    ];
-    // The model prefers 2, by a margin that is large for its cosines and small over the best.
-    const vector = [
-      { id: 2, score: 0.6 },
-      { id: 1, score: 0.5 },
-      { id: 3, score: 0.49 },
-    ];
-    const weights = DEFAULT_FUSION_WEIGHTS.prose;
-    expect(order(lexical, vector, weights)).toEqual([1, 2, 3]);
-    expect(rank(lexical, vector, weights, true).map((hit) => hit.row.id)).toEqual([2, 1, 3]);
   });
 });
