@@ -17,6 +17,8 @@ export interface ModelSummary {
   files: number;
   filesValidFirstTry: number;
   filesEnriched: number;
+  /** Files whose every element has a doc comment (and the file a summary): no call made. */
+  filesNothingToAsk: number;
   filesInParts: number;
   fallbacks: Record<string, number>;
   calls: number;
@@ -34,6 +36,7 @@ export class ModelTally {
   readonly #fallbacks: Record<string, number> = {};
   readonly #answers: Record<string, number> = {};
   #enriched = 0;
+  #nothingToAsk = 0;
   #matched = 0;
   #dropped = 0;
   #promptTokens = 0;
@@ -52,6 +55,8 @@ export class ModelTally {
       this.#outputTokens += event.outputTokens ?? 0;
     } else if (event.type === 'llm-fallback') {
       this.#fallbacks[event.reason] = (this.#fallbacks[event.reason] ?? 0) + 1;
+    } else if (event.type === 'llm-enriched' && !event.cached && event.parts === 0) {
+      this.#nothingToAsk++;
     } else if (event.type === 'llm-enriched' && !event.cached) {
       this.#enriched++;
       this.#matched += event.matched;
@@ -67,6 +72,7 @@ export class ModelTally {
       files: files.length,
       filesValidFirstTry: files.filter((file) => file.firstTryValid).length,
       filesEnriched: this.#enriched,
+      filesNothingToAsk: this.#nothingToAsk,
       filesInParts: files.filter((file) => file.parts > 1).length,
       fallbacks: { ...this.#fallbacks },
       calls: files.reduce((sum, file) => sum + file.calls, 0),
@@ -94,7 +100,7 @@ export class ModelTally {
         .join(', ') || 'none';
     return [
       `Analysis model ${model}: ${s.files} files asked, ${s.calls} calls (answers: ${list(s.answers)}).`,
-      `  schema-valid on the first try: ${s.filesValidFirstTry} files (${share(s.filesValidFirstTry)}); enriched: ${s.filesEnriched} (${share(s.filesEnriched)}); in parts: ${s.filesInParts}.`,
+      `  schema-valid on the first try: ${s.filesValidFirstTry} files (${share(s.filesValidFirstTry)}); enriched: ${s.filesEnriched} (${share(s.filesEnriched)}); in parts: ${s.filesInParts}; nothing to ask (all documented): ${s.filesNothingToAsk}.`,
       `  fallbacks to the syntax tree: ${list(s.fallbacks)}.`,
       `  elements in the answers: ${s.elementsMatched} matched the tree, ${s.elementsDropped} dropped.`,
       `  seconds per file: median ${s.secondsPerFile.median.toFixed(1)}, mean ${s.secondsPerFile.mean.toFixed(1)}, max ${s.secondsPerFile.max.toFixed(1)}; tokens read ${s.promptTokens}, written ${s.outputTokens} (${s.outputTokensPerSecond.toFixed(1)} a second of call time).`,

@@ -35,6 +35,12 @@ export class UnusableAnswerError extends Error {
 export interface BoundedFetchOptions {
   /** The deadline of a request, reading its answer included. */
   timeoutMs: number;
+  /**
+   * With true, each chunk of the answer starts the deadline again: a streamed answer that keeps
+   * coming is never cut, however long it takes, and one that stops for `timeoutMs` is (a small
+   * model on a CPU writes for minutes; a hung server says nothing).
+   */
+  idle?: boolean | undefined;
   signal?: AbortSignal | undefined;
   /** Bytes one answer may have. Default {@link DEFAULT_MAX_RESPONSE_BYTES}. */
   maxResponseBytes?: number | undefined;
@@ -48,10 +54,10 @@ export interface BoundedFetchOptions {
 export function boundedFetch(options: BoundedFetchOptions): typeof fetch {
   const limit = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   return async (input, init) => {
-    const deadline = new Deadline(options.timeoutMs, [init?.signal, options.signal]);
+    const deadline = new Deadline(options.timeoutMs, [init?.signal, options.signal], options.idle === true);
     try {
       const response = await fetch(input, { ...init, signal: deadline.signal });
-      return capped(response, limit, () => deadline.clear());
+      return capped(response, limit, () => deadline.clear(), options.idle ? () => deadline.restart() : undefined);
     } catch (error) {
       deadline.clear();
       throw error;
@@ -69,13 +75,12 @@ class Deadline {
   readonly #controller = new AbortController();
   readonly #timer: NodeJS.Timeout;
   readonly #unlink: (() => void)[] = [];
+  #cleared = false;
 
-  constructor(timeoutMs: number, signals: (AbortSignal | null | undefined)[]) {
+  constructor(timeoutMs: number, signals: (AbortSignal | null | undefined)[], idle = false) {
     const controller = this.#controller;
-    this.#timer = setTimeout(
-      () => controller.abort(new DOMException(`no complete answer within ${timeoutMs} ms`, 'TimeoutError')),
-      timeoutMs,
-    );
+    const what = idle ? `nothing more of the answer for ${timeoutMs} ms` : `no complete answer within ${timeoutMs} ms`;
+    this.#timer = setTimeout(() => controller.abort(new DOMException(what, 'TimeoutError')), timeoutMs);
     this.#timer.unref();
     controller.signal.addEventListener('abort', () => this.clear(), { once: true });
     for (const signal of signals) {
@@ -91,14 +96,23 @@ class Deadline {
     return this.#controller.signal;
   }
 
+  /** The whole time again from now (an answer that is still coming). */
+  restart(): void {
+    if (!this.#cleared && !this.#controller.signal.aborted) this.#timer.refresh();
+  }
+
   clear(): void {
+    this.#cleared = true;
     clearTimeout(this.#timer);
     for (const unlink of this.#unlink.splice(0)) unlink();
   }
 }
 
-/** The same response, whose body fails with ResponseTooLargeError past `limit` bytes; `done` runs when the body ends, however. */
-function capped(response: Response, limit: number, done: () => void): Response {
+/**
+ * The same response, whose body fails with ResponseTooLargeError past `limit` bytes; `done` runs
+ * when the body ends, however, and `onChunk` at each chunk that comes.
+ */
+function capped(response: Response, limit: number, done: () => void, onChunk?: () => void): Response {
   const announced = Number(response.headers.get('content-length') ?? Number.NaN);
   if (announced > limit) {
     void response.body?.cancel();
@@ -111,6 +125,7 @@ function capped(response: Response, limit: number, done: () => void): Response {
   let seen = 0;
   const counter = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
+      onChunk?.();
       seen += chunk.byteLength;
       if (seen > limit) {
         done();

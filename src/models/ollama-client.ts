@@ -19,8 +19,14 @@ export function ollamaClient(host: string, options: OllamaClientOptions): Ollama
   return new Ollama({ host, fetch: boundedFetch(options) });
 }
 
+/** What the ollama client throws when a streamed answer ends without its last part (done): the server answered, unusably. */
+const UNFINISHED_STREAM = /did not receive done or success response in stream/i;
+
 export function describeOllamaFailure(error: unknown, signal: AbortSignal | undefined): OllamaFailure {
-  return describeServerFailure(error, signal, 'the Ollama server');
+  const failure = describeServerFailure(error, signal, 'the Ollama server');
+  if (failure.kind === 'unreachable' && UNFINISHED_STREAM.test((error as Error | undefined)?.message ?? ''))
+    return { kind: 'invalid-response', message: 'the Ollama server ended its answer before it was complete' };
+  return failure;
 }
 
 /**

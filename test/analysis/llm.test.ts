@@ -134,7 +134,7 @@ describe('a good answer enriches the syntax tree', () => {
       ...askedIn(prompts[0]!),
     ]);
     expect(request.options).toMatchObject({ temperature: 0 });
-    expect(request.stream).toBe(false);
+    expect(request.stream).toBe(true); // streamed: the deadline is restarted by each part that comes
     expect(fake.chats.some((chat) => chat.messages[0]!.content.includes('66| export class FaissIndex {'))).toBe(true);
   });
 

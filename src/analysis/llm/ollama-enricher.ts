@@ -1,6 +1,6 @@
 /**
- * LLM analysis with the official ollama client: `/api/chat` with the result
- * schema as `format` and temperature 0. Parts, validation, retries, the
+ * LLM analysis with the official ollama client: `/api/chat` with the call's
+ * format (answer-format.ts) and temperature 0, the answer streamed. Parts, validation, retries, the
  * cache and the circuit breaker are ModelEnricher's: whatever goes wrong,
  * the AST result stands and the fallback is reported as an event.
  */
@@ -8,7 +8,7 @@ import type { Ollama } from 'ollama';
 import { describeOllamaFailure, isModelMissing, ollamaClient } from '../../models/ollama-client.js';
 import { OLLAMA_ENRICHER_DEFAULTS, resolveOllamaHost } from '../../models/config.js';
 import type { ServerFailure } from '../../models/http.js';
-import { type ChatReply, ModelEnricher, type ModelEnricherOptions } from './model-enricher.js';
+import { type ChatReply, type ChatUsage, ModelEnricher, type ModelEnricherOptions } from './model-enricher.js';
 import type { AnswerFormat } from './answer-format.js';
 
 export interface OllamaEnricherOptions extends ModelEnricherOptions {
@@ -30,7 +30,10 @@ export class OllamaEnricher extends ModelEnricher {
     super(options.model ?? OLLAMA_ENRICHER_DEFAULTS.model, options);
     this.#host = resolveOllamaHost(options.host);
     // A deadline per request; the run's own signal aborts everything.
+    // Streamed, with the deadline restarted by each part of the answer: a small model on a CPU
+    // writes for minutes and is never cut while it writes; a server that falls silent is.
     this.#client = ollamaClient(this.#host, {
+      idle: true,
       timeoutMs: options.timeoutMs ?? OLLAMA_ENRICHER_DEFAULTS.timeoutMs,
       signal: options.signal,
       maxResponseBytes: options.maxResponseBytes,
@@ -38,17 +41,20 @@ export class OllamaEnricher extends ModelEnricher {
   }
 
   protected async chat(prompt: string, format: AnswerFormat): Promise<ChatReply> {
-    const response = await this.#client.chat({
+    const parts = await this.#client.chat({
       model: this.model,
       messages: [{ role: 'user', content: prompt }],
       format,
-      stream: false,
+      stream: true,
       options: { temperature: 0, num_ctx: this.contextTokens },
     });
-    return {
-      content: response.message.content,
-      usage: { promptTokens: response.prompt_eval_count, outputTokens: response.eval_count },
-    };
+    let content = '';
+    const usage: ChatUsage = {};
+    for await (const part of parts) {
+      content += part.message?.content ?? '';
+      if (part.done) Object.assign(usage, { promptTokens: part.prompt_eval_count, outputTokens: part.eval_count });
+    }
+    return { content, usage };
   }
 
   /** A model the server lacks is said once, with what to do, and ends the model's part of the run. */

@@ -13,7 +13,12 @@ import { RESOURCES_DIR, RESULT_SCHEMA } from './result-schema.js';
 export { RESULT_SCHEMA };
 
 const PROMPT_TEMPLATE = readFileSync(`${RESOURCES_DIR}ocvector-prompt.txt`, 'utf8');
-/** The prompt shows the schema the answer is written under (answer-format.ts), a narrowing of the result schema. */
+/**
+ * The schema the answer is written under (answer-format.ts). The prompt does not show it: the
+ * server's grammar holds the answer to it, and Qwen2.5-Coder-0.5B, shown it, copied its
+ * annotations as descriptions ("One or two sentences: what the file is for"). It is part of
+ * the prompt's version all the same.
+ */
 const SCHEMA_TEXT = JSON.stringify(ANSWER_FORMAT);
 
 export const PROMPT_VERSION = createHash('sha256')
@@ -106,8 +111,7 @@ export function buildPrompt(
     ? `Part ${part.index + 1} of ${part.count}: lines ${part.firstLine}-${part.lastLine} of the file. Report only the elements in these lines.\n`
     : '';
   // Replacers, not strings: code holds `$&` and `$'`, which a replacement string would expand.
-  return PROMPT_TEMPLATE.replace('{{schema}}', () => SCHEMA_TEXT)
-    .replace('{{file_path}}', () => path)
+  return PROMPT_TEMPLATE.replace('{{file_path}}', () => path)
     .replace('{{language}}', () => language)
     .replace('{{part}}', () => partNote)
     .replace('{{elements}}', () => listed || '(none: give the summary only)')
