@@ -254,6 +254,43 @@ describe('every failure ends in the AST result, with the fallback reported', () 
     expect(performance.now() - started).toBeLessThan(2_500);
   });
 
+  it('a streamed answer is not cut while it keeps coming, however long it takes; a stream that stalls is', async () => {
+    // The answer in pieces, as Ollama streams it: one part every 100 ms for about 1 s, with a deadline of 300 ms.
+    const streamed = (prompt: string, stallAfter?: number) => {
+      const content = goodAnswer(astOnly, 0, prompt);
+      const pieces = content.match(/[\s\S]{1,80}/g)!;
+      const step = Math.ceil(pieces.length / 10);
+      const parts = Array.from({ length: Math.ceil(pieces.length / step) }, (_, i) =>
+        JSON.stringify({
+          model: 'test-model',
+          message: { role: 'assistant', content: pieces.slice(i * step, (i + 1) * step).join('') },
+          done: false,
+        }),
+      );
+      parts.push(
+        JSON.stringify({ model: 'test-model', message: { role: 'assistant', content: '' }, done: true, eval_count: 9 }),
+      );
+      return stallAfter === undefined ? parts : parts.slice(0, stallAfter);
+    };
+    const { enricher, events } = await enricherFor(
+      (_, prompt) => ({ lines: { lines: streamed(prompt), intervalMs: 100 } }),
+      {
+        timeoutMs: 300,
+      },
+    );
+    expect((await enricher.enrich(astOnly, text)).source).toBe('ast+llm');
+    expect(events.filter((e) => e.type === 'llm-fallback')).toEqual([]);
+    await server!.close();
+    // The same answer stalling after 3 parts for longer than the deadline: a timeout.
+    await expectFallback(
+      (_, prompt) => ({ lines: { lines: [...streamed(prompt, 3), ...Array(1).fill('')], intervalMs: 600 } }),
+      'timeout',
+      {
+        timeoutMs: 300,
+      },
+    );
+  });
+
   it('a connection that is refused', async () => {
     const events: AnalysisEvent[] = [];
     const enricher = new OllamaEnricher({ host: await FakeOllama.refusingUrl(), onEvent: (e) => events.push(e) });

@@ -25,6 +25,8 @@ export interface Reply {
    * reads) until the client goes away.
    */
   endless?: { chunk: string; intervalMs?: number };
+  /** Send these lines (NDJSON: a streamed answer), one every `intervalMs`, then end the body. */
+  lines?: { lines: string[]; intervalMs: number };
 }
 
 /** Turns a request (its path, its JSON body, the request itself) into a reply. */
@@ -75,6 +77,15 @@ async function answer(route: Route, endlessStart: string, request: IncomingMessa
   if (reply.endless) {
     response.write(endlessStart);
     await sendForever(response, reply.endless.chunk, reply.endless.intervalMs);
+    return;
+  }
+  if (reply.lines) {
+    for (const line of reply.lines.lines) {
+      if (response.destroyed) return;
+      response.write(`${line}\n`);
+      await new Promise((resolve) => setTimeout(resolve, reply.lines!.intervalMs));
+    }
+    response.end();
     return;
   }
   response.end(reply.raw ?? JSON.stringify(reply.body ?? {}));
