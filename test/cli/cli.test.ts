@@ -12,6 +12,7 @@ import { FakeOllama, fakeEmbeddingServer } from '../helpers/fake-ollama.js';
 import { cleanedUpAfterEach, type TempRepo } from '../helpers/repo.js';
 import { type Run, runCli } from '../helpers/run-node.js';
 import { searchFixtureFiles, searchRepo } from '../helpers/search-repo.js';
+import { analyzeText } from '../../src/internal.js';
 
 const outputSchema = JSON.parse(
   readFileSync(new URL('../../resources/ocvector/search-output.schema.json', import.meta.url), 'utf8'),
@@ -190,9 +191,18 @@ describe('oc-vector-index --dry-run', () => {
     const report = JSON.parse(dry.stdout);
     const total = Object.keys(searchFixtureFiles()).length;
     expect(report.files).toMatchObject({ scanned: total, toIndex: total, unchanged: 0, toRemove: 0 });
-    // Every code file is small: one model call each; Markdown is not sent to the model.
-    expect(report.calls.model).toBe(codeFiles.length);
-    expect(report.byLanguage.python).toEqual({ files: 1, elements: 3, modelCalls: 1 });
+    // Every code file is small: one model call each where there is something to ask (an element
+    // other than a field with no doc comment, or no summary); Markdown is not sent to the model.
+    const toAsk = codeFiles.filter((path) => {
+      const file = analyzeText(path, searchFixtureFiles()[path]!);
+      const undocumented = file.elements.some((e) => !e.description && e.type !== 'field' && e.type !== 'property');
+      return undocumented || !file.summary;
+    });
+    expect(toAsk.length).toBeGreaterThan(1);
+    expect(report.calls.model).toBe(toAsk.length);
+    // The Python file documents every function and itself: nothing to ask its model.
+    expect(toAsk).not.toContain('tools/dedupe.py');
+    expect(report.byLanguage.python).toEqual({ files: 1, elements: 3, modelCalls: 0 });
     expect(report.byDirectory['src/auth'].files).toBe(2);
     expect(report.estimate.totalMs).toBeGreaterThan(report.estimate.modelMs - 1);
     expect(fake.chats).toHaveLength(0);
