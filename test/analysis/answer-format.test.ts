@@ -8,7 +8,7 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { analyzeText } from '../../src/internal.js';
 import { ANSWER_FORMAT, answerFormatFor, MAX_ANSWER_ELEMENTS } from '../../src/analysis/llm/answer-format.js';
-import { checkAnswer, RESULT_SCHEMA } from '../../src/analysis/llm/resources.js';
+import { buildPrompt, checkAnswer, RESULT_SCHEMA } from '../../src/analysis/llm/resources.js';
 
 const text = readFileSync(new URL('../fixtures/analysis/faiss-index.ts.txt', import.meta.url), 'utf8');
 const file = analyzeText('src/native/faiss-index.ts', text);
@@ -70,5 +70,20 @@ describe('the format a model answers under', () => {
     Object.assign(withParameters.elements[0]!, { parameters: [{ name: 'x', type: 'number' }] });
     for (const wrong of [long, manyDependencies, withImports, withParameters])
       expect(ajv.validate(format, wrong)).toBe(false);
+  });
+});
+
+describe('the prompt', () => {
+  it("keeps code as written, `$&` and `$'` included (a replacement string would expand them)", () => {
+    const code = ["const quoted = text.replace(/x/g, '[$&]');", "const rest = line.replace('a', \"$'\");"];
+    const prompt = buildPrompt('src/quote.ts', 'typescript', code, undefined, [
+      { name: 'quoted', type: 'constant', startLine: 1, endLine: 1 },
+    ]);
+    expect(prompt).toContain(`1| ${code[0]}`);
+    expect(prompt).toContain(`2| ${code[1]}`);
+    expect(prompt).toContain('- quoted (constant, lines 1-1)');
+    // The shape is the grammar's to hold: the prompt does not show the schema, whose annotations a small model copied.
+    expect(prompt).not.toContain('"$schema"');
+    expect(prompt).not.toContain('what the file is for."');
   });
 });
