@@ -70,9 +70,12 @@ try {
 }
 const seconds = (performance.now() - started) / 1000;
 
-const counts: AnswerCounts = classifyAnswers(
-  seen.map(({ file, text }) => ({ file, answers: cache.get(analysisCacheKey(model, PROMPT_VERSION, text)) })),
-);
+/** Each file with the answers the run kept for it (the cache holds only validated ones). */
+const kept = seen.map(({ file, text }) => ({
+  file,
+  answers: cache.get(analysisCacheKey(model, PROMPT_VERSION, text)),
+}));
+const counts: AnswerCounts = classifyAnswers(kept);
 const summary = tally.summary();
 process.stdout.write(`${dir}: ${seen.length} files analysed in ${seconds.toFixed(0)} s\n${tally.report(model)}\n`);
 process.stdout.write(
@@ -84,11 +87,9 @@ process.stdout.write(
 );
 /** Every kept description, by file, for reading what the model wrote. */
 const answers = Object.fromEntries(
-  seen.map(({ file, text }) => [
+  kept.map(({ file, answers }) => [
     file.path,
-    (cache.get(analysisCacheKey(model, PROMPT_VERSION, text)) ?? []).flatMap((answer) =>
-      answer.elements.map((e) => `${e.name} (${e['start-line']}): ${e.description}`),
-    ),
+    (answers ?? []).flatMap((answer) => answer.elements.map((e) => `${e.name} (${e['start-line']}): ${e.description}`)),
   ]),
 );
 if (values.json)

@@ -29,6 +29,11 @@ export function describeOllamaFailure(error: unknown, signal: AbortSignal | unde
   return failure;
 }
 
+/** What to tell a user whose Ollama server lacks a model: which server, which model, the command that mends it. */
+export function missingModelMessage(host: string, model: string): string {
+  return `the Ollama server at ${host} has no model ${model}: run \`ollama pull ${model}\` there`;
+}
+
 /**
  * An HTTP failure that says the server lacks the model asked for (Ollama
  * answers 404, "model \"m\" not found, try pulling it first"): the server

@@ -6,7 +6,7 @@
  * Batching, retries, the circuit breaker and the checks of each answer are
  * RemoteEmbedder's.
  */
-import { describeOllamaFailure, isModelMissing, ollamaClient } from '../models/ollama-client.js';
+import { describeOllamaFailure, isModelMissing, missingModelMessage, ollamaClient } from '../models/ollama-client.js';
 import { resolveOllamaHost } from '../models/config.js';
 import { isNoListener } from '../models/http.js';
 import type { EmbedderBackend } from './backend.js';
@@ -77,10 +77,7 @@ export class OllamaEmbedder extends RemoteEmbedder {
     const failure = describeOllamaFailure(error, signal);
     const host = this.#host;
     if (isModelMissing(failure))
-      return new EmbedderError(
-        `the Ollama server at ${host} has no model ${this.model}: run \`ollama pull ${this.model}\` there, ${BUILTIN_INSTEAD}`,
-        'MODEL_MISSING',
-      );
+      return new EmbedderError(`${missingModelMessage(host, this.model)}, ${BUILTIN_INSTEAD}`, 'MODEL_MISSING');
     // Refused or no such host: nothing listens there. Anything else (a hang-up): something does, and failed.
     if (isNoListener(failure))
       return new EmbedderError(

@@ -5,7 +5,12 @@
  * the AST result stands and the fallback is reported as an event.
  */
 import type { Ollama } from 'ollama';
-import { describeOllamaFailure, isModelMissing, ollamaClient } from '../../models/ollama-client.js';
+import {
+  describeOllamaFailure,
+  isModelMissing,
+  missingModelMessage,
+  ollamaClient,
+} from '../../models/ollama-client.js';
 import { OLLAMA_ENRICHER_DEFAULTS, resolveOllamaHost } from '../../models/config.js';
 import type { ServerFailure } from '../../models/http.js';
 import { type ChatReply, type ChatUsage, ModelEnricher, type ModelEnricherOptions } from './model-enricher.js';
@@ -64,7 +69,7 @@ export class OllamaEnricher extends ModelEnricher {
     return {
       ...failure,
       final: true,
-      message: `the Ollama server at ${this.#host} has no model ${this.model}: run \`ollama pull ${this.model}\` there`,
+      message: missingModelMessage(this.#host, this.model),
     };
   }
 }
