@@ -15,12 +15,16 @@
  *   npm run eval -- --weights '{"prose":{"lexical":1,"vector":0.7}}'   try other fusion weights
  *   npm run eval -- --commits --k 100  the commit sets' searches asking for 100 results (default 10; tables left alone)
  *   npm run eval -- --commits-corpora <dir>   the commit sets' git directories (default: $OCVECTOR_COMMIT_CORPORA, ../corpora/commits)
+ *   npm run eval -- --commits --half development   the commit sets of one half (development or held-out; tables left alone)
+ *   npm run eval -- --commits --keep-indexes <dir>   keep each commit set's snapshot and index there, and search
+ *                                      them again on the next run (ranking changes only; remove <dir> after
+ *                                      a change to analysis or indexing)
  *   npm run eval -- --embedder ollama:<model> [--ollama-host <url>]   a model server's embeddings (openai:<model>
  *                                      with --openai-base-url); tables left alone
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   evaluate,
@@ -41,10 +45,12 @@ import { resolveCommit } from './lib/commit-history.js';
 import {
   COMMIT_HITS_HEADER,
   COMMIT_MRR_HEADER,
+  commitHalfSummaries,
   commitHitRows,
   commitMrrRows,
   commitSources,
   commitVerdicts,
+  halfOf,
 } from './lib/commit-report.js';
 import { CORPORA, prepareCorpus, ROOT, SETS_DIR } from './lib/corpora.js';
 import { embedderFlag } from './lib/embedder-flag.js';
@@ -57,6 +63,8 @@ const { values } = parseArgs({
     commits: { type: 'boolean' },
     k: { type: 'string' },
     'commits-corpora': { type: 'string' },
+    'keep-indexes': { type: 'string' },
+    half: { type: 'string' },
     embedder: { type: 'string', default: 'builtin' },
     'ollama-host': { type: 'string' },
     'openai-base-url': { type: 'string' },
@@ -69,7 +77,11 @@ const embedder = embedderFlag(values.embedder!, {
   openaiBaseUrl: values['openai-base-url'],
 });
 const allNames = values.set ?? readdirSync(SETS_DIR).sort();
-const commitNames = allNames.filter((name) => commitSetSource(name) !== undefined);
+if (values.half !== undefined && values.half !== 'development' && values.half !== 'held-out')
+  throw new Error(`--half must be development or held-out, not ${values.half}`);
+const commitNames = allNames.filter(
+  (name) => commitSetSource(name) !== undefined && (values.half === undefined || halfOf(name) === values.half),
+);
 const names = values.commits ? [] : allNames.filter((name) => !commitNames.includes(name));
 const commitsDir = commitCorporaDir(values['commits-corpora']);
 const commitK = values.k === undefined ? SEARCH_K : Number(values.k);
@@ -188,6 +200,7 @@ async function runCommits(name: string): Promise<CommitSetReport | undefined> {
     gitDir,
     k: commitK,
     embedder,
+    ...(values['keep-indexes'] ? { keep: resolve(values['keep-indexes']) } : {}),
     ...(weights ? { weights } : {}),
     log,
   });
@@ -226,11 +239,12 @@ if (values.json) {
     );
     printTable('The same: file hit@1 / hit@10', commitTables[1]!.header, commitTables[1]!.rows);
     process.stdout.write(`\n${commitVerdicts(commitResults).join('\n')}\n`);
+    process.stdout.write(`\n${commitHalfSummaries(commitResults).join('\n')}\n`);
   }
 }
 
 // The pages' tables are the default's record: a run with another embedder or other weights prints only.
-if (!values.set && !weights && embedder.choice === 'builtin') {
+if (!values.set && !values.half && !weights && embedder.choice === 'builtin') {
   const pages = [PAGES.evaluation, 'eval/README.md'];
   if (!values.commits) {
     const section = `${markdownTable(HEADER, table)}\n\n${results.map(verdict).join('. ')}.\n\nSets: ${results.map((r) => `${r.name} (${r.title}, ${r.heldOut} doc comments held out)`).join('; ')}. Built-in embedder, no analysis model, k = 10. ${describeMachine()}.`;
@@ -244,6 +258,7 @@ if (!values.set && !weights && embedder.choice === 'builtin') {
       markdownTable(commitTables[0]!.header, commitTables[0]!.rows),
       'File hit@1 / hit@10:',
       markdownTable(commitTables[1]!.header, commitTables[1]!.rows),
+      `${commitHalfSummaries(commitResults).join('. ')}.`,
       `${commitVerdicts(commitResults).join('. ')}.`,
       `Snapshots: ${commitSources(commitResults)}. ${machine}`,
     ].join('\n\n');

@@ -17,11 +17,12 @@
  * whose ten results name fewer files has fewer chances.
  */
 import type { EvalEmbedder } from './embedder-flag.js';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   Indexer,
+  IndexStore,
   loadEvalSet,
   scoreRanks,
   Searcher,
@@ -99,7 +100,61 @@ export interface CommitSetOptions {
   embedder?: EvalEmbedder;
   /** Results a search asks for (default SEARCH_K). */
   k?: number;
+  /**
+   * Keep the laid-out snapshot and its index under `<keep>/<set>/`, and
+   * search an index already there instead of building it again: for trying
+   * ranking changes, which do not touch the index. A change to analysis or
+   * indexing needs that folder removed.
+   */
+  keep?: string;
   log?: (message: string) => void;
+}
+
+/** The snapshot laid out and indexed, or the ones a previous run kept. */
+async function preparedIndex(
+  options: CommitSetOptions,
+): Promise<{ root: string; indexDir: string; elements: number; seconds: number; temporary: boolean }> {
+  const { name, source, gitDir } = options;
+  const kept = options.keep ? join(options.keep, name) : undefined;
+  if (kept && existsSync(join(kept, 'index', 'index.db')) && existsSync(join(kept, 'commit'))) {
+    if (readFileSync(join(kept, 'commit'), 'utf8').trim() === source.commit) {
+      const store = IndexStore.open(join(kept, 'index'), { readonly: true });
+      try {
+        return {
+          root: join(kept, 'tree'),
+          indexDir: join(kept, 'index'),
+          elements: store.elementCount,
+          seconds: 0,
+          temporary: false,
+        };
+      } finally {
+        store.close();
+      }
+    }
+  }
+  let root: string;
+  if (kept) {
+    rmSync(kept, { recursive: true, force: true });
+    root = join(kept, 'tree');
+    mkdirSync(root, { recursive: true });
+  } else root = mkdtempSync(join(tmpdir(), `ocvector-eval-${name}-`));
+  layOutSnapshot(gitDir, source.commit, root);
+  const embedder = options.embedder ?? { choice: 'builtin', options: {} };
+  const summary = await new Indexer({
+    path: root,
+    ...(kept ? { indexDir: join(kept, 'index') } : {}),
+    embedder: embedder.choice,
+    embedderOptions: embedder.options,
+    llm: false,
+  }).run();
+  if (kept) writeFileSync(join(kept, 'commit'), `${source.commit}\n`);
+  return {
+    root,
+    indexDir: summary.indexDir,
+    elements: summary.elements.total,
+    seconds: summary.durationMs / 1000,
+    temporary: !kept,
+  };
 }
 
 /** The set's query files that exist: the subjects as written, and (where any had a prefix) without it. */
@@ -111,25 +166,19 @@ export function commitSetVariants(name: string): { variant: string; queries: Eva
 }
 
 export async function runCommitSet(options: CommitSetOptions): Promise<CommitSetReport> {
-  const { name, source, gitDir } = options;
-  const root = mkdtempSync(join(tmpdir(), `ocvector-eval-${name}-`));
+  const { name, source } = options;
+  const prepared = await preparedIndex(options);
   try {
-    layOutSnapshot(gitDir, source.commit, root);
-    const embedder = options.embedder ?? { choice: 'builtin', options: {} };
-    const summary = await new Indexer({
-      path: root,
-      embedder: embedder.choice,
-      embedderOptions: embedder.options,
-      llm: false,
-    }).run();
-    const indexed = indexedFiles(summary.indexDir);
+    const { root, indexDir } = prepared;
+    const indexed = indexedFiles(indexDir);
     const documents = indexed.map((path) => ({ path, text: readFileSync(join(root, ...path.split('/')), 'utf8') }));
     const bm25: Record<Scope, FileBm25> = {
       all: new FileBm25(documents),
       source: new FileBm25(documents.filter((document) => isSourcePath(document.path))),
     };
     options.log?.(
-      `${name}: ${indexed.length} files (${bm25.source.size} source), ${summary.elements.total} elements indexed in ${(summary.durationMs / 1000).toFixed(1)} s`,
+      `${name}: ${indexed.length} files (${bm25.source.size} source), ${prepared.elements} elements ` +
+        (prepared.seconds > 0 ? `indexed in ${prepared.seconds.toFixed(1)} s` : `(the index kept in ${options.keep})`),
     );
     const variants = commitSetVariants(name);
     const held = new Set(indexed);
@@ -137,8 +186,8 @@ export async function runCommitSet(options: CommitSetOptions): Promise<CommitSet
       ...new Set(variants[0]!.queries.flatMap((query) => query.expected_paths).filter((path) => !held.has(path))),
     ];
     const searcher = await Searcher.open({
-      indexDir: summary.indexDir,
-      embedderOptions: embedder.options,
+      indexDir,
+      embedderOptions: (options.embedder ?? { options: {} }).options,
       ...(options.weights ? { weights: options.weights } : {}),
     });
     try {
@@ -150,8 +199,8 @@ export async function runCommitSet(options: CommitSetOptions): Promise<CommitSet
         k: options.k ?? SEARCH_K,
         source,
         files: { all: indexed.length, source: bm25.source.size },
-        elements: summary.elements.total,
-        indexSeconds: summary.durationMs / 1000,
+        elements: prepared.elements,
+        indexSeconds: prepared.seconds,
         missing,
         variants: reports,
       };
@@ -159,7 +208,7 @@ export async function runCommitSet(options: CommitSetOptions): Promise<CommitSet
       searcher.close();
     }
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    if (prepared.temporary) rmSync(prepared.root, { recursive: true, force: true });
   }
 }
 

@@ -81,10 +81,51 @@ export function snapshotPaths(gitDir: string, pin: string): Set<string> {
   return new Set(text.split('\0').filter(Boolean));
 }
 
-/** Writes the snapshot's files (or those under `paths`) under `root` (which must exist), as `git archive | tar -x` does. */
+/**
+ * Writes the snapshot's files (or those under `paths`) under `root` (which
+ * must exist), as `git archive | tar -x` does. A mirror may lack the blobs of
+ * its largest files (prebuilt libraries, archives): those are left out, not
+ * the whole snapshot.
+ */
 export function layOutSnapshot(gitDir: string, pin: string, root: string, paths: readonly string[] = []): void {
-  const archive = git(gitDir, ['archive', '--format=tar', pin, ...paths]);
+  let archive: Buffer;
+  try {
+    archive = git(gitDir, ['archive', '--format=tar', pin, ...paths]);
+  } catch (error) {
+    const absent = absentBlobs(gitDir, pin);
+    if (absent.length === 0) throw error;
+    const pathspec = paths.length > 0 ? paths : ['.'];
+    archive = git(gitDir, [
+      'archive',
+      '--format=tar',
+      pin,
+      '--',
+      ...pathspec,
+      ...absent.map((path) => `:(exclude,literal)${path}`),
+    ]);
+  }
   execFileSync('tar', ['-x', '-C', root], { input: archive, maxBuffer: 1 << 20, stdio: ['pipe', 'ignore', 'pipe'] });
+}
+
+/** The snapshot's files whose blobs the git directory does not hold. */
+function absentBlobs(gitDir: string, pin: string): string[] {
+  const entries = git(gitDir, ['ls-tree', '-r', '-z', pin])
+    .toString('utf8')
+    .split('\0')
+    .filter(Boolean)
+    .flatMap((line) => {
+      const [meta, path] = line.split('\t') as [string, string];
+      const [, type, id] = meta.split(' ') as [string, string, string];
+      return type === 'blob' ? [{ id, path }] : [];
+    });
+  const checked = git(
+    gitDir,
+    ['cat-file', '--batch-check'],
+    Buffer.from(entries.map((entry) => `${entry.id}\n`).join('')),
+  )
+    .toString('utf8')
+    .split('\n');
+  return entries.filter((_, i) => checked[i]?.endsWith(' missing')).map((entry) => entry.path);
 }
 
 // --- subjects -------------------------------------------------------------------
@@ -99,9 +140,18 @@ export function cleanSubject(subject: string): string {
   return subject.replace(PULL_REQUEST_SUFFIX, '').replace(/\s+/g, ' ').trim();
 }
 
-/** The subject without its leading `type(scope):` or `package:` prefix, as written otherwise (no capital added); unchanged when it has none. */
+/** A branch tag (Laravel's `[13.x]`) or a tracker's ticket id (`KTOR-9819`) before the subject: bookkeeping, never typed in a question. */
+const TAG = /^(?:\[[^\]\s]{1,20}\]|[A-Z][A-Z0-9]+-\d+)\s+/;
+
+/**
+ * The subject without its leading `type(scope):` or `package:` prefix (and
+ * any branch tag or ticket id before it), as written otherwise (no capital
+ * added); unchanged when it has none.
+ */
 export function withoutPrefix(subject: string): string {
-  const bare = subject.replace(PREFIX, '');
+  let untagged = subject;
+  while (TAG.test(untagged)) untagged = untagged.replace(TAG, '');
+  const bare = untagged.replace(PREFIX, '');
   return bare === '' ? subject : bare;
 }
 

@@ -16,15 +16,20 @@ export type NonSourceRole = 'not-code' | 'test' | 'docs' | 'example' | 'bench' |
 /**
  * Test code: directories (test/, tests/, __tests__/, spec/, testdata/,
  * fixtures/, e2e/, a package of tests such as caddytest/ or
- * integration_tests/) and files: Go `_test.go` and `_fuzz.go`, Python
- * `test_*.py`, `*_test.py` and `conftest.py`, JavaScript and TypeScript
- * `*.test.*` and `*.spec.*`, Ruby `*_spec.rb`, Java and Kotlin
- * `*Test.java`/`*Tests.kt`, Scala `*Spec.scala`, Rust `tests.rs`.
+ * integration_tests/, a .NET test project such as Newtonsoft.Json.Tests/,
+ * a Kotlin Multiplatform source set such as jvmTest/) and files: Go
+ * `_test.go` and `_fuzz.go`, Python `test_*.py`, `*_test.py` and
+ * `conftest.py`, JavaScript and TypeScript `*.test.*` and `*.spec.*`, Ruby
+ * `*_spec.rb`, Java, Kotlin, C#, Swift and PHP `*Test.java`/`*Tests.kt`,
+ * Scala `*Spec.scala`, Rust `tests.rs`, C and C++ `*_test.cc` and
+ * `*_unittest.cc`.
  */
 const TEST_DIR =
-  /(?:^|\/)(?:tests?|testing|testdata|test_?utils?|__tests__|__mocks__|specs?|fixtures?|e2e|[a-z0-9]{4,}tests?|[a-z0-9]+[_-]tests?)\//i;
+  /(?:^|\/)(?:tests?|testing|testdata|test_?utils?|__tests__|__mocks__|specs?|fixtures?|e2e|[a-z0-9]{4,}tests?|[a-z0-9][a-z0-9.]*[._-]tests?)\//i;
+/** Kotlin Multiplatform test source sets (`jvmTest/`, `jsTest/`, `commonTest/`): camelCase, so apart from the case-blind pattern. */
+const TEST_SOURCE_SET = /(?:^|\/)[a-z][a-zA-Z0-9]*Tests?\//;
 const TEST_FILE =
-  /(?:^|\/)(?:test_[^/]+\.py|[^/]+_test\.(?:py|go)|[^/]+_fuzz\.go|conftest\.py|[^/]+\.(?:test|spec)\.[a-z]+|[^/]+_spec\.rb|[^/]+(?:Tests?|Spec|Suite)\.(?:java|kt|scala|cs|swift)|tests?\.rs)$/;
+  /(?:^|\/)(?:test_[^/]+\.py|[^/]+_test\.(?:py|go)|[^/]+_fuzz\.go|conftest\.py|[^/]+\.(?:test|spec)\.[a-z]+|[^/]+_spec\.rb|[^/]+(?:Tests?|Spec|Suite)\.(?:java|kt|scala|cs|swift|php)|tests?\.rs|[^/]+_(?:unit)?tests?\.(?:c|cc|cpp|cxx|h|hh|hpp))$/;
 const DOCS = /(?:^|\/)(?:docs?|documentation|man)\//i;
 const EXAMPLES = /(?:^|\/)(?:_?examples?|samples?|demos?)\//i;
 const BENCH = /(?:^|\/)(?:bench|benches|benchmarks?)\/|(?:^|\/)[^/]+_bench(?:mark)?s?\.[a-z]+$/i;
@@ -36,6 +41,7 @@ const TOOLING = /(?:^|\/)\.[^/]+\//;
 
 const ROLES: readonly [NonSourceRole, RegExp][] = [
   ['test', TEST_DIR],
+  ['test', TEST_SOURCE_SET],
   ['test', TEST_FILE],
   ['docs', DOCS],
   ['example', EXAMPLES],

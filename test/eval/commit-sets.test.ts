@@ -6,7 +6,7 @@
  * here reads the real repositories' histories.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,6 +83,10 @@ describe('commit subjects', () => {
     );
     // Only a single token before the colon is a prefix.
     expect(withoutPrefix('Note the cases: one and two')).toBe('Note the cases: one and two');
+    // A branch tag or a tracker's ticket in front goes with the prefix after it.
+    expect(withoutPrefix('[13.x] Add `stop()` to `FakeInvokedProcess`')).toBe('Add `stop()` to `FakeInvokedProcess`');
+    expect(withoutPrefix('KTOR-9819 Curl: Requests leak curl_slist')).toBe('Requests leak curl_slist');
+    expect(withoutPrefix('Fix KTOR-9731 in the CIO engine')).toBe('Fix KTOR-9731 in the CIO engine');
   });
 
   it.each([
@@ -160,6 +164,16 @@ describe('source files', () => {
     ['src/poetry/_vendor/lib.py', 'vendor'],
     ['.github/scripts/release.py', 'tooling'],
     ['latest/handler.go', undefined],
+    // .NET test projects, Kotlin Multiplatform test source sets, C and C++ unit tests, PHP tests.
+    ['Src/Newtonsoft.Json.Tests/Serialization/Helpers.cs', 'test'],
+    ['ktor-http/jvmTest/src/io/ktor/UrlTest.kt', 'test'],
+    ['kotlinx-coroutines-core/jsTest/src/Promise.kt', 'test'],
+    ['absl/strings/str_cat_test.cc', 'test'],
+    ['absl/base/internal/sysinfo_unittest.cc', 'test'],
+    ['src/Illuminate/Support/CarbonTest.php', 'test'],
+    ['ktor-http/jvm/src/io/ktor/http/Url.kt', undefined],
+    ['absl/strings/str_cat.cc', undefined],
+    ['Src/Newtonsoft.Json/JsonReader.cs', undefined],
   ])('%s: %s', (path, role) => {
     expect(nonSourceRole(path)).toBe(role);
   });
@@ -279,6 +293,38 @@ describe('building a commit set from a history', () => {
     }
   });
 
+  it('lays out the snapshot without the blobs a mirror lacks, instead of failing', () => {
+    const copy = mkdtempSync(join(tmpdir(), 'ocvector-commits-partial-'));
+    const out = mkdtempSync(join(tmpdir(), 'ocvector-commits-tree-'));
+    try {
+      // A clone whose copy of one blob is gone, as a mirror that leaves out its largest files.
+      execFileSync('git', ['clone', '-q', '--bare', '--no-local', repo.root, join(copy, 'partial')]);
+      const gitDir = join(copy, 'partial');
+      execFileSync('git', ['--git-dir', gitDir, 'repack', '-q', '-a', '-d']);
+      const blob = execFileSync('git', ['--git-dir', gitDir, 'rev-parse', `${pin}:src/parser.py`], {
+        encoding: 'utf8',
+      }).trim();
+      const kept = execFileSync('git', ['--git-dir', gitDir, 'rev-list', '--objects', '--all'], { encoding: 'utf8' })
+        .split('\n')
+        .map((line) => line.split(' ')[0]!)
+        .filter((id) => id !== '' && id !== blob);
+      const pack = execFileSync('git', ['--git-dir', gitDir, 'pack-objects', '-q', join(gitDir, 'objects/pack/pack')], {
+        input: `${kept.join('\n')}\n`,
+        encoding: 'utf8',
+      }).trim();
+      for (const name of readdirSync(join(gitDir, 'objects/pack')))
+        if (!name.includes(pack)) rmSync(join(gitDir, 'objects/pack', name));
+      expect(() => execFileSync('git', ['--git-dir', gitDir, 'cat-file', '-e', blob], { stdio: 'ignore' })).toThrow();
+      layOutSnapshot(gitDir, pin, out);
+      expect(existsSync(join(out, 'src/parser.py'))).toBe(false);
+      expect(existsSync(join(out, 'src/lexer.py'))).toBe(true);
+      expect(existsSync(join(out, 'tests/test_parser.py'))).toBe(true);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+
   it('lays out the snapshot, not the newest commit', () => {
     const out = mkdtempSync(join(tmpdir(), 'ocvector-commits-tree-'));
     try {
@@ -347,6 +393,16 @@ describe('file ranks', () => {
 });
 
 describe('the committed commit sets', () => {
+  it('are split into a development half and a held-out half, each of several languages', () => {
+    const languages = (half: string) =>
+      new Set(COMMIT_CORPORA.filter((corpus) => corpus.half === half).map((corpus) => corpus.language));
+    expect(COMMIT_CORPORA.length).toBeGreaterThanOrEqual(13);
+    expect(new Set(COMMIT_CORPORA.map((corpus) => corpus.language)).size).toBeGreaterThanOrEqual(8);
+    expect(languages('development').size).toBeGreaterThanOrEqual(4);
+    expect(languages('held-out').size).toBeGreaterThanOrEqual(4);
+    expect(COMMIT_CORPORA.every((corpus) => corpus.half === 'development' || corpus.half === 'held-out')).toBe(true);
+  });
+
   it.each(COMMIT_CORPORA.map((corpus) => corpus.set))(
     '%s: its source.json names the pinned snapshot, and every answer is 1 to 3 source files',
     (set) => {
