@@ -16,6 +16,7 @@ import { AsyncGenerationCache, MAX_CACHED_TERMS } from './generation-cache.js';
 import {
   CHANGE_CODE_WEIGHT,
   COMMON_CODE_TERM_SHARE,
+  COMMON_FILE_TERM_SHARE,
   COMMON_TERM_MIN_INDEX,
   COMMON_TERM_SHARE,
   DEFINITION_CANDIDATES,
@@ -92,12 +93,13 @@ export class LexicalSearch {
     const match = await this.#match(scope, parsed.terms, generation);
     // Over code, the terms not too common there (a query of only common words adds nothing in
     // code that the names do not); asked once, as the whole-file evidence reads the same terms.
-    const rareInCode = await this.#rareTerms(scope, parsed.terms, true, generation);
+    const rareInCode = await this.#rareTerms(scope, parsed.terms, 'code', generation);
     const codeMatch = rareInCode && rareInCode.length > 0 ? { terms: rareInCode } : undefined;
     const codeWeight = parsed.asksChange ? CHANGE_CODE_WEIGHT : undefined;
     const elements = match || codeMatch ? await reads.elementHits(match, codeMatch, conditions, limit, codeWeight) : [];
-    const files =
-      parsed.kind === 'prose' && rareInCode ? await this.#fileEvidence(reads, rareInCode, generation) : undefined;
+    const fileTerms =
+      parsed.kind === 'prose' ? await this.#rareTerms(scope, parsed.terms, 'files', generation) : undefined;
+    const files = fileTerms ? await this.#fileEvidence(reads, fileTerms, generation) : undefined;
     const [whole, spelledAsTyped] = await Promise.all([
       this.#wholeNameHits(reads, parsed, filters, limit),
       elementsSpelledAsTyped(scope.occurrences, parsed, scope.scoped ? scope.roots : undefined),
@@ -148,19 +150,26 @@ export class LexicalSearch {
     return fileScores(await reads.fileTermCounts(informative.map(one), generation));
   }
 
-  /** The terms in at most COMMON_TERM_SHARE (COMMON_CODE_TERM_SHARE in code) of a large index; all of them in a small one; undefined when every term is common. */
+  /**
+   * The terms in at most a share of a large index's elements, by where they are read
+   * (COMMON_TERM_SHARE in names, COMMON_CODE_TERM_SHARE in code, COMMON_FILE_TERM_SHARE
+   * for the whole-file evidence); all of them in a small one; undefined when every term is common.
+   */
   async #rareTerms(
     scope: LexicalScope,
     terms: string[],
-    inCode: boolean,
+    where: 'names' | 'code' | 'files',
     generation: number,
   ): Promise<string[] | undefined> {
     const count = await scope.elementCount();
     if (count < COMMON_TERM_MIN_INDEX || terms.length < 2) return terms;
-    const threshold = Math.floor(count * (inCode ? COMMON_CODE_TERM_SHARE : COMMON_TERM_SHARE));
+    const share =
+      where === 'names' ? COMMON_TERM_SHARE : where === 'code' ? COMMON_CODE_TERM_SHARE : COMMON_FILE_TERM_SHARE;
+    const threshold = Math.floor(count * share);
+    const inCode = where !== 'names';
     const common = await Promise.all(
       terms.map((term) =>
-        this.#commonTerms.get(generation, `${inCode ? 'code' : 'names'}:${term}`, () =>
+        this.#commonTerms.get(generation, `${where}:${term}`, () =>
           scope.reads.matchesMoreThan(one(term), threshold, inCode),
         ),
       ),
@@ -197,7 +206,7 @@ export class LexicalSearch {
    */
   async #match(scope: LexicalScope, terms: string[], generation: number): Promise<LexicalMatch | undefined> {
     if (terms.length === 0) return undefined;
-    const rare = await this.#rareTerms(scope, terms, false, generation);
+    const rare = await this.#rareTerms(scope, terms, 'names', generation);
     if (rare) return { terms: rare };
     const all = { terms, all: true };
     if (await scope.reads.matchesMoreThan(all, 0)) return all;

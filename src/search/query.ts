@@ -15,7 +15,7 @@
  *   its file's evidence otherwise (`asksChange`, CHANGE_WEIGHTS).
  */
 import { splitIdentifier, stem, words } from '../text/terms.js';
-import { isStopWord } from '../text/vocabulary.js';
+import { isEnglishStopWord } from '../text/vocabulary.js';
 import { ftsExpression } from '../text/fts-expression.js';
 
 export { ftsExpression };
@@ -262,10 +262,16 @@ function requestTerms(tokens: readonly string[], subject: readonly string[]): st
   return terms.length > 0 ? terms : searchTerms(tokens);
 }
 
-/** The sentence past its scope: prefixes of one word (`fix(cli):`), then a scope of a few words ending with a colon. */
+/**
+ * A tracker's ticket (`KTOR-9761`, `#1234`) or a branch tag (`[13.x]`) in front of a subject:
+ * bookkeeping, which puts the sentence's verb one word further on.
+ */
+const TICKET = /^(?:\p{Lu}[\p{Lu}\p{N}]+-\p{N}+|#\p{N}+|\[[^\]\s]+\])[:.]?$/u;
+
+/** The sentence past its scope: tickets and prefixes of one word (`KTOR-9761`, `fix(cli):`), then a scope of a few words ending with a colon. */
 function withoutScope(tokens: readonly string[]): readonly string[] {
   let start = 0;
-  while (start < tokens.length && SUBJECT_PREFIX.test(tokens[start]!)) start++;
+  while (start < tokens.length - 1 && (SUBJECT_PREFIX.test(tokens[start]!) || TICKET.test(tokens[start]!))) start++;
   const rest = tokens.slice(start);
   const scopeEnd = rest.slice(0, MAX_SCOPE_WORDS).findIndex((token) => SCOPE_END.test(token));
   return scopeEnd >= 0 && scopeEnd < rest.length - 1 ? rest.slice(scopeEnd + 1) : rest;
@@ -324,8 +330,9 @@ export function nameSegments(identifier: string): string[] {
 
 /**
  * The words BM25 looks for: every word and each of its sub-words
- * (`getUserById` -> getuserbyid, get, user, by, id), lower-cased. Stop
- * words are left out unless they are all there is.
+ * (`getUserById` -> getuserbyid, get, user, by, id), lower-cased. English
+ * function words are left out unless they are all there is; a language's
+ * keywords stay (`static content`), weighed by their rarity like any word.
  */
 export function searchTerms(tokens: readonly string[]): string[] {
   const all = new Set<string>();
@@ -336,7 +343,7 @@ export function searchTerms(tokens: readonly string[]): string[] {
     for (const candidate of candidates) {
       if (!candidate) continue;
       all.add(candidate);
-      if (!isStopWord(stem(candidate))) meaningful.add(candidate);
+      if (!isEnglishStopWord(stem(candidate))) meaningful.add(candidate);
     }
   }
   return [...(meaningful.size > 0 ? meaningful : all)];

@@ -19,6 +19,8 @@ const MAX_OWNERS = 8;
 export interface ElementLookups {
   /** The last element of the file to start at or before the line. */
   before(line: number): EnclosingElement | undefined;
+  /** The first element of the file to start after the line. */
+  after(line: number): EnclosingElement | undefined;
   /** An element of the file named `name` (qualified; `shortName` its last segment, lower case) spanning the line. */
   owner(shortName: string, name: string, line: number): EnclosingElement | undefined;
 }
@@ -35,4 +37,16 @@ export function enclosingElement(line: number, lookups: ElementLookups): Enclosi
       ({ ...element, name: owner, endLine: -1 } as EnclosingElement);
   }
   return element && element.endLine >= line ? element : undefined;
+}
+
+/**
+ * The element a line is read with, where the line must count for one (a
+ * name spelled only in a doc comment's example, `* new PointAdapter()`):
+ * the innermost around it; else, at the top level, the element it
+ * documents (the first to start after it: a doc comment sits above its
+ * element); else the last before it (a comment at the end of a file).
+ * Undefined only in a file of no elements.
+ */
+export function elementHoldingLine(line: number, lookups: ElementLookups): EnclosingElement | undefined {
+  return enclosingElement(line, lookups) ?? lookups.after(line) ?? lookups.before(line);
 }

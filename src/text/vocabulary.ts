@@ -78,13 +78,21 @@ const CONCEPT_GROUPS = [
   'log logger logging trace',
 ];
 
-/** Words that carry little meaning in code or prose. */
-const STOP_WORDS = (
+/** Words of English that carry little meaning in a question or a comment. */
+const ENGLISH_STOP_WORDS = (
   'the a an of to in on for is are be been was were and or not no with this that these those it its as by at from ' +
-  'into than then there here if else elif when while do done return returns const let var function def class export ' +
-  'import default new true false null none undefined void self public private protected static readonly async await ' +
-  'any unknown type interface extends implements typeof instanceof yield break continue case switch try catch ' +
-  'finally throw throws pass lambda from use will can may must should would could also only all each every some'
+  'into than then there here if else when while do done will can may must should would could also only all each every some any'
+).split(' ');
+
+/**
+ * Keywords of programming languages: noise in code, where every function
+ * spells them, but words with a meaning in a question (`static content`,
+ * `async handler`, `default value`, `case-insensitive`).
+ */
+const CODE_KEYWORDS = (
+  'elif return returns const let var function def class export import default new true false null none undefined ' +
+  'void self public private protected static readonly async await unknown type interface extends implements typeof ' +
+  'instanceof yield break continue case switch try catch finally throw throws pass lambda from use'
 ).split(' ');
 
 const conceptOf = new Map<string, string>();
@@ -94,13 +102,24 @@ for (const group of CONCEPT_GROUPS) {
   for (const member of members) if (!conceptOf.has(stem(member))) conceptOf.set(stem(member), name);
 }
 
-const stopStems = new Set(STOP_WORDS.map(stem));
+const englishStopStems = new Set(ENGLISH_STOP_WORDS.map(stem));
+const stopStems = new Set([...ENGLISH_STOP_WORDS, ...CODE_KEYWORDS].map(stem));
 
 /** The idea a stemmed word belongs to, if it is in a group. */
 export function conceptFor(stemmed: string): string | undefined {
   return conceptOf.get(stemmed);
 }
 
+/** A word that carries little meaning in code or in prose: English function words and language keywords. */
 export function isStopWord(stemmed: string): boolean {
   return stopStems.has(stemmed);
+}
+
+/**
+ * An English function word: what a search leaves out of a question's terms.
+ * A keyword typed in a question is kept, and weighed by how rare it is in
+ * the index, as every other word is.
+ */
+export function isEnglishStopWord(stemmed: string): boolean {
+  return englishStopStems.has(stemmed);
 }

@@ -78,6 +78,13 @@ describe('parseQuery', () => {
     ['Abort error and HTTP error response throwing', false],
     ['required flags validation before command execution', false],
     ['env: the variables each command reads', false],
+    // A ticket or a branch tag in front is bookkeeping: the verb comes after it.
+    ['KTOR-8450 Add media type suffix support', true],
+    ['KTOR-9719. Document ApplicationCall.isStaticContent returns false in early phases', false],
+    ['[13.x] Add `stop()` and `ensureNotTimedOut()` to `FakeInvokedProcess`', true],
+    ['#1234 fix escaped path matcher', true],
+    ['KTOR-9761 Cancel response lost to CIO writer timeout', true],
+    ['KTOR-9792 Application lifecycle events affect other reload generations', false],
   ])('%s asks for a change: %s', (text, asks) => {
     expect(parseQuery(text).asksChange).toBe(asks);
   });
@@ -95,6 +102,11 @@ describe('parseQuery', () => {
       ['validate', 'version', 'constraint', 'interactive', 'prompt'],
     ],
     ['fix', ['fix']],
+    // Past a ticket, the opening verb is still the kind of change.
+    ['KTOR-8450 Add media type suffix support', ['ktor', '8450', 'media', 'type', 'suffix', 'support']],
+    // A language's keywords typed in a sentence are words of it, weighed by their rarity like any.
+    ['Improve static content handling', ['static', 'content', 'handling']],
+    ['make quality parameter case-insensitive', ['quality', 'parameter', 'case', 'insensitive']],
   ])('searches %s for the change, not its kind', (text, terms) => {
     expect(parseQuery(text).terms).toEqual(terms);
   });

@@ -26,31 +26,62 @@ import { startPostgres, type Postgres } from '../support/postgres.js';
 const QUERIES = [...TWO_REPOSITORY_QUERIES, "password'; DROP TABLE files; --"];
 
 type Kind = 'embedded' | 'postgres';
+/** `shared` holds both repositories, `alone` the fixture only, `examples` a name spelled only in a doc comment's example. */
+type IndexName = 'shared' | 'alone' | 'examples';
 const KINDS: Kind[] = ['embedded', 'postgres'];
 
 let postgres: Postgres;
 let fixture: TempRepo;
 let sources: TempRepo;
 let dirs: TempRepo;
+let examples: TempRepo;
+
+/**
+ * `PointAdapter` is spelled only in the example of a class's doc comment, above the class (no
+ * element's lines hold it); three other files spell the same whole name otherwise
+ * (`point_adapter`), which the exact tiers rank next.
+ */
+function docExampleFiles(): Record<string, string> {
+  const other = (n: number) =>
+    `def point_adapter(point${n}):\n    """Adapts point ${n} for the adapter registry."""\n    return (point${n}.x, point${n}.y)\n`;
+  return {
+    'src/main/java/json/TypeAdapter.java': [
+      'package json;',
+      '',
+      '/**',
+      ' * Converts objects to JSON and back. Register one for a type you own:',
+      ' *',
+      ' * <pre>',
+      ' * class PointAdapter extends TypeAdapter<Point> {',
+      ' *   ...',
+      ' * }',
+      ' * builder.registerTypeAdapter(Point.class, new PointAdapter());',
+      ' * </pre>',
+      ' */',
+      'public abstract class TypeAdapter<T> {',
+      '  /** Writes one value. */',
+      '  public abstract String write(T value);',
+      '}',
+      '',
+    ].join('\n'),
+    'tools/points_a.py': other(1),
+    'tools/points_b.py': other(2),
+    'tools/points_c.py': other(3),
+  };
+}
 
 /** Where each store keeps an index: `shared` holds both repositories, `alone` the fixture only. */
-function where(kind: Kind, index: 'shared' | 'alone'): { indexDir?: string; store?: PostgresChoice } {
+function where(kind: Kind, index: IndexName): { indexDir?: string; store?: PostgresChoice } {
   return kind === 'embedded'
     ? { indexDir: join(dirs.root, index) }
     : { store: { url: postgres.url, schema: `contract_${index}` } };
 }
 
-function index(
-  kind: Kind,
-  indexName: 'shared' | 'alone',
-  path: string,
-  repo: string,
-  extra: Partial<IndexerOptions> = {},
-) {
+function index(kind: Kind, indexName: IndexName, path: string, repo: string, extra: Partial<IndexerOptions> = {}) {
   return new Indexer({ path, repo, embedder: 'builtin', llm: false, ...where(kind, indexName), ...extra }).run();
 }
 
-function open(kind: Kind, indexName: 'shared' | 'alone'): Promise<Searcher> {
+function open(kind: Kind, indexName: IndexName): Promise<Searcher> {
   const at = where(kind, indexName);
   return Searcher.open(at.store ? { store: at.store } : { indexDir: at.indexDir! });
 }
@@ -60,7 +91,9 @@ beforeAll(async () => {
   fixture = tempRepo(searchFixtureFiles());
   sources = tempRepo(storeSources());
   dirs = tempRepo();
+  examples = tempRepo(docExampleFiles());
   for (const kind of KINDS) {
+    await index(kind, 'examples', examples.root, 'examples');
     await index(kind, 'shared', fixture.root, 'app');
     await index(kind, 'shared', sources.root, 'ocv/store');
     await index(kind, 'alone', fixture.root, 'app');
@@ -68,7 +101,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  for (const repo of [fixture, sources, dirs]) repo?.cleanup();
+  for (const repo of [fixture, sources, dirs, examples]) repo?.cleanup();
   await postgres?.stop();
 });
 
@@ -117,6 +150,17 @@ describe.each(KINDS)('the %s store', (kind) => {
     } finally {
       shared.close();
       alone.close();
+    }
+  });
+
+  it("finds a name spelled only in a doc comment's example, above its class, before other spellings of it", async () => {
+    const searcher = await open(kind, 'examples');
+    try {
+      const { results } = await searcher.search('PointAdapter', { snippet: false });
+      expect(results[0]?.path).toBe('src/main/java/json/TypeAdapter.java');
+      expect(results.slice(1).some((result) => result.path.startsWith('tools/points_'))).toBe(true);
+    } finally {
+      searcher.close();
     }
   });
 

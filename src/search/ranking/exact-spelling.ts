@@ -6,7 +6,10 @@
  * can tell, and the one file with the SQL function came after them all.
  * The occurrences table (text/occurrences.ts, kept for `--refs`) has each
  * word as written, and its lines: the elements around those lines are the
- * ones that hold the name as typed.
+ * ones that hold the name as typed. A line outside every element counts for
+ * the element it documents: a name spelled only in a doc comment's example
+ * (`* new PointAdapter()` above `class TypeAdapter`) is a name users paste
+ * from the docs, and its file must answer it.
  */
 import type { OccurrenceReads } from '../../store/reads.js';
 import { decodeSites, isOccurrenceWord } from '../../text/occurrences.js';
@@ -25,13 +28,16 @@ export async function elementsSpelledAsTyped(
   roots: readonly number[] | undefined,
 ): Promise<Set<number> | undefined> {
   if (!parsed.exactFirst) return undefined;
-  const names = symbolNames(parsed).filter((name) => isOccurrenceWord(name) && splitIdentifier(name).length > 1);
+  // `$startingValue` as PHP writes it: the occurrences table holds the word without its sigil.
+  const names = symbolNames(parsed)
+    .map((name) => name.replace(/^\$+/, ''))
+    .filter((name) => isOccurrenceWord(name) && splitIdentifier(name).length > 1);
   if (names.length === 0) return undefined;
   const perName = await Promise.all(names.map((name) => occurrences.files(name, roots)));
   if (perName.some((files) => files.length > MAX_SPELLING_FILES)) return undefined;
   const around = await Promise.all(
     perName.flat().map((file) =>
-      occurrences.around(
+      occurrences.holding(
         file,
         decodeSites(file.lines).map((site) => site.line),
       ),

@@ -81,6 +81,8 @@ export interface FeatureContext {
   lexicalSignals: boolean;
   /** The roles the query asks for (`test` in "how is X tested"): those are not held back. */
   requested: ReadonlySet<PathRole>;
+  /** The query's words, lower case, split at punctuation: a plain-text file whose format they name is not held back. */
+  words: ReadonlySet<string>;
   /** A sentence's words worth matching against paths (none for a name or a path). */
   keywords: readonly string[];
   /** The files that define a symbol the query names by its exact name. */
@@ -96,11 +98,13 @@ export function featureContext<Row extends CandidateRow>(
   lexicalSignals: boolean,
 ): FeatureContext {
   const queryWords = parsed.text.split(/\s+/);
+  const split = queryWords.flatMap((word) => word.split(/[^\p{L}\p{N}]+/u));
   return {
     parsed,
     evidence,
     lexicalSignals,
-    requested: requestedRoles(queryWords.flatMap((word) => word.split(/[^\p{L}\p{N}]+/u))),
+    requested: requestedRoles(split),
+    words: new Set(split.map((word) => word.toLowerCase())),
     keywords: parsed.kind === 'prose' ? meaningfulWords(queryWords) : [],
     definingFiles: lexicalSignals ? filesDefining(parsed, evidence, rows) : new Set(),
     pathMatches: new Map(),
@@ -111,7 +115,7 @@ export function featureContext<Row extends CandidateRow>(
 export function features(candidate: Candidate, row: CandidateRow, context: FeatureContext): Features {
   const { parsed, evidence, lexicalSignals } = context;
   const fileBm25 = evidence.files?.get(row.fileId) ?? 0;
-  const roles = heldBackRoles(row.path, context.requested);
+  const roles = heldBackRoles(row.path, context.requested, row.language ?? undefined, context.words);
   const rolePriorPower = parsed.asksChange ? CHANGE_ROLE_PRIOR_POWER : 1;
   const measured: Features = {
     lexical: candidate.lexical,

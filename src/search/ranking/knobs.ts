@@ -27,6 +27,8 @@ export const MAX_SPELLING_FILES = 50;
 export const COMMON_TERM_SHARE = 0.03;
 /** The same over code, where a word is in many more elements and each costs BM25 a row. */
 export const COMMON_CODE_TERM_SHARE = 0.01;
+/** The same for the whole-file evidence. */
+export const COMMON_FILE_TERM_SHARE = 0.1;
 /** Terms are left out only in an index of at least this many elements: smaller ones answer fast with every term. */
 export const COMMON_TERM_MIN_INDEX = 20_000;
 /** A one-identifier query's whole spelling counts in code as much as in a name (else the store's code weight): `checkFiles` asks for the code that holds it. */
@@ -61,6 +63,12 @@ export const ROLE_PRIOR = {
   generated: 0.6,
   /** Vendored code is someone else's project. */
   vendor: 0.6,
+  /**
+   * A file no grammar reads (templates, API dumps, build scripts, XML): a question about code is
+   * answered by the code it goes with, more often than by a file that repeats its words. Not
+   * when the query names the file's format (`sql`, `xml`, `Dockerfile`).
+   */
+  plain: 0.7,
 } as const;
 
 // Score: the weight of each feature, by the query's kind.

@@ -48,6 +48,7 @@ const ROLE_WORDS: Readonly<Record<PathRole, readonly string[]>> = {
   bench: ['bench', 'benchmark', 'benchmarks', 'performance'],
   generated: ['generated', 'protobuf', 'codegen'],
   vendor: ['vendor', 'vendored', 'third'],
+  plain: ['template', 'templates'],
 };
 
 function pathRoles(path: string): Set<PathRole> {
@@ -65,9 +66,27 @@ export function requestedRoles(queryWords: readonly string[]): Set<PathRole> {
   return roles;
 }
 
-/** The roles of a path that the query did not ask for: each holds the result back by its ROLE_PRIOR. */
-export function heldBackRoles(path: string, requested: ReadonlySet<PathRole>): PathRole[] {
-  return [...pathRoles(path)].filter((role) => !requested.has(role));
+/**
+ * The roles of a path that the query did not ask for: each holds the result back by its ROLE_PRIOR.
+ * `plain` is the role of a file the index reads as plain text (`language`, as indexed), unless one
+ * of the query's words (`queryWords`, lower case) is the file's extension or its name (`sql` for
+ * schema.sql, `dockerfile` for Dockerfile).
+ */
+export function heldBackRoles(
+  path: string,
+  requested: ReadonlySet<PathRole>,
+  language?: string,
+  queryWords: ReadonlySet<string> = new Set(),
+): PathRole[] {
+  const roles = pathRoles(path);
+  if (language === 'text' && !namesFormat(path, queryWords)) roles.add('plain');
+  return [...roles].filter((role) => !requested.has(role));
+}
+
+/** Whether the query's words name the file's format: one of its extensions, or its whole name. */
+function namesFormat(path: string, queryWords: ReadonlySet<string>): boolean {
+  const name = posix.basename(path).toLowerCase();
+  return name.split('.').some((part, i) => (i > 0 || !name.includes('.')) && queryWords.has(part));
 }
 
 /** The product of the priors of the roles, in their order (1 for none). */

@@ -4,7 +4,7 @@
  * files, to name the element around each line.
  */
 import type Database from 'better-sqlite3';
-import { enclosingElement, type EnclosingElement } from '../enclosing.js';
+import { elementHoldingLine, enclosingElement, type ElementLookups, type EnclosingElement } from '../enclosing.js';
 import type { OccurrenceFile } from '../rows.js';
 import { prepared } from './sqlite.js';
 import { databaseOf, type IndexStore } from './index-store.js';
@@ -30,6 +30,11 @@ export class ReferenceReader {
         db,
         `SELECT ${ENCLOSING_COLUMNS} FROM elements WHERE file_id = ? AND start_line <= ? ORDER BY start_line DESC LIMIT 1`,
       ),
+      // The first element to start after the line (the one a doc comment above it documents).
+      after: prepared<[number, number], EnclosingElement>(
+        db,
+        `SELECT ${ENCLOSING_COLUMNS} FROM elements WHERE file_id = ? AND start_line > ? ORDER BY start_line LIMIT 1`,
+      ),
       // An owner by its qualified name (found through elements_by_short_name), around the line.
       owner: prepared<[string, number, string, number, number], EnclosingElement>(
         db,
@@ -51,9 +56,19 @@ export class ReferenceReader {
    * file holds.
    */
   around(fileId: number, line: number): EnclosingElement | undefined {
-    return enclosingElement(line, {
+    return enclosingElement(line, this.#lookups(fileId));
+  }
+
+  /** The element a line is read with: around it, else the one it documents (../enclosing.ts). */
+  holding(fileId: number, line: number): EnclosingElement | undefined {
+    return elementHoldingLine(line, this.#lookups(fileId));
+  }
+
+  #lookups(fileId: number): ElementLookups {
+    return {
       before: (at) => this.#sql.before.get(fileId, at),
+      after: (at) => this.#sql.after.get(fileId, at),
       owner: (shortName, name, at) => this.#sql.owner.get(shortName, fileId, name, at, at),
-    });
+    };
   }
 }

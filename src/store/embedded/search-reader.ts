@@ -52,6 +52,26 @@ interface RootTables {
   names: LexicalTableNames;
 }
 
+/**
+ * A term in this many files or more has its counts per file kept, for the generation: the
+ * common words of a sentence (`content`, `request`, `handle`) come back query after query,
+ * and reading one's matches costs a millisecond or more in a large index.
+ */
+const COMMON_TERM_FILES = 100;
+/** Terms whose counts are kept at most (the first kept goes first): a few MiB at most. */
+const MAX_COMMON_TERMS = 256;
+
+interface ElementFilesState {
+  generation: number;
+  /** How often counts were read without the map. */
+  countsBySql: number;
+  read: boolean;
+  /** The map once read (undefined when too sparse). */
+  map: ElementFiles | undefined;
+  /** Counts per file of the common terms read through the map, by term (COMMON_TERM_FILES). */
+  common: Map<string, Map<number, number>>;
+}
+
 export class SearchReader {
   readonly #db: Database.Database;
   readonly #sql;
@@ -61,12 +81,13 @@ export class SearchReader {
   readonly #scope: { sql: string; params: string[] };
   /** The same condition over the alias `f` of the reads that join files. */
   readonly #scopeOfF: string;
-  /** This generation's element-to-file map: how often it was done without, and the map once read (undefined when too sparse). */
-  #elementFiles: { generation: number; countsBySql: number; read: boolean; map: ElementFiles | undefined } = {
+  /** This generation's element-to-file map, and the counts per file of its common terms. */
+  #elementFiles: ElementFilesState = {
     generation: Number.NaN,
     countsBySql: 0,
     read: false,
     map: undefined,
+    common: new Map(),
   };
 
   /**
@@ -264,7 +285,7 @@ export class SearchReader {
 
   #elementFilesOf(generation: number): ElementFiles | undefined {
     if (this.#elementFiles.generation !== generation)
-      this.#elementFiles = { generation, countsBySql: 0, read: false, map: undefined };
+      this.#elementFiles = { generation, countsBySql: 0, read: false, map: undefined, common: new Map() };
     const state = this.#elementFiles;
     if (!state.read) {
       if (state.countsBySql++ < COUNTS_BEFORE_MAP) return undefined;
@@ -276,8 +297,16 @@ export class SearchReader {
 
   /** One term's counts per file, through the map; the files' sizes added to `sizes`. */
   #countsByMap(map: ElementFiles, term: string, sizes: Map<number, number>): Map<number, number> {
-    const matches = this.#tables.flatMap((t) => [t.elementMatches.all(term), t.codeMatches.all(term)]);
-    const counts = map.countByFile(matches);
+    const common = this.#elementFiles.common;
+    let counts = common.get(term);
+    if (!counts) {
+      const matches = this.#tables.flatMap((t) => [t.elementMatches.all(term), t.codeMatches.all(term)]);
+      counts = map.countByFile(matches);
+      if (counts.size >= COMMON_TERM_FILES) {
+        if (common.size >= MAX_COMMON_TERMS) common.delete(common.keys().next().value!);
+        common.set(term, counts);
+      }
+    }
     for (const file of counts.keys()) sizes.set(file, map.sizeOf(file)!);
     return counts;
   }

@@ -402,6 +402,10 @@ class EmbeddedOccurrences implements OccurrenceReads {
   async around(file: { fileId: number }, lines: readonly number[]) {
     return lines.map((line) => this.#reader.around(file.fileId, line));
   }
+
+  async holding(file: { fileId: number }, lines: readonly number[]) {
+    return lines.map((line) => this.#reader.holding(file.fileId, line));
+  }
 }
 
 /** A match as an FTS5 expression: quoted terms joined by OR, or by AND when all must match. */

@@ -6,7 +6,7 @@
  */
 import { termKey } from './lexical-terms.js';
 import type { Queryable } from './serial.js';
-import { enclosingElement, type EnclosingElement } from '../enclosing.js';
+import { elementHoldingLine, enclosingElement, type ElementLookups, type EnclosingElement } from '../enclosing.js';
 import type { OccurrenceReads } from '../reads.js';
 import type { OccurrenceFile } from '../rows.js';
 
@@ -41,26 +41,45 @@ export class PostgresOccurrences implements OccurrenceReads {
     file: { fileId: number; rootId: number },
     lines: readonly number[],
   ): Promise<(EnclosingElement | undefined)[]> {
-    if (lines.length === 0) return [];
+    const lookups = await this.#lookups(file, lines);
+    return lines.map((line) => enclosingElement(line, lookups));
+  }
+
+  async holding(
+    file: { fileId: number; rootId: number },
+    lines: readonly number[],
+  ): Promise<(EnclosingElement | undefined)[]> {
+    const lookups = await this.#lookups(file, lines);
+    return lines.map((line) => elementHoldingLine(line, lookups));
+  }
+
+  /** The file's elements, read at once, as the lookups of ../enclosing.ts. */
+  async #lookups(file: { fileId: number; rootId: number }, lines: readonly number[]): Promise<ElementLookups> {
+    if (lines.length === 0) return { before: () => undefined, after: () => undefined, owner: () => undefined };
     const { rows } = await this.#db.query<ElementLine>(
       `SELECT id AS "vectorId", element_type AS type, element_name AS name, short_name AS "shortName",
          start_line AS "startLine", end_line AS "endLine", start_byte AS "startByte", end_byte AS "endByte"
        FROM ${this.#s}.elements WHERE repo_id = $1 AND file_id = $2 ORDER BY start_line, id`,
       [file.rootId, file.fileId],
     );
-    return lines.map((line) =>
-      enclosingElement(line, {
-        // The last to start at or before the line (of equal starts, the last written, as SQLite's index walk gives).
-        before: (at) => lastStartingBy(rows, at),
-        owner: (shortName, name, at) =>
-          rows.find((e) => e.shortName === shortName && e.name === name && e.startLine <= at && e.endLine >= at),
-      }),
-    );
+    return {
+      // The last to start at or before the line (of equal starts, the last written, as SQLite's index walk gives).
+      before: (at) => lastStartingBy(rows, at),
+      after: (at) => rows[startingBy(rows, at)],
+      owner: (shortName, name, at) =>
+        rows.find((e) => e.shortName === shortName && e.name === name && e.startLine <= at && e.endLine >= at),
+    };
   }
 }
 
 /** The last of `rows` (by start line, then id) to start at or before `line`. */
 function lastStartingBy(rows: readonly ElementLine[], line: number): ElementLine | undefined {
+  const past = startingBy(rows, line);
+  return past > 0 ? rows[past - 1] : undefined;
+}
+
+/** How many of `rows` (by start line) start at or before `line`: the index of the first to start after it. */
+function startingBy(rows: readonly ElementLine[], line: number): number {
   let low = 0;
   let high = rows.length;
   while (low < high) {
@@ -68,5 +87,5 @@ function lastStartingBy(rows: readonly ElementLine[], line: number): ElementLine
     if (rows[middle]!.startLine <= line) low = middle + 1;
     else high = middle;
   }
-  return low > 0 ? rows[low - 1] : undefined;
+  return low;
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { meaningfulWords, pathWordMatch, rolePrior, requestedRoles } from '../../../src/search/ranking/path-priors.js';
+import {
+  heldBackRoles,
+  meaningfulWords,
+  pathWordMatch,
+  rolePrior,
+  rolePriorOf,
+  requestedRoles,
+} from '../../../src/search/ranking/path-priors.js';
 
 const keywords = (query: string) => meaningfulWords(query.split(/\s+/));
 
@@ -43,6 +50,25 @@ describe('path roles', () => {
     expect(rolePrior('e2e-tests/login.ts', none)).toBeLessThan(1);
     expect(rolePrior('src/latest/client.ts', none)).toBe(1);
     expect(rolePrior('src/contest/auth.go', none)).toBe(1);
+  });
+
+  it('holds a file no grammar reads back, unless the query names its format or asks for templates', () => {
+    const words = (...list: string[]) => new Set(list);
+    const none = requestedRoles(['ensure', 'trailing', 'newline', 'generated', 'files']);
+    const plain = (path: string, asked = none, typed = words('ensure', 'trailing', 'newline')) =>
+      heldBackRoles(path, asked, 'text', typed);
+    expect(plain('installer/templates/phx_single/lib/app_name/application.ex.eex')).toEqual(['plain']);
+    expect(plain('ktor-server/api/ktor-server.klib.api')).toEqual(['plain']);
+    expect(heldBackRoles('installer/lib/phx_new/generator.ex', none, 'elixir', words('ensure'))).toEqual([]);
+    // The query names the format: its extension, or the whole name of a file without one.
+    expect(plain('db/schema.sql', none, words('index', 'in', 'the', 'sql', 'schema'))).toEqual([]);
+    expect(plain('docker/Dockerfile', none, words('dockerfile', 'base', 'image'))).toEqual([]);
+    expect(plain('docker/Dockerfile', none, words('docker', 'base', 'image'))).toEqual(['plain']);
+    expect(plain('installer/templates/app.ex.eex', requestedRoles(['fix', 'the', 'templates']))).toEqual([]);
+    // Not told the language (a row without it): no role from it.
+    expect(heldBackRoles('ktor-server/api/ktor-server.api', none)).toEqual([]);
+    expect(rolePriorOf(['plain'])).toBeLessThan(1);
+    expect(rolePriorOf(['plain'])).toBeGreaterThan(rolePriorOf(['test']));
   });
 
   it('holds documentation and changelogs back further than tests: they quote the question', () => {
