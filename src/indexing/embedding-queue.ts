@@ -7,6 +7,7 @@
  * file gets its vectors: a bad one fails every file waiting, and the run.
  */
 import { checkVectors } from '../vector/check.js';
+import { roundToHalf } from '../vector/half-precision.js';
 import type { Embedder } from '../vector/embedder.js';
 
 export interface EmbeddingQueueOptions {
@@ -112,7 +113,8 @@ export class EmbeddingQueue {
           const d = this.embedder.dimension;
           batch.forEach((w, i) => {
             this.#inFlight.delete(w.hash);
-            w.resolve(vectors.slice(i * d, (i + 1) * d));
+            // At half precision, as the embedded store keeps it: every store ranks the same vectors.
+            w.resolve(roundToHalf(vectors.subarray(i * d, (i + 1) * d)));
           });
           this.computed += batch.length;
         },

@@ -5,6 +5,7 @@
  * replays to be brought level. IndexStore delegates to it; the SQL is here.
  */
 import type Database from 'better-sqlite3';
+import { decodeStoredVector, encodeStoredVector } from '../../vector/half-precision.js';
 import type { EmbedderRecord } from '../rows.js';
 import { prepared } from './sqlite.js';
 
@@ -24,11 +25,12 @@ export class VectorRows {
 
   getEmbedding(embedder: string, documentHash: string): Float32Array | undefined {
     const row = this.#get.get(embedder, documentHash);
-    return row ? toFloat32(row.vector) : undefined;
+    return row ? decodeStoredVector(row.vector) : undefined;
   }
 
+  /** Kept at half precision when that loses nothing (vectors from the run are rounded so: vector/half-precision.ts). */
   putEmbedding(embedder: string, documentHash: string, vector: Float32Array): void {
-    this.#put.run(embedder, documentHash, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+    this.#put.run(embedder, documentHash, encodeStoredVector(vector));
   }
 
   /**
@@ -47,18 +49,18 @@ export class VectorRows {
          LEFT JOIN embeddings v ON v.embedder = ? AND v.document_hash = e.document_hash
          WHERE e.generation > ? ORDER BY e.vector_id`,
     ).all(embedder.id, afterGeneration);
-    const bytesPerVector = embedder.dimension * 4;
     const vectors = new Float32Array(rows.length * embedder.dimension);
     const ids = new BigInt64Array(rows.length);
     const missing: number[] = [];
     let count = 0;
     for (const row of rows) {
-      if (row.vector === null || row.vector.length !== bytesPerVector) {
+      const vector = row.vector === null ? undefined : decodeStoredVector(row.vector);
+      if (vector === undefined || vector.length !== embedder.dimension) {
         missing.push(row.id);
         continue;
       }
       ids[count] = BigInt(row.id);
-      vectors.set(toFloat32(row.vector), count++ * embedder.dimension);
+      vectors.set(vector, count++ * embedder.dimension);
     }
     return { ids: ids.subarray(0, count), vectors: vectors.subarray(0, count * embedder.dimension), missing };
   }
@@ -103,11 +105,4 @@ export class VectorRows {
       'DELETE FROM embeddings WHERE document_hash NOT IN (SELECT document_hash FROM elements)',
     ).run().changes;
   }
-}
-
-function toFloat32(blob: Buffer): Float32Array {
-  // Copied: a Buffer's offset need not be 4-byte aligned.
-  const copy = new Uint8Array(blob.length);
-  copy.set(blob);
-  return new Float32Array(copy.buffer);
 }
