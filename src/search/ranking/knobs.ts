@@ -64,9 +64,9 @@ export const ROLE_PRIOR = {
   /** Vendored code is someone else's project. */
   vendor: 0.6,
   /**
-   * A file no grammar reads (templates, API dumps, build scripts, XML): a question about code is
-   * answered by the code it goes with, more often than by a file that repeats its words. Not
-   * when the query names the file's format (`sql`, `xml`, `Dockerfile`).
+   * A file no grammar reads, in a format seldom written by hand (templates that generate code,
+   * API dumps, XML, build and property files; path-priors.ts): a question about code is answered
+   * by the code it goes with. Not when the query names the file's format (`xml` for pom.xml).
    */
   plain: 0.7,
 } as const;

@@ -67,10 +67,26 @@ export function requestedRoles(queryWords: readonly string[]): Set<PathRole> {
 }
 
 /**
+ * Files the index reads as plain text (no grammar here) that people write and change as they do
+ * code: languages without a grammar in this project, schemas, styles, and the view templates of
+ * web frameworks. They keep their place. Not here, and so held back: templates that generate
+ * code (`.eex`, `.tt`, `.stub`, `.tmpl`), API dumps, XML, build and property files, text.
+ */
+const EDITED_TEXT_FORMATS = new Set(
+  `dart r jl pl pm raku tf tfvars hcl nix ml mli clj cljs cljc edn erl hrl groovy gradle fs fsi fsx vb sol
+   vue svelte astro m mm ps1 psm1 nim cr d hx pas f f90 f95 ada adb ads lisp el scm rkt elm purs coffee asm
+   sql proto graphql gql thrift html htm css scss sass less styl heex erb twig cshtml razor jinja j2 hbs
+   mustache ejs pug liquid`
+    .trim()
+    .split(/\s+/),
+);
+
+/**
  * The roles of a path that the query did not ask for: each holds the result back by its ROLE_PRIOR.
- * `plain` is the role of a file the index reads as plain text (`language`, as indexed), unless one
- * of the query's words (`queryWords`, lower case) is the file's extension or its name (`sql` for
- * schema.sql, `dockerfile` for Dockerfile).
+ * `plain` is the role of a file the index reads as plain text (`language`, as indexed) in a format
+ * people seldom change by hand (not EDITED_TEXT_FORMATS: test data, dumps, build files), unless
+ * one of the query's words (`queryWords`, lower case) is the file's extension or its name (`xml`
+ * for pom.xml, `dockerfile` for Dockerfile).
  */
 export function heldBackRoles(
   path: string,
@@ -79,8 +95,15 @@ export function heldBackRoles(
   queryWords: ReadonlySet<string> = new Set(),
 ): PathRole[] {
   const roles = pathRoles(path);
-  if (language === 'text' && !namesFormat(path, queryWords)) roles.add('plain');
+  if (language === 'text' && isSeldomEdited(path) && !namesFormat(path, queryWords)) roles.add('plain');
   return [...roles].filter((role) => !requested.has(role));
+}
+
+/** A plain-text file in a format people seldom write by hand: not one of EDITED_TEXT_FORMATS (a file without an extension neither). */
+function isSeldomEdited(path: string): boolean {
+  const name = posix.basename(path).toLowerCase();
+  const dot = name.lastIndexOf('.');
+  return dot <= 0 || !EDITED_TEXT_FORMATS.has(name.slice(dot + 1));
 }
 
 /** Whether the query's words name the file's format: one of its extensions, or its whole name. */
