@@ -82,7 +82,7 @@ if (values.half !== undefined && values.half !== 'development' && values.half !=
 const commitNames = allNames.filter(
   (name) => commitSetSource(name) !== undefined && (values.half === undefined || halfOf(name) === values.half),
 );
-const names = values.commits ? [] : allNames.filter((name) => !commitNames.includes(name));
+const names = values.commits ? [] : allNames.filter((name) => commitSetSource(name) === undefined);
 const commitsDir = commitCorporaDir(values['commits-corpora']);
 const commitK = values.k === undefined ? SEARCH_K : Number(values.k);
 if (!Number.isInteger(commitK) || commitK < 1 || commitK > 100)

@@ -116,8 +116,16 @@ async function preparedIndex(
 ): Promise<{ root: string; indexDir: string; elements: number; seconds: number; temporary: boolean }> {
   const { name, source, gitDir } = options;
   const kept = options.keep ? join(options.keep, name) : undefined;
-  if (kept && existsSync(join(kept, 'index', 'index.db')) && existsSync(join(kept, 'commit'))) {
-    if (readFileSync(join(kept, 'commit'), 'utf8').trim() === source.commit) {
+  const embedder = options.embedder ?? { choice: 'builtin', options: {} };
+  // What the kept index was built from: the snapshot and the embedder (another model's index is not reused).
+  const stamp = `${source.commit} ${embedder.choice} ${JSON.stringify(embedder.options)}`;
+  if (
+    kept &&
+    existsSync(join(kept, 'index', 'index.db')) &&
+    existsSync(join(kept, 'tree')) &&
+    existsSync(join(kept, 'commit'))
+  ) {
+    if (readFileSync(join(kept, 'commit'), 'utf8').trim() === stamp) {
       const store = IndexStore.open(join(kept, 'index'), { readonly: true });
       try {
         return {
@@ -139,7 +147,6 @@ async function preparedIndex(
     mkdirSync(root, { recursive: true });
   } else root = mkdtempSync(join(tmpdir(), `ocvector-eval-${name}-`));
   layOutSnapshot(gitDir, source.commit, root);
-  const embedder = options.embedder ?? { choice: 'builtin', options: {} };
   const summary = await new Indexer({
     path: root,
     ...(kept ? { indexDir: join(kept, 'index') } : {}),
@@ -147,7 +154,7 @@ async function preparedIndex(
     embedderOptions: embedder.options,
     llm: false,
   }).run();
-  if (kept) writeFileSync(join(kept, 'commit'), `${source.commit}\n`);
+  if (kept) writeFileSync(join(kept, 'commit'), `${stamp}\n`);
   return {
     root,
     indexDir: summary.indexDir,

@@ -92,7 +92,7 @@ export class LexicalSearch {
       parsed.kind === 'identifier' ? await reads.namedFiles(symbols, conditions, NAMED_FILE_ELEMENTS) : [];
     const match = await this.#match(scope, parsed.terms, generation);
     // Over code, the terms not too common there (a query of only common words adds nothing in
-    // code that the names do not); asked once, as the whole-file evidence reads the same terms.
+    // code that the names do not).
     const rareInCode = await this.#rareTerms(scope, parsed.terms, 'code', generation);
     const codeMatch = rareInCode && rareInCode.length > 0 ? { terms: rareInCode } : undefined;
     const codeWeight = parsed.asksChange ? CHANGE_CODE_WEIGHT : undefined;
@@ -137,9 +137,9 @@ export class LexicalSearch {
   }
 
   /**
-   * BM25 over whole files, on the terms that are not too common in code
-   * (the others weigh next to nothing over files too, and would cost a scan
-   * of most of the index).
+   * BM25 over whole files, on the terms in at most COMMON_FILE_TERM_SHARE of
+   * a large index's code (a word in more weighs next to nothing over files
+   * too, and would cost a scan of most of the index).
    */
   async #fileEvidence(
     reads: ScopeReads,

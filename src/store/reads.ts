@@ -119,7 +119,7 @@ export interface OccurrenceReads {
   files(word: string, roots: readonly number[] | undefined): Promise<OccurrenceFile[]>;
   /** The innermost element around each of these lines of a file (undefined at the top level). */
   around(file: { fileId: number; rootId: number }, lines: readonly number[]): Promise<(EnclosingElement | undefined)[]>;
-  /** The element each of these lines is read with: around it, else the one it documents (../store/enclosing.ts, `elementHoldingLine`). */
+  /** The element each of these lines is read with: around it, else the one it documents (./enclosing.ts, `elementHoldingLine`). */
   holding(
     file: { fileId: number; rootId: number },
     lines: readonly number[],

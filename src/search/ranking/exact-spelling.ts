@@ -6,10 +6,11 @@
  * can tell, and the one file with the SQL function came after them all.
  * The occurrences table (text/occurrences.ts, kept for `--refs`) has each
  * word as written, and its lines: the elements around those lines are the
- * ones that hold the name as typed. A line outside every element counts for
- * the element it documents: a name spelled only in a doc comment's example
- * (`* new PointAdapter()` above `class TypeAdapter`) is a name users paste
- * from the docs, and its file must answer it.
+ * ones that hold the name as typed. In a file that spells it only outside
+ * its elements, a line counts for the element it documents: a name spelled
+ * only in a doc comment's example (`* new PointAdapter()` above `class
+ * TypeAdapter`) is a name users paste from the docs, and its file must
+ * answer it.
  */
 import type { OccurrenceReads } from '../../store/reads.js';
 import { decodeSites, isOccurrenceWord } from '../../text/occurrences.js';
@@ -36,12 +37,14 @@ export async function elementsSpelledAsTyped(
   const perName = await Promise.all(names.map((name) => occurrences.files(name, roots)));
   if (perName.some((files) => files.length > MAX_SPELLING_FILES)) return undefined;
   const around = await Promise.all(
-    perName.flat().map((file) =>
-      occurrences.holding(
-        file,
-        decodeSites(file.lines).map((site) => site.line),
-      ),
-    ),
+    perName.flat().map(async (file) => {
+      const lines = decodeSites(file.lines).map((site) => site.line);
+      const inside = (await occurrences.around(file, lines)).filter((element) => element !== undefined);
+      // A file that spells the name only outside its elements (a doc comment's example above its
+      // class: top-level code such as imports is a chunk element of its own): the element those
+      // lines document. Where some line lies inside an element, those elements hold the name.
+      return inside.length > 0 ? inside : await occurrences.holding(file, lines);
+    }),
   );
   return new Set(around.flat().flatMap((element) => (element ? [element.vectorId] : [])));
 }

@@ -65,8 +65,8 @@ export const ROLE_PRIOR = {
   vendor: 0.6,
   /**
    * A file no grammar reads, in a format seldom written by hand (templates that generate code,
-   * API dumps, XML, build and property files; path-priors.ts): a question about code is answered
-   * by the code it goes with. Not when the query names the file's format (`xml` for pom.xml).
+   * API dumps, XML, build and property files, test data; path-priors.ts): a question about code
+   * is answered by the code it goes with. Not when the query names the file (`pom`, `xml`).
    */
   plain: 0.7,
 } as const;

@@ -67,16 +67,15 @@ export function requestedRoles(queryWords: readonly string[]): Set<PathRole> {
 }
 
 /**
- * Files the index reads as plain text (no grammar here) that people write and change as they do
- * code: languages without a grammar in this project, schemas, styles, and the view templates of
- * web frameworks. They keep their place. Not here, and so held back: templates that generate
- * code (`.eex`, `.tt`, `.stub`, `.tmpl`), API dumps, XML, build and property files, text.
+ * Formats of plain text (no grammar reads them) that are seldom written by hand, or repeat what
+ * the code they go with says: templates that generate code (`.eex`, `.tt`, `.stub`), API dumps
+ * (`.api`), build and property files, XML, data and test expectations. A format not named here
+ * (a language with no grammar in this project, a schema, a style sheet, a view template) keeps
+ * its place: when in doubt, a file is taken for code.
  */
-const EDITED_TEXT_FORMATS = new Set(
-  `dart r jl pl pm raku tf tfvars hcl nix ml mli clj cljs cljc edn erl hrl groovy gradle fs fsi fsx vb sol
-   vue svelte astro m mm ps1 psm1 nim cr d hx pas f f90 f95 ada adb ads lisp el scm rkt elm purs coffee asm
-   sql proto graphql gql thrift html htm css scss sass less styl heex erb twig cshtml razor jinja j2 hbs
-   mustache ejs pug liquid`
+const SELDOM_EDITED_FORMATS = new Set(
+  `eex tt stub tmpl tpl api xml pro properties txt conf cfg ini in am m4 cmake bazel def lock sum csv tsv svg
+   snap golden out expected log pem crt br gz`
     .trim()
     .split(/\s+/),
 );
@@ -84,9 +83,9 @@ const EDITED_TEXT_FORMATS = new Set(
 /**
  * The roles of a path that the query did not ask for: each holds the result back by its ROLE_PRIOR.
  * `plain` is the role of a file the index reads as plain text (`language`, as indexed) in a format
- * people seldom change by hand (not EDITED_TEXT_FORMATS: test data, dumps, build files), unless
- * one of the query's words (`queryWords`, lower case) is the file's extension or its name (`xml`
- * for pom.xml, `dockerfile` for Dockerfile).
+ * seldom written by hand (SELDOM_EDITED_FORMATS, or no extension at all: test data, `Makefile`),
+ * unless one of the query's words (`queryWords`, lower case) names the file (`xml` or `pom` for
+ * pom.xml, `dockerfile` for Dockerfile).
  */
 export function heldBackRoles(
   path: string,
@@ -95,21 +94,21 @@ export function heldBackRoles(
   queryWords: ReadonlySet<string> = new Set(),
 ): PathRole[] {
   const roles = pathRoles(path);
-  if (language === 'text' && isSeldomEdited(path) && !namesFormat(path, queryWords)) roles.add('plain');
+  if (language === 'text' && isSeldomEdited(path) && !namesFile(path, queryWords)) roles.add('plain');
   return [...roles].filter((role) => !requested.has(role));
 }
 
-/** A plain-text file in a format people seldom write by hand: not one of EDITED_TEXT_FORMATS (a file without an extension neither). */
+/** A plain-text file in a format seldom written by hand: one of SELDOM_EDITED_FORMATS, or no extension. */
 function isSeldomEdited(path: string): boolean {
   const name = posix.basename(path).toLowerCase();
   const dot = name.lastIndexOf('.');
-  return dot <= 0 || !EDITED_TEXT_FORMATS.has(name.slice(dot + 1));
+  return dot <= 0 || SELDOM_EDITED_FORMATS.has(name.slice(dot + 1));
 }
 
-/** Whether the query's words name the file's format: one of its extensions, or its whole name. */
-function namesFormat(path: string, queryWords: ReadonlySet<string>): boolean {
+/** Whether the query's words name the file: its name, or a part of it between dots (`pom`, `xml`, `dockerfile`). */
+function namesFile(path: string, queryWords: ReadonlySet<string>): boolean {
   const name = posix.basename(path).toLowerCase();
-  return name.split('.').some((part, i) => (i > 0 || !name.includes('.')) && queryWords.has(part));
+  return queryWords.has(name) || name.split('.').some((part) => queryWords.has(part));
 }
 
 /** The product of the priors of the roles, in their order (1 for none). */

@@ -58,8 +58,8 @@ interface RootTables {
  * and reading one's matches costs a millisecond or more in a large index.
  */
 const COMMON_TERM_FILES = 100;
-/** Terms whose counts are kept at most (the first kept goes first): a few MiB at most. */
-const MAX_COMMON_TERMS = 256;
+/** Counts (file, count) kept at most over all terms, the first term kept going first: about 16 MiB. */
+const MAX_COMMON_COUNTS = 250_000;
 
 interface ElementFilesState {
   generation: number;
@@ -68,8 +68,9 @@ interface ElementFilesState {
   read: boolean;
   /** The map once read (undefined when too sparse). */
   map: ElementFiles | undefined;
-  /** Counts per file of the common terms read through the map, by term (COMMON_TERM_FILES). */
+  /** Counts per file of the common terms read through the map, by term (COMMON_TERM_FILES), and how many in all. */
   common: Map<string, Map<number, number>>;
+  commonCounts: number;
 }
 
 export class SearchReader {
@@ -88,6 +89,7 @@ export class SearchReader {
     read: false,
     map: undefined,
     common: new Map(),
+    commonCounts: 0,
   };
 
   /**
@@ -285,7 +287,14 @@ export class SearchReader {
 
   #elementFilesOf(generation: number): ElementFiles | undefined {
     if (this.#elementFiles.generation !== generation)
-      this.#elementFiles = { generation, countsBySql: 0, read: false, map: undefined, common: new Map() };
+      this.#elementFiles = {
+        generation,
+        countsBySql: 0,
+        read: false,
+        map: undefined,
+        common: new Map(),
+        commonCounts: 0,
+      };
     const state = this.#elementFiles;
     if (!state.read) {
       if (state.countsBySql++ < COUNTS_BEFORE_MAP) return undefined;
@@ -297,14 +306,19 @@ export class SearchReader {
 
   /** One term's counts per file, through the map; the files' sizes added to `sizes`. */
   #countsByMap(map: ElementFiles, term: string, sizes: Map<number, number>): Map<number, number> {
-    const common = this.#elementFiles.common;
-    let counts = common.get(term);
+    const state = this.#elementFiles;
+    let counts = state.common.get(term);
     if (!counts) {
       const matches = this.#tables.flatMap((t) => [t.elementMatches.all(term), t.codeMatches.all(term)]);
       counts = map.countByFile(matches);
-      if (counts.size >= COMMON_TERM_FILES) {
-        if (common.size >= MAX_COMMON_TERMS) common.delete(common.keys().next().value!);
-        common.set(term, counts);
+      if (counts.size >= COMMON_TERM_FILES && counts.size <= MAX_COMMON_COUNTS) {
+        for (const [oldest, kept] of state.common) {
+          if (state.commonCounts + counts.size <= MAX_COMMON_COUNTS) break;
+          state.common.delete(oldest);
+          state.commonCounts -= kept.size;
+        }
+        state.common.set(term, counts);
+        state.commonCounts += counts.size;
       }
     }
     for (const file of counts.keys()) sizes.set(file, map.sizeOf(file)!);

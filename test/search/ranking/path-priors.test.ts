@@ -60,15 +60,17 @@ describe('path roles', () => {
     expect(plain('installer/templates/phx_single/lib/app_name/application.ex.eex')).toEqual(['plain']);
     expect(plain('ktor-server/api/ktor-server.klib.api')).toEqual(['plain']);
     expect(plain('pom.xml')).toEqual(['plain']);
+    expect(plain('tests/data/test1286')).toEqual(['test', 'plain']);
     expect(heldBackRoles('installer/lib/phx_new/generator.ex', none, 'elixir', words('ensure'))).toEqual([]);
-    // The query names the format: its extension, or the whole name of a file without one.
+    // The query names the file: its extension, its name, or the whole name of a file without an extension.
     expect(plain('pom.xml', none, words('bump', 'the', 'xml', 'plugin'))).toEqual([]);
+    expect(plain('gson/pom.xml', none, words('update', 'the', 'pom'))).toEqual([]);
     expect(plain('docker/Dockerfile', none, words('dockerfile', 'base', 'image'))).toEqual([]);
     expect(plain('docker/Dockerfile', none, words('docker', 'base', 'image'))).toEqual(['plain']);
     expect(plain('installer/templates/app.ex.eex', requestedRoles(['fix', 'the', 'templates']))).toEqual([]);
-    // Code in a language without a grammar here, schemas, styles and view templates are written by
-    // hand: they keep their place.
-    for (const path of ['lib/main.dart', 'src/App.vue', 'db/schema.sql', 'api/user.proto', 'app/views/index.html.erb'])
+    // A format not known to be seldom edited is taken for code: a language with no grammar here, a
+    // schema, a style sheet, a view template.
+    for (const path of ['lib/main.dart', 'src/App.vue', 'db/schema.sql', 'kernels/add.cu', 'app/views/index.html.erb'])
       expect(plain(path), path).toEqual([]);
     // Not told the language (a row without it): no role from it.
     expect(heldBackRoles('ktor-server/api/ktor-server.api', none)).toEqual([]);
