@@ -64,21 +64,6 @@ function halfTable(): Float32Array {
   return halfValues;
 }
 
-/** A vector as binary16, little-endian, two bytes a dimension. */
-export function encodeHalf(vector: Float32Array): Buffer {
-  const out = Buffer.allocUnsafe(vector.length * 2);
-  for (let i = 0; i < vector.length; i++) out.writeUInt16LE(toHalfBits(vector[i]!), i * 2);
-  return out;
-}
-
-/** The vector `encodeHalf` wrote. */
-export function decodeHalf(blob: Uint8Array): Float32Array {
-  const values = halfTable();
-  const out = new Float32Array(blob.byteLength >>> 1);
-  for (let i = 0; i < out.length; i++) out[i] = values[blob[2 * i]! | (blob[2 * i + 1]! << 8)]!;
-  return out;
-}
-
 /** The first byte of a vector stored at half precision: a float32 vector's blob has an even length, this one an odd. */
 const HALF_TAG = 1;
 
@@ -107,18 +92,32 @@ export function roundToHalf(vector: Float32Array): Float32Array {
 
 /**
  * A vector as the embedded store keeps it: at half precision (a tag byte,
- * then binary16) when that loses nothing, as float32 otherwise. Blobs
- * written before 2026-11-28 are all float32; both are read back
- * (`decodeStoredVector`), so an index needs no migration.
+ * then binary16, little-endian) when that loses nothing, as float32
+ * otherwise. Blobs written before 2026-11-28 are all float32; both are read
+ * back (`decodeStoredVector`), so an index needs no migration.
  */
 export function encodeStoredVector(vector: Float32Array): Buffer {
-  if (!isHalfExact(vector)) return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
-  return Buffer.concat([Buffer.of(HALF_TAG), encodeHalf(vector)]);
+  const values = halfTable();
+  const out = Buffer.allocUnsafe(1 + 2 * vector.length);
+  out[0] = HALF_TAG;
+  for (let i = 0; i < vector.length; i++) {
+    const bits = toHalfBits(vector[i]!);
+    // A component binary16 does not hold exactly: the vector is kept whole instead.
+    if (values[bits] !== vector[i]) return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+    out.writeUInt16LE(bits, 1 + 2 * i);
+  }
+  return out;
 }
 
 /** The vector `encodeStoredVector` wrote, or undefined for a blob of neither format. */
 export function decodeStoredVector(blob: Uint8Array): Float32Array | undefined {
-  if (blob.length % 2 === 1) return blob[0] === HALF_TAG ? decodeHalf(blob.subarray(1)) : undefined;
+  if (blob.length % 2 === 1) {
+    if (blob[0] !== HALF_TAG) return undefined;
+    const values = halfTable();
+    const out = new Float32Array((blob.length - 1) >>> 1);
+    for (let i = 0; i < out.length; i++) out[i] = values[blob[1 + 2 * i]! | (blob[2 + 2 * i]! << 8)]!;
+    return out;
+  }
   if (blob.length % 4 !== 0) return undefined;
   // Copied: a Buffer's offset need not be 4-byte aligned.
   const copy = new Uint8Array(blob.length);

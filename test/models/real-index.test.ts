@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type IndexEvent, Indexer, Searcher } from '../../src/index.js';
 import type { AnalysisEvent } from '../../src/analysis/events.js';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';
-import { startRealOllama } from '../helpers/real-ollama.js';
+import { describeNotRun, startRealOllama } from '../helpers/real-ollama.js';
 
 const started = await startRealOllama();
 
@@ -37,11 +37,7 @@ const MINUTES = 60_000;
 const CALL_TIMEOUT_MS = 10 * MINUTES;
 
 if (!started.ollama) {
-  describe('a real repository against real models', () => {
-    it('did not run here: the helper says the models are not prepared', () => {
-      expect(started.reason).toBe('not prepared');
-    });
-  });
+  describeNotRun('a real repository against real models', started);
 } else {
   const { host, llm, embedder } = started.ollama;
   const repos: TempRepo[] = [];

@@ -11,7 +11,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ollamaClient } from '../../src/models/ollama-client.js';
 import { embedderFromId } from '../../src/vector/choose.js';
-import { PREPARE_HINT, startRealOllama } from '../helpers/real-ollama.js';
+import { describeNotRun, PREPARE_HINT, startRealOllama } from '../helpers/real-ollama.js';
 
 const started = await startRealOllama();
 if (!started.ollama)
@@ -31,11 +31,7 @@ const TEXTS = [
 ];
 
 if (!started.ollama) {
-  describe('real models', () => {
-    it('did not run here: the helper says the models are not prepared', () => {
-      expect(started.reason).toBe('not prepared');
-    });
-  });
+  describeNotRun('real models', started);
 } else {
   const { host, llm, embedder } = started.ollama;
   afterAll(() => started.ollama?.stop());

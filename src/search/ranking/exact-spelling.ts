@@ -39,11 +39,14 @@ export async function elementsSpelledAsTyped(
   const around = await Promise.all(
     perName.flat().map(async (file) => {
       const lines = decodeSites(file.lines).map((site) => site.line);
-      const inside = (await occurrences.around(file, lines)).filter((element) => element !== undefined);
-      // A file that spells the name only outside its elements (a doc comment's example above its
-      // class: top-level code such as imports is a chunk element of its own): the element those
-      // lines document. Where some line lies inside an element, those elements hold the name.
-      return inside.length > 0 ? inside : await occurrences.holding(file, lines);
+      const held = await occurrences.holding(file, lines);
+      // Where some line lies inside an element, those elements hold the name. A file that spells
+      // it only outside its elements (a doc comment's example above its class: top-level code
+      // such as imports is a chunk element of its own): the elements those lines document.
+      const inside = held.filter(
+        (element, i) => element && element.startLine <= lines[i]! && lines[i]! <= element.endLine,
+      );
+      return inside.length > 0 ? inside : held;
     }),
   );
   return new Set(around.flat().flatMap((element) => (element ? [element.vectorId] : [])));

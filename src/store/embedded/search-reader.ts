@@ -73,6 +73,11 @@ interface ElementFilesState {
   commonCounts: number;
 }
 
+/** A generation's state before any read: no map yet, no counts kept. */
+function freshElementFiles(generation: number): ElementFilesState {
+  return { generation, countsBySql: 0, read: false, map: undefined, common: new Map(), commonCounts: 0 };
+}
+
 export class SearchReader {
   readonly #db: Database.Database;
   readonly #sql;
@@ -83,14 +88,7 @@ export class SearchReader {
   /** The same condition over the alias `f` of the reads that join files. */
   readonly #scopeOfF: string;
   /** This generation's element-to-file map, and the counts per file of its common terms. */
-  #elementFiles: ElementFilesState = {
-    generation: Number.NaN,
-    countsBySql: 0,
-    read: false,
-    map: undefined,
-    common: new Map(),
-    commonCounts: 0,
-  };
+  #elementFiles: ElementFilesState = freshElementFiles(Number.NaN);
 
   /**
    * A reader of some repositories (root ids) of the index: BM25 over their
@@ -286,15 +284,7 @@ export class SearchReader {
   }
 
   #elementFilesOf(generation: number): ElementFiles | undefined {
-    if (this.#elementFiles.generation !== generation)
-      this.#elementFiles = {
-        generation,
-        countsBySql: 0,
-        read: false,
-        map: undefined,
-        common: new Map(),
-        commonCounts: 0,
-      };
+    if (this.#elementFiles.generation !== generation) this.#elementFiles = freshElementFiles(generation);
     const state = this.#elementFiles;
     if (!state.read) {
       if (state.countsBySql++ < COUNTS_BEFORE_MAP) return undefined;

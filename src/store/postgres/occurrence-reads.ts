@@ -41,21 +41,29 @@ export class PostgresOccurrences implements OccurrenceReads {
     file: { fileId: number; rootId: number },
     lines: readonly number[],
   ): Promise<(EnclosingElement | undefined)[]> {
-    const lookups = await this.#lookups(file, lines);
-    return lines.map((line) => enclosingElement(line, lookups));
+    return this.#eachLine(file, lines, enclosingElement);
   }
 
   async holding(
     file: { fileId: number; rootId: number },
     lines: readonly number[],
   ): Promise<(EnclosingElement | undefined)[]> {
-    const lookups = await this.#lookups(file, lines);
-    return lines.map((line) => elementHoldingLine(line, lookups));
+    return this.#eachLine(file, lines, elementHoldingLine);
+  }
+
+  /** `pick` for each line, over the file's elements read once. */
+  async #eachLine(
+    file: { fileId: number; rootId: number },
+    lines: readonly number[],
+    pick: (line: number, lookups: ElementLookups) => EnclosingElement | undefined,
+  ): Promise<(EnclosingElement | undefined)[]> {
+    if (lines.length === 0) return [];
+    const lookups = await this.#lookups(file);
+    return lines.map((line) => pick(line, lookups));
   }
 
   /** The file's elements, read at once, as the lookups of ../enclosing.ts. */
-  async #lookups(file: { fileId: number; rootId: number }, lines: readonly number[]): Promise<ElementLookups> {
-    if (lines.length === 0) return { before: () => undefined, after: () => undefined, owner: () => undefined };
+  async #lookups(file: { fileId: number; rootId: number }): Promise<ElementLookups> {
     const { rows } = await this.#db.query<ElementLine>(
       `SELECT id AS "vectorId", element_type AS type, element_name AS name, short_name AS "shortName",
          start_line AS "startLine", end_line AS "endLine", start_byte AS "startByte", end_byte AS "endByte"
