@@ -15,6 +15,7 @@
         "native/src/gpu.cc",
         "native/src/index_holder.cc",
         "native/src/index_io.cc",
+        "native/src/shared_reads.cc",
         "native/src/system_info.cc"
       ],
       "include_dirs": [

@@ -31,12 +31,11 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Indexer, Searcher } from '../src/index.js';
 import type { PostgresChoice } from '../src/store/open.js';
 import { startPostgres } from '../test/support/postgres.js';
 import { serveMcpOverHttp } from '../src/mcp/http.js';
+import { askConcurrently } from './lib/mcp-load.js';
 import { createCodebaseMcpService } from '../src/mcp/server.js';
 import { parseTokens, type TokenTable } from '../src/mcp/tokens.js';
 import { libFiles, LIB, pickQueries } from './lib/corpus.js';
@@ -169,41 +168,12 @@ async function inProcess(where: Where, queries: string[], repos?: string[]): Pro
   }
 }
 
-/** `clients` MCP clients at once, each asking its share of the queries one after another. */
+/** `clients` MCP clients at once, each asking every query, one after another. */
 async function overHttp(url: string, queries: string[], clients: number): Promise<Latency> {
-  const connected = await Promise.all(
-    Array.from({ length: clients }, async () => {
-      const client = new Client({ name: 'ocvector-bench', version: '1.0.0' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(url), {
-          requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
-        }),
-      );
-      return client;
-    }),
-  );
-  const latencies: number[] = [];
-  let errors = 0;
-  const started = performance.now();
-  await Promise.all(
-    connected.map(async (client, c) => {
-      // Every client asks all the queries (from its own offset): the load grows with the clients.
-      for (let i = 0; i < queries.length; i++) {
-        const query = queries[(i + c * 7) % queries.length]!;
-        const t = performance.now();
-        try {
-          const result = await client.callTool({ name: 'codebase_search', arguments: { query, k: 10 } });
-          if (result.isError || (result.structuredContent as { error?: string } | undefined)?.error) errors++;
-        } catch {
-          errors++;
-        }
-        latencies.push(performance.now() - t);
-      }
-    }),
-  );
-  const wall = performance.now() - started;
-  await Promise.all(connected.map((client) => client.close()));
-  return summarize(latencies, errors, wall);
+  const { latencies, errors, wallMs } = await askConcurrently(url, queries, clients, {
+    Authorization: `Bearer ${TOKEN}`,
+  });
+  return summarize(latencies, errors, wallMs);
 }
 
 interface StoreFigures {

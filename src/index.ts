@@ -70,6 +70,9 @@ export type { EmbedderBackendName, EmbedderOptions } from './vector/backends.js'
 
 // Search.
 export { Searcher, SEARCH_DEFAULTS } from './search/searcher.js';
+export { SearcherPool, MAX_SEARCH_WORKERS } from './search/pool/searcher-pool.js';
+export type { SearcherPoolOptions } from './search/pool/searcher-pool.js';
+export type { SearchService } from './search/search-service.js';
 export type {
   SearchEvent,
   SearcherOptions,

@@ -35,6 +35,8 @@ const PUBLIC_RUNTIME_NAMES = [
   // search
   'Searcher',
   'SEARCH_DEFAULTS',
+  'SearcherPool',
+  'MAX_SEARCH_WORKERS',
   'findIndex',
   // the agent tool
   'CodebaseSearchTool',

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 
 /** The pages that hold generated tables, relative to the repository root (docs/README.md lists them). */
 export const PAGES = {
-  /** bench: summary, native, gpu (bench:native -- --gpu), analysis, indexing, index-type, search, agent. */
+  /** bench: summary, native, gpu (bench:native -- --gpu), analysis, indexing, index-type, search, server (bench:server), agent. */
   performance: 'docs/performance.md',
   /** eval:semble: the public benchmark's tables. */
   retrievalQuality: 'docs/retrieval-quality.md',

@@ -7,6 +7,7 @@
 #include "faiss_index.h"
 #include "gpu.h"
 #include "instance_data.h"
+#include "shared_reads.h"
 #include "system_info.h"
 
 namespace ocvector {
@@ -65,6 +66,11 @@ Napi::Value SetNumThreads(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// How many indexes read shared are in memory now, for every thread of the process.
+Napi::Value SharedIndexes(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), SharedReads::Instance().Live());
+}
+
 Napi::Value GetNumThreads(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), ThreadCount());
 }
@@ -89,11 +95,13 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("blasInfo", Napi::Function::New<BlasInfoJs>(env, "blasInfo"));
   exports.Set("setNumThreads", Napi::Function::New<SetNumThreads>(env, "setNumThreads"));
   exports.Set("getNumThreads", Napi::Function::New<GetNumThreads>(env, "getNumThreads"));
+  exports.Set("sharedIndexes", Napi::Function::New<SharedIndexes>(env, "sharedIndexes"));
   exports.Set("capMemoryGrowth", Napi::Function::New<CapMemoryGrowthJs>(env, "capMemoryGrowth"));
   // What this addon can do that an older build cannot, for the facade to check
   // before it relies on it: an older addon ignores arguments it does not know.
-  Napi::Array features = Napi::Array::New(env, 1);
+  Napi::Array features = Napi::Array::New(env, 2);
   features.Set(uint32_t(0), "searchAllowed");
+  features.Set(uint32_t(1), "sharedReads");
   exports.Set("features", features);
   exports.Set("faissVersion", Napi::String::New(env, std::to_string(FAISS_VERSION_MAJOR) + "." +
                                                          std::to_string(FAISS_VERSION_MINOR) + "." +

@@ -23,6 +23,7 @@
 #include "index_io.h"
 #include "instance_data.h"
 #include "promise_worker.h"
+#include "shared_reads.h"
 
 namespace ocvector {
 namespace {
@@ -115,11 +116,23 @@ class CreateWorker : public MakeIndexWorker {
 
 class ReadWorker : public MakeIndexWorker {
  public:
-  ReadWorker(Napi::Env env, std::string path, Device device, bool allowPlain)
-      : MakeIndexWorker(env), path_(std::move(path)), device_(device), allowPlain_(allowPlain) {}
+  ReadWorker(Napi::Env env, std::string path, Device device, bool allowPlain, bool shared)
+      : MakeIndexWorker(env),
+        path_(std::move(path)),
+        device_(device),
+        allowPlain_(allowPlain),
+        shared_(shared) {}
 
  private:
   void Run() override {
+    if (!shared_) return ReadNow();
+    // One index in memory for every thread of the process that reads this file shared.
+    holder_ = SharedReads::Instance().Get(FileIdentity(path_), [this] {
+      ReadNow();
+      return holder_;
+    });
+  }
+  void ReadNow() {
     std::unique_ptr<faiss::Index> index = ReadIndexFile(path_, allowPlain_);
     std::string description = DescribeIndex(*index);
     Adopt(std::move(index), device_, description);
@@ -127,6 +140,7 @@ class ReadWorker : public MakeIndexWorker {
   std::string path_;
   Device device_;
   bool allowPlain_;
+  bool shared_;
 };
 
 class FromBufferWorker : public MakeIndexWorker {
@@ -624,6 +638,17 @@ Napi::Value NativeIndex::NewInstance(Napi::Env env, std::shared_ptr<IndexHolder>
   return GetInstanceData(env)->indexClass.New({external});
 }
 
+// A shared read is the same index in every thread that read the file: none may change it under the
+// others.
+static void RequireUnshared(Napi::Env env, const IndexHolder& holder, const char* action) {
+  if (holder.sharedRead) {
+    ThrowJs(env, ErrorCode::Unsupported,
+            std::string("cannot ") + action +
+                " an index read shared (one copy for every thread that reads the file): read the "
+                "file again without shared to change it");
+  }
+}
+
 std::shared_ptr<IndexHolder> NativeIndex::Open(Napi::Env env) const {
   if (!holder_) ThrowJs(env, ErrorCode::Closed, "the index is closed");
   return holder_;
@@ -649,7 +674,11 @@ Napi::Value NativeIndex::Read(const Napi::CallbackInfo& info) {
   std::string path = StringArg(info, 0, "path");
   Device device = ParseDevice(env, StringArg(info, 1, "device"));
   bool allowPlain = OptionalBooleanArg(info, 2, "plainFaiss", false);
-  return (new ReadWorker(env, path, device, allowPlain))->Start();
+  bool shared = OptionalBooleanArg(info, 3, "shared", false);
+  if (shared && device != Device::Cpu) {
+    ThrowJs(env, ErrorCode::InvalidArgument, "only an index on the CPU is read shared");
+  }
+  return (new ReadWorker(env, path, device, allowPlain, shared))->Start();
 }
 
 Napi::Value NativeIndex::FromBuffer(const Napi::CallbackInfo& info) {
@@ -663,6 +692,7 @@ Napi::Value NativeIndex::FromBuffer(const Napi::CallbackInfo& info) {
 Napi::Value NativeIndex::Train(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto holder = Open(env);
+  RequireUnshared(env, *holder, "train");
   Napi::Float32Array vectors = Float32ArrayArg(info, 0, "vectors");
   int64_t rows = RowsOf(env, vectors, holder->dimension, "vectors");
   return (new TrainWorker(env, holder, vectors, rows))->Start();
@@ -671,6 +701,7 @@ Napi::Value NativeIndex::Train(const Napi::CallbackInfo& info) {
 Napi::Value NativeIndex::Add(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto holder = Open(env);
+  RequireUnshared(env, *holder, "add vectors to");
   Napi::Float32Array vectors = Float32ArrayArg(info, 0, "vectors");
   int64_t rows = RowsOf(env, vectors, holder->dimension, "vectors");
   return (new AddWorker(env, holder, vectors, rows, nullptr))->Start();
@@ -679,6 +710,7 @@ Napi::Value NativeIndex::Add(const Napi::CallbackInfo& info) {
 Napi::Value NativeIndex::AddWithIds(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto holder = Open(env);
+  RequireUnshared(env, *holder, "add vectors to");
   Napi::Float32Array vectors = Float32ArrayArg(info, 0, "vectors");
   int64_t rows = RowsOf(env, vectors, holder->dimension, "vectors");
   Napi::BigInt64Array ids = BigInt64ArrayArg(info, 1, "ids");
@@ -760,6 +792,7 @@ Napi::Value NativeIndex::Search(const Napi::CallbackInfo& info) {
 Napi::Value NativeIndex::RemoveIds(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto holder = Open(env);
+  RequireUnshared(env, *holder, "remove vectors from");
   Napi::BigInt64Array ids = BigInt64ArrayArg(info, 0, "ids");
   return (new RemoveWorker(env, holder, ids))->Start();
 }
@@ -824,6 +857,7 @@ Napi::Value NativeIndex::GetInfo(const Napi::CallbackInfo& info) {
   out.Set("supportsRemove", holder->supportsRemove);
   out.Set("device", holder->onGpu ? "gpu" : "cpu");
   out.Set("deviceReason", holder->deviceReason);
+  out.Set("shared", holder->sharedRead);
   return out;
 }
 

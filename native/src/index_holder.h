@@ -37,6 +37,10 @@ struct IndexHolder {
   std::string description;
   int dimension = 0;
   bool innerProduct = true;
+  // Read with `shared` (shared_reads.h): the one copy of its file for every
+  // thread of the process, which train, add and remove refuse. Set before the
+  // holder is handed to any thread.
+  bool sharedRead = false;
 
   // Searches, reconstruct and serialisation share the lock; train, add and
   // remove take it exclusively. FAISS's GPU resources are not safe for

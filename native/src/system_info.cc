@@ -46,7 +46,7 @@ bool CapMemoryGrowth(uint64_t extraBytes) {
       break;
     }
   }
-  struct rlimit limit{};
+  struct rlimit limit {};
   if (!found || ::getrlimit(RLIMIT_DATA, &limit) != 0) return false;
   rlim_t wanted = static_cast<rlim_t>(dataKb * 1024 + extraBytes);
   if (limit.rlim_max != RLIM_INFINITY && wanted > limit.rlim_max) wanted = limit.rlim_max;

@@ -5,7 +5,9 @@
  * protocol and nothing else; a line per call goes to stderr either way.
  */
 import { resolve } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { Command, Option } from 'commander';
+import { MAX_SEARCH_WORKERS } from '../search/pool/searcher-pool.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { defaultIndexDir, findRoot } from '../files/root.js';
 import { isLoopback, serveMcpOverHttp } from '../mcp/http.js';
@@ -40,6 +42,7 @@ interface McpCliOptions {
   store?: string;
   schema?: string;
   device?: DeviceChoice;
+  searchWorkers?: string;
 }
 
 const PROGRAM = 'oc-vector-mcp';
@@ -88,6 +91,10 @@ export async function mcpMain(argv: readonly string[]): Promise<number> {
       '--allow-readable-tokens',
       'serve a tokens file that other users may read or change (refused by default: chmod 600 it)',
     )
+    .option(
+      '--search-workers <n>',
+      'searches on n worker threads, which share one copy of the vector index (default with --http: one per core, on the CPU; 0: on the server thread)',
+    )
     .option('-q, --quiet', 'no log lines on stderr');
 
   return runCommand<McpCliOptions>(program, argv, (args, options) => serve(args[0] as string | undefined, options));
@@ -124,12 +131,32 @@ async function serve(rootArgument: string | undefined, options: McpCliOptions): 
     },
     search: {
       budget: { maxOutputChars },
+      searchWorkers: searchWorkersChoice(options, http !== undefined),
       searcherOptions: { embedderOptions: { ollama, openai }, ...deviceOptions(options.device, store) },
     },
     version: VERSION,
     onLog: log,
   };
   return http ? serveHttp(serverOptions, http, log) : serveStdio(serverOptions, log);
+}
+
+/**
+ * Worker threads for searches: by default one per core for --http (many
+ * agents at once) on the CPU, none for stdio (one agent) or a GPU (each
+ * worker would copy the index to the device).
+ */
+function searchWorkersChoice(options: McpCliOptions, http: boolean): number {
+  if (options.searchWorkers !== undefined)
+    return parseInteger(options.searchWorkers, '--search-workers', 0, MAX_SEARCH_WORKERS);
+  const onCpu = options.device === undefined || options.device === 'cpu';
+  const cores = availableParallelism();
+  return http && onCpu && cores > 1 ? Math.min(cores, MAX_SEARCH_WORKERS) : 0;
+}
+
+function searchThreads(workers: number): string {
+  return workers === 0
+    ? 'searches on the server thread'
+    : `searches on ${workers} worker thread${workers === 1 ? '' : 's'}`;
 }
 
 interface HttpChoice {
@@ -202,7 +229,7 @@ async function serveHttp(
   // Always said, -q or not: with port 0 it is the only way to learn the port.
   process.stderr.write(`${PROGRAM}: listening on ${server.url}\n`);
   log(
-    `serving ${serverOptions.root} (index ${where(serverOptions)}) to ${tokens ? `${tokens.size} tokens` : 'this machine only, without tokens'}; health at ${server.url.replace(/\/mcp$/, '/health')}`,
+    `serving ${serverOptions.root} (index ${where(serverOptions)}) to ${tokens ? `${tokens.size} tokens` : 'this machine only, without tokens'}; ${searchThreads(serverOptions.search?.searchWorkers ?? 0)}; health at ${server.url.replace(/\/mcp$/, '/health')}`,
   );
   await new Promise<void>((resolveClosed) => {
     process.once('SIGINT', () => resolveClosed());

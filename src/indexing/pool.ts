@@ -6,15 +6,14 @@
  * the built-in one): in a full index they would otherwise wait while the
  * calling thread embeds and writes.
  */
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ContentLimits } from '../analysis/content.js';
 import type { AnalysisOutput } from '../analysis/analyzer.js';
 import type { AnalysisEvent } from '../analysis/events.js';
 import type { AnalysisResult } from '../analysis/types.js';
 import { IndexingError } from './errors.js';
+import { builtWorkerModule } from '../worker-module.js';
 
 /** Asks a worker to finish what it is doing and exit. */
 export interface PoolShutdown {
@@ -50,16 +49,13 @@ export interface AnalysisPoolOptions {
   onEvent?: (event: AnalysisEvent) => void;
 }
 
-/**
- * The compiled worker: beside this module in dist/, or in dist/ when this
- * module runs from the TypeScript sources (tests, benchmarks), because worker
- * threads load plain JavaScript only.
- */
+/** The compiled worker (worker threads load plain JavaScript only: see builtWorkerModule). */
 function workerFile(): URL {
-  const sibling = new URL('./worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(sibling))) return sibling;
-  const compiled = new URL('../../dist/indexing/worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(compiled))) return compiled;
+  const file = builtWorkerModule(
+    new URL('./worker.js', import.meta.url),
+    new URL('../../dist/indexing/worker.js', import.meta.url),
+  );
+  if (file) return file;
   throw new IndexingError('the analysis worker is not built: run `npm run build:ts`', 'WORKER_NOT_BUILT');
 }
 

@@ -42,7 +42,7 @@ export interface CodebaseMcpServerOptions {
   /** How reindex indexes: the analysis model, the embedder for a new index, threads. */
   indexer?: SharedState['indexer'];
   /** Size budget and permission callback of codebase_search. */
-  search?: Pick<CodebaseSearchToolOptions, 'budget' | 'permission' | 'searcherOptions'>;
+  search?: Pick<CodebaseSearchToolOptions, 'budget' | 'permission' | 'searcherOptions' | 'searchWorkers'>;
   version?: string;
   /** One line per call and per problem, for stderr (stdout carries the protocol); control characters escaped (log-line.ts). */
   onLog?: (line: string) => void;

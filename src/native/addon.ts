@@ -21,6 +21,8 @@ export interface NativeIndexInfo {
   supportsRemove: boolean;
   device: 'cpu' | 'gpu';
   deviceReason: string;
+  /** Read shared: the same index for every thread that read its file so; absent from older builds. */
+  shared?: boolean;
 }
 
 export interface NativeSearchResult {
@@ -96,8 +98,10 @@ export interface NativeAddon {
     /**
      * `plainFaiss` lets FAISS's parser read bytes without the container in
      * this process: only the checking child (plain-faiss.ts) passes it.
+     * `shared`: one index in memory for every thread that reads the file so
+     * (read-only; FaissIndex.read's `shared`).
      */
-    read(path: string, device: Device, plainFaiss?: boolean): Promise<NativeIndexHandle>;
+    read(path: string, device: Device, plainFaiss?: boolean, shared?: boolean): Promise<NativeIndexHandle>;
     fromBuffer(buffer: Buffer, device: Device, plainFaiss?: boolean): Promise<NativeIndexHandle>;
   };
   setErrorClass(errorClass: typeof FaissError): void;
@@ -105,6 +109,8 @@ export interface NativeAddon {
   blasInfo(): BlasInfo;
   setNumThreads(threads: number): void;
   getNumThreads(): number;
+  /** How many indexes read with `shared` are in memory now, across the process's threads; absent from older builds. */
+  sharedIndexes?(): number;
   /**
    * Caps this process's further memory growth (Linux RLIMIT_DATA); only the
    * child that checks a plain FAISS file calls it (plain-faiss.ts).
@@ -113,7 +119,7 @@ export interface NativeAddon {
   faissVersion: string;
   /**
    * What this build can do that older ones cannot ('searchAllowed': search's
-   * `allowed` argument); absent from builds older than the list. An older
+   * `allowed` argument; 'sharedReads': read's `shared`); absent from builds older than the list. An older
    * addon ignores arguments it does not know, so the facade checks first.
    */
   features?: readonly string[];

@@ -76,6 +76,14 @@ export interface LoadIndexOptions {
    * minute per GiB.
    */
   plainFaissTimeoutMs?: number;
+  /**
+   * Read the file once for the whole process: every thread (a searcher
+   * pool's workers) that reads the same file with `shared` gets the same
+   * index, and memory holds it once. Such an index is read-only: train, add
+   * and remove reject with UNSUPPORTED. CPU only. An addon built before
+   * this option reads a copy as usual (`shared` then says false).
+   */
+  shared?: boolean;
 }
 
 export interface SearchParams {
@@ -140,6 +148,9 @@ export class FaissIndex {
    */
   static async read(path: string, options: LoadIndexOptions = {}): Promise<FaissIndex> {
     const { device, plainFaiss, plainFaissTimeoutMs } = checkLoadOptions(options);
+    if (options.shared !== undefined && typeof options.shared !== 'boolean')
+      throw invalidArgument('shared must be a boolean');
+    if (options.shared && device !== 'cpu') throw invalidArgument('only an index on the CPU is read shared');
     const file = checkPath('path', path);
     const addon = loadAddon();
     if (plainFaiss) {
@@ -154,7 +165,8 @@ export class FaissIndex {
     }
     // A container (its checksum verified before FAISS parses it), or what the
     // addon reports on: a missing file, a directory, a FIFO, plain bytes refused.
-    return new FaissIndex(await addon.NativeIndex.read(file, device, false));
+    const shared = options.shared === true && (addon.features?.includes('sharedReads') ?? false);
+    return new FaissIndex(await addon.NativeIndex.read(file, device, false, shared));
   }
 
   /**
@@ -192,6 +204,10 @@ export class FaissIndex {
   }
   get kind(): IndexKind {
     return this.#info.kind;
+  }
+  /** Read with `shared`: one index for every thread that read its file so, which nothing may change. */
+  get shared(): boolean {
+    return this.#info.shared ?? false;
   }
   /** True when the index maps caller-chosen ids (use addWithIds). */
   get hasIds(): boolean {

@@ -9,6 +9,8 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { canonicalLanguage } from '../search/filters.js';
 import { findIndex } from '../search/find-index.js';
 import { SearchError } from '../search/errors.js';
+import { SearcherPool } from '../search/pool/searcher-pool.js';
+import type { SearchService } from '../search/search-service.js';
 import {
   Searcher,
   type EmbedderStatus,
@@ -58,10 +60,17 @@ export interface CodebaseSearchToolOptions {
   indexDir?: string;
   /** Where to look for the index when `indexDir` is not given. Default: the current directory. */
   cwd?: string;
-  /** A Searcher already open (the tool then leaves closing it to the caller). */
-  searcher?: Searcher;
+  /** A Searcher (or SearcherPool) already open (the tool then leaves closing it to the caller). */
+  searcher?: SearchService;
   /** Options for the Searcher the tool opens (with `store`, a shared store instead of an index directory). */
   searcherOptions?: Omit<SearcherOptions, 'indexDir'>;
+  /**
+   * Searches on this many worker threads (a SearcherPool: a server of many
+   * agents); 0 or none, on the calling thread. With an `embedder` object or
+   * a store already open in searcherOptions, which cannot cross to another
+   * thread, searches stay on the calling thread.
+   */
+  searchWorkers?: number;
   /** Size limits of the answer (JSON characters) and of each snippet. */
   budget?: Partial<ToolBudget>;
   permission?: PermissionCallback;
@@ -78,7 +87,7 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
   readonly outputSchema = CODEBASE_SEARCH_OUTPUT;
   readonly budget: ToolBudget;
   readonly #options: CodebaseSearchToolOptions;
-  #searcher: Promise<Searcher> | undefined;
+  #searcher: Promise<SearchService> | undefined;
 
   constructor(options: CodebaseSearchToolOptions = {}) {
     this.#options = options;
@@ -103,14 +112,14 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
   async close(): Promise<void> {
     const searcher = this.#searcher;
     this.#searcher = undefined;
-    if (searcher && !this.#options.searcher) (await searcher.catch(() => undefined))?.close();
+    if (searcher && !this.#options.searcher) await (await searcher.catch(() => undefined))?.close();
   }
 
   async #execute(raw: unknown): Promise<CodebaseSearchOutput> {
     if (!validateArgs(raw)) return failure(`invalid arguments: ${describeErrors(validateArgs.errors ?? [])}`);
     const args = raw;
 
-    let searcher: Searcher;
+    let searcher: SearchService;
     try {
       searcher = await this.openSearcher();
     } catch (error) {
@@ -153,17 +162,17 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
     return this.#answer(response, args);
   }
 
-  /** The Searcher behind the tool, opened on first use (find_references shares it). */
-  openSearcher(): Promise<Searcher> {
+  /** The Searcher (or pool) behind the tool, opened on first use (find_references shares it). */
+  openSearcher(): Promise<SearchService> {
     if (!this.#searcher) {
       const opening = (async () => {
         // A shared store names itself: there is no directory to look for.
-        if (this.#options.searcherOptions?.store) return Searcher.open({ ...this.#options.searcherOptions });
+        if (this.#options.searcherOptions?.store) return this.#open({ ...this.#options.searcherOptions });
         const indexDir = this.#options.indexDir ?? findIndex(this.#options.cwd ?? process.cwd())?.indexDir;
         if (!indexDir)
           throw new StoreError(`no index at or above ${this.#options.cwd ?? process.cwd()}: ${BUILD_ONE}`, 'NOT_FOUND');
         try {
-          return await Searcher.open({ ...this.#options.searcherOptions, indexDir });
+          return await this.#open({ ...this.#options.searcherOptions, indexDir });
         } catch (error) {
           if (error instanceof StoreError && error.code === 'NOT_FOUND')
             throw new StoreError(`no index at ${indexDir} yet: ${BUILD_ONE}`, 'NOT_FOUND');
@@ -177,6 +186,15 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
       });
     }
     return this.#searcher;
+  }
+
+  #open(options: SearcherOptions): Promise<SearchService> {
+    const workers = this.#options.searchWorkers ?? 0;
+    if (workers === 0) return Searcher.open(options);
+    const { embedder, store, ...crossing } = options;
+    if (embedder) return Searcher.open(options); // an embedder object stays on this thread, and the searches with it
+    if (typeof store === 'object' && 'read' in store) return Searcher.open(options);
+    return SearcherPool.open({ ...crossing, ...(store === undefined ? {} : { store }), workers });
   }
 
   /** Asks the permission callback: true, or the reason for a denial ('' when none was given). */

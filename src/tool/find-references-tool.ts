@@ -8,7 +8,7 @@
 import { Ajv } from 'ajv';
 import { SearchError } from '../search/errors.js';
 import type { ReferencesResponse } from '../search/references.js';
-import type { Searcher } from '../search/searcher.js';
+import type { SearchService } from '../search/search-service.js';
 import { clip, MAX_NOTE_CHARS } from './budget.js';
 import { describeErrors, type AgentTool, type CodebaseSearchTool } from './codebase-search-tool.js';
 import {
@@ -45,7 +45,7 @@ export class FindReferencesTool implements AgentTool<FindReferencesOutput> {
           symbol,
           `invalid arguments: ${describeErrors(validateArgs.errors ?? [], FIND_REFERENCES_PARAMETERS)}`,
         );
-      let searcher: Searcher;
+      let searcher: SearchService;
       try {
         searcher = await this.#search.openSearcher();
       } catch (error) {

@@ -73,6 +73,7 @@ describe('bench figures', () => {
       'indexing',
       'index-type',
       'search',
+      'server',
       'agent',
     ]);
     expect(markers(PAGES.retrievalQuality)).toEqual(['semble']);

@@ -78,6 +78,30 @@ describe('oc-vector-mcp --http', () => {
     expect(server.stderr()).toMatch(/codebase_search "LruCache": 1 results/);
   });
 
+  it('searches on the worker threads --search-workers asks for, and says so', async () => {
+    const server = start(repo.root, ['--http', '0', '--search-workers', '2']);
+    try {
+      const client = new Client({ name: 'ocvector-cli-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(await server.url)));
+      const answers = await Promise.all(
+        ['LruCache', 'hash a password', 'LruCache'].map((query) =>
+          client.callTool({ name: 'codebase_search', arguments: { query, k: 1 } }),
+        ),
+      );
+      for (const answer of answers)
+        expect((answer.structuredContent as unknown as CodebaseSearchOutput).results).toHaveLength(1);
+      await client.close();
+    } finally {
+      expect(await stop(server.child)).toBe(0);
+    }
+    expect(server.stderr()).toMatch(/searches on 2 worker threads/);
+    const bad = await runCli('oc-vector-mcp', ['--http', '0', '--search-workers', 'many'], { cwd: repo.root });
+    expect(bad).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/--search-workers must be an integer from 0 to 64/),
+    });
+  });
+
   it('binds beyond loopback with --tokens, and answers only a bearer of one', async () => {
     const tokens = join(dir, 'tokens.json');
     writeFileSync(tokens, JSON.stringify({ tokens: [{ name: 'agents', token: TOKEN, repos: ['*'] }] }), {

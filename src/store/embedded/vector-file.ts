@@ -67,6 +67,13 @@ export interface VectorIndexOptions {
    * bench:native -- --gpu` prints the crossover).
    */
   gpuMinVectors?: number;
+  /**
+   * Read the FAISS file shared with the other threads of this process that
+   * read it so (a searcher pool's workers): one copy in memory for them all
+   * (FaissIndex.read's `shared`). Changes to replay onto it are made on a
+   * copy of this thread's own. Default false.
+   */
+  shareFile?: boolean;
 }
 
 export type VectorIndexEvent =
@@ -100,6 +107,7 @@ export const VECTOR_INDEX_DEFAULTS: Required<VectorIndexOptions> = {
   checkpointRatio: 0.05,
   device: 'cpu',
   gpuMinVectors: 10_000,
+  shareFile: false,
 };
 
 function withDefaults(options: VectorIndexOptions): Required<VectorIndexOptions> {
@@ -109,6 +117,7 @@ function withDefaults(options: VectorIndexOptions): Required<VectorIndexOptions>
     checkpointRatio: options.checkpointRatio ?? d.checkpointRatio,
     device: options.device ?? d.device,
     gpuMinVectors: options.gpuMinVectors ?? d.gpuMinVectors,
+    shareFile: options.shareFile ?? d.shareFile,
   };
 }
 
@@ -193,7 +202,7 @@ export class VectorIndex {
     if (newest) {
       let index: FaissIndex | undefined;
       try {
-        index = await FaissIndex.read(newest.path);
+        index = await FaissIndex.read(newest.path, { shared: settings.shareFile && settings.device === 'cpu' });
       } catch (error) {
         return VectorIndex.#rebuild(
           store,
@@ -304,6 +313,8 @@ export class VectorIndex {
   ): Promise<VectorIndex> {
     const generation = store.generation;
     if (this.generation < generation) {
+      // The index other threads share stays as its file is: the changes go to a copy of this thread's own.
+      if (this.index.shared) return (await this.#ownCopy()).#replay(store, embedder, onEvent, what);
       const removed = store.removedAfter(this.generation);
       const added = store.vectors(embedder, this.generation);
       if (removed.length > 0) await this.index.removeIds(removed);
@@ -329,6 +340,13 @@ export class VectorIndex {
       onEvent,
       `${what} holds ${held} vectors for ${store.elementCount} elements`,
     );
+  }
+
+  /** This index as a copy of this thread's own, which may change (this one is closed). */
+  async #ownCopy(): Promise<VectorIndex> {
+    const own = await FaissIndex.fromBuffer(await this.index.toBuffer());
+    this.close();
+    return new VectorIndex(own, this.options, this.nprobe, this.generation);
   }
 
   /**

@@ -1,0 +1,59 @@
+/**
+ * A worker thread of SearcherPool: one Searcher over the pool's index (its
+ * own database connection and vector index), answering the calls the pool
+ * hands it one after another.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { Searcher } from '../searcher.js';
+import { encodeError, type FromWorker, type SearcherFacts, type SearchWorkerData, type ToWorker } from './protocol.js';
+
+const port = parentPort!;
+const { options, preload } = workerData as SearchWorkerData;
+const send = (message: FromWorker) => port.postMessage(message);
+
+let said = '';
+/** The searcher's facts when they differ from those last sent. */
+function changedFacts(searcher: Searcher): SearcherFacts | undefined {
+  const facts = {
+    indexDir: searcher.indexDir,
+    root: searcher.root,
+    embedderId: searcher.embedderId,
+    repositories: searcher.repositories(),
+  };
+  const key = JSON.stringify(facts);
+  if (key === said) return undefined;
+  said = key;
+  return facts;
+}
+
+async function open(): Promise<Searcher | undefined> {
+  try {
+    for (const module of preload) await import(module);
+    const searcher = await Searcher.open({ ...options, onEvent: (event) => send({ event }) });
+    send({ opened: changedFacts(searcher)! });
+    return searcher;
+  } catch (error) {
+    send({ openFailed: encodeError(error) });
+    return undefined;
+  }
+}
+
+const opened = open();
+
+port.on('message', (message: ToWorker) => {
+  void opened.then(async (searcher) => {
+    if ('shutdown' in message) {
+      searcher?.close();
+      return port.close();
+    }
+    if (!searcher) return;
+    try {
+      const method = searcher[message.method] as (...args: unknown[]) => Promise<unknown>;
+      const value = await method.apply(searcher, message.args);
+      const facts = changedFacts(searcher);
+      send({ id: message.id, value, ...(facts ? { facts } : {}) });
+    } catch (error) {
+      send({ id: message.id, error: encodeError(error) });
+    }
+  });
+});
