@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/indexing/indexer.js';
 import { watchIndex } from '../../src/indexing/watch.js';
 import { openIndex } from '../../src/store/embedded/open-index.js';
-import { databaseOf } from '../../src/store/embedded/index-store.js';
-import { planIndex } from '../../src/store/embedded/vector-file.js';
+import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
+import { planIndex, readTrainingSample, vectorPages } from '../../src/store/embedded/vector-file.js';
 import { BuiltinEmbedder } from '../../src/vector/builtin-embedder.js';
 import { EmbedderError } from '../../src/vector/embedder.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
@@ -168,3 +168,33 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): P
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+describe('a rebuild reads the vectors a page at a time', () => {
+  it('pages that together are every vector, in order, and a training sample spread evenly over them', async () => {
+    const repo = (owned.repo = tempRepo(manyModules(40)));
+    const summary = await new Indexer({ path: repo.root, embedder: 'builtin', llm: false }).run();
+    const store = IndexStore.open(join(repo.root, '.ocvector'), { readonly: true });
+    try {
+      const embedder = store.meta.embedder!;
+      const whole = store.vectors(embedder);
+      expect(whole.ids.length).toBe(summary.elements.total);
+      expect(store.vectorCount(embedder)).toBe(summary.elements.total);
+      const pages = [...vectorPages(store, embedder, 7)];
+      expect(pages.length).toBe(Math.ceil(summary.elements.total / 7));
+      expect(pages.flatMap((page) => [...page.ids])).toEqual([...whole.ids]);
+      expect(Float32Array.from(pages.flatMap((page) => [...page.vectors]))).toEqual(whole.vectors);
+
+      const d = embedder.dimension;
+      const total = whole.ids.length;
+      const sample = readTrainingSample(store, embedder, total, 25, 7);
+      expect(sample.length).toBe(25 * d);
+      for (let i = 0; i < 25; i++) {
+        const row = Math.floor((i * total) / 25);
+        expect(sample.subarray(i * d, (i + 1) * d)).toEqual(whole.vectors.subarray(row * d, (row + 1) * d));
+      }
+      expect(readTrainingSample(store, embedder, total, 10_000, 7)).toEqual(whole.vectors);
+    } finally {
+      store.close();
+    }
+  });
+});

@@ -36,7 +36,7 @@ import { OccurrenceRows } from './occurrence-rows.js';
 import { builtForElsewhere, Repositories } from './repositories.js';
 import type { Repository } from '../rows.js';
 import { defaultRepositoryName } from '../repository-name.js';
-import { VectorRows } from './vector-rows.js';
+import { VectorRows, type VectorPage, type VectorRowsRead } from './vector-rows.js';
 
 let databaseOfStore: (store: IndexStore) => Database.Database;
 
@@ -412,12 +412,14 @@ export class IndexStore {
     this.#vectors.putEmbedding(embedder, documentHash, vector);
   }
 
-  /** Vectors of live elements in vector_id order, optionally only those added after a generation; rows without a cached vector in `missing`. */
-  vectors(
-    embedder: EmbedderRecord,
-    afterGeneration = -1,
-  ): { ids: BigInt64Array; vectors: Float32Array; missing: number[] } {
-    return this.#vectors.vectors(embedder, afterGeneration);
+  /** Vectors of live elements in vector_id order, optionally only those added after a generation, a page at a time; rows without a cached vector in `missing`. */
+  vectors(embedder: EmbedderRecord, afterGeneration = -1, page?: VectorPage): VectorRowsRead {
+    return this.#vectors.vectors(embedder, afterGeneration, page);
+  }
+
+  /** How many live elements have a cached vector of this embedder. */
+  vectorCount(embedder: EmbedderRecord): number {
+    return this.#vectors.vectorCount(embedder);
   }
 
   /** Vector ids removed after a generation (replayed onto an older FAISS file). */

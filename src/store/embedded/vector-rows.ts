@@ -9,6 +9,19 @@ import { decodeStoredVector, encodeStoredVector } from '../../vector/half-precis
 import type { EmbedderRecord } from '../rows.js';
 import { prepared } from './sqlite.js';
 
+/** A page of vectors: those past a vector id, at most `limit` rows (-1: all). */
+export interface VectorPage {
+  afterId: number;
+  limit: number;
+}
+
+export interface VectorRowsRead {
+  ids: BigInt64Array;
+  vectors: Float32Array;
+  missing: number[];
+  lastId: number;
+}
+
 export class VectorRows {
   readonly #db: Database.Database;
   readonly #get;
@@ -35,20 +48,24 @@ export class VectorRows {
 
   /**
    * Vectors of live elements in vector_id order, optionally only those added
-   * after a generation (replaying onto an older FAISS file). Rows without a
-   * cached vector are reported in `missing`; they cannot happen unless the
-   * database was edited by hand.
+   * after a generation (replaying onto an older FAISS file), and a page of
+   * them at a time (`page`: those past a vector id, at most `limit` rows), so
+   * that a large index is rebuilt without every vector in memory at once.
+   * Rows without a cached vector are reported in `missing`; they cannot
+   * happen unless the database was edited by hand. `lastId` is the last
+   * element's vector id read (-1 when none): where the next page starts.
    */
   vectors(
     embedder: EmbedderRecord,
     afterGeneration = -1,
-  ): { ids: BigInt64Array; vectors: Float32Array; missing: number[] } {
-    const rows = prepared<[string, number], { id: number; vector: Buffer | null }>(
+    page: VectorPage = { afterId: -1, limit: -1 },
+  ): VectorRowsRead {
+    const rows = prepared<[string, number, number, number], { id: number; vector: Buffer | null }>(
       this.#db,
       `SELECT e.vector_id AS id, v.vector AS vector FROM elements e
          LEFT JOIN embeddings v ON v.embedder = ? AND v.document_hash = e.document_hash
-         WHERE e.generation > ? ORDER BY e.vector_id`,
-    ).all(embedder.id, afterGeneration);
+         WHERE e.generation > ? AND e.vector_id > ? ORDER BY e.vector_id LIMIT ?`,
+    ).all(embedder.id, afterGeneration, page.afterId, page.limit);
     const vectors = new Float32Array(rows.length * embedder.dimension);
     const ids = new BigInt64Array(rows.length);
     const missing: number[] = [];
@@ -62,7 +79,21 @@ export class VectorRows {
       ids[count] = BigInt(row.id);
       vectors.set(vector, count++ * embedder.dimension);
     }
-    return { ids: ids.subarray(0, count), vectors: vectors.subarray(0, count * embedder.dimension), missing };
+    return {
+      ids: ids.subarray(0, count),
+      vectors: vectors.subarray(0, count * embedder.dimension),
+      missing,
+      lastId: rows.at(-1)?.id ?? -1,
+    };
+  }
+
+  /** How many live elements have a cached vector of this embedder: what a rebuild will add. */
+  vectorCount(embedder: EmbedderRecord): number {
+    return prepared<[string], { n: number }>(
+      this.#db,
+      `SELECT count(*) AS n FROM elements e
+         JOIN embeddings v ON v.embedder = ? AND v.document_hash = e.document_hash`,
+    ).get(embedder.id)!.n;
   }
 
   /** Vector ids removed after a generation (replayed onto an older FAISS file). */
