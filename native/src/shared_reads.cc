@@ -2,6 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include "errors.h"
 
 namespace ocvector {
@@ -35,7 +38,7 @@ SharedReads& SharedReads::Instance() {
 std::string FileIdentity(const std::string& path) {
   struct stat info {};
   if (stat(path.c_str(), &info) != 0) {
-    throw NativeError(ErrorCode::Io, "cannot read " + path + ": no such file");
+    throw NativeError(ErrorCode::Io, "cannot read " + path + ": " + std::strerror(errno));
   }
   return path + '\n' + std::to_string(info.st_dev) + ':' + std::to_string(info.st_ino) + ':' +
          std::to_string(info.st_size) + ':' + std::to_string(info.st_mtim.tv_sec) + '.' +

@@ -80,8 +80,10 @@ export interface LoadIndexOptions {
    * Read the file once for the whole process: every thread (a searcher
    * pool's workers) that reads the same file with `shared` gets the same
    * index, and memory holds it once. Such an index is read-only: train, add
-   * and remove reject with UNSUPPORTED. CPU only. An addon built before
-   * this option reads a copy as usual (`shared` then says false).
+   * and remove reject with UNSUPPORTED. CPU only. An HNSW search's
+   * `efSearch` is set on the index, so it holds for every thread's later
+   * searches that give none. An addon built before this option reads a copy
+   * as usual (`shared` then says false).
    */
   shared?: boolean;
 }

@@ -109,6 +109,11 @@ export function encodeStoredVector(vector: Float32Array): Buffer {
   return out;
 }
 
+/** The length of a stored vector of `dimension` components in each format encodeStoredVector writes. */
+export function storedVectorBytes(dimension: number, format: 'half' | 'float32'): number {
+  return format === 'half' ? 1 + 2 * dimension : 4 * dimension;
+}
+
 /** The vector `encodeStoredVector` wrote, or undefined for a blob of neither format. */
 export function decodeStoredVector(blob: Uint8Array): Float32Array | undefined {
   if (blob.length % 2 === 1) {

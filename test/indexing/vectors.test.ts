@@ -189,7 +189,7 @@ describe('a rebuild reads the vectors a page at a time', () => {
       const sample = readTrainingSample(store, embedder, total, 25, 7);
       expect(sample.length).toBe(25 * d);
       for (let i = 0; i < 25; i++) {
-        const row = Math.floor((i * total) / 25);
+        const row = Math.floor(i * (total / 25)); // as the sample is taken: every (total / 25)th vector
         expect(sample.subarray(i * d, (i + 1) * d)).toEqual(whole.vectors.subarray(row * d, (row + 1) * d));
       }
       expect(readTrainingSample(store, embedder, total, 10_000, 7)).toEqual(whole.vectors);

@@ -5,6 +5,7 @@
  * codes), brings itself level with an indexer's later commits, and replaces
  * a worker that dies.
  */
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +31,10 @@ beforeAll(async () => {
 afterAll(() => repo?.cleanup());
 
 const queries = LABELS.map((label) => label.query).slice(0, 12);
+/** A module the workers preload that ends a worker on one query (test/fixtures/search-pool). */
+const crashFixture = pathToFileURL(
+  new URL('../fixtures/search-pool/crash-on-query.mjs', import.meta.url).pathname,
+).href;
 const shown = (response: SearchResponse) => response.results.map((r) => `${r.path}:${r.startLine} ${r.score}`);
 
 describe('SearcherPool', () => {
@@ -103,9 +108,32 @@ describe('SearcherPool', () => {
     }
   });
 
+  it('lets the calls a worker holds finish when closed', async () => {
+    const pool = await SearcherPool.open({ indexDir, workers: 1 });
+    const held = [pool.search(queries[0]!, { snippet: false }), pool.search(queries[1]!, { snippet: false })];
+    await pool.close();
+    for (const answer of await Promise.all(held)) expect(answer.results.length).toBeGreaterThan(0);
+    await expect(pool.search(queries[0]!)).rejects.toThrow(/the searcher is closed/);
+  });
+
+  it('fails the calls, rather than holding them, when no worker can open the index again', async () => {
+    const marker = join(repo.root, 'refuse-to-open');
+    const refusing = `${crashFixture}?refuse=${encodeURIComponent(marker)}`;
+    const pool = await SearcherPool.open({ indexDir, workers: 1, preload: [refusing] });
+    try {
+      writeFileSync(marker, '');
+      await expect(pool.search('crash this worker')).rejects.toThrow(/a search worker stopped \(exit code 7\)/);
+      const next = await pool.search(queries[0]!).catch((error: unknown) => error);
+      expect(next).toBeInstanceOf(SearchError);
+      expect((next as Error).message).toMatch(/no search worker could open the index/);
+    } finally {
+      rmSync(marker, { force: true });
+      await pool.close();
+    }
+  });
+
   it('replaces a worker that dies: its call fails, the next ones are answered', async () => {
-    const crash = pathToFileURL(new URL('../fixtures/search-pool/crash-on-query.mjs', import.meta.url).pathname).href;
-    const pool = await SearcherPool.open({ indexDir, workers: 1, preload: [crash] });
+    const pool = await SearcherPool.open({ indexDir, workers: 1, preload: [crashFixture] });
     try {
       const lost = await pool.search('crash this worker').catch((error: unknown) => error);
       expect(lost).toBeInstanceOf(SearchError);

@@ -39,21 +39,31 @@ async function open(): Promise<Searcher | undefined> {
 }
 
 const opened = open();
+/** Calls being answered: a shutdown lets them finish before the searcher closes. */
+const answering = new Set<Promise<void>>();
+
+async function answer(searcher: Searcher, message: Exclude<ToWorker, { shutdown: true }>): Promise<void> {
+  try {
+    const method = searcher[message.method] as (...args: unknown[]) => Promise<unknown>;
+    const value = await method.apply(searcher, message.args);
+    const facts = changedFacts(searcher);
+    send({ id: message.id, value, ...(facts ? { facts } : {}) });
+  } catch (error) {
+    send({ id: message.id, error: encodeError(error) });
+  }
+}
 
 port.on('message', (message: ToWorker) => {
   void opened.then(async (searcher) => {
     if ('shutdown' in message) {
+      await Promise.allSettled(answering);
       searcher?.close();
       return port.close();
     }
-    if (!searcher) return;
-    try {
-      const method = searcher[message.method] as (...args: unknown[]) => Promise<unknown>;
-      const value = await method.apply(searcher, message.args);
-      const facts = changedFacts(searcher);
-      send({ id: message.id, value, ...(facts ? { facts } : {}) });
-    } catch (error) {
-      send({ id: message.id, error: encodeError(error) });
-    }
+    if (!searcher) return; // the pool adopts only a worker that opened the index
+    const call = answer(searcher, message);
+    answering.add(call);
+    await call;
+    answering.delete(call);
   });
 });

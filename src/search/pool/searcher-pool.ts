@@ -43,7 +43,9 @@ export interface SearcherPoolOptions extends WorkerSearcherOptions {
 export const MAX_SEARCH_WORKERS = 64;
 /** Calls a worker holds at once: a second one waits there, so that the worker never idles for a round trip. */
 const IN_FLIGHT_PER_WORKER = 2;
-/** How long close() lets a worker finish its call and exit before it is terminated. */
+/** After a worker failed to open the index, how long before another is tried (when a call comes). */
+const RETRY_AFTER_FAILED_START_MS = 5_000;
+/** How long close() lets a worker finish its calls and exit before it is terminated. */
 const SHUTDOWN_GRACE_MS = 5_000;
 
 interface Call {
@@ -73,14 +75,26 @@ export class SearcherPool implements SearchService {
   readonly #queue: Call[] = [];
   readonly #data: SearchWorkerData;
   readonly #onEvent: (event: SearchEvent) => void;
+  /** How many workers the pool keeps: one that dies is replaced. */
+  readonly #size: number;
+  /** Workers starting in place of ones that died, until they have opened the index (or failed to). */
+  readonly #starting = new Set<Promise<void>>();
+  /** When a replacement may be tried again after one failed to open the index. */
+  #retryAt = 0;
   #facts: SearcherFacts;
   #nextId = 0;
   #closed = false;
 
-  private constructor(data: SearchWorkerData, onEvent: (event: SearchEvent) => void, facts: SearcherFacts) {
+  private constructor(
+    data: SearchWorkerData,
+    onEvent: (event: SearchEvent) => void,
+    facts: SearcherFacts,
+    size: number,
+  ) {
     this.#data = data;
     this.#onEvent = onEvent;
     this.#facts = facts;
+    this.#size = size;
   }
 
   /**
@@ -109,14 +123,21 @@ export class SearcherPool implements SearchService {
     const vectorIndex = { ...searcherOptions.vectorIndex, shareFile: searcherOptions.vectorIndex?.shareFile ?? true };
     const data: SearchWorkerData = { options: { ...searcherOptions, vectorIndex }, preload };
     const file = workerFile();
-    const started = Array.from({ length: workers }, () => startWorker(file, data));
+    const started: ReturnType<typeof startWorker>[] = [];
+    try {
+      for (let i = 0; i < workers; i++) started.push(startWorker(file, data, onEvent));
+    } catch (error) {
+      await Promise.all(started.map((start) => stopWorker(start.worker)));
+      throw error;
+    }
     const opened = await Promise.allSettled(started.map((start) => start.opened));
     const failed = opened.find((result) => result.status === 'rejected');
     if (failed) {
       await Promise.all(started.map((start) => stopWorker(start.worker)));
       throw failed.reason;
     }
-    const pool = new SearcherPool(data, onEvent, (opened[0] as PromiseFulfilledResult<SearcherFacts>).value);
+    const facts = (opened[0] as PromiseFulfilledResult<SearcherFacts>).value;
+    const pool = new SearcherPool(data, onEvent, facts, workers);
     for (const { worker } of started) pool.#adopt(worker);
     return pool;
   }
@@ -161,26 +182,48 @@ export class SearcherPool implements SearchService {
     return this.#call('embedderStatus', []);
   }
 
-  /** Fails the calls waiting (SearchError CLOSED), lets each worker finish the call it is on, and ends the workers. */
+  /** Fails the calls waiting (SearchError CLOSED), lets each worker finish the calls it holds, and ends the workers. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     const closed = new SearchError('the searcher is closed', 'CLOSED');
     for (const call of this.#queue.splice(0)) call.reject(closed);
-    await Promise.all(
-      this.#workers.map(async ({ worker, calls }) => {
+    await Promise.all([
+      ...this.#workers.map(async ({ worker, calls }) => {
         await stopWorker(worker);
         for (const call of calls.values()) call.reject(closed);
       }),
-    );
+      ...this.#starting, // a replacement still opening the index is stopped once it has
+    ]);
   }
 
   #call<T>(method: PooledMethod, args: unknown[]): Promise<T> {
     if (this.#closed) return Promise.reject(new SearchError('the searcher is closed', 'CLOSED'));
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ id: this.#nextId++, method, args, resolve: resolve as (value: unknown) => void, reject });
+      this.#refill();
       this.#dispatch();
     });
+  }
+
+  /**
+   * Starts workers in place of those that died, up to the pool's size: at
+   * once after a crash, and after a failed start again only once
+   * RETRY_AFTER_FAILED_START_MS have passed, when a call comes.
+   */
+  #refill(): void {
+    while (!this.#closed && this.#workers.length + this.#starting.size < this.#size) {
+      if (performance.now() < this.#retryAt) break;
+      this.#replace();
+    }
+    // No worker, none starting, and a retry not due yet: what waits would wait for nothing.
+    if (this.#workers.length === 0 && this.#starting.size === 0) {
+      const error = new SearchError(
+        'no search worker could open the index: the last start failed; it is tried again in a few seconds',
+        'CLOSED',
+      );
+      for (const call of this.#queue.splice(0)) call.reject(error);
+    }
   }
 
   #dispatch(): void {
@@ -224,41 +267,57 @@ export class SearcherPool implements SearchService {
       }
       this.#dispatch();
     });
+    let crash = '';
+    worker.on('error', (error) => {
+      crash = `: ${error.message}`; // 'exit' follows, and settles what the worker held
+    });
     worker.once('exit', (code) => {
       this.#workers.splice(this.#workers.indexOf(entry), 1);
       if (this.#closed) return;
       // Only a crash ends a worker before close(): its calls fail, and a new worker takes its place.
-      const lost = new SearchError(`a search worker stopped (exit code ${code}); the call was not answered`, 'CLOSED');
+      const lost = new SearchError(
+        `a search worker stopped (exit code ${code}${crash}); the call was not answered`,
+        'CLOSED',
+      );
       for (const call of entry.calls.values()) call.reject(lost);
-      this.#replace();
+      this.#refill();
     });
-    worker.on('error', () => {}); // 'exit' follows, and settles what the worker held
   }
 
+  /** A worker started in place of one that died: it takes calls once it has opened the index. */
   #replace(): void {
-    const start = startWorker(workerFile(), this.#data);
-    // Calls wait in the queue until the new worker has opened the index.
-    start.opened.then(
-      () => {
-        if (this.#closed) return void stopWorker(start.worker);
+    const start = startWorker(workerFile(), this.#data, this.#onEvent);
+    const settled: Promise<void> = start.opened.then(
+      async () => {
+        this.#starting.delete(settled);
+        if (this.#closed) return stopWorker(start.worker);
         this.#adopt(start.worker);
         this.#dispatch();
       },
-      (error: Error) => {
-        void stopWorker(start.worker);
-        if (this.#workers.length > 0) return;
+      async (error: Error) => {
+        this.#starting.delete(settled);
+        this.#retryAt = performance.now() + RETRY_AFTER_FAILED_START_MS;
+        await stopWorker(start.worker);
+        if (this.#workers.length > 0 || this.#starting.size > 0) return;
         // No worker is left to answer: what waits is told why.
-        for (const call of this.#queue.splice(0)) call.reject(error);
+        for (const call of this.#queue.splice(0))
+          call.reject(new SearchError(`no search worker could open the index: ${error.message}`, 'CLOSED'));
       },
     );
+    this.#starting.add(settled);
   }
 }
 
 /** A worker starting, and its Searcher's facts once it has opened the index (or why it could not). */
-function startWorker(file: URL, data: SearchWorkerData): { worker: Worker; opened: Promise<SearcherFacts> } {
+function startWorker(
+  file: URL,
+  data: SearchWorkerData,
+  onEvent: (event: SearchEvent) => void,
+): { worker: Worker; opened: Promise<SearcherFacts> } {
   const worker = new Worker(file, { workerData: data });
   const opened = new Promise<SearcherFacts>((resolve, reject) => {
     const onMessage = (message: FromWorker) => {
+      if ('event' in message) return onEvent(message.event); // the index rebuilt or replayed while opening
       if ('opened' in message) resolve(message.opened);
       else if ('openFailed' in message) reject(decodeError(message.openFailed));
       else return;

@@ -72,7 +72,8 @@ export interface VectorIndexOptions {
    * Read the FAISS file shared with the other threads of this process that
    * read it so (a searcher pool's workers): one copy in memory for them all
    * (FaissIndex.read's `shared`). Changes to replay onto it are made on a
-   * copy of this thread's own. Default false.
+   * copy of this thread's own (each worker's, until the next checkpoint file,
+   * which they share again). Default false.
    */
   shareFile?: boolean;
 }
@@ -354,7 +355,7 @@ export class VectorIndex {
 
   /** This index as a copy of this thread's own, which may change (this one is closed). */
   async #ownCopy(): Promise<VectorIndex> {
-    const own = await FaissIndex.fromBuffer(await this.index.toBuffer());
+    const own = await this.index.copyTo('cpu'); // FAISS's clone: one copy, nothing through JavaScript
     this.close();
     return new VectorIndex(own, this.options, this.nprobe, this.generation);
   }

@@ -5,7 +5,7 @@
  * replays to be brought level. IndexStore delegates to it; the SQL is here.
  */
 import type Database from 'better-sqlite3';
-import { decodeStoredVector, encodeStoredVector } from '../../vector/half-precision.js';
+import { decodeStoredVector, encodeStoredVector, storedVectorBytes } from '../../vector/half-precision.js';
 import type { EmbedderRecord } from '../rows.js';
 import { prepared } from './sqlite.js';
 
@@ -87,13 +87,19 @@ export class VectorRows {
     };
   }
 
-  /** How many live elements have a cached vector of this embedder: what a rebuild will add. */
+  /**
+   * How many live elements have a cached vector of this embedder's
+   * dimension (at half precision or as float32: half-precision.ts): what a
+   * rebuild will add.
+   */
   vectorCount(embedder: EmbedderRecord): number {
-    return prepared<[string], { n: number }>(
+    return prepared<[string, number, number], { n: number }>(
       this.#db,
       `SELECT count(*) AS n FROM elements e
-         JOIN embeddings v ON v.embedder = ? AND v.document_hash = e.document_hash`,
-    ).get(embedder.id)!.n;
+         JOIN embeddings v ON v.embedder = ? AND v.document_hash = e.document_hash
+         WHERE length(v.vector) IN (?, ?)`,
+    ).get(embedder.id, storedVectorBytes(embedder.dimension, 'half'), storedVectorBytes(embedder.dimension, 'float32'))!
+      .n;
   }
 
   /** Vector ids removed after a generation (replayed onto an older FAISS file). */
