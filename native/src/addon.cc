@@ -99,9 +99,10 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("capMemoryGrowth", Napi::Function::New<CapMemoryGrowthJs>(env, "capMemoryGrowth"));
   // What this addon can do that an older build cannot, for the facade to check
   // before it relies on it: an older addon ignores arguments it does not know.
-  Napi::Array features = Napi::Array::New(env, 2);
+  Napi::Array features = Napi::Array::New(env, 3);
   features.Set(uint32_t(0), "searchAllowed");
   features.Set(uint32_t(1), "sharedReads");
+  features.Set(uint32_t(2), "mappedReads");
   exports.Set("features", features);
   exports.Set("faissVersion", Napi::String::New(env, std::to_string(FAISS_VERSION_MAJOR) + "." +
                                                          std::to_string(FAISS_VERSION_MINOR) + "." +

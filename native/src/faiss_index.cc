@@ -7,6 +7,7 @@
 #include <faiss/index_factory.h>
 #include <faiss/invlists/DirectMap.h>
 #include <faiss/invlists/InvertedLists.h>
+#include <faiss/invlists/OnDiskInvertedLists.h>
 #include <omp.h>
 
 #include <mutex>
@@ -116,31 +117,41 @@ class CreateWorker : public MakeIndexWorker {
 
 class ReadWorker : public MakeIndexWorker {
  public:
-  ReadWorker(Napi::Env env, std::string path, Device device, bool allowPlain, bool shared)
+  ReadWorker(Napi::Env env, std::string path, Device device, bool allowPlain, bool shared,
+             bool mapped)
       : MakeIndexWorker(env),
         path_(std::move(path)),
         device_(device),
         allowPlain_(allowPlain),
-        shared_(shared) {}
+        shared_(shared),
+        mapped_(mapped) {}
 
  private:
   void Run() override {
     if (!shared_) return ReadNow();
-    // One index in memory for every thread of the process that reads this file shared.
-    holder_ = SharedReads::Instance().Get(FileIdentity(path_), [this] {
-      ReadNow();
-      return holder_;
-    });
+    // One index in memory for every thread of the process that reads this file shared (mapped or
+    // read: two indexes).
+    holder_ =
+        SharedReads::Instance().Get(FileIdentity(path_) + (mapped_ ? "\nmapped" : ""), [this] {
+          ReadNow();
+          return holder_;
+        });
   }
   void ReadNow() {
-    std::unique_ptr<faiss::Index> index = ReadIndexFile(path_, allowPlain_);
+    std::unique_ptr<faiss::Index> index = ReadIndexFile(path_, allowPlain_, mapped_);
     std::string description = DescribeIndex(*index);
     Adopt(std::move(index), device_, description);
+    // Only an IVF index's lists are mapped (FAISS reads other types whole, the checksum pass
+    // aside).
+    const auto* ivf = dynamic_cast<const faiss::IndexIVF*>(holder_->inner);
+    holder_->mapped =
+        ivf != nullptr && dynamic_cast<const faiss::OnDiskInvertedLists*>(ivf->invlists) != nullptr;
   }
   std::string path_;
   Device device_;
   bool allowPlain_;
   bool shared_;
+  bool mapped_;
 };
 
 class FromBufferWorker : public MakeIndexWorker {
@@ -641,6 +652,12 @@ Napi::Value NativeIndex::NewInstance(Napi::Env env, std::shared_ptr<IndexHolder>
 // A shared read is the same index in every thread that read the file: none may change it under the
 // others.
 static void RequireUnshared(Napi::Env env, const IndexHolder& holder, const char* action) {
+  if (holder.mapped) {
+    ThrowJs(env, ErrorCode::Unsupported,
+            std::string("cannot ") + action +
+                " an index whose lists are mapped from its file: read the file again without "
+                "mapped to change, copy or write it");
+  }
   if (holder.sharedRead) {
     ThrowJs(env, ErrorCode::Unsupported,
             std::string("cannot ") + action +
@@ -675,10 +692,12 @@ Napi::Value NativeIndex::Read(const Napi::CallbackInfo& info) {
   Device device = ParseDevice(env, StringArg(info, 1, "device"));
   bool allowPlain = OptionalBooleanArg(info, 2, "plainFaiss", false);
   bool shared = OptionalBooleanArg(info, 3, "shared", false);
-  if (shared && device != Device::Cpu) {
-    ThrowJs(env, ErrorCode::InvalidArgument, "only an index on the CPU is read shared");
+  bool mapped = OptionalBooleanArg(info, 4, "mapped", false);
+  if ((shared || mapped) && device != Device::Cpu) {
+    ThrowJs(env, ErrorCode::InvalidArgument,
+            std::string("only an index on the CPU is read ") + (shared ? "shared" : "mapped"));
   }
-  return (new ReadWorker(env, path, device, allowPlain, shared))->Start();
+  return (new ReadWorker(env, path, device, allowPlain, shared, mapped))->Start();
 }
 
 Napi::Value NativeIndex::FromBuffer(const Napi::CallbackInfo& info) {
@@ -810,18 +829,22 @@ Napi::Value NativeIndex::Reconstruct(const Napi::CallbackInfo& info) {
 Napi::Value NativeIndex::Write(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto holder = Open(env);
+  if (holder->mapped) RequireUnshared(env, *holder, "write");
   std::string path = StringArg(info, 0, "path");
   return (new WriteWorker(env, holder, path))->Start();
 }
 
 Napi::Value NativeIndex::ToBuffer(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  return (new ToBufferWorker(env, Open(env)))->Start();
+  auto holder = Open(env);
+  if (holder->mapped) RequireUnshared(env, *holder, "serialise");
+  return (new ToBufferWorker(env, holder))->Start();
 }
 
 Napi::Value NativeIndex::CopyTo(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto holder = Open(env);
+  if (holder->mapped) RequireUnshared(env, *holder, "copy");
   Device device = ParseDevice(env, StringArg(info, 0, "device"));
   return (new CopyWorker(env, holder, device))->Start();
 }
@@ -858,6 +881,7 @@ Napi::Value NativeIndex::GetInfo(const Napi::CallbackInfo& info) {
   out.Set("device", holder->onGpu ? "gpu" : "cpu");
   out.Set("deviceReason", holder->deviceReason);
   out.Set("shared", holder->sharedRead);
+  out.Set("mapped", holder->mapped);
   return out;
 }
 

@@ -41,6 +41,10 @@ struct IndexHolder {
   // thread of the process, which train, add and remove refuse. Set before the
   // holder is handed to any thread.
   bool sharedRead = false;
+  // Read with `mapped` (ReadIndexFile): an IVF index's lists point into a
+  // mapping of its file, so it is read-only, and cannot be copied or written
+  // either (FAISS would write the mapping's place, not the lists).
+  bool mapped = false;
 
   // Searches, reconstruct and serialisation share the lock; train, add and
   // remove take it exclusively. FAISS's GPU resources are not safe for

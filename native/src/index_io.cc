@@ -15,6 +15,7 @@
 #include <faiss/index_io.h>
 #include <faiss/invlists/DirectMap.h>
 #include <faiss/invlists/InvertedLists.h>
+#include <faiss/invlists/OnDiskInvertedLists.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -421,6 +422,19 @@ class StructureCheck {
         }
         total += array->ids[l].size();
       }
+    } else if (const auto* mapped = dynamic_cast<const faiss::OnDiskInvertedLists*>(lists)) {
+      // Lists mapped from the file (ReadIndexFile's `mapped`): each must lie inside the mapping, or
+      // a search would read past it. Their codes and ids are not read here: that is what mapping
+      // spares.
+      const uint64_t entry = codeSize + sizeof(faiss::Index::idx_t);
+      for (size_t l = 0; l < index.nlist; ++l) {
+        const faiss::OnDiskInvertedLists::List& list = mapped->lists[l];
+        if (list.size > list.capacity || list.offset > mapped->totsize ||
+            list.capacity > (mapped->totsize - list.offset) / entry) {
+          Fail(role + "'s list " + N(static_cast<uint64_t>(l)) + " runs past the end of the file");
+        }
+        total += list.size;
+      }
     } else {
       for (size_t l = 0; l < index.nlist; ++l) total += lists->list_size(l);
     }
@@ -517,10 +531,11 @@ class StructureCheck {
 };
 
 std::unique_ptr<faiss::Index> ParsePayload(faiss::IOReader& reader, const std::string& what,
-                                           bool knownTypesOnly) {
+                                           bool knownTypesOnly, int ioFlags = 0) {
   std::unique_ptr<faiss::Index> index;
   try {
-    RunTranslatingErrors([&] { index.reset(faiss::read_index(&reader)); }, ErrorCode::Corrupt);
+    RunTranslatingErrors([&] { index.reset(faiss::read_index(&reader, ioFlags)); },
+                         ErrorCode::Corrupt);
   } catch (const NativeError& e) {
     if (e.code() != ErrorCode::Corrupt) throw;
     throw NativeError(ErrorCode::Corrupt, what + " is not a valid index (" + e.what() + ")");
@@ -615,7 +630,7 @@ void WriteIndexFile(const faiss::Index& index, const std::string& path) {
   FsyncDirectoryOf(path);
 }
 
-std::unique_ptr<faiss::Index> ReadIndexFile(const std::string& path, bool allowPlain) {
+std::unique_ptr<faiss::Index> ReadIndexFile(const std::string& path, bool allowPlain, bool mapped) {
   const std::string what = "index file " + path;
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer
   // forever. Anything but a regular file is refused before a byte is read.
@@ -656,6 +671,17 @@ std::unique_ptr<faiss::Index> ReadIndexFile(const std::string& path, bool allowP
                       what + " is truncated or damaged: the header announces a payload of " +
                           std::to_string(fields.payloadLength) + " bytes, the file holds " +
                           std::to_string(fileSize - kHeaderSize));
+  }
+  if (mapped) {
+    // The caller vouches that the file is as its writer left it (its stat recorded at write time),
+    // so the checksum pass, a read of every byte, is skipped; the structure is still checked, and
+    // an IVF index's lists are mapped from the file, not read: a search reads the pages of the
+    // lists it probes.
+    if (std::fseek(file.get(), kHeaderSize, SEEK_SET) != 0) {
+      throw NativeError(ErrorCode::Io, SystemError("cannot seek", path));
+    }
+    faiss::FileIOReader reader(file.get());
+    return ParsePayload(reader, what, false, faiss::IO_FLAG_MMAP);
   }
   // First pass: verify the checksum in fixed-size chunks (no second copy of a
   // large index in memory); second pass: let FAISS parse the verified bytes.

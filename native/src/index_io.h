@@ -37,7 +37,11 @@ void WriteIndexFile(const faiss::Index& index, const std::string& path);
 // (UNSUPPORTED); that is how plain FAISS files are read.
 void CheckIndexStructure(const faiss::Index& index, const std::string& what, bool knownTypesOnly);
 
-std::unique_ptr<faiss::Index> ReadIndexFile(const std::string& path, bool allowPlain);
+// `mapped`: the checksum pass is skipped (the caller knows the file is as its
+// writer left it) and an IVF index's lists are memory-mapped from the file
+// rather than read (the index is then read-only: IndexHolder::mapped).
+std::unique_ptr<faiss::Index> ReadIndexFile(const std::string& path, bool allowPlain,
+                                            bool mapped = false);
 
 std::vector<uint8_t> SerializeIndex(const faiss::Index& index);
 

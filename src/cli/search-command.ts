@@ -145,7 +145,11 @@ function reposOf(options: SearchCliOptions): { repos?: string[] } {
  */
 function whereOf(options: SearchCliOptions): Pick<SearcherOptions, 'store' | 'indexDir' | 'checkouts' | 'vectorIndex'> {
   const store = storeChoice(options, readEnvironment());
-  if (!store) return { indexDir: indexDirOf(options), ...deviceOptions(options.device, undefined) };
+  if (!store) {
+    const { vectorIndex } = deviceOptions(options.device, undefined);
+    // One search and exit: a large index's IVF lists are mapped, and only those the query probes are read.
+    return { indexDir: indexDirOf(options), vectorIndex: { ...vectorIndex, mapFile: true } };
+  }
   deviceOptions(options.device, store);
   const root = findRoot(process.cwd());
   return { store, checkouts: { [defaultRepositoryName(root)]: root } };

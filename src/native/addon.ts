@@ -23,6 +23,8 @@ export interface NativeIndexInfo {
   deviceReason: string;
   /** Read shared: the same index for every thread that read its file so; absent from older builds. */
   shared?: boolean;
+  /** An IVF index whose lists are mapped from its file; absent from older builds. */
+  mapped?: boolean;
 }
 
 export interface NativeSearchResult {
@@ -99,9 +101,16 @@ export interface NativeAddon {
      * `plainFaiss` lets FAISS's parser read bytes without the container in
      * this process: only the checking child (plain-faiss.ts) passes it.
      * `shared`: one index in memory for every thread that reads the file so
-     * (read-only; FaissIndex.read's `shared`).
+     * (read-only; FaissIndex.read's `shared`). `mapped`: no checksum pass,
+     * an IVF index's lists mapped from the file (FaissIndex.read's `mapped`).
      */
-    read(path: string, device: Device, plainFaiss?: boolean, shared?: boolean): Promise<NativeIndexHandle>;
+    read(
+      path: string,
+      device: Device,
+      plainFaiss?: boolean,
+      shared?: boolean,
+      mapped?: boolean,
+    ): Promise<NativeIndexHandle>;
     fromBuffer(buffer: Buffer, device: Device, plainFaiss?: boolean): Promise<NativeIndexHandle>;
   };
   setErrorClass(errorClass: typeof FaissError): void;
@@ -119,7 +128,7 @@ export interface NativeAddon {
   faissVersion: string;
   /**
    * What this build can do that older ones cannot ('searchAllowed': search's
-   * `allowed` argument; 'sharedReads': read's `shared`); absent from builds older than the list. An older
+   * `allowed` argument; 'sharedReads': read's `shared`; 'mappedReads': read's `mapped`); absent from builds older than the list. An older
    * addon ignores arguments it does not know, so the facade checks first.
    */
   features?: readonly string[];

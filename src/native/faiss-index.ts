@@ -86,6 +86,17 @@ export interface LoadIndexOptions {
    * as usual (`shared` then says false).
    */
   shared?: boolean;
+  /**
+   * Map an IVF index's lists from the file instead of reading them, and skip
+   * the checksum pass (the structure is still checked): opening costs
+   * milliseconds, and a search reads only the pages of the lists it probes.
+   * Only for a file the caller knows to be as its writer left it (the store
+   * records the file's stat when it writes it). The index is then read-only,
+   * and cannot be copied or written: train, add, remove, write, toBuffer and
+   * copyTo reject with UNSUPPORTED. Other index types are read whole. CPU
+   * only; an older addon reads the file as usual (`mapped` then says false).
+   */
+  mapped?: boolean;
 }
 
 export interface SearchParams {
@@ -153,6 +164,9 @@ export class FaissIndex {
     if (options.shared !== undefined && typeof options.shared !== 'boolean')
       throw invalidArgument('shared must be a boolean');
     if (options.shared && device !== 'cpu') throw invalidArgument('only an index on the CPU is read shared');
+    if (options.mapped !== undefined && typeof options.mapped !== 'boolean')
+      throw invalidArgument('mapped must be a boolean');
+    if (options.mapped && device !== 'cpu') throw invalidArgument('only an index on the CPU is read mapped');
     const file = checkPath('path', path);
     const addon = loadAddon();
     if (plainFaiss) {
@@ -168,7 +182,8 @@ export class FaissIndex {
     // A container (its checksum verified before FAISS parses it), or what the
     // addon reports on: a missing file, a directory, a FIFO, plain bytes refused.
     const shared = options.shared === true && (addon.features?.includes('sharedReads') ?? false);
-    return new FaissIndex(await addon.NativeIndex.read(file, device, false, shared));
+    const mapped = options.mapped === true && (addon.features?.includes('mappedReads') ?? false);
+    return new FaissIndex(await addon.NativeIndex.read(file, device, false, shared, mapped));
   }
 
   /**
@@ -210,6 +225,10 @@ export class FaissIndex {
   /** Read with `shared`: one index for every thread that read its file so, which nothing may change. */
   get shared(): boolean {
     return this.#info.shared ?? false;
+  }
+  /** Read with `mapped`, an IVF index: its lists are mapped from its file, and nothing may change or copy it. */
+  get mapped(): boolean {
+    return this.#info.mapped ?? false;
   }
   /** True when the index maps caller-chosen ids (use addWithIds). */
   get hasIds(): boolean {

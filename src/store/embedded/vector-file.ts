@@ -25,7 +25,7 @@
  * vectors. Vectors added since are added to the copy too; a removal makes the
  * copy again. Concurrent searches are answered together (SearchBatcher).
  */
-import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Device } from '../../native/addon.js';
 import { FaissError } from '../../native/errors.js';
@@ -76,6 +76,14 @@ export interface VectorIndexOptions {
    * which they share again). Default false.
    */
   shareFile?: boolean;
+  /**
+   * Map an IVF file's lists instead of reading the file whole, when the file
+   * is as this store wrote it (its size, modification time and inode, recorded
+   * at the checkpoint): what a one-shot search (oc-vector-search) wants, since
+   * it reads the lists it probes and nothing else. Changes to replay are made
+   * on a copy read whole. Default false.
+   */
+  mapFile?: boolean;
 }
 
 export type VectorIndexEvent =
@@ -110,6 +118,7 @@ export const VECTOR_INDEX_DEFAULTS: Required<VectorIndexOptions> = {
   device: 'cpu',
   gpuMinVectors: 10_000,
   shareFile: false,
+  mapFile: false,
 };
 
 function withDefaults(options: VectorIndexOptions): Required<VectorIndexOptions> {
@@ -120,6 +129,7 @@ function withDefaults(options: VectorIndexOptions): Required<VectorIndexOptions>
     device: options.device ?? d.device,
     gpuMinVectors: options.gpuMinVectors ?? d.gpuMinVectors,
     shareFile: options.shareFile ?? d.shareFile,
+    mapFile: options.mapFile ?? d.mapFile,
   };
 }
 
@@ -127,6 +137,8 @@ export class VectorIndex {
   /** The copy of `index` on a GPU that searches use, when the options ask for one. */
   readonly #gpu = new GpuCopy();
   readonly #batcher: SearchBatcher;
+  /** The file the index was read from, when it was: where a copy of a mapped index is read again. */
+  #file: string | undefined;
 
   private constructor(
     readonly index: FaissIndex,
@@ -204,7 +216,11 @@ export class VectorIndex {
     if (newest) {
       let index: FaissIndex | undefined;
       try {
-        index = await FaissIndex.read(newest.path, { shared: settings.shareFile && settings.device === 'cpu' });
+        const onCpu = settings.device === 'cpu';
+        index = await FaissIndex.read(newest.path, {
+          shared: settings.shareFile && onCpu,
+          mapped: settings.mapFile && onCpu && newest.asWritten,
+        });
       } catch (error) {
         return VectorIndex.#rebuild(
           store,
@@ -224,12 +240,9 @@ export class VectorIndex {
           `the index file has ${index.d} dimensions, the embedder ${embedder.dimension}`,
         );
       }
-      return new VectorIndex(index, settings, nprobeFor(index.description), newest.generation).#replay(
-        store,
-        embedder,
-        onEvent,
-        'the index file',
-      );
+      const opened = new VectorIndex(index, settings, nprobeFor(index.description), newest.generation);
+      opened.#file = newest.path;
+      return opened.#replay(store, embedder, onEvent, 'the index file');
     }
     return VectorIndex.#rebuild(
       store,
@@ -325,7 +338,8 @@ export class VectorIndex {
     const generation = store.generation;
     if (this.generation < generation) {
       // The index other threads share stays as its file is: the changes go to a copy of this thread's own.
-      if (this.index.shared) return (await this.#ownCopy()).#replay(store, embedder, onEvent, what);
+      if (this.index.shared || this.index.mapped)
+        return (await this.#ownCopy(store, embedder, onEvent)).#replay(store, embedder, onEvent, what);
       const removed = store.removedAfter(this.generation);
       const added = store.vectors(embedder, this.generation);
       if (removed.length > 0) await this.index.removeIds(removed);
@@ -353,9 +367,29 @@ export class VectorIndex {
     );
   }
 
-  /** This index as a copy of this thread's own, which may change (this one is closed). */
-  async #ownCopy(): Promise<VectorIndex> {
-    const own = await this.index.copyTo('cpu'); // FAISS's clone: one copy, nothing through JavaScript
+  /**
+   * This index as a copy of this thread's own, which may change (this one is
+   * closed): FAISS's clone, or for a mapped index (which cannot be cloned)
+   * its file read again whole, else rebuilt from the database.
+   */
+  async #ownCopy(
+    store: IndexStore,
+    embedder: EmbedderRecord,
+    onEvent: (event: VectorIndexEvent) => void,
+  ): Promise<VectorIndex> {
+    let own: FaissIndex;
+    try {
+      own = this.index.mapped ? await FaissIndex.read(this.#file!) : await this.index.copyTo('cpu');
+    } catch (error) {
+      this.close();
+      return VectorIndex.#rebuild(
+        store,
+        embedder,
+        this.options,
+        onEvent,
+        `the index could not be copied (${(error as Error).message})`,
+      );
+    }
     this.close();
     return new VectorIndex(own, this.options, this.nprobe, this.generation);
   }
@@ -409,12 +443,15 @@ export class VectorIndex {
     await current.index.write(path);
     current.generation = generation;
     const identity = fileIdentity(path);
-    if (identity === undefined) throw new StoreError(`the index file ${path} just written cannot be read back`, 'IO');
+    const written = statIdentity(path);
+    if (identity === undefined || written === undefined)
+      throw new StoreError(`the index file ${path} just written cannot be read back`, 'IO');
     // Only now are the tombstones up to this generation in a durable file.
     store.transaction(() => {
       store.pruneRemoved(generation);
       store.meta.indexDescription = current.index.description;
-      store.meta.vectorsFile = `${name} ${identity}`;
+      // The file's stat too: a reader that finds it unchanged may map it rather than verify every byte (mapFile).
+      store.meta.vectorsFile = `${name} ${identity} ${written}`;
     });
     // Inside a rebuild's transaction, readers still use the old file until the commit: it is removed after it.
     if (!store.inTransaction) VectorIndex.removeUnusedFiles(store);
@@ -459,13 +496,25 @@ function typeChanged(current: string, planned: string, count: number, threshold:
  * regular file with the recorded header, not ahead of the database's
  * generation, and not from before a reset.
  */
-function usableFile(store: IndexStore): { generation: number; path: string } | undefined {
-  const [name, identity] = store.meta.vectorsFile.split(' ');
+function usableFile(store: IndexStore): { generation: number; path: string; asWritten: boolean } | undefined {
+  const [name, identity, written] = store.meta.vectorsFile.split(' ');
   const generation = Number(FILE_PATTERN.exec(name ?? '')?.[1] ?? Number.NaN);
   const rebuiltAt = store.meta.rebuiltAtGeneration;
   if (!(generation <= store.generation && generation >= rebuiltAt)) return undefined;
   const path = join(store.directory, name!);
-  return identity !== undefined && fileIdentity(path) === identity ? { generation, path } : undefined;
+  if (identity === undefined || fileIdentity(path) !== identity) return undefined;
+  // Unchanged since its writer recorded its stat (a file written before the stat was recorded is not).
+  return { generation, path, asWritten: written !== undefined && statIdentity(path) === written };
+}
+
+/** A file's size, modification time (ns) and inode: what changes when anything writes it. */
+function statIdentity(path: string): string | undefined {
+  try {
+    const stat = statSync(path, { bigint: true });
+    return `${stat.size}:${stat.mtimeNs}:${stat.ino}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The identity bytes of a regular file's container header, as hex; undefined for anything else. */
