@@ -4,9 +4,18 @@
  * sources (tests, benchmarks) it is the compiled copy in dist/.
  */
 import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The first of the module's places that exists, or undefined when it is not built (`npm run build:ts`). */
-export function builtWorkerModule(sibling: URL, compiled: URL): URL | undefined {
-  return [sibling, compiled].find((place) => existsSync(fileURLToPath(place)));
+/** The package's root, from src/ or from dist/ alike. */
+const PACKAGE_ROOT = new URL('../', import.meta.url);
+
+/**
+ * The worker module `distPath` (relative to dist/, as `indexing/worker.js`)
+ * for a caller at `from` (its import.meta.url), or undefined when it is not
+ * built (`npm run build:ts`).
+ */
+export function builtWorkerModule(from: string, distPath: string): URL | undefined {
+  const places = [new URL(`./${basename(distPath)}`, from), new URL(`dist/${distPath}`, PACKAGE_ROOT)];
+  return places.find((place) => existsSync(fileURLToPath(place)));
 }

@@ -649,15 +649,21 @@ Napi::Value NativeIndex::NewInstance(Napi::Env env, std::shared_ptr<IndexHolder>
   return GetInstanceData(env)->indexClass.New({external});
 }
 
-// A shared read is the same index in every thread that read the file: none may change it under the
-// others.
-static void RequireUnshared(Napi::Env env, const IndexHolder& holder, const char* action) {
+// An index whose lists are mapped from its file can be neither copied nor written: FAISS would
+// copy or write the mapping's place, not the lists.
+static void RequireCopyable(Napi::Env env, const IndexHolder& holder, const char* action) {
   if (holder.mapped) {
     ThrowJs(env, ErrorCode::Unsupported,
             std::string("cannot ") + action +
                 " an index whose lists are mapped from its file: read the file again without "
                 "mapped to change, copy or write it");
   }
+}
+
+// A shared read is the same index in every thread that read the file: none may change it under
+// the others; nor may anyone change a mapped one.
+static void RequireChangeable(Napi::Env env, const IndexHolder& holder, const char* action) {
+  RequireCopyable(env, holder, action);
   if (holder.sharedRead) {
     ThrowJs(env, ErrorCode::Unsupported,
             std::string("cannot ") + action +
@@ -711,7 +717,7 @@ Napi::Value NativeIndex::FromBuffer(const Napi::CallbackInfo& info) {
 Napi::Value NativeIndex::Train(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto holder = Open(env);
-  RequireUnshared(env, *holder, "train");
+  RequireChangeable(env, *holder, "train");
   Napi::Float32Array vectors = Float32ArrayArg(info, 0, "vectors");
   int64_t rows = RowsOf(env, vectors, holder->dimension, "vectors");
   return (new TrainWorker(env, holder, vectors, rows))->Start();
@@ -720,7 +726,7 @@ Napi::Value NativeIndex::Train(const Napi::CallbackInfo& info) {
 Napi::Value NativeIndex::Add(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto holder = Open(env);
-  RequireUnshared(env, *holder, "add vectors to");
+  RequireChangeable(env, *holder, "add vectors to");
   Napi::Float32Array vectors = Float32ArrayArg(info, 0, "vectors");
   int64_t rows = RowsOf(env, vectors, holder->dimension, "vectors");
   return (new AddWorker(env, holder, vectors, rows, nullptr))->Start();
@@ -729,7 +735,7 @@ Napi::Value NativeIndex::Add(const Napi::CallbackInfo& info) {
 Napi::Value NativeIndex::AddWithIds(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto holder = Open(env);
-  RequireUnshared(env, *holder, "add vectors to");
+  RequireChangeable(env, *holder, "add vectors to");
   Napi::Float32Array vectors = Float32ArrayArg(info, 0, "vectors");
   int64_t rows = RowsOf(env, vectors, holder->dimension, "vectors");
   Napi::BigInt64Array ids = BigInt64ArrayArg(info, 1, "ids");
@@ -811,7 +817,7 @@ Napi::Value NativeIndex::Search(const Napi::CallbackInfo& info) {
 Napi::Value NativeIndex::RemoveIds(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto holder = Open(env);
-  RequireUnshared(env, *holder, "remove vectors from");
+  RequireChangeable(env, *holder, "remove vectors from");
   Napi::BigInt64Array ids = BigInt64ArrayArg(info, 0, "ids");
   return (new RemoveWorker(env, holder, ids))->Start();
 }
@@ -829,7 +835,7 @@ Napi::Value NativeIndex::Reconstruct(const Napi::CallbackInfo& info) {
 Napi::Value NativeIndex::Write(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto holder = Open(env);
-  if (holder->mapped) RequireUnshared(env, *holder, "write");
+  RequireCopyable(env, *holder, "write");
   std::string path = StringArg(info, 0, "path");
   return (new WriteWorker(env, holder, path))->Start();
 }
@@ -837,14 +843,14 @@ Napi::Value NativeIndex::Write(const Napi::CallbackInfo& info) {
 Napi::Value NativeIndex::ToBuffer(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto holder = Open(env);
-  if (holder->mapped) RequireUnshared(env, *holder, "serialise");
+  RequireCopyable(env, *holder, "serialise");
   return (new ToBufferWorker(env, holder))->Start();
 }
 
 Napi::Value NativeIndex::CopyTo(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto holder = Open(env);
-  if (holder->mapped) RequireUnshared(env, *holder, "copy");
+  RequireCopyable(env, *holder, "copy");
   Device device = ParseDevice(env, StringArg(info, 0, "device"));
   return (new CopyWorker(env, holder, device))->Start();
 }

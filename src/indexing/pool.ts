@@ -51,10 +51,7 @@ export interface AnalysisPoolOptions {
 
 /** The compiled worker (worker threads load plain JavaScript only: see builtWorkerModule). */
 function workerFile(): URL {
-  const file = builtWorkerModule(
-    new URL('./worker.js', import.meta.url),
-    new URL('../../dist/indexing/worker.js', import.meta.url),
-  );
+  const file = builtWorkerModule(import.meta.url, 'indexing/worker.js');
   if (file) return file;
   throw new IndexingError('the analysis worker is not built: run `npm run build:ts`', 'WORKER_NOT_BUILT');
 }

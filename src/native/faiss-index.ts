@@ -161,12 +161,7 @@ export class FaissIndex {
    */
   static async read(path: string, options: LoadIndexOptions = {}): Promise<FaissIndex> {
     const { device, plainFaiss, plainFaissTimeoutMs } = checkLoadOptions(options);
-    if (options.shared !== undefined && typeof options.shared !== 'boolean')
-      throw invalidArgument('shared must be a boolean');
-    if (options.shared && device !== 'cpu') throw invalidArgument('only an index on the CPU is read shared');
-    if (options.mapped !== undefined && typeof options.mapped !== 'boolean')
-      throw invalidArgument('mapped must be a boolean');
-    if (options.mapped && device !== 'cpu') throw invalidArgument('only an index on the CPU is read mapped');
+    const asked = checkFileReadOptions(options, device);
     const file = checkPath('path', path);
     const addon = loadAddon();
     if (plainFaiss) {
@@ -181,8 +176,9 @@ export class FaissIndex {
     }
     // A container (its checksum verified before FAISS parses it), or what the
     // addon reports on: a missing file, a directory, a FIFO, plain bytes refused.
-    const shared = options.shared === true && (addon.features?.includes('sharedReads') ?? false);
-    const mapped = options.mapped === true && (addon.features?.includes('mappedReads') ?? false);
+    // An older addon reads a private copy whole, as before these options.
+    const shared = asked.shared && (addon.features?.includes('sharedReads') ?? false);
+    const mapped = asked.mapped && (addon.features?.includes('mappedReads') ?? false);
     return new FaissIndex(await addon.NativeIndex.read(file, device, false, shared, mapped));
   }
 
@@ -383,6 +379,16 @@ function checkLoadOptions(options: LoadIndexOptions): {
       ? undefined
       : checkInteger('plainFaissTimeoutMs', options.plainFaissTimeoutMs, 1, MAX_PLAIN_FAISS_TIMEOUT_MS);
   return { device: checkDevice(options.device ?? 'cpu'), plainFaiss: options.plainFaiss ?? false, plainFaissTimeoutMs };
+}
+
+/** read()'s own options, `shared` and `mapped`: booleans, for an index on the CPU. */
+function checkFileReadOptions(options: LoadIndexOptions, device: Device): { shared: boolean; mapped: boolean } {
+  for (const name of ['shared', 'mapped'] as const) {
+    const value = options[name];
+    if (value !== undefined && typeof value !== 'boolean') throw invalidArgument(`${name} must be a boolean`);
+    if (value && device !== 'cpu') throw invalidArgument(`only an index on the CPU is read ${name}`);
+  }
+  return { shared: options.shared === true, mapped: options.mapped === true };
 }
 
 /** Whether the loaded addon can restrict a search to allowed ids (older prebuilt ones cannot): see FaissIndex.search. */

@@ -8,27 +8,23 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/indexing/indexer.js';
 import { loadAddon } from '../../src/native/addon.js';
 import { SearchError } from '../../src/search/errors.js';
 import { SearcherPool } from '../../src/search/pool/searcher-pool.js';
-import { Searcher, type SearchResponse } from '../../src/search/searcher.js';
+import type { Searcher, SearchResponse } from '../../src/search/searcher.js';
 import { StoreError } from '../../src/store/errors.js';
-import type { TempRepo } from '../helpers/repo.js';
-import { LABELS, searchRepo } from '../helpers/search-repo.js';
+import { indexedSearchRepo, LABELS } from '../helpers/search-repo.js';
 
-let repo: TempRepo;
+const { repo, searcher } = indexedSearchRepo();
+/** A Searcher on the calling thread over the same index: what the pool must answer as. */
+let alone: Searcher;
 let indexDir: string;
-
-beforeAll(async () => {
-  repo = searchRepo();
-  const indexer = new Indexer({ path: repo.root, embedder: 'builtin', llm: false });
-  await indexer.run();
-  indexDir = indexer.indexDir;
-}, 60_000);
-
-afterAll(() => repo?.cleanup());
+beforeAll(() => {
+  alone = searcher();
+  indexDir = alone.indexDir;
+});
 
 const queries = LABELS.map((label) => label.query).slice(0, 12);
 /** A module the workers preload that ends a worker on one query (test/fixtures/search-pool). */
@@ -39,7 +35,6 @@ const shown = (response: SearchResponse) => response.results.map((r) => `${r.pat
 
 describe('SearcherPool', () => {
   it('answers every query as a Searcher does, from two workers sharing one vector index', async () => {
-    const alone = await Searcher.open({ indexDir });
     const pool = await SearcherPool.open({ indexDir, workers: 2 });
     try {
       expect(pool.workers).toBe(2);
@@ -58,7 +53,6 @@ describe('SearcherPool', () => {
       expect(await pool.currentRepositories()).toEqual(await alone.currentRepositories());
       expect((await pool.embedderStatus()).available).toBe(true);
     } finally {
-      alone.close();
       await pool.close();
     }
   });

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/indexing/indexer.js';
 import { Searcher } from '../../src/search/searcher.js';
 import { EmbeddedSearchStore } from '../../src/store/embedded/search-store.js';
-import { listVectorFiles } from '../../src/store/embedded/vector-file.js';
+import { listVectorFiles } from '../../src/store/embedded/vector-files.js';
 import { cleanedUpAfterEach, tempRepo } from '../helpers/repo.js';
 
 const owned = cleanedUpAfterEach();

@@ -11,19 +11,15 @@ const port = parentPort!;
 const { options, preload } = workerData as SearchWorkerData;
 const send = (message: FromWorker) => port.postMessage(message);
 
-let said = '';
+/** What the pool was last told: the repository list (the searcher keeps the same array until it changes) and the embedder. */
+let said: { repositories: unknown; embedderId: string } | undefined;
 /** The searcher's facts when they differ from those last sent. */
 function changedFacts(searcher: Searcher): SearcherFacts | undefined {
-  const facts = {
-    indexDir: searcher.indexDir,
-    root: searcher.root,
-    embedderId: searcher.embedderId,
-    repositories: searcher.repositories(),
-  };
-  const key = JSON.stringify(facts);
-  if (key === said) return undefined;
-  said = key;
-  return facts;
+  const repositories = searcher.repositories();
+  const embedderId = searcher.embedderId;
+  if (said && said.repositories === repositories && said.embedderId === embedderId) return undefined;
+  said = { repositories, embedderId };
+  return { indexDir: searcher.indexDir, root: searcher.root, embedderId, repositories };
 }
 
 async function open(): Promise<Searcher | undefined> {

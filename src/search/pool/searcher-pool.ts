@@ -62,10 +62,7 @@ interface PoolWorker {
 }
 
 function workerFile(): URL {
-  const file = builtWorkerModule(
-    new URL('./search-worker.js', import.meta.url),
-    new URL('../../../dist/search/pool/search-worker.js', import.meta.url),
-  );
+  const file = builtWorkerModule(import.meta.url, 'search/pool/search-worker.js');
   if (file) return file;
   throw new SearchError('the search worker is not built: run `npm run build:ts`', 'BAD_OPTION');
 }

@@ -23,7 +23,7 @@ import { IndexStore } from './index-store.js';
 import { EmbeddedPreview } from './preview.js';
 import { EmbeddedSearchStore, type EmbeddedStoreOptions } from './search-store.js';
 import { EmbeddedRun } from './store-run.js';
-import { listVectorFiles } from './vector-file.js';
+import { listVectorFiles } from './vector-files.js';
 
 /** Whether a directory holds an embedded index (its database). */
 export function isIndexDirectory(directory: string): boolean {

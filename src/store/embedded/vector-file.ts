@@ -25,7 +25,6 @@
  * vectors. Vectors added since are added to the copy too; a removal makes the
  * copy again. Concurrent searches are answered together (SearchBatcher).
  */
-import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Device } from '../../native/addon.js';
 import { FaissError } from '../../native/errors.js';
@@ -36,13 +35,17 @@ import { MAX_DIMENSION } from '../../native/validate.js';
 import { StoreError } from './database.js';
 import { GpuCopy } from './gpu-copy.js';
 import type { IndexStore } from './index-store.js';
-import type { VectorRowsRead } from './vector-rows.js';
+import { readTrainingSample, TRAINING_VECTORS_PER_LIST, vectorPages } from './vector-pages.js';
+import {
+  fileIdentity,
+  listVectorFiles,
+  removeQuietly,
+  statIdentity,
+  usableFile,
+  vectorFileName,
+} from './vector-files.js';
 import type { EmbedderRecord } from '../rows.js';
 import { isIndexableDimension } from '../../vector/check.js';
-
-const FILE_PATTERN = /^vectors-g(\d+)\.ocvx$/;
-/** The container header's payload length and checksum (bytes 16 to 32): the file's identity. */
-const IDENTITY_BYTES = [16, 32] as const;
 
 export interface VectorIndexOptions {
   /**
@@ -438,7 +441,7 @@ export class VectorIndex {
       );
     }
     const generation = store.generation;
-    const name = `vectors-g${generation}.ocvx`;
+    const name = vectorFileName(generation);
     const path = join(store.directory, name);
     await current.index.write(path);
     current.generation = generation;
@@ -489,129 +492,4 @@ function checkRecordedDimension({ id, dimension }: EmbedderRecord): void {
 function typeChanged(current: string, planned: string, count: number, threshold: number): boolean {
   if (current === 'Flat') return planned !== 'Flat';
   return count < threshold / 2;
-}
-
-/**
- * The index file this database wrote, when it is still there unchanged: a
- * regular file with the recorded header, not ahead of the database's
- * generation, and not from before a reset.
- */
-function usableFile(store: IndexStore): { generation: number; path: string; asWritten: boolean } | undefined {
-  const [name, identity, written] = store.meta.vectorsFile.split(' ');
-  const generation = Number(FILE_PATTERN.exec(name ?? '')?.[1] ?? Number.NaN);
-  const rebuiltAt = store.meta.rebuiltAtGeneration;
-  if (!(generation <= store.generation && generation >= rebuiltAt)) return undefined;
-  const path = join(store.directory, name!);
-  if (identity === undefined || fileIdentity(path) !== identity) return undefined;
-  // Unchanged since its writer recorded its stat (a file written before the stat was recorded is not).
-  return { generation, path, asWritten: written !== undefined && statIdentity(path) === written };
-}
-
-/** A file's size, modification time (ns) and inode: what changes when anything writes it. */
-function statIdentity(path: string): string | undefined {
-  try {
-    const stat = statSync(path, { bigint: true });
-    return `${stat.size}:${stat.mtimeNs}:${stat.ino}`;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The identity bytes of a regular file's container header, as hex; undefined for anything else. */
-function fileIdentity(path: string): string | undefined {
-  try {
-    if (!lstatSync(path).isFile()) return undefined;
-    // O_NONBLOCK: should the file have become a FIFO since, opening it does not wait for a writer.
-    const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    try {
-      const header = Buffer.alloc(IDENTITY_BYTES[1]);
-      if (readSync(fd, header, 0, header.length, 0) !== header.length || header.toString('latin1', 0, 8) !== 'OCVECIDX')
-        return undefined;
-      return header.subarray(...IDENTITY_BYTES).toString('hex');
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return undefined;
-  }
-}
-
-/** Removes an old index file (or whatever took its name); one that cannot be removed is left to the next checkpoint. */
-function removeQuietly(path: string): void {
-  try {
-    rmSync(path, { force: true });
-  } catch {
-    // a directory under that name, or no permission: it is never used, as it is not the recorded file
-  }
-}
-
-/** The FAISS files in an index directory, oldest first. */
-export function listVectorFiles(directory: string): { generation: number; path: string }[] {
-  let names: string[];
-  try {
-    names = readdirSync(directory);
-  } catch {
-    return [];
-  }
-  return names
-    .map((name) => ({ match: FILE_PATTERN.exec(name), name }))
-    .filter((entry) => entry.match !== null)
-    .map((entry) => ({ generation: Number(entry.match![1]), path: join(directory, entry.name) }))
-    .sort((a, b) => a.generation - b.generation);
-}
-
-/** An evenly spaced sample of rows, enough to train the IVF centroids. */
-/**
- * Vectors an IVF index is trained on, per list (FAISS asks for at least 39).
- * On Spring Framework's 154,788 vectors (IVF2048, nprobe 128; `npm run
- * bench:ivf-training`, 1,000 queries) training on 40 a list took 10.7 s
- * against 20.3 s on all of them and held 320 MiB against 605 (the sample and
- * FAISS's copy of it: what puts a first index of such a repository over 1 GB),
- * for recall@10 against exact search of 0.928 against 0.933 (64 a list:
- * 16.2 s, 0.930).
- */
-const TRAINING_VECTORS_PER_LIST = 40;
-
-/** Rows of vectors a rebuild reads at once: 32 MiB of 512-dimension vectors. */
-const REBUILD_PAGE_ROWS = 16_384;
-
-/** Every live element's vector, a page of `rows` at a time, in vector_id order. */
-export function* vectorPages(
-  store: IndexStore,
-  embedder: EmbedderRecord,
-  rows = REBUILD_PAGE_ROWS,
-): Generator<VectorRowsRead> {
-  for (let afterId = -1; ; ) {
-    const page = store.vectors(embedder, -1, { afterId, limit: rows });
-    if (page.lastId === -1) return;
-    yield page;
-    afterId = page.lastId;
-  }
-}
-
-/**
- * What an IVF index is trained on: every vector when there are at most
- * `wanted`, else `wanted` of them spread evenly over the vector ids, read
- * a page at a time so that only the sample is held.
- */
-export function readTrainingSample(
-  store: IndexStore,
-  embedder: EmbedderRecord,
-  total: number,
-  wanted: number,
-  pageRows = REBUILD_PAGE_ROWS,
-): Float32Array {
-  const rows = Math.min(total, wanted);
-  const d = embedder.dimension;
-  const sample = new Float32Array(rows * d);
-  const step = total / rows;
-  let taken = 0;
-  let ordinal = 0;
-  for (const page of vectorPages(store, embedder, pageRows)) {
-    for (let row = 0; row < page.ids.length && taken < rows; row++, ordinal++) {
-      if (ordinal !== Math.floor(taken * step)) continue;
-      sample.set(page.vectors.subarray(row * d, (row + 1) * d), taken++ * d);
-    }
-  }
-  return sample.subarray(0, taken * d);
 }
