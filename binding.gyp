@@ -13,8 +13,10 @@
         "native/src/faiss_index.cc",
         "native/src/flat_search.cc",
         "native/src/gpu.cc",
+        "native/src/half_ivf_search.cc",
         "native/src/index_holder.cc",
         "native/src/index_io.cc",
+        "native/src/reconstruct_many.cc",
         "native/src/shared_reads.cc",
         "native/src/system_info.cc"
       ],

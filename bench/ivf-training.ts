@@ -12,11 +12,13 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FaissIndex } from '../src/native/faiss-index.js';
-import { IndexStore } from '../src/store/embedded/index-store.js';
-import { nprobeFor, planIndex, VECTOR_INDEX_DEFAULTS } from '../src/store/embedded/vector-file.js';
+import { openIndex } from '../src/store/embedded/open-index.js';
+import { nprobeFor, planIndex } from '../src/store/embedded/index-plan.js';
+import { VECTOR_INDEX_DEFAULTS } from '../src/store/embedded/vector-file.js';
 import { readTrainingSample } from '../src/store/embedded/vector-pages.js';
 import { embedderFromId } from '../src/vector/choose.js';
 import { pickQueries } from './lib/corpus.js';
+import { indexVectors } from './lib/index-vectors.js';
 import { describeMachine } from './lib/machine.js';
 import { ms, printTable } from './lib/stats.js';
 
@@ -32,10 +34,11 @@ if (!values.index) {
   process.exit(2);
 }
 const indexDir = resolve(values.index);
-const store = IndexStore.open(indexDir, { readonly: true });
-const record = store.meta.embedder!;
+const { ids, vectors } = await indexVectors(indexDir);
+// The training samples are read as a rebuild reads them: the database, and the vectors it no longer keeps from the file.
+const opened = await openIndex(indexDir);
+const { store, embedder: record } = opened;
 const d = record.dimension;
-const { ids, vectors } = store.vectors(record);
 const total = ids.length;
 const { description } = planIndex(total, Math.min(total, VECTOR_INDEX_DEFAULTS.approximateThreshold));
 const nlist = Number(/^IVF(\d+)/.exec(description)![1]);
@@ -55,7 +58,7 @@ flat.close();
 
 const rows: string[][] = [];
 for (const perList of values['per-list']!.split(',').map(Number)) {
-  const sample = readTrainingSample(store, record, total, perList * nlist);
+  const sample = await readTrainingSample(store, record, total, perList * nlist, { previous: opened.vectors.index });
   const ivf = await FaissIndex.create({ dimension: d, description, metric: 'ip' });
   const started = performance.now();
   await ivf.train(sample);
@@ -76,7 +79,7 @@ for (const perList of values['per-list']!.split(',').map(Number)) {
     (hits / (10 * texts.length)).toFixed(3),
   ]);
 }
-store.close();
+opened.close();
 printTable(
   `IVF training sample, ${total.toLocaleString('en-US')} vectors of ${d} dimensions, ${description}, nprobe ${nprobe}, ${texts.length} queries (${describeMachine()})`,
   ['sample', 'vectors', 'held while training (JS + native copy)', 'train', 'recall@10 vs Flat'],

@@ -13,7 +13,7 @@
  * bench/out/native-allowed.json; docs/performance.md quotes them by hand.
  */
 import { FaissIndex, type KnnResult, type SearchParams, faissVersion, getNumThreads } from '../../src/index.js';
-import { nprobeFor, planIndex } from '../../src/store/embedded/vector-file.js';
+import { nprobeFor, planIndex } from '../../src/store/embedded/index-plan.js';
 import { clusteredVectors, recallAtK } from '../../test/helpers/vectors.js';
 import { describeMachine } from './machine.js';
 import { writeFigures } from './out.js';

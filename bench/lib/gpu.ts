@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FaissIndex, type KnnResult, faissVersion, gpuInfo, setNativeAddonPath } from '../../src/index.js';
 import { SearchBatcher, type Searchable } from '../../src/native/search-batcher.js';
-import { nprobeFor, planIndex } from '../../src/store/embedded/vector-file.js';
+import { nprobeFor, planIndex } from '../../src/store/embedded/index-plan.js';
 import { normalizeRows, recallAtK, seededRandom } from '../../test/helpers/vectors.js';
 import { describeMachine } from './machine.js';
 import { writeFigures } from './out.js';

@@ -15,6 +15,7 @@
 
 #include "errors.h"
 #include "flat_search.h"
+#include "half_ivf_search.h"
 
 namespace ocvector {
 namespace {
@@ -175,6 +176,10 @@ void Search(const IndexHolder& holder, const std::vector<idx_t>& labels, idx_t q
     const double share = static_cast<double>(nprobe) / static_cast<double>(ivf->nlist);
     if (static_cast<double>(labels.size()) <= share * static_cast<double>(total)) {
       nprobe = ivf->nlist;
+    }
+    if (const auto* halves = holder.onGpu ? nullptr : HalfIvfSearchable(inner)) {
+      HalfIvfSearch(*halves, queries, x, k, nprobe, selector.get(), threads, distances, labels_out);
+      return;
     }
     params.nprobe = nprobe;
     params.sel = selector.get();

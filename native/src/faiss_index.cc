@@ -2,6 +2,7 @@
 
 #include <faiss/IndexHNSW.h>
 #include <faiss/IndexIVF.h>
+#include <faiss/IndexScalarQuantizer.h>
 #include <faiss/impl/HNSW.h>
 #include <faiss/impl/IDSelector.h>
 #include <faiss/index_factory.h>
@@ -21,9 +22,11 @@
 #include "faiss_compat.h"
 #include "flat_search.h"
 #include "gpu.h"
+#include "half_ivf_search.h"
 #include "index_io.h"
 #include "instance_data.h"
 #include "promise_worker.h"
+#include "reconstruct_many.h"
 #include "shared_reads.h"
 
 namespace ocvector {
@@ -65,6 +68,15 @@ class HolderWorker : public PromiseWorker {
 };
 
 // Produces a new NativeIndex when it settles (create, read, fromBuffer).
+// An IVF index of half-precision codes keeps each vector itself rather than
+// its residual from the list's centroid: vectors that are at half precision
+// already (the store rounds them so) are then kept exactly, read back exactly
+// (reconstructMany), and scored as the Flat index would score them.
+void KeepHalfPrecisionExact(faiss::Index& index) {
+  auto* ivf = dynamic_cast<faiss::IndexIVFScalarQuantizer*>(&index);
+  if (ivf != nullptr && ivf->sq.qtype == faiss::ScalarQuantizer::QT_fp16) ivf->by_residual = false;
+}
+
 class MakeIndexWorker : public PromiseWorker {
  public:
   using PromiseWorker::PromiseWorker;
@@ -99,6 +111,7 @@ class CreateWorker : public MakeIndexWorker {
     RunTranslatingErrors(
         [&] { index.reset(faiss::index_factory(d_, description_.c_str(), metric_)); },
         ErrorCode::InvalidArgument);
+    KeepHalfPrecisionExact(*index);
     if (withIds_ && dynamic_cast<faiss::IndexIDMap*>(index.get()) == nullptr) {
       auto* idMap = new faiss::IndexIDMap2(index.get());
       idMap->own_fields = true;
@@ -392,7 +405,13 @@ class SearchWorker : public HolderWorker {
 
     const auto* flat = dynamic_cast<const faiss::IndexFlat*>(holder_->inner);
     const int threads = omp_get_max_threads();
-    if (flat != nullptr && !holder_->onGpu && PrefersSlicedFlatSearch(*flat, rows_, threads)) {
+    const auto* halves = holder_->onGpu ? nullptr : HalfIvfSearchable(*holder_->inner);
+    if (halves != nullptr) {
+      const size_t nprobe =
+          options_.nprobe > 0 ? static_cast<size_t>(options_.nprobe) : halves->nprobe;
+      HalfIvfSearch(*halves, rows_, queries_, k_, nprobe, nullptr, threads, distancesData_, labels);
+    } else if (flat != nullptr && !holder_->onGpu &&
+               PrefersSlicedFlatSearch(*flat, rows_, threads)) {
       SlicedFlatSearch(*flat, rows_, queries_, k_, distancesData_, labels, threads);
     } else {
       // The inner index is searched directly so that per-call parameters
@@ -509,6 +528,46 @@ class RemoveWorker : public HolderWorker {
   size_t removed_ = 0;
 };
 
+class ReconstructManyWorker : public HolderWorker {
+ public:
+  ReconstructManyWorker(Napi::Env env, std::shared_ptr<IndexHolder> holder, Napi::BigInt64Array ids)
+      : HolderWorker(env, std::move(holder)), ids_(CopyOf(ids.Data(), ids.ElementLength())) {
+    // Allocated here, on the JS thread, and filled in place (as SearchWorker's outputs).
+    const size_t count = ids_.size();
+    Napi::Float32Array vectors =
+        Napi::Float32Array::New(env, count * static_cast<size_t>(holder_->dimension));
+    Napi::Uint8Array found = Napi::Uint8Array::New(env, count);
+    vectorsData_ = vectors.Data();
+    foundData_ = found.Data();
+    vectors_ = Napi::Persistent(vectors.As<Napi::Object>());
+    found_ = Napi::Persistent(found.As<Napi::Object>());
+  }
+
+ private:
+  void Run() override {
+    std::shared_lock<std::shared_mutex> lock(holder_->mutex);
+    if (holder_->onGpu) {
+      throw NativeError(ErrorCode::Unsupported,
+                        "reading vectors back works on a CPU index; this one is on a GPU: read "
+                        "them from a CPU copy (copyTo('cpu'))");
+    }
+    ReconstructMany(*holder_->index, ids_.data(), ids_.size(), vectorsData_, foundData_);
+  }
+
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Object result = Napi::Object::New(env);
+    result.Set("vectors", vectors_.Value());
+    result.Set("found", found_.Value());
+    return result;
+  }
+
+  std::vector<int64_t> ids_;
+  float* vectorsData_ = nullptr;
+  uint8_t* foundData_ = nullptr;
+  Napi::ObjectReference vectors_;
+  Napi::ObjectReference found_;
+};
+
 class ReconstructWorker : public HolderWorker {
  public:
   ReconstructWorker(Napi::Env env, std::shared_ptr<IndexHolder> holder, int64_t id)
@@ -620,6 +679,7 @@ Napi::Function NativeIndex::DefineClass(Napi::Env env) {
           InstanceMethod<&NativeIndex::Search>("search"),
           InstanceMethod<&NativeIndex::RemoveIds>("removeIds"),
           InstanceMethod<&NativeIndex::Reconstruct>("reconstruct"),
+          InstanceMethod<&NativeIndex::ReconstructMany>("reconstructMany"),
           InstanceMethod<&NativeIndex::Write>("write"),
           InstanceMethod<&NativeIndex::ToBuffer>("toBuffer"),
           InstanceMethod<&NativeIndex::CopyTo>("copyTo"),
@@ -830,6 +890,13 @@ Napi::Value NativeIndex::Reconstruct(const Napi::CallbackInfo& info) {
   int64_t id = info[0].As<Napi::BigInt>().Int64Value(&lossless);
   if (!lossless) ThrowJs(env, ErrorCode::InvalidArgument, "id does not fit in 64 bits");
   return (new ReconstructWorker(env, holder, id))->Start();
+}
+
+Napi::Value NativeIndex::ReconstructMany(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto holder = Open(env);
+  Napi::BigInt64Array ids = BigInt64ArrayArg(info, 0, "ids");
+  return (new ReconstructManyWorker(env, holder, ids))->Start();
 }
 
 Napi::Value NativeIndex::Write(const Napi::CallbackInfo& info) {

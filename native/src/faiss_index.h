@@ -31,6 +31,7 @@ class NativeIndex : public Napi::ObjectWrap<NativeIndex> {
   Napi::Value Search(const Napi::CallbackInfo& info);
   Napi::Value RemoveIds(const Napi::CallbackInfo& info);
   Napi::Value Reconstruct(const Napi::CallbackInfo& info);
+  Napi::Value ReconstructMany(const Napi::CallbackInfo& info);
   Napi::Value Write(const Napi::CallbackInfo& info);
   Napi::Value ToBuffer(const Napi::CallbackInfo& info);
   Napi::Value CopyTo(const Napi::CallbackInfo& info);

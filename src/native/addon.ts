@@ -50,6 +50,8 @@ export interface NativeIndexHandle {
   ): Promise<NativeSearchResult>;
   removeIds(ids: BigInt64Array): Promise<number>;
   reconstruct(id: bigint): Promise<Float32Array>;
+  /** Absent from builds older than it. */
+  reconstructMany?(ids: BigInt64Array): Promise<{ vectors: Float32Array; found: Uint8Array }>;
   write(path: string): Promise<void>;
   toBuffer(): Promise<Buffer>;
   copyTo(device: Device): Promise<NativeIndexHandle>;

@@ -46,7 +46,9 @@ export interface CreateIndexOptions {
   dimension: number;
   /**
    * FAISS factory string: "Flat" (exact), "HNSW32,Flat", "IVF1024,Flat",
-   * "IVF256,PQ16", ... Default "Flat".
+   * "IVF256,PQ16", ... Default "Flat". An IVF index of half-precision codes
+   * ("IVF1024,SQfp16") keeps each vector, not its residual from the list's
+   * centroid: a vector already at half precision is kept exactly.
    */
   description?: string;
   /** 'ip' (inner product; cosine on normalised vectors) or 'l2'. Default 'ip'. */
@@ -309,6 +311,24 @@ export class FaissIndex {
   /** The stored vector for an id (exact for Flat/HNSW, decoded for PQ). */
   async reconstruct(id: number | bigint): Promise<Float32Array> {
     return this.#native.reconstruct(toId('id', id));
+  }
+
+  /**
+   * The stored vectors of many ids in one call, from an index with ids
+   * (`ids: true`) or an IVF index, on the CPU: `vectors` holds one row per id
+   * asked for (zeros where `found` is 0: an id the index does not hold).
+   * Nothing in the index changes, so a shared or mapped index can be read.
+   * What a rebuild reads back from the index it replaces. An addon older than
+   * this method fails with FaissError UNSUPPORTED.
+   */
+  async reconstructMany(ids: IdsInput): Promise<{ vectors: Float32Array; found: Uint8Array }> {
+    const idArray = toIdArray('ids', ids);
+    if (typeof this.#native.reconstructMany !== 'function')
+      throw new FaissError(
+        'this build of the addon cannot read vectors back by id: rebuild it (npm run build)',
+        'UNSUPPORTED',
+      );
+    return this.#native.reconstructMany(idArray);
   }
 
   /** Writes the index atomically (temporary file, fsync, rename), checksummed. */

@@ -20,7 +20,8 @@ export {
 } from './embedded/database.js';
 export { SCHEMA_VERSION } from './embedded/schema.js';
 export { WriteLock, LOCK_FILE } from './embedded/lock.js';
-export { VectorIndex, planIndex, nprobeFor, VECTOR_INDEX_DEFAULTS } from './embedded/vector-file.js';
+export { VectorIndex, VECTOR_INDEX_DEFAULTS } from './embedded/vector-file.js';
+export { planIndex, nprobeFor } from './embedded/index-plan.js';
 export { listVectorFiles } from './embedded/vector-files.js';
 export { checkConsistency } from './embedded/check.js';
 export type { ConsistencyReport } from './embedded/check.js';

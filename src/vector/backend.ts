@@ -41,4 +41,13 @@ export interface EmbedderBackend<Options extends object = object> {
    * registered at run time.
    */
   workerId?(embedder: Embedder): string | undefined;
+  /**
+   * True when computing a vector again costs less than keeping a second copy
+   * of it (the built-in embedder: microseconds of CPU). The embedded store
+   * then keeps such vectors once, in its FAISS file, and drops its own copy
+   * of them at each checkpoint; a document seen again is embedded again.
+   * Vectors of a model are kept in the database too, so that an unchanged
+   * document is never sent to the model twice.
+   */
+  readonly recomputesCheaply?: boolean;
 }

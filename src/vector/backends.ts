@@ -67,6 +67,11 @@ export function backendOfId(id: string): { backend: EmbedderBackend<object>; res
   return backend && { backend, rest: id.slice(colon + 1) };
 }
 
+/** Whether an embedder's vectors cost less to compute again than to keep twice (EmbedderBackend.recomputesCheaply). */
+export function recomputesCheaply(embedderId: string): boolean {
+  return backendOfId(embedderId)?.backend.recomputesCheaply === true;
+}
+
 /** The options of one backend in the map (none: an empty object). */
 export function optionsFor(options: EmbedderOptions, name: string): object {
   return options[name] ?? {};

@@ -73,6 +73,7 @@ export const builtinBackend: EmbedderBackend<Record<string, never>> = {
     return recorded !== undefined && embedder instanceof BuiltinEmbedder && recorded.version < BUILTIN_EMBEDDER_VERSION;
   },
   workerId: (embedder) => (embedder instanceof BuiltinEmbedder ? embedder.id : undefined),
+  recomputesCheaply: true,
 };
 
 /** `v2:512` (an id past `builtin:`) → its version and dimension. */

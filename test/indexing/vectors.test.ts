@@ -6,8 +6,10 @@ import { Indexer } from '../../src/indexing/indexer.js';
 import { watchIndex } from '../../src/indexing/watch.js';
 import { openIndex } from '../../src/store/embedded/open-index.js';
 import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
-import { planIndex } from '../../src/store/embedded/vector-file.js';
+import { planIndex } from '../../src/store/embedded/index-plan.js';
 import { readTrainingSample, vectorPages } from '../../src/store/embedded/vector-pages.js';
+import type { VectorRowsRead } from '../../src/store/embedded/vector-rows.js';
+import { FaissIndex } from '../../src/native/faiss-index.js';
 import { BuiltinEmbedder } from '../../src/vector/builtin-embedder.js';
 import { EmbedderError } from '../../src/vector/embedder.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
@@ -29,7 +31,7 @@ function manyModules(count: number, from = 0): Record<string, string> {
 describe('index type and deletions', () => {
   it('plans exact search while small and IVF past the threshold', () => {
     expect(planIndex(10, 100).description).toBe('Flat');
-    expect(planIndex(1_000_000, 200_000).description).toBe('IVF4096,Flat');
+    expect(planIndex(1_000_000, 200_000).description).toBe('IVF4096,SQfp16');
   });
 
   it('switches to IVF past the threshold, removes exactly on it, and never returns a removed element', async () => {
@@ -44,7 +46,7 @@ describe('index type and deletions', () => {
     };
     const first = await new Indexer(options).run();
     expect(first.elements.total).toBe(450); // a function, a class and its property per module
-    expect(first.index.description).toMatch(/^IVF\d+,Flat$/);
+    expect(first.index.description).toMatch(/^IVF\d+,SQfp16$/);
 
     for (let i = 0; i < 50; i++) repo.remove(`src/m${i}.ts`);
     const second = await new Indexer(options).run();
@@ -174,27 +176,36 @@ describe('a rebuild reads the vectors a page at a time', () => {
   it('pages that together are every vector, in order, and a training sample spread evenly over them', async () => {
     const repo = (owned.repo = tempRepo(manyModules(40)));
     const summary = await new Indexer({ path: repo.root, embedder: 'builtin', llm: false }).run();
-    const store = IndexStore.open(join(repo.root, '.ocvector'), { readonly: true });
+    const directory = join(repo.root, '.ocvector');
+    const store = IndexStore.open(directory, { readonly: true });
+    // The built-in embedder's vectors are kept once, in the FAISS file: the pages read them back from it.
+    const file = await FaissIndex.read(join(directory, readdirSync(directory).find((name) => name.endsWith('.ocvx'))!));
     try {
       const embedder = store.meta.embedder!;
-      const whole = store.vectors(embedder);
-      expect(whole.ids.length).toBe(summary.elements.total);
-      expect(store.vectorCount(embedder)).toBe(summary.elements.total);
-      const pages = [...vectorPages(store, embedder, 7)];
+      const inDatabase = store.vectors(embedder);
+      expect([inDatabase.ids.length, inDatabase.missing.length]).toEqual([0, summary.elements.total]);
+      const live = BigInt64Array.from(inDatabase.missing, BigInt);
+      const whole = { ids: live, vectors: (await file.reconstructMany(live)).vectors };
+
+      const pages: VectorRowsRead[] = [];
+      for await (const page of vectorPages(store, embedder, { rows: 7, previous: file })) pages.push(page);
       expect(pages.length).toBe(Math.ceil(summary.elements.total / 7));
+      expect(pages.flatMap((page) => [...page.missing])).toEqual([]);
       expect(pages.flatMap((page) => [...page.ids])).toEqual([...whole.ids]);
       expect(Float32Array.from(pages.flatMap((page) => [...page.vectors]))).toEqual(whole.vectors);
 
       const d = embedder.dimension;
       const total = whole.ids.length;
-      const sample = readTrainingSample(store, embedder, total, 25, 7);
+      const sources = { rows: 7, previous: file };
+      const sample = await readTrainingSample(store, embedder, total, 25, sources);
       expect(sample.length).toBe(25 * d);
       for (let i = 0; i < 25; i++) {
         const row = Math.floor(i * (total / 25)); // as the sample is taken: every (total / 25)th vector
         expect(sample.subarray(i * d, (i + 1) * d)).toEqual(whole.vectors.subarray(row * d, (row + 1) * d));
       }
-      expect(readTrainingSample(store, embedder, total, 10_000, 7)).toEqual(whole.vectors);
+      expect(await readTrainingSample(store, embedder, total, 10_000, sources)).toEqual(whole.vectors);
     } finally {
+      file.close();
       store.close();
     }
   });

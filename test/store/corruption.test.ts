@@ -2,8 +2,9 @@
  * Damaged index files, through the CLIs as a user meets them: the database
  * and the vectors file truncated, with a flipped byte, with a zeroed page,
  * deleted, replaced by a FIFO or by another index's file. Each case either
- * recovers (searches give the intact index's answers) or fails with a clear
- * message and a non-zero exit; never a wrong answer, never a hang.
+ * recovers (searches give the intact index's answers), answers lexically
+ * with a warning that says what to do, or fails with a clear message and a
+ * non-zero exit; never a wrong answer given silently, never a hang.
  */
 import { execFileSync } from 'node:child_process';
 import {
@@ -31,15 +32,18 @@ function cli(command: 'index' | 'search', args: string[], cwd: string): Promise<
 }
 
 type Answer = string[];
+/** The answers to every query, and what the searches said on stderr (a failure, or a warning beside answers). */
 async function answers(cwd: string): Promise<{ code: number; answers: Answer[]; stderr: string }> {
   const found: Answer[] = [];
+  let said = '';
   for (const query of QUERIES) {
     const run = await cli('search', ['--json', '-k', '5', query], cwd);
     if (run.code !== 0) return { code: run.code, answers: found, stderr: run.stderr };
+    said += run.stderr;
     const response = JSON.parse(run.stdout) as { results: { path: string; startLine: number; name: string }[] };
     found.push(response.results.map((r) => `${r.path}:${r.startLine} ${r.name}`));
   }
-  return { code: 0, answers: found, stderr: '' };
+  return { code: 0, answers: found, stderr: said };
 }
 
 const PAGE = 4096;
@@ -124,8 +128,10 @@ describe('damaged index files: recovered or refused clearly, never a wrong answe
       cpSync(pristine, indexDir(), { recursive: true });
       damage();
 
+      // The intact answers; or lexical answers with a warning that says what happened and what to do
+      // (the built-in embedder's vectors are kept in the vectors file alone); or a clear failure.
       const searched = await answers(repo.root);
-      if (searched.code === 0) expect(searched.answers).toEqual(reference);
+      if (searched.code === 0 && searched.stderr === '') expect(searched.answers).toEqual(reference);
       else expect(searched.stderr).toMatch(CLEAR_FAILURE);
 
       const indexed = await cli('index', ['--no-llm', '.'], repo.root);

@@ -1,13 +1,14 @@
 /**
  * The embedded store keeps each vector at half precision (src/vector/half-precision.ts):
- * an index built now holds tagged binary16 blobs, its FAISS file agrees with them
- * vector for vector, and an index written before (float32 blobs) is read as it was,
- * with the same answers.
+ * the vectors waiting for a checkpoint are tagged binary16 blobs, the FAISS file agrees
+ * with them vector for vector, and an index written before (every vector in the
+ * database, as float32 blobs) is read as it was, with the same answers.
  */
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/indexing/indexer.js';
+import { FaissIndex } from '../../src/native/faiss-index.js';
 import { Searcher } from '../../src/search/searcher.js';
 import { openSqlite, prepared } from '../../src/store/embedded/sqlite.js';
 import { decodeStoredVector } from '../../src/vector/half-precision.js';
@@ -46,18 +47,18 @@ async function answers(indexDir: string): Promise<string[][]> {
 }
 
 describe('vectors at half precision', () => {
-  it('keeps two bytes a dimension (and a tag byte), and the FAISS file agrees with every row', async () => {
+  it('keeps two bytes a dimension (and a tag byte) until a checkpoint, and the FAISS file agrees with every row', async () => {
     const indexDir = join(dirs.root, 'index');
-    const db = openSqlite(join(indexDir, 'index.db'), { readonly: true });
-    try {
-      const rows = prepared<[], { vector: Buffer }>(db, 'SELECT vector FROM embeddings').all();
-      expect(rows.length).toBeGreaterThan(20);
-      const dimension = decodeStoredVector(rows[0]!.vector)!.length;
-      expect(dimension).toBeGreaterThan(0);
-      for (const row of rows) expect(row.vector.length).toBe(1 + 2 * dimension);
-    } finally {
-      db.close();
-    }
+    // The built-in embedder's vectors are in the FAISS file alone once checkpointed (vector-file.ts).
+    expect(embeddingBlobs(indexDir)).toEqual([]);
+    // A small change is not checkpointed: its vectors wait in the database, for readers to replay.
+    repo.write('src/added.ts', 'export function addedHelper(value: number): number {\n  return value * 2;\n}\n');
+    await new Indexer({ path: repo.root, indexDir, embedder: 'builtin', llm: false }).run();
+    const blobs = embeddingBlobs(indexDir);
+    expect(blobs.length).toBeGreaterThan(0);
+    const dimension = decodeStoredVector(blobs[0]!)!.length;
+    expect(dimension).toBeGreaterThan(0);
+    for (const blob of blobs) expect(blob.length).toBe(1 + 2 * dimension);
     const state = await readIndex(indexDir);
     expect(state.consistency.ok).toBe(true);
     expect(state.consistency.mismatched).toEqual([]);
@@ -66,17 +67,33 @@ describe('vectors at half precision', () => {
   it('reads an index written with float32 vectors as before, with the same answers', async () => {
     const indexDir = join(dirs.root, 'index');
     const before = await answers(indexDir);
-    // The same index as an earlier version wrote it: every blob float32, the FAISS file rebuilt from them.
+    // The same index as an earlier version wrote it: every element's vector in the database as float32
+    // (taken from the FAISS file), and the FAISS file rebuilt from them.
+    const [file] = readdirSync(indexDir).filter((name) => name.endsWith('.ocvx'));
+    const faiss = await FaissIndex.read(join(indexDir, file!));
     const db = openSqlite(join(indexDir, 'index.db'));
     try {
-      const rows = prepared<[], { id: number; vector: Buffer }>(db, 'SELECT id, vector FROM embeddings').all();
-      const update = prepared<[Buffer, number]>(db, 'UPDATE embeddings SET vector = ? WHERE id = ?');
-      for (const row of rows) {
-        const vector = decodeStoredVector(row.vector)!;
-        update.run(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), row.id);
+      const rows = prepared<[], { id: number; hash: string }>(
+        db,
+        'SELECT vector_id AS id, document_hash AS hash FROM elements',
+      ).all();
+      const { vectors, found } = await faiss.reconstructMany(rows.map((row) => row.id));
+      const { value: id } = prepared<[], { value: string }>(db, "SELECT value FROM meta WHERE key = 'embedder'").get()!;
+      const put = prepared(db, 'INSERT OR REPLACE INTO embeddings (embedder, document_hash, vector) VALUES (?, ?, ?)');
+      const waiting = prepared<[string], { vector: Buffer }>(
+        db,
+        'SELECT vector FROM embeddings WHERE document_hash = ?',
+      );
+      for (const [i, row] of rows.entries()) {
+        // Vectors not checkpointed yet (the file added above) are in the database already.
+        const vector = found[i]
+          ? vectors.slice(i * faiss.d, (i + 1) * faiss.d)
+          : decodeStoredVector(waiting.get(row.hash)!.vector)!;
+        put.run(id, row.hash, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
       }
       expect(prepared<[], { n: number }>(db, 'SELECT min(length(vector)) AS n FROM embeddings').get()!.n % 4).toBe(0);
     } finally {
+      faiss.close();
       db.close();
     }
     for (const name of readdirSync(indexDir)) if (name.endsWith('.ocvx')) rmSync(join(indexDir, name));
@@ -84,3 +101,15 @@ describe('vectors at half precision', () => {
     expect((await readIndex(indexDir)).consistency.ok).toBe(true);
   });
 });
+
+/** The database's copies of vectors, as stored. */
+function embeddingBlobs(indexDir: string): Buffer[] {
+  const db = openSqlite(join(indexDir, 'index.db'), { readonly: true });
+  try {
+    return prepared<[], { vector: Buffer }>(db, 'SELECT vector FROM embeddings')
+      .all()
+      .map((row) => row.vector);
+  } finally {
+    db.close();
+  }
+}

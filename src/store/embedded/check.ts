@@ -1,7 +1,9 @@
 /**
  * Checks that the database and the FAISS index agree: every element row has
  * its vector, the vector is the one the database holds for the element's
- * document, and the index holds nothing else. Nothing in the library calls
+ * document where it holds one (the built-in embedder's are kept in the
+ * index alone once checkpointed: vector-file.ts), and the index holds
+ * nothing else. Nothing in the library calls
  * it: the tests check every index they write with it (test/helpers/index-state.ts), and it
  * is exported (ocvector/internal) for a user who wants to check an index by hand.
  */

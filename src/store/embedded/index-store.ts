@@ -30,13 +30,16 @@ import {
   type FileUpdate,
   type LineBytes,
 } from '../rows.js';
-import { prepared } from './sqlite.js';
+import { pragmaRows, pragmaValue, prepared } from './sqlite.js';
 import { LexicalRows } from './lexical-tables.js';
 import { OccurrenceRows } from './occurrence-rows.js';
 import { builtForElsewhere, Repositories } from './repositories.js';
 import type { Repository } from '../rows.js';
 import { defaultRepositoryName } from '../repository-name.js';
 import { VectorRows, type VectorPage, type VectorRowsRead } from './vector-rows.js';
+
+/** Free pages below which a database is not worth rewriting (1 MiB of 4 KiB pages). */
+const COMPACT_MIN_FREE_PAGES = 256;
 
 let databaseOfStore: (store: IndexStore) => Database.Database;
 
@@ -357,14 +360,19 @@ export class IndexStore {
    * Drops elements that cannot be searched (no vector) and marks their files
    * for re-analysis, so that the next run indexes them again.
    */
-  forgetElements(vectorIds: readonly number[]): void {
+  /** Marks the files of these elements to be read again by the next run (their rows stay). */
+  readFilesAgain(vectorIds: readonly number[]): void {
     const markFile = prepared(
       this.#db,
       'UPDATE files SET hash = NULL, mtime_ms = ? WHERE id = (SELECT file_id FROM elements WHERE vector_id = ?)',
     );
+    for (const id of vectorIds) markFile.run(UNTRUSTED_MTIME, id);
+  }
+
+  forgetElements(vectorIds: readonly number[]): void {
+    this.readFilesAgain(vectorIds);
     for (const id of vectorIds) {
       const rootId = this.#s.rootOfElement.get(id)?.rootId;
-      markFile.run(UNTRUSTED_MTIME, id);
       this.#s.deleteElement.run(id);
       if (rootId !== undefined) this.#lexical.remove(rootId, id);
     }
@@ -422,6 +430,11 @@ export class IndexStore {
     return this.#vectors.vectorCount(embedder);
   }
 
+  /** Live elements without a vector of this embedder in the database (kept in the FAISS file alone). */
+  withoutVector(embedder: string): { id: number; hash: string }[] {
+    return this.#vectors.withoutVector(embedder);
+  }
+
   /** Vector ids removed after a generation (replayed onto an older FAISS file). */
   removedAfter(generation: number): BigInt64Array {
     return this.#vectors.removedAfter(generation);
@@ -442,6 +455,34 @@ export class IndexStore {
     // Elements, not their distinct hashes: an upper bound that the primary key counts quickly.
     // Counting distinct hashes read every element's hash, which cost every run (docs/performance.md, Indexing).
     return this.#vectors.pruneEmbeddings(this.elementCount);
+  }
+
+  /** Drops every cached vector of an embedder, once the FAISS file keeps them (EmbedderBackend.recomputesCheaply). */
+  dropEmbeddings(embedder: string): number {
+    return this.#vectors.dropEmbeddings(embedder);
+  }
+
+  /**
+   * Gives the pages of deleted rows back to the file system when they are
+   * over a quarter of the database (a checkpoint that dropped the vectors'
+   * copies): VACUUM rewrites the whole file, worth it only then, and smaller
+   * gaps are reused by later writes. Outside a transaction only. Returns
+   * whether it compacted; a database another connection is writing is left
+   * to the next checkpoint.
+   */
+  compact(): boolean {
+    const free = pragmaValue(this.#db, 'freelist_count') as number;
+    const pages = pragmaValue(this.#db, 'page_count') as number;
+    if (this.#db.inTransaction || free < COMPACT_MIN_FREE_PAGES || free * 4 < pages) return false;
+    try {
+      this.#db.exec('VACUUM');
+    } catch (error) {
+      if (/SQLITE_BUSY|SQLITE_LOCKED/.test((error as { code?: string }).code ?? '')) return false;
+      throw error;
+    }
+    // VACUUM wrote every page through the write-ahead log: give that space back too.
+    pragmaRows(this.#db, 'wal_checkpoint(TRUNCATE)');
+    return true;
   }
 
   analysisCache(): AnalysisCache {

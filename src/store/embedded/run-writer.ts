@@ -13,16 +13,24 @@ export class EmbeddedRunWriter implements RunWriter {
   readonly #embedder: string;
   #moved = false;
 
+  /** Documents whose vectors were lost with the FAISS file (VectorIndex.lostVectors): embedded again though kept. */
+  readonly #lost: ReadonlySet<string>;
+
   /** Writes into the repository `rootId`, stamping rows with `generation` (one past the store's). */
-  constructor(store: IndexStore, rootId: number, generation: number, embedder: string) {
+  constructor(store: IndexStore, rootId: number, generation: number, embedder: string, lost: ReadonlySet<string>) {
     this.#store = store;
     this.#rootId = rootId;
     this.#generation = generation;
     this.#embedder = embedder;
+    this.#lost = lost;
   }
 
+  /** The hashes of the documents the file has that keep their vectors. */
   elementHashes(fileId: number): string[] {
-    return this.#store.elementsOfFile(fileId).map((element) => element.documentHash);
+    return this.#store
+      .elementsOfFile(fileId)
+      .map((element) => element.documentHash)
+      .filter((hash) => !this.#lost.has(hash));
   }
 
   async files() {
@@ -42,11 +50,8 @@ export class EmbeddedRunWriter implements RunWriter {
           lineBytes: w.lineBytes,
           occurrences: w.occurrences,
         });
-        for (const { document } of written.added) {
-          // Absent only for a hash the file already had (a second copy of a document): its vector is stored.
-          const vector = w.vectors.get(document.hash);
-          if (vector) store.putEmbedding(this.#embedder, document.hash, vector);
-        }
+        // The vectors of the documents the file did not have, and of those it kept whose vectors were lost.
+        for (const [hash, vector] of w.vectors) store.putEmbedding(this.#embedder, hash, vector);
         return { added: written.added.length, removed: written.removed.length, kept: written.kept };
       }),
     );

@@ -49,6 +49,8 @@ export class EmbeddedSearchStore implements SearchStore {
   /** Undefined when the vectors cannot be had: every search is then lexical, and says why (#problem). */
   #vectors: VectorIndex | undefined;
   #problem: string | undefined;
+  /** The generation at which the vectors could not be had: a later one (an indexer's commit, a repair) is tried again. */
+  #problemAt: number;
   #record: EmbedderRecord;
   #queue: Promise<unknown> = Promise.resolve();
   /** The snapshot searches join now (open, or waiting for the one before to end). */
@@ -74,6 +76,7 @@ export class EmbeddedSearchStore implements SearchStore {
     this.#store = store;
     this.#vectors = vectors;
     this.#problem = problem;
+    this.#problemAt = store.generation;
     this.#record = record;
     this.#options = options;
     this.#references = new EmbeddedOccurrences(store);
@@ -193,16 +196,17 @@ export class EmbeddedSearchStore implements SearchStore {
 
   /**
    * Picks up what an indexer committed since the last search (or a switch of
-   * embedder). Vectors that cannot be had (FAISS fails, or cannot take the
-   * recorded dimension) leave this and later searches lexical, saying why,
-   * until the index switches embedder again. Gives the embedder the index
-   * records now.
+   * embedder). Vectors that cannot be had (FAISS fails or cannot take the
+   * recorded dimension, the vectors kept in a lost file alone) leave this and
+   * later searches lexical, saying why, until an indexer commits again (a
+   * run that repaired them, or a switch of embedder). Gives the embedder the
+   * index records now.
    */
   async #catchUp(): Promise<EmbedderRecord | undefined> {
     const record = this.#store.embedder;
     if (!record) return record;
     const switched = record.id !== this.#record.id || record.dimension !== this.#record.dimension;
-    if (!this.#vectors && !switched) return record;
+    if (!this.#vectors && !switched && this.#store.generation === this.#problemAt) return record;
     const onEvent = this.#options.onEvent ?? (() => {});
     if (switched) this.#record = record;
     try {
@@ -218,6 +222,7 @@ export class EmbeddedSearchStore implements SearchStore {
       this.#vectors?.close();
       this.#vectors = undefined;
       this.#problem = error.message.split('\n')[0]!.replace(/^ocvector: /, '');
+      this.#problemAt = this.#store.generation;
     }
     return record;
   }

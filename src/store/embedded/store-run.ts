@@ -108,9 +108,10 @@ export class EmbeddedRun implements StoreRun {
     const { root, repo } = this.#start;
     const repository = store.transaction(() => store.repositories.ensure(root, repo, defaultRepositoryName(root)));
     const rootId = (this.#rootId = repository.id);
+    const lost = await VectorIndex.lostVectors(store, embedder);
     return {
       known: store.files(rootId),
-      writer: new EmbeddedRunWriter(store, rootId, store.generation + 1, embedder.id),
+      writer: new EmbeddedRunWriter(store, rootId, store.generation + 1, embedder.id, lost),
       lookup: (hashes) => cachedEmbeddings(store, embedder.id, hashes),
       analysisCache: store.analysisCache(),
     };
@@ -130,6 +131,8 @@ export class EmbeddedRun implements StoreRun {
       written = true;
     }
     if (wrote) store.pruneEmbeddings();
+    // The vectors a checkpoint dropped from the database (vector-file.ts) leave pages free.
+    if (written) store.compact();
     return {
       elements: store.elementCount,
       index: { description: store.meta.indexDescription, vectors: store.elementCount, written },
@@ -150,6 +153,7 @@ export class EmbeddedRun implements StoreRun {
     if (store.inTransaction) {
       store.commitSpan();
       VectorIndex.removeUnusedFiles(store);
+      store.compact();
     }
     return generation;
   }

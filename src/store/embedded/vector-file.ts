@@ -1,16 +1,26 @@
 /**
- * The FAISS side of an index: derived from the database, never the other
- * way round. The file beside the database is named after the generation it
- * reflects (`vectors-g<N>.ocvx`, written atomically). It may lag behind the
- * database: the changes since its generation (elements added, tombstones of
- * removed vectors) are replayed on open, so a run that changes one file
- * does not rewrite a large index, and a crash between the database commit
- * and the file write loses nothing. The file is rewritten (a checkpoint)
- * when the replayed part grows large, or its type no longer fits the size.
+ * The FAISS side of an index. The file beside the database is named after
+ * the generation it reflects (`vectors-g<N>.ocvx`, written atomically). It
+ * may lag behind the database: the changes since its generation (elements
+ * added, whose vectors the database holds; tombstones of removed vectors)
+ * are replayed on open, so a run that changes one file does not rewrite a
+ * large index, and a crash between the database commit and the file write
+ * loses nothing. The file is rewritten (a checkpoint) when the replayed part
+ * grows large, or its type no longer fits the size.
  *
- * Index type: exact (Flat, ids mapped) while small; IVF past a threshold,
- * which FAISS can also remove from. Both remove in place, so deletions are
- * exact on each.
+ * Where each vector is kept. A model's vectors stay in the database too (its
+ * embedding cache: an unchanged document is never sent to the model again),
+ * and the file is derived from them. Vectors of an embedder that recomputes
+ * cheaply (the built-in one) are kept once: the database holds them only
+ * until a checkpoint has written them to the file, and a rebuild reads them
+ * back from the index it replaces. Should that file be lost or damaged, a
+ * reader cannot have those vectors (FaissError CORRUPT_INDEX: its searches
+ * answer lexically, saying why), and the next indexer run embeds them again
+ * (lostVectors), their element rows left as they are.
+ *
+ * Index type (index-plan.ts): exact (Flat, ids mapped) while small; IVF of
+ * half-precision codes past a threshold. Both remove in place, so deletions
+ * are exact on each.
  *
  * A file belongs to one database: the database records the name and the
  * container header (payload length and checksum) of the file it wrote, and
@@ -26,7 +36,6 @@
  * copy again. Concurrent searches are answered together (SearchBatcher).
  */
 import { join } from 'node:path';
-import type { Device } from '../../native/addon.js';
 import { FaissError } from '../../native/errors.js';
 import { FaissIndex, type KnnResult, searchesAllowedIds } from '../../native/faiss-index.js';
 import type { IdsInput } from '../../native/validate.js';
@@ -35,106 +44,16 @@ import { MAX_DIMENSION } from '../../native/validate.js';
 import { StoreError } from './database.js';
 import { GpuCopy } from './gpu-copy.js';
 import type { IndexStore } from './index-store.js';
+import { nlistOf, nprobeFor, planIndex, typeChanged } from './index-plan.js';
 import { readTrainingSample, TRAINING_VECTORS_PER_LIST, vectorPages } from './vector-pages.js';
-import {
-  fileIdentity,
-  listVectorFiles,
-  removeQuietly,
-  statIdentity,
-  usableFile,
-  vectorFileName,
-} from './vector-files.js';
+import { fileRecord, listVectorFiles, removeQuietly, usableFile, vectorFileName } from './vector-files.js';
 import type { EmbedderRecord } from '../rows.js';
+import { recomputesCheaply } from '../../vector/backends.js';
+import { type VectorIndexEvent, type VectorIndexOptions, withDefaults } from './vector-index-options.js';
+
+export type { VectorIndexEvent, VectorIndexOptions } from './vector-index-options.js';
+export { VECTOR_INDEX_DEFAULTS } from './vector-index-options.js';
 import { isIndexableDimension } from '../../vector/check.js';
-
-export interface VectorIndexOptions {
-  /**
-   * Past this many vectors an IVF index replaces the exact one. Default 100,000: there exact
-   * search alone takes half of a hybrid query's budget (docs/performance.md, Indexing:
-   * `npm run bench:indexing -- --index-type`).
-   */
-  approximateThreshold?: number;
-  /** Changes (added + removed) since the file past this share of the index trigger a checkpoint. Default 0.05. */
-  checkpointRatio?: number;
-  /**
-   * Where {@link VectorIndex.search} runs: 'cpu' (the default), 'auto' (a GPU
-   * copy when FAISS was built for one and a device exists, else the CPU) or
-   * 'gpu' (a GPU copy, or FaissError GPU). Worth it in a long-lived process (a
-   * server): a copy takes a CUDA start and a transfer of the whole index.
-   */
-  device?: Device;
-  /**
-   * Below this many vectors searches stay on the CPU whatever `device` says:
-   * for small indexes a GPU call costs more than it saves. Default 10,000:
-   * from there one query is faster on the GPU, and the copy to the GPU is paid
-   * back within some fifty queries (docs/performance.md, GPU: `npm run
-   * bench:native -- --gpu` prints the crossover).
-   */
-  gpuMinVectors?: number;
-  /**
-   * Read the FAISS file shared with the other threads of this process that
-   * read it so (a searcher pool's workers): one copy in memory for them all
-   * (FaissIndex.read's `shared`). Changes to replay onto it are made on a
-   * copy of this thread's own (each worker's, until the next checkpoint file,
-   * which they share again). Default false.
-   */
-  shareFile?: boolean;
-  /**
-   * Map an IVF file's lists instead of reading the file whole, when the file
-   * is as this store wrote it (its size, modification time and inode, recorded
-   * at the checkpoint): what a one-shot search (oc-vector-search) wants, since
-   * it reads the lists it probes and nothing else. Changes to replay are made
-   * on a copy read whole. Default false.
-   */
-  mapFile?: boolean;
-}
-
-export type VectorIndexEvent =
-  | { type: 'index-replayed'; fromGeneration: number; toGeneration: number; added: number; removed: number }
-  | { type: 'index-rebuilt'; reason: string; vectors: number; description: string }
-  | { type: 'index-written'; generation: number; vectors: number; path: string }
-  | { type: 'index-placed'; device: 'cpu' | 'gpu'; vectors: number; reason: string };
-
-/** Which FAISS index a number of vectors calls for. */
-export function planIndex(count: number, threshold: number): { description: string; ids: boolean } {
-  if (count < threshold) return { description: 'Flat', ids: true };
-  // About 4·√n lists (FAISS's guidance), a power of two.
-  const nlist = Math.max(64, Math.min(65_536, 2 ** Math.round(Math.log2(4 * Math.sqrt(count)))));
-  return { description: `IVF${nlist},Flat`, ids: false };
-}
-
-/** How many IVF lists a search visits: 1/16 of them keeps recall@10 near 0.95 on code vectors. */
-export function nprobeFor(description: string): number | undefined {
-  const nlist = nlistOf(description);
-  return nlist === undefined ? undefined : Math.max(8, nlist >> 4);
-}
-
-function nlistOf(description: string): number | undefined {
-  const nlist = /^IVF(\d+)/.exec(description)?.[1];
-  return nlist === undefined ? undefined : Number(nlist);
-}
-
-/** What a VectorIndex does when its options leave something out. */
-export const VECTOR_INDEX_DEFAULTS: Required<VectorIndexOptions> = {
-  approximateThreshold: 100_000,
-  checkpointRatio: 0.05,
-  device: 'cpu',
-  gpuMinVectors: 10_000,
-  shareFile: false,
-  mapFile: false,
-};
-
-function withDefaults(options: VectorIndexOptions): Required<VectorIndexOptions> {
-  const d = VECTOR_INDEX_DEFAULTS;
-  return {
-    approximateThreshold: options.approximateThreshold ?? d.approximateThreshold,
-    checkpointRatio: options.checkpointRatio ?? d.checkpointRatio,
-    device: options.device ?? d.device,
-    gpuMinVectors: options.gpuMinVectors ?? d.gpuMinVectors,
-    shareFile: options.shareFile ?? d.shareFile,
-    mapFile: options.mapFile ?? d.mapFile,
-  };
-}
 
 export class VectorIndex {
   /** The copy of `index` on a GPU that searches use, when the options ask for one. */
@@ -258,15 +177,25 @@ export class VectorIndex {
     );
   }
 
+  /**
+   * A new index of the type the vector count calls for, from the database's
+   * vectors and, for those it no longer keeps, the index being replaced
+   * (`previous`, which the caller closes). Elements whose vectors are in
+   * neither (the only file was lost or damaged) are forgotten by a writer,
+   * so that the next run reads their files again; a reader fails with
+   * FaissError CORRUPT_INDEX, saying to run the indexer.
+   */
   static async #rebuild(
     store: IndexStore,
     embedder: EmbedderRecord,
     settings: Required<VectorIndexOptions>,
     onEvent: (event: VectorIndexEvent) => void,
     reason: string,
+    previous?: FaissIndex,
   ): Promise<VectorIndex> {
     // A page of vectors at a time: a large index is never in memory twice (the rows, then FAISS's copy).
-    const total = store.vectorCount(embedder);
+    const sources = { previous };
+    const total = previous ? store.elementCount : store.vectorCount(embedder);
     const plan = planIndex(total, settings.approximateThreshold);
     const index = await FaissIndex.create({
       dimension: embedder.dimension,
@@ -274,22 +203,35 @@ export class VectorIndex {
       metric: 'ip',
       ids: plan.ids,
     });
-    if (!index.isTrained)
-      await index.train(
-        readTrainingSample(store, embedder, total, TRAINING_VECTORS_PER_LIST * (nlistOf(plan.description) ?? 1)),
-      );
+    const wanted = TRAINING_VECTORS_PER_LIST * (nlistOf(plan.description) ?? 1);
+    if (!index.isTrained) await index.train(await readTrainingSample(store, embedder, total, wanted, sources));
     const missing: number[] = [];
     let added = 0;
-    for (const page of vectorPages(store, embedder)) {
+    for await (const page of vectorPages(store, embedder, sources)) {
       missing.push(...page.missing);
       if (page.ids.length > 0) await index.addWithIds(page.vectors, page.ids);
       added += page.ids.length;
     }
-    if (missing.length > 0 && !store.readonly) {
+    if (missing.length > 0) {
+      if (store.readonly) {
+        // A reader cannot embed them again: its searches answer lexically, saying why, until a run has (search-store.ts).
+        index.close();
+        throw new FaissError(
+          `${missing.length} of the index's ${store.elementCount} elements have no vector (${reason}): ` +
+            'run oc-vector-index to embed them again',
+          'CORRUPT_INDEX',
+        );
+      }
       // An element without a vector cannot be searched: drop it so the two sides agree; the next run re-indexes its file.
       store.transaction(() => store.forgetElements(missing));
     }
-    onEvent({ type: 'index-rebuilt', reason, vectors: added, description: plan.description });
+    onEvent({
+      type: 'index-rebuilt',
+      reason,
+      vectors: added,
+      description: plan.description,
+      withoutVectors: missing.length,
+    });
     return new VectorIndex(index, settings, nprobeFor(plan.description), store.generation);
   }
 
@@ -359,15 +301,18 @@ export class VectorIndex {
       this.generation = generation;
     }
     if (this.ntotal === store.elementCount) return this;
-    const held = this.ntotal;
-    this.close();
-    return VectorIndex.#rebuild(
-      store,
-      embedder,
-      this.options,
-      onEvent,
-      `${what} holds ${held} vectors for ${store.elementCount} elements`,
-    );
+    try {
+      return await VectorIndex.#rebuild(
+        store,
+        embedder,
+        this.options,
+        onEvent,
+        `${what} holds ${this.ntotal} vectors for ${store.elementCount} elements`,
+        this.index,
+      );
+    } finally {
+      this.close();
+    }
   }
 
   /**
@@ -431,35 +376,68 @@ export class VectorIndex {
     const count = store.elementCount;
     const planned = planIndex(count, this.options.approximateThreshold).description;
     if (typeChanged(this.index.description, planned, count, this.options.approximateThreshold)) {
-      this.close();
-      current = await VectorIndex.#rebuild(
-        store,
-        embedder,
-        this.options,
-        onEvent,
-        `${store.elementCount} vectors call for ${planned}`,
-      );
+      try {
+        current = await VectorIndex.#rebuild(
+          store,
+          embedder,
+          this.options,
+          onEvent,
+          `${store.elementCount} vectors call for ${planned}`,
+          this.index,
+        );
+      } finally {
+        this.close();
+      }
     }
     const generation = store.generation;
     const name = vectorFileName(generation);
     const path = join(store.directory, name);
     await current.index.write(path);
     current.generation = generation;
-    const identity = fileIdentity(path);
-    const written = statIdentity(path);
-    if (identity === undefined || written === undefined)
-      throw new StoreError(`the index file ${path} just written cannot be read back`, 'IO');
-    // Only now are the tombstones up to this generation in a durable file.
+    const record = fileRecord(path);
+    if (record === undefined) throw new StoreError(`the index file ${path} just written cannot be read back`, 'IO');
+    // Only now are the tombstones up to this generation in a durable file, and every vector too:
+    // those of an embedder that recomputes cheaply are kept there alone from now on.
     store.transaction(() => {
       store.pruneRemoved(generation);
+      if (recomputesCheaply(embedder.id)) store.dropEmbeddings(embedder.id);
       store.meta.indexDescription = current.index.description;
       // The file's stat too: a reader that finds it unchanged may map it rather than verify every byte (mapFile).
-      store.meta.vectorsFile = `${name} ${identity} ${written}`;
+      store.meta.vectorsFile = record;
     });
     // Inside a rebuild's transaction, readers still use the old file until the commit: it is removed after it.
     if (!store.inTransaction) VectorIndex.removeUnusedFiles(store);
     onEvent({ type: 'index-written', generation, vectors: current.ntotal, path });
     return current.#placeForSearch(onEvent);
+  }
+
+  /**
+   * Before a run writes: are the vectors kept in the file alone still there?
+   * When the file this database wrote is gone or replaced, or was changed
+   * since it was written and no longer reads, the elements whose vectors
+   * were there alone have lost them: their files are marked to be read
+   * again, the file is forgotten, and the document hashes are returned, for
+   * the run to embed them again (their rows stay as they are, so searches
+   * answer as before once it has). A changed file that still reads is
+   * recorded as it is now, and is read once.
+   */
+  static async lostVectors(store: IndexStore, embedder: EmbedderRecord): Promise<Set<string>> {
+    const file = usableFile(store);
+    if (file?.asWritten) return new Set();
+    const lost = store.withoutVector(embedder.id);
+    if (lost.length === 0) return new Set();
+    if (file && (await readsWhole(file.path))) {
+      const record = fileRecord(file.path);
+      if (record !== undefined) {
+        store.transaction(() => (store.meta.vectorsFile = record));
+        return new Set();
+      }
+    }
+    store.transaction(() => {
+      store.readFilesAgain(lost.map((element) => element.id));
+      store.meta.vectorsFile = '';
+    });
+    return new Set(lost.map((element) => element.hash));
   }
 
   /** Removes the index files other than the one the database records (older checkpoints, files of other databases). */
@@ -471,6 +449,16 @@ export class VectorIndex {
   close(): void {
     this.#gpu.drop();
     this.index.close();
+  }
+}
+
+/** Whether an index file reads whole: its checksum and structure verified. */
+async function readsWhole(path: string): Promise<boolean> {
+  try {
+    (await FaissIndex.read(path)).close();
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -486,10 +474,4 @@ function checkRecordedDimension({ id, dimension }: EmbedderRecord): void {
       'its vectors cannot be searched; rebuild the index with a working embedder (oc-vector-index --rebuild)',
     'INVALID_ARGUMENT',
   );
-}
-
-/** The planned type differs, with hysteresis so that an index near the threshold does not flip back and forth. */
-function typeChanged(current: string, planned: string, count: number, threshold: number): boolean {
-  if (current === 'Flat') return planned !== 'Flat';
-  return count < threshold / 2;
 }

@@ -5,7 +5,7 @@
  * VectorIndex (vector-file.ts) decides when they are read and written.
  */
 import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { IndexStore } from './index-store.js';
 
 const FILE_PATTERN = /^vectors-g(\d+)\.ocvx$/;
@@ -31,6 +31,17 @@ export function usableFile(store: IndexStore): { generation: number; path: strin
   if (identity === undefined || fileIdentity(path) !== identity) return undefined;
   // Unchanged since its writer recorded its stat (a file written before the stat was recorded is not).
   return { generation, path, asWritten: written !== undefined && statIdentity(path) === written };
+}
+
+/**
+ * What the database records of the file it wrote (meta `vectorsFile`): its
+ * name, its container header's identity and its stat; undefined when the
+ * file cannot be read back.
+ */
+export function fileRecord(path: string): string | undefined {
+  const identity = fileIdentity(path);
+  const written = statIdentity(path);
+  return identity === undefined || written === undefined ? undefined : `${basename(path)} ${identity} ${written}`;
 }
 
 /** A file's size, modification time (ns) and inode: what changes when anything writes it. */

@@ -2,7 +2,10 @@
  * The rows a FAISS file is derived from: cached vectors, keyed by
  * (embedder, document hash) so that an unchanged element is never embedded
  * twice, and tombstones of removed vectors, which an older FAISS file
- * replays to be brought level. IndexStore delegates to it; the SQL is here.
+ * replays to be brought level. Vectors of an embedder that recomputes
+ * cheaply are kept here only until a checkpoint writes them to the FAISS
+ * file (vector-file.ts): between checkpoints, these rows are what readers
+ * replay. IndexStore delegates to it; the SQL is here.
  */
 import type Database from 'better-sqlite3';
 import { decodeStoredVector, encodeStoredVector, storedVectorBytes } from '../../vector/half-precision.js';
@@ -102,6 +105,15 @@ export class VectorRows {
       .n;
   }
 
+  /** Live elements of which this table holds no vector of the embedder (kept in the FAISS file alone). */
+  withoutVector(embedder: string): { id: number; hash: string }[] {
+    return prepared<[string], { id: number; hash: string }>(
+      this.#db,
+      `SELECT e.vector_id AS id, e.document_hash AS hash FROM elements e WHERE NOT EXISTS
+         (SELECT 1 FROM embeddings v WHERE v.embedder = ? AND v.document_hash = e.document_hash)`,
+    ).all(embedder);
+  }
+
   /** Vector ids removed after a generation (replayed onto an older FAISS file). */
   removedAfter(generation: number): BigInt64Array {
     const rows = prepared<[number], { id: number }>(
@@ -127,6 +139,11 @@ export class VectorRows {
   /** Tombstones at or before a generation are in the FAISS file already. */
   pruneRemoved(generation: number): void {
     prepared(this.#db, 'DELETE FROM removed_vectors WHERE generation <= ?').run(generation);
+  }
+
+  /** Drops every cached vector of an embedder (its vectors are in the FAISS file); returns how many. */
+  dropEmbeddings(embedder: string): number {
+    return prepared(this.#db, 'DELETE FROM embeddings WHERE embedder = ?').run(embedder).changes;
   }
 
   /**

@@ -1,0 +1,82 @@
+/**
+ * What a VectorIndex (vector-file.ts) can be asked, with its defaults, and
+ * the events it emits.
+ */
+import type { Device } from '../../native/addon.js';
+
+export interface VectorIndexOptions {
+  /**
+   * Past this many vectors an IVF index replaces the exact one. Default 100,000: there exact
+   * search alone takes half of a hybrid query's budget (docs/performance.md, Indexing:
+   * `npm run bench:indexing -- --index-type`).
+   */
+  approximateThreshold?: number;
+  /** Changes (added + removed) since the file past this share of the index trigger a checkpoint. Default 0.05. */
+  checkpointRatio?: number;
+  /**
+   * Where {@link VectorIndex.search} runs: 'cpu' (the default), 'auto' (a GPU
+   * copy when FAISS was built for one and a device exists, else the CPU) or
+   * 'gpu' (a GPU copy, or FaissError GPU). Worth it in a long-lived process (a
+   * server): a copy takes a CUDA start and a transfer of the whole index.
+   */
+  device?: Device;
+  /**
+   * Below this many vectors searches stay on the CPU whatever `device` says:
+   * for small indexes a GPU call costs more than it saves. Default 10,000:
+   * from there one query is faster on the GPU, and the copy to the GPU is paid
+   * back within some fifty queries (docs/performance.md, GPU: `npm run
+   * bench:native -- --gpu` prints the crossover).
+   */
+  gpuMinVectors?: number;
+  /**
+   * Read the FAISS file shared with the other threads of this process that
+   * read it so (a searcher pool's workers): one copy in memory for them all
+   * (FaissIndex.read's `shared`). Changes to replay onto it are made on a
+   * copy of this thread's own (each worker's, until the next checkpoint file,
+   * which they share again). Default false.
+   */
+  shareFile?: boolean;
+  /**
+   * Map an IVF file's lists instead of reading the file whole, when the file
+   * is as this store wrote it (its size, modification time and inode, recorded
+   * at the checkpoint): what a one-shot search (oc-vector-search) wants, since
+   * it reads the lists it probes and nothing else. Changes to replay are made
+   * on a copy read whole. Default false.
+   */
+  mapFile?: boolean;
+}
+
+export type VectorIndexEvent =
+  | { type: 'index-replayed'; fromGeneration: number; toGeneration: number; added: number; removed: number }
+  | {
+      type: 'index-rebuilt';
+      reason: string;
+      vectors: number;
+      description: string;
+      /** Elements whose vectors were in neither the database nor the index replaced, forgotten (a writer's rebuild: their files are read again). */
+      withoutVectors: number;
+    }
+  | { type: 'index-written'; generation: number; vectors: number; path: string }
+  | { type: 'index-placed'; device: 'cpu' | 'gpu'; vectors: number; reason: string };
+
+/** What a VectorIndex does when its options leave something out. */
+export const VECTOR_INDEX_DEFAULTS: Required<VectorIndexOptions> = {
+  approximateThreshold: 100_000,
+  checkpointRatio: 0.05,
+  device: 'cpu',
+  gpuMinVectors: 10_000,
+  shareFile: false,
+  mapFile: false,
+};
+
+export function withDefaults(options: VectorIndexOptions): Required<VectorIndexOptions> {
+  const d = VECTOR_INDEX_DEFAULTS;
+  return {
+    approximateThreshold: options.approximateThreshold ?? d.approximateThreshold,
+    checkpointRatio: options.checkpointRatio ?? d.checkpointRatio,
+    device: options.device ?? d.device,
+    gpuMinVectors: options.gpuMinVectors ?? d.gpuMinVectors,
+    shareFile: options.shareFile ?? d.shareFile,
+    mapFile: options.mapFile ?? d.mapFile,
+  };
+}
