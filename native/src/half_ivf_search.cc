@@ -2,16 +2,23 @@
 
 #include <faiss/invlists/InvertedLists.h>
 #include <faiss/utils/Heap.h>
-#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <vector>
 
+// The scan is x86's (F16C, AVX2, FMA); elsewhere FAISS's own serves these indexes.
+#if defined(__x86_64__) || defined(__i386__)
+#define OCVECTOR_HALF_SCAN 1
+#include <immintrin.h>
+#endif
+
 namespace ocvector {
 namespace {
 
 using idx_t = faiss::Index::idx_t;
+
+#ifdef OCVECTOR_HALF_SCAN
 
 // Inner product of a float query with a vector of IEEE half-precision codes.
 __attribute__((target("avx2,f16c,fma"))) float DotHalf(const float* query, const uint16_t* code,
@@ -43,6 +50,11 @@ bool ProcessorConvertsHalves() {
                                 __builtin_cpu_supports("fma");
   return supported;
 }
+#else
+// Never called: HalfIvfSearchable answers nullptr on these processors.
+float DotHalf(const float*, const uint16_t*, size_t) { return 0.0f; }
+bool ProcessorConvertsHalves() { return false; }
+#endif
 
 // One query: the lists its coarse search chose, scanned into a heap of the k best.
 void SearchOne(const faiss::IndexIVFScalarQuantizer& index, const float* query, const idx_t* lists,

@@ -63,6 +63,16 @@ export class IndexReporter {
           );
         else if (event.event.type === 'warning') this.#grammarWarning(event.event.message);
         break;
+      case 'vector-index':
+        if (event.event.type === 'index-not-written')
+          this.#warn(`the vectors file was not written: ${event.event.reason}`);
+        else if (event.event.type === 'repository-vectors-lost')
+          // Its elements are out of the index until its own run: say how to bring them back.
+          this.#warn(
+            `the vectors of repository ${event.event.repository} (${event.event.elements} elements) were lost with the vectors file: ` +
+              `they are out of the index until it is indexed again (oc-vector-index ${event.event.root} --repo ${event.event.repository})`,
+          );
+        break;
       default:
         break;
     }

@@ -84,9 +84,11 @@ export class IndexRun {
     return this.#wrote;
   }
 
-  /** The hashes of the documents a file has in the index: they keep their vectors. */
-  liveHashes(row: FileRow | undefined): Set<string> {
-    return new Set(row ? this.writer.elementHashes(row.id) : []);
+  /** How many elements of each document a file has in the index: so many copies keep their vectors. */
+  liveCopies(row: FileRow | undefined): Map<string, number> {
+    const copies = new Map<string, number>();
+    for (const hash of row ? this.writer.elementHashes(row.id) : []) copies.set(hash, (copies.get(hash) ?? 0) + 1);
+    return copies;
   }
 
   /** Queues a file's outcome; a full batch is committed at once. */

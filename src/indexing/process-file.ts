@@ -59,10 +59,23 @@ export async function processFile(
   outcome.lineStarts = new LineStarts(bytes);
   outcome.occurrences = wordOccurrences(text, callLines(file.calls));
   outcome.text = text;
-  // Documents the file already has keep their vectors: only new ones need one.
-  const live = run.liveHashes(row);
-  outcome.vectors = await run.queue.vectorsFor(outcome.documents.filter((document) => !live.has(document.hash)));
+  outcome.vectors = await run.queue.vectorsFor(needingVectors(outcome.documents, run.liveCopies(row)));
   return outcome;
+}
+
+/**
+ * The documents that need a vector: all but those the file already has, copy
+ * for copy, as the store pairs them (element-plan.ts). A further copy of a
+ * document is a new element, and needs one too: the store may keep its
+ * vector only under the element it has (vector-file.ts).
+ */
+function needingVectors<D extends { hash: string }>(documents: readonly D[], live: Map<string, number>): D[] {
+  return documents.filter((document) => {
+    const copies = live.get(document.hash) ?? 0;
+    if (copies === 0) return true;
+    live.set(document.hash, copies - 1);
+    return false;
+  });
 }
 
 function skipped(outcome: FileOutcome, file: SkippedFile, emit: (event: IndexEvent) => void): FileOutcome {

@@ -1,4 +1,5 @@
 /** What oc-vector-index promises in its messages exists: --wait for the lock, --timeout for Ollama, and a --status that agrees with the run just made. */
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { prepareDirectory } from '../../src/store/embedded/database.js';
@@ -56,4 +57,29 @@ describe('oc-vector-index messages and options', () => {
       'src/users.ts',
     ]);
   });
+  it('says whose vectors were lost with the vectors file, and how to bring them back', async () => {
+    const alpha = (owned.repo = tempRepo(SAMPLE_FILES));
+    const beta = tempRepo(
+      Object.fromEntries(
+        Array.from({ length: 340 }, (_, i) => [
+          `src/m${i}.ts`,
+          `/** Module ${i}. */\nexport function value${i}(x: number): number {\n  return x + ${i};\n}\n\nexport class Holder${i} {\n  readonly amount = ${i};\n}\n`,
+        ]),
+      ),
+    );
+    try {
+      const db = join(alpha.root, 'shared-index');
+      expect((await index(['.', '--db', db, '--quiet'], alpha.root)).code).toBe(0);
+      // Over a thousand elements: beta's run writes the vectors file, and beta's vectors are kept there alone.
+      expect((await index(['.', '--db', db, '--quiet'], beta.root)).code).toBe(0);
+      for (const name of readdirSync(db)) if (name.endsWith('.ocvx')) rmSync(join(db, name));
+      const run = await index(['.', '--db', db], alpha.root);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(
+        /the vectors of repository \S+ \(1020 elements\) were lost with the vectors file: .*\(oc-vector-index \S+ --repo \S+\)/,
+      );
+    } finally {
+      beta.cleanup();
+    }
+  }, 120_000);
 });

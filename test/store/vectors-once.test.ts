@@ -13,6 +13,7 @@ import { Indexer } from '../../src/indexing/indexer.js';
 import { FaissIndex } from '../../src/native/faiss-index.js';
 import { Searcher } from '../../src/search/searcher.js';
 import { IndexStore } from '../../src/store/embedded/index-store.js';
+import type { VectorIndexEvent } from '../../src/store/embedded/vector-file.js';
 import { openSqlite, prepared } from '../../src/store/embedded/sqlite.js';
 import { usableFile } from '../../src/store/embedded/vector-files.js';
 import { readIndex } from '../helpers/index-state.js';
@@ -170,6 +171,72 @@ describe('vectors of the built-in embedder, kept once', () => {
     expect(again.index.written).toBe(false);
     expect(asWritten()).toBe(true);
     expect((await readIndex(indexDir)).consistency).toMatchObject({ ok: true, vectors: first.elements.total });
+  });
+
+  it('of a second copy of a document in a file are kept too: the copy has a vector of its own', async () => {
+    const repo = (owned.repo = tempRepo(modules(20)));
+    const indexDir = indexDirOf(repo.root);
+    const twice = (copies: number) =>
+      Array.from({ length: copies }, () => 'class Twin {\n  run(): number {\n    return 7;\n  }\n}\n').join('\n');
+    repo.write('src/twins.ts', twice(1));
+    await new Indexer(builtin(repo.root)).run();
+    expect(embeddingRows(indexDir)).toBe(0);
+    // The same document again in the same file: an element the index did not have, whose vector
+    // the FAISS file holds only under the first copy's id.
+    repo.write('src/twins.ts', twice(2));
+    expect((await new Indexer(builtin(repo.root)).run()).index.written).toBe(false);
+    const searcher = await Searcher.open({ indexDir });
+    try {
+      const found = await searcher.search('Twin run', { snippet: false });
+      expect(found.fallback).toBeUndefined();
+      expect(found.results.filter((result) => result.path === 'src/twins.ts').length).toBeGreaterThan(1);
+    } finally {
+      searcher.close();
+    }
+    expect((await readIndex(indexDir)).consistency.ok).toBe(true);
+  });
+
+  it('of a lost file shared by several repositories: each run embeds its own again, and says whose are out until their run', async () => {
+    const alpha = (owned.repo = tempRepo(modules(10)));
+    // Over the 1,000 changes that call for a checkpoint: beta's vectors too are in the file alone.
+    const beta = tempRepo(modules(340, 100));
+    try {
+      const indexDir = join(alpha.root, 'shared-index');
+      const into = (root: string) => builtin(root, { indexDir });
+      await new Indexer(into(alpha.root)).run();
+      expect((await new Indexer(into(beta.root)).run()).index.written).toBe(true);
+      expect(embeddingRows(indexDir)).toBe(0);
+      const before = (await readIndex(indexDir)).elements;
+      const alphaElements = before.filter(
+        (element) => element.path.startsWith('src/m') && Number(element.path.slice(5, -3)) < 100,
+      );
+      rmSync(faissFile(indexDir));
+      const events: VectorIndexEvent[] = [];
+      const first = await new Indexer({
+        ...into(alpha.root),
+        onEvent: (event) => event.type === 'vector-index' && events.push(event.event),
+      }).run();
+      // Alpha's vectors are embedded again, its rows as they were; beta's elements are out until beta's run.
+      expect(first.index.written).toBe(true);
+      expect(events).toContainEqual(
+        expect.objectContaining({ type: 'repository-vectors-lost', root: beta.root, elements: 1_020 }),
+      );
+      const between = await readIndex(indexDir);
+      expect(between.consistency).toMatchObject({ ok: true, vectors: alphaElements.length });
+      expect(between.elements).toEqual(alphaElements);
+      const searcher = await Searcher.open({ indexDir });
+      try {
+        const found = await searcher.search('value 7', { mode: 'vector', snippet: false });
+        expect(found.results.length).toBeGreaterThan(0);
+      } finally {
+        searcher.close();
+      }
+      const second = await new Indexer(into(beta.root)).run();
+      expect(second.elements.total).toBe(before.length);
+      expect((await readIndex(indexDir)).consistency).toMatchObject({ ok: true, vectors: before.length });
+    } finally {
+      beta.cleanup();
+    }
   });
 
   it('leave their pages to the file system: an index that kept them all shrinks at its next checkpoint', async () => {

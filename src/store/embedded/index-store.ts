@@ -356,10 +356,6 @@ export class IndexStore {
     this.#s.tombstone.run(vectorId, generation);
   }
 
-  /**
-   * Drops elements that cannot be searched (no vector) and marks their files
-   * for re-analysis, so that the next run indexes them again.
-   */
   /** Marks the files of these elements to be read again by the next run (their rows stay). */
   readFilesAgain(vectorIds: readonly number[]): void {
     const markFile = prepared(
@@ -369,6 +365,7 @@ export class IndexStore {
     for (const id of vectorIds) markFile.run(UNTRUSTED_MTIME, id);
   }
 
+  /** Drops elements (their rows, their lexical rows) and marks their files to be read again by the next run. */
   forgetElements(vectorIds: readonly number[]): void {
     this.readFilesAgain(vectorIds);
     for (const id of vectorIds) {
@@ -431,7 +428,7 @@ export class IndexStore {
   }
 
   /** Live elements without a vector of this embedder in the database (kept in the FAISS file alone). */
-  withoutVector(embedder: string): { id: number; hash: string }[] {
+  withoutVector(embedder: string): { id: number; hash: string; rootId: number }[] {
     return this.#vectors.withoutVector(embedder);
   }
 
@@ -467,8 +464,8 @@ export class IndexStore {
    * over a quarter of the database (a checkpoint that dropped the vectors'
    * copies): VACUUM rewrites the whole file, worth it only then, and smaller
    * gaps are reused by later writes. Outside a transaction only. Returns
-   * whether it compacted; a database another connection is writing is left
-   * to the next checkpoint.
+   * whether it compacted; one that cannot be (another connection writing,
+   * no room for the copy VACUUM makes) is left as it is.
    */
   compact(): boolean {
     const free = pragmaValue(this.#db, 'freelist_count') as number;
@@ -476,9 +473,10 @@ export class IndexStore {
     if (this.#db.inTransaction || free < COMPACT_MIN_FREE_PAGES || free * 4 < pages) return false;
     try {
       this.#db.exec('VACUUM');
-    } catch (error) {
-      if (/SQLITE_BUSY|SQLITE_LOCKED/.test((error as { code?: string }).code ?? '')) return false;
-      throw error;
+    } catch {
+      // Best effort, after the run's data is committed: a VACUUM that fails (another writer, no room for its
+      // copy) changes nothing, and the free pages are reused by later writes.
+      return false;
     }
     // VACUUM wrote every page through the write-ahead log: give that space back too.
     pragmaRows(this.#db, 'wal_checkpoint(TRUNCATE)');

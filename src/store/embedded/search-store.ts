@@ -49,8 +49,11 @@ export class EmbeddedSearchStore implements SearchStore {
   /** Undefined when the vectors cannot be had: every search is then lexical, and says why (#problem). */
   #vectors: VectorIndex | undefined;
   #problem: string | undefined;
-  /** The generation at which the vectors could not be had: a later one (an indexer's commit, a repair) is tried again. */
-  #problemAt: number;
+  /**
+   * The index's state (generation, recorded FAISS file) when the vectors could not be had: once
+   * it moves (an indexer's commit, a checkpoint, a repair) they are tried again.
+   */
+  #problemAt: string;
   #record: EmbedderRecord;
   #queue: Promise<unknown> = Promise.resolve();
   /** The snapshot searches join now (open, or waiting for the one before to end). */
@@ -76,7 +79,7 @@ export class EmbeddedSearchStore implements SearchStore {
     this.#store = store;
     this.#vectors = vectors;
     this.#problem = problem;
-    this.#problemAt = store.generation;
+    this.#problemAt = vectorsState(store);
     this.#record = record;
     this.#options = options;
     this.#references = new EmbeddedOccurrences(store);
@@ -206,7 +209,7 @@ export class EmbeddedSearchStore implements SearchStore {
     const record = this.#store.embedder;
     if (!record) return record;
     const switched = record.id !== this.#record.id || record.dimension !== this.#record.dimension;
-    if (!this.#vectors && !switched && this.#store.generation === this.#problemAt) return record;
+    if (!this.#vectors && !switched && vectorsState(this.#store) === this.#problemAt) return record;
     const onEvent = this.#options.onEvent ?? (() => {});
     if (switched) this.#record = record;
     try {
@@ -222,10 +225,15 @@ export class EmbeddedSearchStore implements SearchStore {
       this.#vectors?.close();
       this.#vectors = undefined;
       this.#problem = error.message.split('\n')[0]!.replace(/^ocvector: /, '');
-      this.#problemAt = this.#store.generation;
+      this.#problemAt = vectorsState(this.#store);
     }
     return record;
   }
+}
+
+/** What a reader's vectors depend on: the generation, and the FAISS file the database records (a checkpoint keeps the generation). */
+function vectorsState(store: IndexStore): string {
+  return `${store.generation} ${store.meta.vectorsFile}`;
 }
 
 /** How long a snapshot takes new searches after it opened: a commit waits at most about this, and a search, to be seen. */

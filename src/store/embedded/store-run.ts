@@ -14,6 +14,7 @@ import { IndexStore } from './index-store.js';
 import { WriteLock } from './lock.js';
 import { EmbeddedRunWriter } from './run-writer.js';
 import type { EmbeddedStoreOptions } from './search-store.js';
+import { FaissError } from '../../native/errors.js';
 import { VectorIndex, type VectorIndexEvent } from './vector-file.js';
 
 export class EmbeddedRun implements StoreRun {
@@ -108,10 +109,20 @@ export class EmbeddedRun implements StoreRun {
     const { root, repo } = this.#start;
     const repository = store.transaction(() => store.repositories.ensure(root, repo, defaultRepositoryName(root)));
     const rootId = (this.#rootId = repository.id);
-    const lost = await VectorIndex.lostVectors(store, embedder);
+    const lost = await VectorIndex.lostVectors(store, embedder, rootId);
+    for (const [otherId, elements] of lost.forgotten) {
+      const other = store.repositories.all().find((repository) => repository.id === otherId);
+      if (other)
+        this.#options.onEvent?.({
+          type: 'repository-vectors-lost',
+          repository: other.name,
+          root: other.root,
+          elements,
+        });
+    }
     return {
       known: store.files(rootId),
-      writer: new EmbeddedRunWriter(store, rootId, store.generation + 1, embedder.id, lost),
+      writer: new EmbeddedRunWriter(store, rootId, store.generation + 1, embedder.id, lost.hashes),
       lookup: (hashes) => cachedEmbeddings(store, embedder.id, hashes),
       analysisCache: store.analysisCache(),
     };
@@ -125,10 +136,17 @@ export class EmbeddedRun implements StoreRun {
     if (VectorIndex.checkpointDue(store, vectorOptions)) {
       const record = this.#claimed();
       const onVectorEvent = (event: VectorIndexEvent) => this.#options.onEvent?.(event);
-      const opened = await VectorIndex.open(store, record, vectorOptions, onVectorEvent);
-      const checkpoint = await opened.checkpoint(store, record, onVectorEvent);
-      checkpoint.close();
-      written = true;
+      try {
+        const opened = await VectorIndex.open(store, record, vectorOptions, onVectorEvent);
+        const checkpoint = await opened.checkpoint(store, record, onVectorEvent);
+        checkpoint.close();
+        written = true;
+      } catch (error) {
+        // Vectors lost with the file for other repositories (this run embedded its own again): their
+        // next runs do the same, and the file is written then. This run's writes stand.
+        if (!(error instanceof FaissError && error.code === 'CORRUPT_INDEX')) throw error;
+        onVectorEvent({ type: 'index-not-written', reason: error.message });
+      }
     }
     if (wrote) store.pruneEmbeddings();
     // The vectors a checkpoint dropped from the database (vector-file.ts) leave pages free.

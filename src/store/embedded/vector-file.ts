@@ -35,6 +35,7 @@
  * vectors. Vectors added since are added to the copy too; a removal makes the
  * copy again. Concurrent searches are answered together (SearchBatcher).
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { FaissError } from '../../native/errors.js';
 import { FaissIndex, type KnnResult, searchesAllowedIds } from '../../native/faiss-index.js';
@@ -180,10 +181,11 @@ export class VectorIndex {
   /**
    * A new index of the type the vector count calls for, from the database's
    * vectors and, for those it no longer keeps, the index being replaced
-   * (`previous`, which the caller closes). Elements whose vectors are in
-   * neither (the only file was lost or damaged) are forgotten by a writer,
-   * so that the next run reads their files again; a reader fails with
-   * FaissError CORRUPT_INDEX, saying to run the indexer.
+   * (`previous`, which the caller closes). When some elements have their
+   * vectors in neither (the only file was lost or damaged, with other
+   * repositories' vectors in it), nothing is built: FaissError
+   * CORRUPT_INDEX says to run the indexer, and a writer marks their files
+   * to be read again and forgets the file.
    */
   static async #rebuild(
     store: IndexStore,
@@ -213,25 +215,22 @@ export class VectorIndex {
       added += page.ids.length;
     }
     if (missing.length > 0) {
-      if (store.readonly) {
-        // A reader cannot embed them again: its searches answer lexically, saying why, until a run has (search-store.ts).
-        index.close();
-        throw new FaissError(
-          `${missing.length} of the index's ${store.elementCount} elements have no vector (${reason}): ` +
-            'run oc-vector-index to embed them again',
-          'CORRUPT_INDEX',
-        );
-      }
-      // An element without a vector cannot be searched: drop it so the two sides agree; the next run re-indexes its file.
-      store.transaction(() => store.forgetElements(missing));
+      // Not written: an index without them would answer as if they did not exist. Searches answer
+      // lexically, saying why (search-store.ts), until a run of their repository has embedded them again.
+      index.close();
+      if (!store.readonly)
+        store.transaction(() => {
+          store.readFilesAgain(missing);
+          store.meta.vectorsFile = '';
+        });
+      throw new FaissError(
+        `${missing.length} of the index's ${store.elementCount} elements have no vector (${reason}): ` +
+          'run oc-vector-index to embed them again' +
+          (store.readonly ? '' : ' (their files are read again by the next run of their repository)'),
+        'CORRUPT_INDEX',
+      );
     }
-    onEvent({
-      type: 'index-rebuilt',
-      reason,
-      vectors: added,
-      description: plan.description,
-      withoutVectors: missing.length,
-    });
+    onEvent({ type: 'index-rebuilt', reason, vectors: added, description: plan.description });
     return new VectorIndex(index, settings, nprobeFor(plan.description), store.generation);
   }
 
@@ -329,14 +328,19 @@ export class VectorIndex {
     try {
       own = this.index.mapped ? await FaissIndex.read(this.#file!) : await this.index.copyTo('cpu');
     } catch (error) {
-      this.close();
-      return VectorIndex.#rebuild(
-        store,
-        embedder,
-        this.options,
-        onEvent,
-        `the index could not be copied (${(error as Error).message})`,
-      );
+      try {
+        // The vectors the database no longer keeps are read back from the index it has (shared or mapped).
+        return await VectorIndex.#rebuild(
+          store,
+          embedder,
+          this.options,
+          onEvent,
+          `the index could not be copied (${(error as Error).message})`,
+          this.index,
+        );
+      } finally {
+        this.close();
+      }
     }
     this.close();
     return new VectorIndex(own, this.options, this.nprobe, this.generation);
@@ -412,32 +416,47 @@ export class VectorIndex {
   }
 
   /**
-   * Before a run writes: are the vectors kept in the file alone still there?
-   * When the file this database wrote is gone or replaced, or was changed
-   * since it was written and no longer reads, the elements whose vectors
-   * were there alone have lost them: their files are marked to be read
-   * again, the file is forgotten, and the document hashes are returned, for
-   * the run to embed them again (their rows stay as they are, so searches
-   * answer as before once it has). A changed file that still reads is
-   * recorded as it is now, and is read once.
+   * Before a run of the repository `rootId` writes: are the vectors kept in
+   * the file alone still there? When the file this database wrote is gone
+   * or replaced, or was changed since it was written and no longer reads,
+   * the elements whose vectors were there alone have lost them, and the
+   * file is forgotten.
+   * - This repository's: their files are marked to be read again, and their
+   *   document hashes returned, for the run to embed them again (their rows
+   *   stay, so searches answer as before once it has).
+   * - Other repositories': this run cannot read their files, so their
+   *   elements are dropped and their files marked, for their next run to
+   *   index again (`forgotten`, by repository), and the file is written
+   *   without them.
+   * A changed file that still reads is recorded as it is now, and is read once.
    */
-  static async lostVectors(store: IndexStore, embedder: EmbedderRecord): Promise<Set<string>> {
+  static async lostVectors(
+    store: IndexStore,
+    embedder: EmbedderRecord,
+    rootId: number,
+  ): Promise<{ hashes: Set<string>; forgotten: Map<number, number> }> {
+    const none = { hashes: new Set<string>(), forgotten: new Map<number, number>() };
     const file = usableFile(store);
-    if (file?.asWritten) return new Set();
+    if (file?.asWritten) return none;
     const lost = store.withoutVector(embedder.id);
-    if (lost.length === 0) return new Set();
+    if (lost.length === 0) return none;
     if (file && (await readsWhole(file.path))) {
       const record = fileRecord(file.path);
       if (record !== undefined) {
         store.transaction(() => (store.meta.vectorsFile = record));
-        return new Set();
+        return none;
       }
     }
+    const own = lost.filter((element) => element.rootId === rootId);
+    const others = lost.filter((element) => element.rootId !== rootId);
+    const forgotten = new Map<number, number>();
+    for (const element of others) forgotten.set(element.rootId, (forgotten.get(element.rootId) ?? 0) + 1);
     store.transaction(() => {
-      store.readFilesAgain(lost.map((element) => element.id));
+      store.readFilesAgain(own.map((element) => element.id));
+      store.forgetElements(others.map((element) => element.id));
       store.meta.vectorsFile = '';
     });
-    return new Set(lost.map((element) => element.hash));
+    return { hashes: new Set(own.map((element) => element.hash)), forgotten };
   }
 
   /** Removes the index files other than the one the database records (older checkpoints, files of other databases). */
@@ -452,13 +471,19 @@ export class VectorIndex {
   }
 }
 
-/** Whether an index file reads whole: its checksum and structure verified. */
+/**
+ * Whether an index file reads whole, its checksum and structure verified:
+ * false when it is damaged or gone; any other failure (no memory, too many
+ * open files) is thrown, not taken for a lost file.
+ */
 async function readsWhole(path: string): Promise<boolean> {
   try {
     (await FaissIndex.read(path)).close();
     return true;
-  } catch {
-    return false;
+  } catch (error) {
+    if (error instanceof FaissError && error.code === 'CORRUPT_INDEX') return false;
+    if (!existsSync(path)) return false;
+    throw error;
   }
 }
 

@@ -48,14 +48,14 @@ export interface VectorIndexOptions {
 
 export type VectorIndexEvent =
   | { type: 'index-replayed'; fromGeneration: number; toGeneration: number; added: number; removed: number }
-  | {
-      type: 'index-rebuilt';
-      reason: string;
-      vectors: number;
-      description: string;
-      /** Elements whose vectors were in neither the database nor the index replaced, forgotten (a writer's rebuild: their files are read again). */
-      withoutVectors: number;
-    }
+  | { type: 'index-rebuilt'; reason: string; vectors: number; description: string }
+  /** A run's checkpoint not written: some elements have no vector until their repository's next run (vector-file.ts). */
+  | { type: 'index-not-written'; reason: string }
+  /**
+   * Another repository's vectors were lost with the FAISS file (vector-file.ts, lostVectors): its
+   * elements are dropped until its next run, which reads its files again.
+   */
+  | { type: 'repository-vectors-lost'; repository: string; root: string; elements: number }
   | { type: 'index-written'; generation: number; vectors: number; path: string }
   | { type: 'index-placed'; device: 'cpu' | 'gpu'; vectors: number; reason: string };
 

@@ -54,8 +54,9 @@ export class VectorRows {
    * after a generation (replaying onto an older FAISS file), and a page of
    * them at a time (`page`: those past a vector id, at most `limit` rows), so
    * that a large index is rebuilt without every vector in memory at once.
-   * Rows without a cached vector are reported in `missing`; they cannot
-   * happen unless the database was edited by hand. `lastId` is the last
+   * Rows without a cached vector are reported in `missing`: those whose
+   * vectors are kept in the FAISS file alone (an embedder that recomputes
+   * cheaply, once checkpointed), or a database edited by hand. `lastId` is the last
    * element's vector id read (-1 when none): where the next page starts.
    */
   vectors(
@@ -106,10 +107,11 @@ export class VectorRows {
   }
 
   /** Live elements of which this table holds no vector of the embedder (kept in the FAISS file alone). */
-  withoutVector(embedder: string): { id: number; hash: string }[] {
-    return prepared<[string], { id: number; hash: string }>(
+  withoutVector(embedder: string): { id: number; hash: string; rootId: number }[] {
+    return prepared<[string], { id: number; hash: string; rootId: number }>(
       this.#db,
-      `SELECT e.vector_id AS id, e.document_hash AS hash FROM elements e WHERE NOT EXISTS
+      `SELECT e.vector_id AS id, e.document_hash AS hash, f.root_id AS rootId
+         FROM elements e JOIN files f ON f.id = e.file_id WHERE NOT EXISTS
          (SELECT 1 FROM embeddings v WHERE v.embedder = ? AND v.document_hash = e.document_hash)`,
     ).all(embedder);
   }
