@@ -300,15 +300,26 @@ export class VectorIndex {
       this.generation = generation;
     }
     if (this.ntotal === store.elementCount) return this;
+    return this.#replacedBy(
+      store,
+      embedder,
+      onEvent,
+      `${what} holds ${this.ntotal} vectors for ${store.elementCount} elements`,
+    );
+  }
+
+  /**
+   * A new index in place of this one (which is closed), its vectors read
+   * from the database and, for those it no longer keeps, back from this one.
+   */
+  async #replacedBy(
+    store: IndexStore,
+    embedder: EmbedderRecord,
+    onEvent: (event: VectorIndexEvent) => void,
+    reason: string,
+  ): Promise<VectorIndex> {
     try {
-      return await VectorIndex.#rebuild(
-        store,
-        embedder,
-        this.options,
-        onEvent,
-        `${what} holds ${this.ntotal} vectors for ${store.elementCount} elements`,
-        this.index,
-      );
+      return await VectorIndex.#rebuild(store, embedder, this.options, onEvent, reason, this.index);
     } finally {
       this.close();
     }
@@ -328,19 +339,8 @@ export class VectorIndex {
     try {
       own = this.index.mapped ? await FaissIndex.read(this.#file!) : await this.index.copyTo('cpu');
     } catch (error) {
-      try {
-        // The vectors the database no longer keeps are read back from the index it has (shared or mapped).
-        return await VectorIndex.#rebuild(
-          store,
-          embedder,
-          this.options,
-          onEvent,
-          `the index could not be copied (${(error as Error).message})`,
-          this.index,
-        );
-      } finally {
-        this.close();
-      }
+      // The vectors the database no longer keeps are read back from the index it has (shared or mapped).
+      return this.#replacedBy(store, embedder, onEvent, `the index could not be copied (${(error as Error).message})`);
     }
     this.close();
     return new VectorIndex(own, this.options, this.nprobe, this.generation);
@@ -379,20 +379,8 @@ export class VectorIndex {
     let current: VectorIndex = this;
     const count = store.elementCount;
     const planned = planIndex(count, this.options.approximateThreshold).description;
-    if (typeChanged(this.index.description, planned, count, this.options.approximateThreshold)) {
-      try {
-        current = await VectorIndex.#rebuild(
-          store,
-          embedder,
-          this.options,
-          onEvent,
-          `${store.elementCount} vectors call for ${planned}`,
-          this.index,
-        );
-      } finally {
-        this.close();
-      }
-    }
+    if (typeChanged(this.index.description, planned, count, this.options.approximateThreshold))
+      current = await this.#replacedBy(store, embedder, onEvent, `${store.elementCount} vectors call for ${planned}`);
     const generation = store.generation;
     const name = vectorFileName(generation);
     const path = join(store.directory, name);
