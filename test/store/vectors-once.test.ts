@@ -93,6 +93,32 @@ describe('vectors of the built-in embedder, kept once', () => {
     expect((await readIndex(indexDir)).consistency.ok).toBe(true);
   });
 
+  it('leave the database alone: the vectors cached for another embedder stay', async () => {
+    const repo = (owned.repo = tempRepo(modules(20)));
+    const indexDir = indexDirOf(repo.root);
+    await new Indexer(builtin(repo.root)).run();
+    const db = openSqlite(join(indexDir, 'index.db'));
+    try {
+      // A model's vector kept from before a switch of embedder: its cache is worth keeping.
+      prepared(db, 'INSERT INTO embeddings (embedder, document_hash, vector) VALUES (?, ?, ?)').run(
+        'ollama:some-model',
+        'a-document',
+        Buffer.from(new Float32Array(8).buffer),
+      );
+    } finally {
+      db.close();
+    }
+    rmSync(faissFile(indexDir)); // the next run writes the file again: a checkpoint
+    expect((await new Indexer(builtin(repo.root)).run()).index.written).toBe(true);
+    const after = openSqlite(join(indexDir, 'index.db'), { readonly: true });
+    try {
+      const rows = prepared<[], { embedder: string }>(after, 'SELECT embedder FROM embeddings').all();
+      expect(rows).toEqual([{ embedder: 'ollama:some-model' }]);
+    } finally {
+      after.close();
+    }
+  });
+
   it('are read back from the exact index when it becomes IVF, unchanged', async () => {
     const repo = (owned.repo = tempRepo(modules(50)));
     const indexDir = indexDirOf(repo.root);

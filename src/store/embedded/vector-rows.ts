@@ -145,6 +145,13 @@ export class VectorRows {
 
   /** Drops every cached vector of an embedder (its vectors are in the FAISS file); returns how many. */
   dropEmbeddings(embedder: string): number {
+    const others = prepared<[string], { one: number }>(
+      this.#db,
+      'SELECT 1 AS one FROM embeddings WHERE embedder != ? LIMIT 1',
+    ).get(embedder);
+    // With no other embedder's rows, a DELETE without WHERE frees the pages whole (SQLite's truncate
+    // optimisation) instead of visiting every row and index entry: 0.8 s against 2.0 s on Spring's.
+    if (!others) return prepared(this.#db, 'DELETE FROM embeddings').run().changes;
     return prepared(this.#db, 'DELETE FROM embeddings WHERE embedder = ?').run(embedder).changes;
   }
 
