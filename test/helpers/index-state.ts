@@ -2,7 +2,11 @@
 import { checkConsistency, type ConsistencyReport } from '../../src/store/embedded/check.js';
 import { openIndex } from '../../src/store/embedded/open-index.js';
 import { databaseOf } from '../../src/store/embedded/index-store.js';
-import { prepared } from '../../src/store/embedded/sqlite.js';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { FaissIndex } from '../../src/native/faiss-index.js';
+import { openSqlite, prepared } from '../../src/store/embedded/sqlite.js';
+import { decodeStoredVector } from '../../src/vector/half-precision.js';
 
 export interface ElementState {
   vectorId: number;
@@ -44,4 +48,37 @@ export async function readIndex(indexDir: string): Promise<{
 
 export function idsByName(elements: ElementState[]): Map<string, number> {
   return new Map(elements.map((e) => [`${e.path}#${e.name}`, e.vectorId]));
+}
+
+/**
+ * Puts every element's vector in the database as float32, as versions before
+ * "each vector once" kept them: from the FAISS file, or for a vector waiting
+ * for a checkpoint from the database's own row. The FAISS file stays.
+ */
+export async function keepVectorsAsOlderVersions(indexDir: string): Promise<void> {
+  const file = readdirSync(indexDir).find((name) => name.endsWith('.ocvx'))!;
+  const faiss = await FaissIndex.read(join(indexDir, file));
+  const db = openSqlite(join(indexDir, 'index.db'));
+  try {
+    const rows = prepared<[], { id: number; hash: string }>(
+      db,
+      'SELECT vector_id AS id, document_hash AS hash FROM elements',
+    ).all();
+    const { vectors, found } = await faiss.reconstructMany(rows.map((row) => row.id));
+    const { value: embedder } = prepared<[], { value: string }>(
+      db,
+      "SELECT value FROM meta WHERE key = 'embedder'",
+    ).get()!;
+    const put = prepared(db, 'INSERT OR REPLACE INTO embeddings (embedder, document_hash, vector) VALUES (?, ?, ?)');
+    const waiting = prepared<[string], { vector: Buffer }>(db, 'SELECT vector FROM embeddings WHERE document_hash = ?');
+    for (const [i, row] of rows.entries()) {
+      const vector = found[i]
+        ? vectors.slice(i * faiss.d, (i + 1) * faiss.d)
+        : decodeStoredVector(waiting.get(row.hash)!.vector)!;
+      put.run(embedder, row.hash, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+    }
+  } finally {
+    faiss.close();
+    db.close();
+  }
 }

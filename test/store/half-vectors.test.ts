@@ -8,11 +8,10 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/indexing/indexer.js';
-import { FaissIndex } from '../../src/native/faiss-index.js';
 import { Searcher } from '../../src/search/searcher.js';
 import { openSqlite, prepared } from '../../src/store/embedded/sqlite.js';
 import { decodeStoredVector } from '../../src/vector/half-precision.js';
-import { readIndex } from '../helpers/index-state.js';
+import { keepVectorsAsOlderVersions, readIndex } from '../helpers/index-state.js';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';
 import { searchFixtureFiles } from '../helpers/search-repo.js';
 
@@ -69,31 +68,11 @@ describe('vectors at half precision', () => {
     const before = await answers(indexDir);
     // The same index as an earlier version wrote it: every element's vector in the database as float32
     // (taken from the FAISS file), and the FAISS file rebuilt from them.
-    const [file] = readdirSync(indexDir).filter((name) => name.endsWith('.ocvx'));
-    const faiss = await FaissIndex.read(join(indexDir, file!));
-    const db = openSqlite(join(indexDir, 'index.db'));
+    await keepVectorsAsOlderVersions(indexDir);
+    const db = openSqlite(join(indexDir, 'index.db'), { readonly: true });
     try {
-      const rows = prepared<[], { id: number; hash: string }>(
-        db,
-        'SELECT vector_id AS id, document_hash AS hash FROM elements',
-      ).all();
-      const { vectors, found } = await faiss.reconstructMany(rows.map((row) => row.id));
-      const { value: id } = prepared<[], { value: string }>(db, "SELECT value FROM meta WHERE key = 'embedder'").get()!;
-      const put = prepared(db, 'INSERT OR REPLACE INTO embeddings (embedder, document_hash, vector) VALUES (?, ?, ?)');
-      const waiting = prepared<[string], { vector: Buffer }>(
-        db,
-        'SELECT vector FROM embeddings WHERE document_hash = ?',
-      );
-      for (const [i, row] of rows.entries()) {
-        // Vectors not checkpointed yet (the file added above) are in the database already.
-        const vector = found[i]
-          ? vectors.slice(i * faiss.d, (i + 1) * faiss.d)
-          : decodeStoredVector(waiting.get(row.hash)!.vector)!;
-        put.run(id, row.hash, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
-      }
       expect(prepared<[], { n: number }>(db, 'SELECT min(length(vector)) AS n FROM embeddings').get()!.n % 4).toBe(0);
     } finally {
-      faiss.close();
       db.close();
     }
     for (const name of readdirSync(indexDir)) if (name.endsWith('.ocvx')) rmSync(join(indexDir, name));

@@ -16,7 +16,7 @@ import { IndexStore } from '../../src/store/embedded/index-store.js';
 import type { VectorIndexEvent } from '../../src/store/embedded/vector-file.js';
 import { openSqlite, prepared } from '../../src/store/embedded/sqlite.js';
 import { usableFile } from '../../src/store/embedded/vector-files.js';
-import { readIndex } from '../helpers/index-state.js';
+import { keepVectorsAsOlderVersions, readIndex } from '../helpers/index-state.js';
 import { cleanedUpAfterEach, tempRepo } from '../helpers/repo.js';
 
 const owned = cleanedUpAfterEach();
@@ -271,22 +271,7 @@ describe('vectors of the built-in embedder, kept once', () => {
     await new Indexer(builtin(repo.root)).run();
     // As an older version left it: every vector in the database too, and the FAISS file to be rebuilt from them.
     const vectors = await fileVectors(indexDir);
-    const db = openSqlite(join(indexDir, 'index.db'));
-    try {
-      const hashes = prepared<[], { id: number; hash: string }>(
-        db,
-        'SELECT vector_id AS id, document_hash AS hash FROM elements',
-      ).all();
-      const { value: embedder } = prepared<[], { value: string }>(
-        db,
-        "SELECT value FROM meta WHERE key = 'embedder'",
-      ).get()!;
-      const put = prepared(db, 'INSERT OR IGNORE INTO embeddings (embedder, document_hash, vector) VALUES (?, ?, ?)');
-      for (const { id, hash } of hashes)
-        put.run(embedder, hash, Buffer.from(Float32Array.from(vectors.get(id)!).buffer));
-    } finally {
-      db.close();
-    }
+    await keepVectorsAsOlderVersions(indexDir);
     rmSync(faissFile(indexDir));
     const kept = statSync(join(indexDir, 'index.db')).size;
     const run = await new Indexer(builtin(repo.root)).run();

@@ -30,16 +30,14 @@ import {
   type FileUpdate,
   type LineBytes,
 } from '../rows.js';
-import { pragmaRows, pragmaValue, prepared } from './sqlite.js';
+import { compactDatabase } from './compact.js';
+import { prepared } from './sqlite.js';
 import { LexicalRows } from './lexical-tables.js';
 import { OccurrenceRows } from './occurrence-rows.js';
 import { builtForElsewhere, Repositories } from './repositories.js';
 import type { Repository } from '../rows.js';
 import { defaultRepositoryName } from '../repository-name.js';
 import { VectorRows, type VectorPage, type VectorRowsRead } from './vector-rows.js';
-
-/** Free pages below which a database is not worth rewriting (1 MiB of 4 KiB pages). */
-const COMPACT_MIN_FREE_PAGES = 256;
 
 let databaseOfStore: (store: IndexStore) => Database.Database;
 
@@ -459,28 +457,9 @@ export class IndexStore {
     return this.#vectors.dropEmbeddings(embedder);
   }
 
-  /**
-   * Gives the pages of deleted rows back to the file system when they are
-   * over a quarter of the database (a checkpoint that dropped the vectors'
-   * copies): VACUUM rewrites the whole file, worth it only then, and smaller
-   * gaps are reused by later writes. Outside a transaction only. Returns
-   * whether it compacted; one that cannot be (another connection writing,
-   * no room for the copy VACUUM makes) is left as it is.
-   */
+  /** Gives the pages of deleted rows back to the file system when it is worth it (compact.ts). */
   compact(): boolean {
-    const free = pragmaValue(this.#db, 'freelist_count') as number;
-    const pages = pragmaValue(this.#db, 'page_count') as number;
-    if (this.#db.inTransaction || free < COMPACT_MIN_FREE_PAGES || free * 4 < pages) return false;
-    try {
-      this.#db.exec('VACUUM');
-    } catch {
-      // Best effort, after the run's data is committed: a VACUUM that fails (another writer, no room for its
-      // copy) changes nothing, and the free pages are reused by later writes.
-      return false;
-    }
-    // VACUUM wrote every page through the write-ahead log: give that space back too.
-    pragmaRows(this.#db, 'wal_checkpoint(TRUNCATE)');
-    return true;
+    return compactDatabase(this.#db);
   }
 
   analysisCache(): AnalysisCache {

@@ -110,8 +110,9 @@ export class EmbeddedRun implements StoreRun {
     const repository = store.transaction(() => store.repositories.ensure(root, repo, defaultRepositoryName(root)));
     const rootId = (this.#rootId = repository.id);
     const lost = await VectorIndex.lostVectors(store, embedder, rootId);
+    const repositories = lost.forgotten.size > 0 ? store.repositories.all() : [];
     for (const [otherId, elements] of lost.forgotten) {
-      const other = store.repositories.all().find((repository) => repository.id === otherId);
+      const other = repositories.find((repository) => repository.id === otherId);
       if (other)
         this.#options.onEvent?.({
           type: 'repository-vectors-lost',
@@ -142,8 +143,8 @@ export class EmbeddedRun implements StoreRun {
         checkpoint.close();
         written = true;
       } catch (error) {
-        // Vectors lost with the file for other repositories (this run embedded its own again): their
-        // next runs do the same, and the file is written then. This run's writes stand.
+        // Elements whose vectors are nowhere (a database edited by hand, a file damaged without its stat
+        // showing it): their files are marked for the next run, which writes the file. This run's writes stand.
         if (!(error instanceof FaissError && error.code === 'CORRUPT_INDEX')) throw error;
         onVectorEvent({ type: 'index-not-written', reason: error.message });
       }
