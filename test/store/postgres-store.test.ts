@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/indexing/indexer.js';
 import { storeStatus } from '../../src/indexing/status.js';
@@ -152,6 +153,35 @@ describe('a run into the shared store', () => {
     const status = await storeStatus(await openStore(store('turns')), { checkFiles: false });
     expect(status.repositories).toMatchObject([{ name: 'app', files: 40 }]);
     expect(status.elements).toBe(a.elements.total);
+  });
+});
+
+describe("the vectors' HNSW index", () => {
+  it('is built at the commit of the run that records the embedder, once, and answers the later repositories too', async () => {
+    const first = tempRepo(manyFiles(30, 'alpha'));
+    const second = tempRepo(manyFiles(30, 'beta'));
+    owned.push(first, second);
+    await run(first.root, 'hnsw_later', 'first');
+    await run(second.root, 'hnsw_later', 'second');
+    const client = new pg.Client({ connectionString: postgres.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ indexname: string }>(
+        `SELECT indexname FROM pg_indexes WHERE schemaname = 'hnsw_later' AND indexdef LIKE '%USING hnsw%'`,
+      );
+      expect(rows.map((row) => row.indexname)).toEqual(['element_vectors_1_hnsw']);
+    } finally {
+      await client.end();
+    }
+    for (const [word, path] of [
+      ['part7alpha', 'src/part7.ts'],
+      ['part12beta', 'src/part12.ts'],
+    ] as const) {
+      const { results } = await search('hnsw_later', `release part ${word}`, { mode: 'vector' });
+      expect(results.map((r) => `${r.repo}:${r.path}`)).toContain(
+        `${word.endsWith('alpha') ? 'first' : 'second'}:${path}`,
+      );
+    }
   });
 });
 

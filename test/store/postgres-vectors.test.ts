@@ -6,9 +6,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreError } from '../../src/store/errors.js';
+import { analyzeAfterLoad } from '../../src/store/postgres/load-statistics.js';
 import { migratePostgres, quoteSchema } from '../../src/store/postgres/schema.js';
 import { nearestSql, VectorReader } from '../../src/store/postgres/vector-reader.js';
-import { findVectorSpace, recordVectorSpace } from '../../src/store/postgres/vector-space.js';
+import { buildVectorIndex, findVectorSpace, recordVectorSpace } from '../../src/store/postgres/vector-space.js';
 import { type ElementVector, VectorWriter } from '../../src/store/postgres/vector-writer.js';
 import { bruteForce, clusteredVectors, slice } from '../helpers/vectors.js';
 import { insertElements, insertRepositories, type Postgres, startPostgres } from '../support/postgres.js';
@@ -135,6 +136,58 @@ describe('the vector space', () => {
         RangeError,
       );
     expect(await findVectorSpace(pool, SCHEMA, 'other')).toBeUndefined();
+  });
+
+  it("leaves a new space's HNSW index to the caller when asked (a first load), and an existing space as it is", async () => {
+    const hnsw = async (client: pg.PoolClient) =>
+      (
+        await client.query<{ indexname: string }>(
+          `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexdef LIKE '%hnsw%' ORDER BY indexname`,
+          [SCHEMA],
+        )
+      ).rows.map((row) => row.indexname);
+    await transaction(async (client) => {
+      const before = await hnsw(client);
+      const space = await recordVectorSpace(client, SCHEMA, 'later:v1:32', D, { indexLater: true });
+      expect(space).toMatchObject({ embedder: 'later:v1:32', indexed: true, indexPending: true });
+      expect(await hnsw(client)).toEqual(before);
+      await writer.put(client, 'later:v1:32', REPO_A, [{ id: 1, documentHash: 'h1', vector: base.subarray(0, D) }]);
+      await buildVectorIndex(client, SCHEMA, space);
+      expect(await hnsw(client)).toEqual([...before, `element_vectors_${space.id}_hnsw`].sort());
+    });
+    const again = await transaction((client) =>
+      recordVectorSpace(client, SCHEMA, 'later:v1:32', D, { indexLater: true }),
+    );
+    expect(again.indexPending).toBeUndefined();
+  });
+
+  it('gets planner statistics after a large load, so that a search of every repository goes through its index', async () => {
+    const space = await transaction(async (client) => {
+      const made = await recordVectorSpace(client, SCHEMA, 'analysed:v1:32', D);
+      const vectors = Array.from({ length: 50 }, (_, i) => ({
+        id: i + 1,
+        documentHash: `h${i + 1}`,
+        vector: base.subarray(i * D, (i + 1) * D),
+      }));
+      await writer.put(client, 'analysed:v1:32', REPO_A, vectors);
+      return made;
+    });
+    const table = `element_vectors_${space.id}`;
+    const hasStatistics = async () =>
+      (
+        await pool.query(`SELECT 1 FROM pg_stats WHERE schemaname = $1 AND tablename = $2 AND attname = 'repo_id'`, [
+          SCHEMA,
+          table,
+        ])
+      ).rows.length > 0;
+    expect(await hasStatistics()).toBe(false);
+    const client = await pool.connect();
+    try {
+      await analyzeAfterLoad(client, s, SCHEMA, 'analysed:v1:32');
+    } finally {
+      client.release();
+    }
+    expect(await hasStatistics()).toBe(true);
   });
 
   it('is taken back with a transaction that rolls back', async () => {

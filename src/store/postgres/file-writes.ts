@@ -45,6 +45,15 @@ export async function upsertFiles(
   return rows;
 }
 
+/** Ids for new elements, from the table's own sequence (in order: the rows are written in that order). */
+export async function newElementIds(client: Queryable, s: string, count: number): Promise<number[]> {
+  const { rows } = await client.query<{ id: number }>(
+    `SELECT nextval(pg_get_serial_sequence($1, 'id')) AS id FROM generate_series(1, $2)`,
+    [`${s}.elements`, count],
+  );
+  return rows.map((row) => row.id);
+}
+
 /** Elements whose document is unchanged keep their row: only their lines and bytes move. */
 export async function moveElements(
   client: Queryable,

@@ -31,11 +31,12 @@ import type { FileWrite, RunWriter, WrittenFile } from '../writes.js';
 import type { PostgresConnection } from './connection.js';
 import { type HeldStep, HeldWrites } from './held-writes.js';
 import { LexicalWriter, type LexicalElement } from './lexical-writer.js';
+import { ANALYZE_AFTER_ELEMENTS, analyzeAfterLoad } from './load-statistics.js';
 import { inOwnTransaction, RunLease } from './run-lease.js';
 import { deleteRepositoryRows, readState, type State } from './run-state.js';
 import { type Queryable, serialQueries } from './serial.js';
-import { insertElements, moveElements, replaceOccurrences, upsertFiles } from './file-writes.js';
-import { recordVectorSpace } from './vector-space.js';
+import { insertElements, moveElements, newElementIds, replaceOccurrences, upsertFiles } from './file-writes.js';
+import { buildVectorIndex, recordVectorSpace, type VectorSpace } from './vector-space.js';
 import { VectorWriter, type ElementVector } from './vector-writer.js';
 
 /** What a run needs to start. */
@@ -64,6 +65,10 @@ export class PostgresRun implements RunWriter {
   /** The state when the run began (the embedder it must match). */
   readonly state: State;
   #embedder: string | undefined;
+  /** A vector space this run created: its HNSW index is built at the commit, over the vectors of the first load. */
+  #unindexedSpace: VectorSpace | undefined;
+  /** Elements this run wrote: a large load is followed by fresh planner statistics (analyzeAfterLoad). */
+  #addedElements = 0;
   #files = new Map<string, FileRow>();
   /** Each file's elements, as written so far in this run. */
   #elements = new Map<number, PlacedElement[]>();
@@ -172,7 +177,10 @@ export class PostgresRun implements RunWriter {
           embedder.dimension,
           host ?? null,
         ]);
-      await recordVectorSpace(this.#client, this.#connection.schema, embedder.id, embedder.dimension);
+      const space = await recordVectorSpace(this.#client, this.#connection.schema, embedder.id, embedder.dimension, {
+        indexLater: true,
+      });
+      if (space.indexPending) this.#unindexedSpace = space;
     }, 0);
     this.#embedder = embedder.id;
   }
@@ -237,6 +245,7 @@ export class PostgresRun implements RunWriter {
     this.#checkOpen();
     return this.#failing(async () => {
       await this.#flush();
+      if (this.#unindexedSpace) await buildVectorIndex(this.#client, this.#connection.schema, this.#unindexedSpace);
       await this.#client.query(
         `UPDATE ${this.#s}.repositories SET git_commit = $2, indexed_at = $3, last_run = $4 WHERE id = $1`,
         [this.#id(), record.commit ?? null, record.at, JSON.stringify(record.lastRun)],
@@ -248,6 +257,8 @@ export class PostgresRun implements RunWriter {
       );
       await this.#client.query('COMMIT');
       this.#inTransaction = false;
+      if (this.#addedElements >= ANALYZE_AFTER_ELEMENTS)
+        await analyzeAfterLoad(this.#client, this.#s, this.#connection.schema, this.#embedder);
       await this.#release();
       return rows[0]!.generation;
     });
@@ -403,7 +414,8 @@ export class PostgresRun implements RunWriter {
     await this.#removeElements(removed);
     await moveElements(client, s, this.#id(), moved);
     if (added.length > 0) {
-      const ids = await this.#newElementIds(added.length);
+      const ids = await newElementIds(client, s, added.length);
+      this.#addedElements += added.length;
       const names = added.map((a) => elementNames(a.plan.document));
       await insertElements(client, s, this.#id(), ids, added, names);
       const lexical: LexicalElement[] = added.map((a, i) => ({
@@ -448,15 +460,6 @@ export class PostgresRun implements RunWriter {
       this.#id(),
       [...ids],
     ]);
-  }
-
-  /** Ids for new elements, from the table's own sequence (in order: the rows are written in that order). */
-  async #newElementIds(count: number): Promise<number[]> {
-    const { rows } = await this.#client.query<{ id: number }>(
-      `SELECT nextval(pg_get_serial_sequence($1, 'id')) AS id FROM generate_series(1, $2)`,
-      [`${this.#s}.elements`, count],
-    );
-    return rows.map((row) => row.id);
   }
 
   #requireEmbedder(): string {

@@ -81,13 +81,21 @@ export async function requireVectorSpace(db: Queryable, schema: string, embedder
  * transaction (`client` must be in one: a rollback takes the space back with it). Writers that
  * record a new space at once wait for each other (an advisory lock on the schema's name). An embedder
  * recorded with another dimension is a StoreError (EMBEDDER_MISMATCH).
+ *
+ * With `indexLater`, a space created now gets its HNSW index from the caller, by
+ * buildVectorIndex before the transaction commits, once the vectors of a first load are in:
+ * pgvector builds a graph in memory about five times faster than it inserts the same vectors
+ * one by one into an index kept up to date (docs/postgres.md). No one else sees the table
+ * before that commit, so no search ever meets it without its index. The space returned then
+ * says `indexPending`.
  */
 export async function recordVectorSpace(
   client: Queryable,
   schema: string,
   embedder: string,
   dimension: number,
-): Promise<VectorSpace> {
+  options: { indexLater?: boolean } = {},
+): Promise<VectorSpace & { indexPending?: true }> {
   const s = quoteSchema(schema);
   checkEmbedder(embedder);
   if (!Number.isSafeInteger(dimension) || dimension < 1 || dimension > MAX_DIMENSION)
@@ -135,13 +143,21 @@ export async function recordVectorSpace(
       // as pgvector's README advises.
       dimension <= INLINE_MAX_DIMENSION ? `ALTER TABLE ${vectors} ALTER COLUMN embedding SET STORAGE PLAIN;` : ''
     }
-    ${
-      indexed
-        ? `CREATE INDEX element_vectors_${id}_hnsw ON ${vectors} USING hnsw (embedding vector_ip_ops)
-             WITH (m = ${HNSW_M}, ef_construction = ${HNSW_EF_CONSTRUCTION});`
-        : ''
-    }`);
+  `);
+  if (!indexed) return space;
+  if (options.indexLater) return { ...space, indexPending: true };
+  await buildVectorIndex(client, schema, space);
   return space;
+}
+
+/** A space's HNSW index (recordVectorSpace says when it is the caller's to build). */
+export async function buildVectorIndex(client: Queryable, schema: string, space: VectorSpace): Promise<void> {
+  const id = checkSpaceId(space.id);
+  const { vectors } = spaceTables(schema, space);
+  await client.query(
+    `CREATE INDEX element_vectors_${id}_hnsw ON ${vectors} USING hnsw (embedding vector_ip_ops)
+     WITH (m = ${HNSW_M}, ef_construction = ${HNSW_EF_CONSTRUCTION})`,
+  );
 }
 
 /**
@@ -158,9 +174,37 @@ export function vectorText(vector: ArrayLike<number>, dimension: number, what: s
     const value = vector[i];
     if (typeof value !== 'number' || !Number.isFinite(value))
       throw new RangeError(`${what} holds ${String(value)} at ${i}: a vector's values must be finite numbers`);
-    parts[i] = String(value);
+    parts[i] = decimal(value);
   }
   return `[${parts.join(',')}]`;
+}
+
+/**
+ * Each value's shortest decimal, remembered: stored vectors are rounded to half precision
+ * (../../indexing/embedding-queue.ts), so their components take at most 65,536 values, and a
+ * lookup costs half of formatting one again. Bounded, for vectors that are not rounded.
+ */
+const decimals = new Map<number, string>();
+const MAX_DECIMALS = 1 << 17;
+
+function decimal(value: number): string {
+  let text = decimals.get(value);
+  if (text === undefined) {
+    text = String(value);
+    if (decimals.size < MAX_DECIMALS) decimals.set(value, text);
+  }
+  return text;
+}
+
+/**
+ * Vectors in vectorText's form as one PostgreSQL array literal (`{"[1,2]","[3,4]"}`), for a
+ * `vector(d)[]` parameter. node-postgres would escape each element of a string[] by a regular
+ * expression over its characters, 5 kB a 512-dimension vector, about as long as formatting it;
+ * vectorText writes only digits, signs, points, exponents, commas and brackets, so each element
+ * needs its quotes and nothing else.
+ */
+export function vectorArrayLiteral(texts: readonly string[]): string {
+  return `{${texts.map((text) => `"${text}"`).join(',')}}`;
 }
 
 /** pgvector's text form back to a Float32Array. */
