@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Ajv } from 'ajv';
+import { lazyValidator } from '../lazy-validator.js';
 import type { IndexEvent, IndexSummary } from '../indexing/events.js';
 import { Indexer, type IndexerOptions } from '../indexing/indexer.js';
 import { storeStatus, type IndexStatus } from '../indexing/status.js';
@@ -55,7 +55,7 @@ export type ToolHandler = (
   took: () => string,
 ) => Promise<CallToolResult>;
 
-const validateReindex = new Ajv({ allErrors: true }).compile<{ path?: string; repo?: string }>(REINDEX_ARGS);
+const validateReindex = lazyValidator<{ path?: string; repo?: string }>(REINDEX_ARGS);
 
 /** Progress notifications at most this often. */
 const PROGRESS_INTERVAL_MS = 250;

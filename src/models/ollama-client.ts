@@ -4,8 +4,11 @@
  * signal, a cap on the size of each answer), and a reading of what went
  * wrong when a call fails.
  */
-import { Ollama } from 'ollama';
+import { createRequire } from 'node:module';
+import type { Ollama } from 'ollama';
 import { boundedFetch, type BoundedFetchOptions, describeServerFailure, type ServerFailure } from './http.js';
+
+const require = createRequire(import.meta.url);
 
 export type OllamaClientOptions = BoundedFetchOptions;
 export type OllamaFailure = ServerFailure;
@@ -16,6 +19,9 @@ export type OllamaFailure = ServerFailure;
  * grows past `maxResponseBytes`.
  */
 export function ollamaClient(host: string, options: OllamaClientOptions): Ollama {
+  // Loaded at the first client, not at import: a run without Ollama (the
+  // built-in embedder, a search) saves its load, about 30 ms of the start.
+  const { Ollama } = require('ollama') as typeof import('ollama');
   return new Ollama({ host, fetch: boundedFetch(options) });
 }
 

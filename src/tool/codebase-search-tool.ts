@@ -5,7 +5,8 @@
  * answers with a stable, size-bounded structure. It never throws into the
  * agent loop: every failure is an answer that says what went wrong.
  */
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
+import { lazyValidator } from '../lazy-validator.js';
 import { canonicalLanguage } from '../search/filters.js';
 import { findIndex } from '../search/find-index.js';
 import { SearchError } from '../search/errors.js';
@@ -78,7 +79,7 @@ export interface CodebaseSearchToolOptions {
 
 const BUILD_ONE = 'build one with oc-vector-index (or the reindex tool)';
 
-const validateArgs = new Ajv({ allErrors: true }).compile<CodebaseSearchArgs>(CODEBASE_SEARCH_PARAMETERS);
+const validateArgs = lazyValidator<CodebaseSearchArgs>(CODEBASE_SEARCH_PARAMETERS);
 
 export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
   readonly name = CODEBASE_SEARCH_NAME;

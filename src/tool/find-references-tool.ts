@@ -5,7 +5,7 @@
  * model's arguments, asks for permission when told to, keeps secrets out,
  * stays within the size budget, and never throws into the agent loop.
  */
-import { Ajv } from 'ajv';
+import { lazyValidator } from '../lazy-validator.js';
 import { SearchError } from '../search/errors.js';
 import type { ReferencesResponse } from '../search/references.js';
 import type { SearchService } from '../search/search-service.js';
@@ -23,7 +23,7 @@ import {
 } from './references-schema.js';
 import { isSecretPath, redactSecrets } from './secrets.js';
 
-const validateArgs = new Ajv({ allErrors: true }).compile<FindReferencesArgs>(FIND_REFERENCES_PARAMETERS);
+const validateArgs = lazyValidator<FindReferencesArgs>(FIND_REFERENCES_PARAMETERS);
 
 export class FindReferencesTool implements AgentTool<FindReferencesOutput> {
   readonly name = FIND_REFERENCES_NAME;

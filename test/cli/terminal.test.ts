@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { plural, ProgressBar } from '../../src/cli/terminal.js';
+import { formatCount, plural, ProgressBar } from '../../src/cli/terminal.js';
 
 /** A terminal of the given width that keeps what is written to it. */
 function fakeTerminal(columns: number) {
@@ -16,6 +16,11 @@ describe('terminal output', () => {
       '2 requests',
       '1,024 requests',
     ]);
+  });
+
+  it('groups thousands as en-US does, for any whole number, negative or huge, and for fractions', () => {
+    for (const n of [0, 7, 999, 1000, 12_345, 999_999, 1_000_000, 154_788, -1234, -999, 2 ** 53 - 1, 1234.5678, 0.5])
+      expect(formatCount(n), String(n)).toBe(n.toLocaleString('en-US'));
   });
 
   it('shows no rate before the first item is done, then the rate', () => {

@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
+import { lazyValidator } from '../../lazy-validator.js';
 import { ANSWER_FORMAT } from './answer-format.js';
 import { RESOURCES_DIR, RESULT_SCHEMA } from './result-schema.js';
 
@@ -50,7 +51,7 @@ export interface ModelAnswer {
   elements: ModelElement[];
 }
 
-const validateAnswer = new Ajv({ allErrors: true, strict: false }).compile<ModelAnswer>(RESULT_SCHEMA);
+const validateAnswer = lazyValidator<ModelAnswer>(RESULT_SCHEMA, { allErrors: true, strict: false });
 
 export type Checked =
   | { ok: true; answer: ModelAnswer }
