@@ -1,13 +1,12 @@
 /**
- * Every language the index knows, in one table: how a file is recognised
- * (extension, file name, shebang interpreter), what people type for it
- * (aliases), and how it is analysed (a tree-sitter grammar and the
- * extractor over its tree, or a text splitter). Search filters, the CLIs and
- * the agent tool take their lists from here. Nothing here loads tree-sitter
- * (ast/parsers.ts loads a grammar when a file of its language is parsed),
- * so that searches, which parse nothing, do not load it either.
+ * Every language the index knows, in one table: how it is analysed (a
+ * tree-sitter grammar and the extractor over its tree, or a text splitter),
+ * beside its names and how its files are recognised (language-names.ts,
+ * apart so that a search, which parses nothing, loads no extractor). Search
+ * filters, the CLIs and the agent tool take their lists from there. Nothing
+ * here loads tree-sitter (ast/parsers.ts loads a grammar when a file of its
+ * language is parsed).
  */
-import { basename, extname } from 'node:path';
 import type { SyntaxExtractor } from './ast/extractor.js';
 import { genericExtractor } from './ast/generic/extract.js';
 import { bash } from './ast/languages/bash.js';
@@ -29,6 +28,7 @@ import { zig } from './ast/languages/zig.js';
 import { pythonExtractor } from './ast/python.js';
 import { typescriptExtractor } from './ast/typescript.js';
 import { configDocument, markdownSections, textWindows } from './text.js';
+import { LANGUAGE_NAMES, LANGUAGES, type LanguageNames } from './language-names.js';
 import type { CodeElement, Language } from './types.js';
 
 /** How a language's files are analysed: syntax tree, Markdown sections, one config document, or text windows. */
@@ -69,16 +69,9 @@ export interface TextAnalysis {
 
 export type LanguageAnalysis = CodeAnalysis | TextAnalysis;
 
-export interface LanguageDefinition {
+/** A language's names (language-names.ts) and how its files are analysed. */
+export interface LanguageDefinition extends LanguageNames {
   analysis: LanguageAnalysis;
-  /** Lower-case, with the dot. */
-  extensions: readonly string[];
-  /** Whole file names (`Rakefile`, `.bashrc`), for files whose extension says nothing. */
-  fileNames?: readonly string[];
-  /** Interpreters named on a `#!` line, without version suffixes (`python3.12` → python). */
-  interpreters?: readonly string[];
-  /** Other names people and models use, lower case. */
-  aliases?: readonly string[];
 }
 
 /** A language read through its syntax tree. */
@@ -97,205 +90,59 @@ const CONFIG_DOCUMENT: TextAnalysis = {
 const TEXT_WINDOWS: TextAnalysis = { kind: 'text', split: (path, text) => textWindows(path, text) };
 
 /**
- * A Record over Language, so that a language added to the type without its
- * definition here fails to compile: no language falls back on another's
- * grammar or extractor, and one read as text says so.
+ * How each language is analysed: a Record over Language, so that a language
+ * added to the type without its analysis here fails to compile; no language
+ * falls back on another's grammar or extractor, and one read as text says so.
  */
-export const LANGUAGE_DEFINITIONS: Readonly<Record<Language, LanguageDefinition>> = {
-  typescript: {
-    analysis: code({ package: 'tree-sitter-typescript', export: 'typescript' }, typescriptExtractor),
-    extensions: ['.ts', '.mts', '.cts'],
-    interpreters: ['ts-node', 'tsx'],
-    aliases: ['ts'],
-  },
-  tsx: {
-    analysis: code({ package: 'tree-sitter-typescript', export: 'tsx' }, typescriptExtractor),
-    extensions: ['.tsx'],
-  },
-  javascript: {
-    analysis: code({ package: 'tree-sitter-javascript' }, typescriptExtractor),
-    extensions: ['.js', '.mjs', '.cjs', '.jsx'],
-    interpreters: ['node', 'nodejs', 'deno', 'bun'],
-    aliases: ['js', 'jsx', 'node', 'nodejs', 'ecmascript'],
-  },
-  python: {
-    analysis: code({ package: 'tree-sitter-python' }, pythonExtractor),
-    extensions: ['.py', '.pyi', '.pyw'],
-    fileNames: ['SConstruct', 'SConscript'],
-    interpreters: ['python', 'pypy'],
-    aliases: ['py', 'python3'],
-  },
-  go: { analysis: code({ package: 'tree-sitter-go' }, genericExtractor(go)), extensions: ['.go'], aliases: ['golang'] },
-  rust: {
-    analysis: code({ package: 'tree-sitter-rust' }, genericExtractor(rust)),
-    extensions: ['.rs'],
-    aliases: ['rs'],
-  },
-  java: { analysis: code({ package: 'tree-sitter-java' }, genericExtractor(java)), extensions: ['.java'] },
-  c: { analysis: code({ package: 'tree-sitter-c' }, genericExtractor(c)), extensions: ['.c', '.h'], aliases: ['h'] },
-  cpp: {
-    analysis: code({ package: 'tree-sitter-cpp' }, genericExtractor(cpp)),
-    extensions: ['.cc', '.cpp', '.cxx', '.c++', '.hh', '.hpp', '.hxx', '.h++', '.ipp', '.tpp', '.inl'],
-    aliases: ['c++', 'cxx', 'cc', 'hpp'],
-  },
-  csharp: {
-    analysis: code({ package: 'tree-sitter-c-sharp', nativeOnly: true }, genericExtractor(csharp)),
-    extensions: ['.cs', '.csx'],
-    aliases: ['cs', 'c#', 'c-sharp', 'dotnet'],
-  },
-  ruby: {
-    analysis: code({ package: 'tree-sitter-ruby' }, genericExtractor(ruby)),
-    extensions: ['.rb', '.rake', '.gemspec', '.ru', '.rbi'],
-    fileNames: ['Rakefile', 'Gemfile', 'Guardfile', 'Podfile', 'Vagrantfile', 'Brewfile', 'Capfile', 'Fastfile'],
-    interpreters: ['ruby', 'jruby'],
-    aliases: ['rb'],
-  },
-  php: {
-    analysis: code({ package: 'tree-sitter-php', export: 'php' }, genericExtractor(php)),
-    extensions: ['.php', '.phtml', '.php8', '.php7'],
-    interpreters: ['php'],
-  },
-  kotlin: {
-    analysis: code({ package: '@tree-sitter-grammars/tree-sitter-kotlin' }, genericExtractor(kotlin)),
-    extensions: ['.kt', '.kts'],
-    interpreters: ['kotlin'],
-    aliases: ['kt', 'kts'],
-  },
+const LANGUAGE_ANALYSIS: Readonly<Record<Language, LanguageAnalysis>> = {
+  typescript: code({ package: 'tree-sitter-typescript', export: 'typescript' }, typescriptExtractor),
+  tsx: code({ package: 'tree-sitter-typescript', export: 'tsx' }, typescriptExtractor),
+  javascript: code({ package: 'tree-sitter-javascript' }, typescriptExtractor),
+  python: code({ package: 'tree-sitter-python' }, pythonExtractor),
+  go: code({ package: 'tree-sitter-go' }, genericExtractor(go)),
+  rust: code({ package: 'tree-sitter-rust' }, genericExtractor(rust)),
+  java: code({ package: 'tree-sitter-java' }, genericExtractor(java)),
+  c: code({ package: 'tree-sitter-c' }, genericExtractor(c)),
+  cpp: code({ package: 'tree-sitter-cpp' }, genericExtractor(cpp)),
+  csharp: code({ package: 'tree-sitter-c-sharp', nativeOnly: true }, genericExtractor(csharp)),
+  ruby: code({ package: 'tree-sitter-ruby' }, genericExtractor(ruby)),
+  php: code({ package: 'tree-sitter-php', export: 'php' }, genericExtractor(php)),
+  kotlin: code({ package: '@tree-sitter-grammars/tree-sitter-kotlin' }, genericExtractor(kotlin)),
   // Optional (its dependency tree-sitter-cli downloads a binary from GitHub
   // at install): the linux-x64 binding is shipped in grammars/ as well.
-  swift: {
-    analysis: code({ package: 'tree-sitter-swift', shipped: 'tree-sitter-swift' }, genericExtractor(swift)),
-    extensions: ['.swift'],
-    interpreters: ['swift'],
-  },
-  scala: {
-    analysis: code({ package: 'tree-sitter-scala' }, genericExtractor(scala)),
-    extensions: ['.scala', '.sc', '.sbt'],
-    interpreters: ['scala', 'amm'],
-    aliases: ['sc', 'sbt'],
-  },
-  bash: {
-    analysis: code({ package: 'tree-sitter-bash' }, genericExtractor(bash)),
-    extensions: ['.sh', '.bash', '.zsh', '.ksh', '.bats', '.command'],
-    fileNames: [
-      '.bashrc',
-      '.bash_profile',
-      '.bash_logout',
-      '.profile',
-      '.zshrc',
-      '.zprofile',
-      '.zshenv',
-      'PKGBUILD',
-      'APKBUILD',
-    ],
-    interpreters: ['bash', 'sh', 'zsh', 'ksh', 'dash', 'ash', 'bats'],
-    aliases: ['sh', 'shell', 'zsh', 'shellscript'],
-  },
-  lua: {
-    analysis: code({ package: '@tree-sitter-grammars/tree-sitter-lua', nativeOnly: true }, genericExtractor(lua)),
-    extensions: ['.lua'],
-    fileNames: ['.luacheckrc'],
-    interpreters: ['lua', 'luajit', 'nvim'],
-    aliases: ['luajit'],
-  },
-  elixir: {
-    analysis: code({ package: 'tree-sitter-elixir' }, genericExtractor(elixir)),
-    extensions: ['.ex', '.exs'],
-    interpreters: ['elixir'],
-    aliases: ['ex', 'exs'],
-  },
-  haskell: {
-    analysis: code({ package: 'tree-sitter-haskell' }, genericExtractor(haskell)),
-    extensions: ['.hs', '.hs-boot', '.lhs'],
-    interpreters: ['runhaskell', 'runghc', 'stack'],
-    aliases: ['hs'],
-  },
-  zig: {
-    analysis: code({ package: '@tree-sitter-grammars/tree-sitter-zig' }, genericExtractor(zig)),
-    extensions: ['.zig', '.zon'],
-  },
-  markdown: { analysis: MARKDOWN_SECTIONS, extensions: ['.md', '.markdown', '.mdx'], aliases: ['md'] },
-  json: { analysis: CONFIG_DOCUMENT, extensions: ['.json', '.jsonc'] },
-  yaml: { analysis: CONFIG_DOCUMENT, extensions: ['.yaml', '.yml'], aliases: ['yml'] },
-  toml: { analysis: CONFIG_DOCUMENT, extensions: ['.toml'], fileNames: ['Pipfile', 'Cargo.lock'] },
-  text: { analysis: TEXT_WINDOWS, extensions: [], aliases: ['txt'] },
+  swift: code({ package: 'tree-sitter-swift', shipped: 'tree-sitter-swift' }, genericExtractor(swift)),
+  scala: code({ package: 'tree-sitter-scala' }, genericExtractor(scala)),
+  bash: code({ package: 'tree-sitter-bash' }, genericExtractor(bash)),
+  lua: code({ package: '@tree-sitter-grammars/tree-sitter-lua', nativeOnly: true }, genericExtractor(lua)),
+  elixir: code({ package: 'tree-sitter-elixir' }, genericExtractor(elixir)),
+  haskell: code({ package: 'tree-sitter-haskell' }, genericExtractor(haskell)),
+  zig: code({ package: '@tree-sitter-grammars/tree-sitter-zig' }, genericExtractor(zig)),
+  markdown: MARKDOWN_SECTIONS,
+  json: CONFIG_DOCUMENT,
+  yaml: CONFIG_DOCUMENT,
+  toml: CONFIG_DOCUMENT,
+  text: TEXT_WINDOWS,
 };
 
-/** Every language the index records, as filters name them. */
-export const LANGUAGES = Object.keys(LANGUAGE_DEFINITIONS) as readonly Language[];
+/** Every language's names and analysis, in one table. */
+export const LANGUAGE_DEFINITIONS: Readonly<Record<Language, LanguageDefinition>> = Object.fromEntries(
+  LANGUAGES.map((language) => [language, { ...LANGUAGE_NAMES[language], analysis: LANGUAGE_ANALYSIS[language] }]),
+) as Record<Language, LanguageDefinition>;
 
-/** What people (and models) type for a language. */
-export const LANGUAGE_ALIASES: Readonly<Record<string, Language>> = Object.fromEntries(
-  LANGUAGES.flatMap((language) =>
-    (LANGUAGE_DEFINITIONS[language].aliases ?? []).map((alias) => [alias, language] as const),
-  ),
-);
-
-/** A language as the index names it (aliases and case folded), or undefined when unknown. */
-export function canonicalLanguage(name: string): Language | undefined {
-  const lower = name.trim().toLowerCase();
-  if (Object.hasOwn(LANGUAGE_DEFINITIONS, lower)) return lower as Language;
-  return Object.hasOwn(LANGUAGE_ALIASES, lower) ? LANGUAGE_ALIASES[lower] : undefined;
-}
-
-function lookup(pick: (definition: LanguageDefinition) => readonly string[] | undefined): Map<string, Language> {
-  const map = new Map<string, Language>();
-  for (const language of LANGUAGES)
-    for (const key of pick(LANGUAGE_DEFINITIONS[language]) ?? []) map.set(key, language);
-  return map;
-}
-
-const byExtension = lookup((definition) => definition.extensions);
-const byFileName = lookup((definition) => definition.fileNames);
-const byInterpreter = lookup((definition) => definition.interpreters);
-
-/**
- * The language of a file, by its extension, then its whole name, then the
- * interpreter on its `#!` line. `head` is the start of the file (at least
- * its first line); C headers that hold C++ are told apart by it.
- */
-export function detectLanguage(path: string, head = ''): Language {
-  const name = basename(path);
-  const extension = extname(name).toLowerCase();
-  const fromExtension = byExtension.get(extension);
-  if (fromExtension === 'c' && extension === '.h' && looksLikeCpp(head)) return 'cpp';
-  if (fromExtension) return fromExtension;
-  const fromName = byFileName.get(name);
-  if (fromName) return fromName;
-  const interpreter = shebangInterpreter(head);
-  return (interpreter && byInterpreter.get(interpreter)) || 'text';
-}
-
-/**
- * `#!/usr/bin/env -S python3.12 -u` → python: the program's base name, past
- * `env`, its options and variable assignments, without a version suffix.
- */
-export function shebangInterpreter(head: string): string | undefined {
-  if (!head.startsWith('#!')) return undefined;
-  const end = head.indexOf('\n');
-  const words = head
-    .slice(2, end < 0 ? undefined : end)
-    .trim()
-    .split(/\s+/);
-  let program = basename(words.shift() ?? '');
-  if (program === 'env') {
-    while (words.length > 0 && (words[0]!.startsWith('-') || words[0]!.includes('='))) words.shift();
-    program = basename(words[0] ?? '');
-  }
-  return program.replace(/[\d.-]+$/, '') || undefined;
-}
-
-/** C++ constructs that C never has, in a header's opening text. */
-function looksLikeCpp(head: string): boolean {
-  return /^\s*(namespace\s+[\w:]*\s*\{|template\s*<|class\s+\w+[^;]*\{|#include\s*<(iostream|string|vector|memory|map|utility|type_traits)>|(public|private|protected)\s*:)/m.test(
-    head,
-  );
-}
+export {
+  canonicalLanguage,
+  detectLanguage,
+  LANGUAGE_ALIASES,
+  LANGUAGE_NAMES,
+  LANGUAGES,
+  type LanguageNames,
+  shebangInterpreter,
+} from './language-names.js';
 
 export function analysisOf(language: Language): LanguageAnalysis {
-  return LANGUAGE_DEFINITIONS[language].analysis;
+  return LANGUAGE_ANALYSIS[language];
 }
 
 export function isCodeLanguage(language: Language): boolean {
-  return LANGUAGE_DEFINITIONS[language].analysis.kind === 'code';
+  return LANGUAGE_ANALYSIS[language].kind === 'code';
 }

@@ -6,7 +6,7 @@
  */
 
 import { CODE_ELEMENT_TYPES, TEXT_ELEMENT_TYPES } from '../analysis/element.js';
-import { canonicalLanguage, LANGUAGE_ALIASES, LANGUAGES } from '../analysis/languages.js';
+import { canonicalLanguage, LANGUAGE_ALIASES, LANGUAGES } from '../analysis/language-names.js';
 import type { ElementType } from '../analysis/types.js';
 import type { FilterConditions } from '../store/reads.js';
 import { compileGlob } from './glob.js';
