@@ -322,6 +322,17 @@ describe('every language yields elements from a real file', () => {
     expect(find(router, 'Phoenix.Router.NoRouteError').description).toBe('Raised when no route is found.');
     expect(find(router, 'Phoenix.Router.scope').description).toBe('');
 
+    // Definitions and aliases count where statements stand (the top level, a do block), not inside an anonymous function.
+    const generated = analyzeText(
+      'gen.ex',
+      'defmodule Gen do\n  alias Shown.Thing\n  Enum.each([:c], fn n ->\n    def helper(n), do: n\n    alias Hidden.Thing\n  end)\n  def real(x), do: x\nend\n',
+    );
+    expect(generated.elements.map((e) => `${e.type} ${e.parent ? `${e.parent}.` : ''}${e.name}`)).toEqual([
+      'module Gen',
+      'function Gen.real',
+    ]);
+    expect(generated.imports.map((i) => i.module)).toEqual(['Shown.Thing']);
+
     const haskell = analyzeText('Key.hs', fixture('Key.hs'));
     expect(haskell.summary).toBe('Strong type for JSON keys.');
     // A type signature and its equations are one function.

@@ -107,39 +107,36 @@ function extractGeneric(parsed: ParsedSource, spec: GenericLanguage, out: Extrac
   const definitions = new Map<string, Definition>();
   const relations: Relation[] = [];
   for (const match of query.matches(root)) {
-    let definition: Definition | undefined;
+    let captured: { kind: CodeElementType; node: SyntaxNode } | undefined;
     const names: SyntaxNode[] = [];
     const parts: Record<string, SyntaxNode> = {};
+    const found: { relations: Relation[]; imports: SyntaxNode[] } = { relations: [], imports: [] };
     for (const { name, node } of match.captures) {
-      if (name.startsWith('definition.')) {
-        const wide = widen(node, spec);
-        definition = {
-          node: wide,
-          inner: node,
-          kind: name.slice('definition.'.length) as CodeElementType,
-          name: '',
-          start: wide.startIndex,
-          end: wide.endIndex,
-          pattern: match.pattern,
-        };
-      } else if (name in RELATIONS) {
-        relations.push({ type: RELATIONS[name]!, node, start: node.startIndex });
-      } else if (name === 'import') {
-        out.imports.push({ module: fold(unquote(node.text), 200), line: node.startPosition.row + 1 });
-      } else if (name === 'name') {
+      if (name.startsWith('definition.'))
+        captured = { kind: name.slice('definition.'.length) as CodeElementType, node };
+      else if (name in RELATIONS) found.relations.push({ type: RELATIONS[name]!, node, start: node.startIndex });
+      else if (name === 'import') found.imports.push(node);
+      else if (name === 'name')
         names.push(node); // several parts when the grammar splits a qualified name
-      } else {
-        parts[name] = node;
-      }
+      else parts[name] = node;
     }
-    if (!definition || names.length === 0) continue;
-    if (parts.keyword) {
-      const accepted =
-        spec.keywords && Object.hasOwn(spec.keywords, definition.kind) ? spec.keywords[definition.kind] : undefined;
-      const keyword = parts.keyword.text;
-      if (!accepted || !Object.hasOwn(accepted, keyword)) continue;
-      definition.kind = accepted[keyword]!;
-    }
+    // The keyword first: most calls are no definition, and reading a node's parent crosses into the binding.
+    const kind = captured && (parts.keyword ? keywordKind(spec, captured.kind, parts.keyword.text) : captured.kind);
+    if (parts.statement && (kind || !captured) && !standsAsStatement(parts.statement, spec)) continue;
+    relations.push(...found.relations);
+    for (const node of found.imports)
+      out.imports.push({ module: fold(unquote(node.text), 200), line: node.startPosition.row + 1 });
+    if (!captured || !kind || names.length === 0) continue;
+    const wide = widen(captured.node, spec);
+    const definition: Definition = {
+      node: wide,
+      inner: captured.node,
+      kind,
+      name: '',
+      start: wide.startIndex,
+      end: wide.endIndex,
+      pattern: match.pattern,
+    };
     definition.name = names.map((node) => node.text.trim().replace(/^:/, '')).join('.'); // Ruby's `attr_reader :name`
     definition.nameNode = names[0];
     definition.receiver = parts.receiver?.text;
@@ -160,6 +157,18 @@ function extractGeneric(parsed: ParsedSource, spec: GenericLanguage, out: Extrac
   );
   for (const { element } of elements) out.add(element);
   credit(elements, relations, spec);
+}
+
+/** The element kind a definition's keyword gives (spec.keywords), or undefined when that word makes none. */
+function keywordKind(spec: GenericLanguage, kind: CodeElementType, keyword: string): CodeElementType | undefined {
+  const accepted = spec.keywords && Object.hasOwn(spec.keywords, kind) ? spec.keywords[kind] : undefined;
+  return accepted && Object.hasOwn(accepted, keyword) ? accepted[keyword] : undefined;
+}
+
+/** Whether a `@statement` capture stands directly where spec.statementParents says statements stand. */
+function standsAsStatement(node: SyntaxNode, spec: GenericLanguage): boolean {
+  const parent = node.parent?.type;
+  return parent !== undefined && (spec.statementParents?.includes(parent) ?? true);
 }
 
 /**
