@@ -59,6 +59,7 @@ function timedNode(args: string[]): { wall: number; user: number; system: number
     cwd: dir,
     encoding: 'utf8',
   });
+  if (child.error) throw new Error(`cannot run /usr/bin/time (GNU time): ${child.error.message}`);
   const line = child.stderr.split('\n').find((l) => l.startsWith('cold-start '));
   if (child.status !== 0 || !line)
     throw new Error(`${args.join(' ')} failed (${child.status}): ${child.stderr.slice(-2000)}`);

@@ -67,6 +67,12 @@ function halfTable(): Float32Array {
 /** The first byte of a vector stored at half precision: a float32 vector's blob has an even length, this one an odd. */
 const HALF_TAG = 1;
 
+/** A value's binary16 bits when binary16 holds it exactly (a component of a rounded vector), else undefined. */
+export function exactHalfBits(value: number): number | undefined {
+  const bits = toHalfBits(value);
+  return halfTable()[bits] === value ? bits : undefined;
+}
+
 /** Whether every component survives binary16 unchanged (the vector was rounded already: `roundToHalf`). */
 export function isHalfExact(vector: Float32Array): boolean {
   const values = halfTable();

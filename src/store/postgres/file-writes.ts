@@ -7,6 +7,7 @@ import { deflateRawSync } from 'node:zlib';
 import type { ElementPlan, PlacedElement } from '../element-plan.js';
 import type { elementNames } from '../element-texts.js';
 import type { FileWrite } from '../writes.js';
+import { integerArray, textArray } from './array-literal.js';
 import { termKey } from './lexical-terms.js';
 import type { Queryable } from './serial.js';
 
@@ -139,6 +140,6 @@ export async function replaceOccurrences(
     await client.query(
       `INSERT INTO ${s}.occurrences (repo_id, file_id, word, lines)
        SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[])`,
-      [repoId, files, words, lines],
+      [repoId, integerArray(files), textArray(words), textArray(lines)],
     );
 }

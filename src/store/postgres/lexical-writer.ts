@@ -9,6 +9,7 @@
  * rows are shared by all of its elements.
  */
 import { COLUMN_WEIGHTS, indexRow, storedText, TABLE_ID, TF_COLUMNS, type LexicalTable } from './lexical-terms.js';
+import { integerArray, textArray } from './array-literal.js';
 import { quoteSchema } from './schema.js';
 import type { Queryable as Client } from './serial.js';
 
@@ -108,23 +109,24 @@ export class LexicalWriter {
     const docs = [...batch.docs].map(([key, n]) => ({ tab: Number(key[0]), term: key.slice(2), n }));
     const totals = batch.totals.flatMap((t, tab) => (t.rows > 0 ? [{ tab, ...t }] : []));
     const { rows, terms } = batch;
+    // The long columns as array literals (array-literal.ts).
     await client.query(this.#sql.add, [
       repoId,
-      rows.tab,
-      rows.element,
+      integerArray(rows.tab),
+      integerArray(rows.element),
       rows.sizes,
       rows.texts,
-      terms.tab,
-      terms.term,
-      terms.element,
-      ...terms.tf,
-      terms.length,
-      docs.map((d) => d.tab),
-      docs.map((d) => d.term),
-      docs.map((d) => d.n),
+      integerArray(terms.tab),
+      textArray(terms.term),
+      integerArray(terms.element),
+      ...terms.tf.map(integerArray),
+      integerArray(terms.length),
+      integerArray(docs.map((d) => d.tab)),
+      textArray(docs.map((d) => d.term)),
+      integerArray(docs.map((d) => d.n)),
       totals.map((t) => t.tab),
       totals.map((t) => t.rows),
-      totals.map((t) => pgArray(t.tokens)),
+      totals.map((t) => textArray(t.tokens)),
     ]);
   }
 
@@ -153,7 +155,7 @@ export class LexicalWriter {
         repoId,
         tabs,
         tabs.map((tab) => gone.get(tab)!.rows),
-        tabs.map((tab) => pgArray(gone.get(tab)!.tokens)),
+        tabs.map((tab) => textArray(gone.get(tab)!.tokens)),
       ]);
     }
     // A term no element holds any more leaves no row behind (as it leaves FTS5's vocabulary).
@@ -185,8 +187,8 @@ function addRow(batch: Batch, table: LexicalTable, id: number, texts: readonly s
   const length = sizes.reduce((a, b) => a + b, 0);
   batch.rows.tab.push(tab);
   batch.rows.element.push(id);
-  batch.rows.sizes.push(pgArray(sizes));
-  batch.rows.texts.push(pgArray(stored));
+  batch.rows.sizes.push(textArray(sizes));
+  batch.rows.texts.push(textArray(stored));
   for (const [term, tf] of terms) {
     batch.terms.tab.push(tab);
     batch.terms.term.push(term);
@@ -199,12 +201,4 @@ function addRow(batch: Batch, table: LexicalTable, id: number, texts: readonly s
   const totals = batch.totals[tab]!;
   totals.rows++;
   sizes.forEach((size, i) => (totals.tokens[i] = (totals.tokens[i] ?? 0) + size));
-}
-
-/**
- * An array as PostgreSQL's array literal, for a value that is itself an array in a column of
- * arrays (unnest would flatten a two-dimensional one): every element quoted and escaped.
- */
-function pgArray(values: readonly (string | number)[]): string {
-  return `{${values.map((v) => `"${String(v).replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
 }

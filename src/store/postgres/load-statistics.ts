@@ -16,25 +16,44 @@ export const ANALYZE_AFTER_ELEMENTS = 2_000;
 /** The tables a run fills, by their growth per element. */
 const LOADED_TABLES = ['elements', 'files', 'occurrences', 'lexical_rows', 'lexical_terms', 'lexical_term_stats'];
 
+/** How long the ANALYZE waits for a lock (a VACUUM, a migration): past it, autovacuum does the work later. */
+const ANALYZE_LOCK_TIMEOUT = '2s';
+
 /**
- * ANALYZE of the tables a run loads and of its embedder's vectors, outside any transaction. Best
- * effort: the run has committed, and a failure here leaves only the statistics autovacuum will
- * bring (a role that does not own the tables is told so in a warning, not an error).
+ * ANALYZE of the tables a run loads and of its embedder's vectors, in a transaction of its own
+ * once the run has committed, when it wrote (`added`) ANALYZE_AFTER_ELEMENTS elements or more.
+ * Best effort: a failure leaves only the statistics autovacuum will bring (a role that does not
+ * own the tables is told so in a warning, not an error). Returns the error when it says the
+ * connection broke (the caller then releases the client as broken).
  */
 export async function analyzeAfterLoad(
   client: Queryable,
   s: string,
   schema: string,
   embedder: string | undefined,
-): Promise<void> {
+  added: number = ANALYZE_AFTER_ELEMENTS,
+): Promise<Error | undefined> {
+  if (added < ANALYZE_AFTER_ELEMENTS) return undefined;
   try {
+    await client.query('BEGIN');
+    await client.query(`SET LOCAL lock_timeout = '${ANALYZE_LOCK_TIMEOUT}'`);
     const space = embedder === undefined ? undefined : await findVectorSpace(client, schema, embedder);
     const tables = [
       ...LOADED_TABLES.map((table) => `${s}.${table}`),
       ...(space ? [spaceTables(schema, space).vectors] : []),
     ];
     await client.query(`ANALYZE ${tables.join(', ')}`);
-  } catch {
+    await client.query('COMMIT');
+    return undefined;
+  } catch (error) {
     // The statistics are an optimisation: autovacuum brings them too.
+    await client.query('ROLLBACK').catch(() => {});
+    return isServerError(error) ? undefined : (error as Error);
   }
+}
+
+/** An error the server reported (it has a SQLSTATE), as against a connection that broke. */
+function isServerError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
 }

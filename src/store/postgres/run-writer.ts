@@ -31,7 +31,7 @@ import type { FileWrite, RunWriter, WrittenFile } from '../writes.js';
 import type { PostgresConnection } from './connection.js';
 import { type HeldStep, HeldWrites } from './held-writes.js';
 import { LexicalWriter, type LexicalElement } from './lexical-writer.js';
-import { ANALYZE_AFTER_ELEMENTS, analyzeAfterLoad } from './load-statistics.js';
+import { analyzeAfterLoad } from './load-statistics.js';
 import { inOwnTransaction, RunLease } from './run-lease.js';
 import { deleteRepositoryRows, readState, type State } from './run-state.js';
 import { type Queryable, serialQueries } from './serial.js';
@@ -65,8 +65,8 @@ export class PostgresRun implements RunWriter {
   /** The state when the run began (the embedder it must match). */
   readonly state: State;
   #embedder: string | undefined;
-  /** A vector space this run created: its HNSW index is built at the commit, over the vectors of the first load. */
-  #unindexedSpace: VectorSpace | undefined;
+  /** Vector spaces this run created: their HNSW indexes are built at the commit, over the vectors of the first load. */
+  readonly #unindexedSpaces = new Map<number, VectorSpace>();
   /** Elements this run wrote: a large load is followed by fresh planner statistics (analyzeAfterLoad). */
   #addedElements = 0;
   #files = new Map<string, FileRow>();
@@ -180,7 +180,7 @@ export class PostgresRun implements RunWriter {
       const space = await recordVectorSpace(this.#client, this.#connection.schema, embedder.id, embedder.dimension, {
         indexLater: true,
       });
-      if (space.indexPending) this.#unindexedSpace = space;
+      if (space.indexPending) this.#unindexedSpaces.set(space.id, space);
     }, 0);
     this.#embedder = embedder.id;
   }
@@ -245,7 +245,8 @@ export class PostgresRun implements RunWriter {
     this.#checkOpen();
     return this.#failing(async () => {
       await this.#flush();
-      if (this.#unindexedSpace) await buildVectorIndex(this.#client, this.#connection.schema, this.#unindexedSpace);
+      for (const space of this.#unindexedSpaces.values())
+        await buildVectorIndex(this.#client, this.#connection.schema, space);
       await this.#client.query(
         `UPDATE ${this.#s}.repositories SET git_commit = $2, indexed_at = $3, last_run = $4 WHERE id = $1`,
         [this.#id(), record.commit ?? null, record.at, JSON.stringify(record.lastRun)],
@@ -257,9 +258,8 @@ export class PostgresRun implements RunWriter {
       );
       await this.#client.query('COMMIT');
       this.#inTransaction = false;
-      if (this.#addedElements >= ANALYZE_AFTER_ELEMENTS)
-        await analyzeAfterLoad(this.#client, this.#s, this.#connection.schema, this.#embedder);
-      await this.#release();
+      const { schema } = this.#connection;
+      await this.#release(await analyzeAfterLoad(this.#client, this.#s, schema, this.#embedder, this.#addedElements));
       return rows[0]!.generation;
     });
   }

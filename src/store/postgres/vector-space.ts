@@ -21,6 +21,7 @@
  */
 import type pg from 'pg';
 import { StoreError } from '../errors.js';
+import { exactHalfBits } from '../../vector/half-precision.js';
 import { quoteSchema } from './schema.js';
 
 /** pgvector's `vector` holds at most this many dimensions. */
@@ -180,19 +181,18 @@ export function vectorText(vector: ArrayLike<number>, dimension: number, what: s
 }
 
 /**
- * Each value's shortest decimal, remembered: stored vectors are rounded to half precision
- * (../../indexing/embedding-queue.ts), so their components take at most 65,536 values, and a
- * lookup costs half of formatting one again. Bounded, for vectors that are not rounded.
+ * Each value's shortest decimal, remembered by its binary16 bits: stored vectors are rounded to
+ * half precision (../../indexing/embedding-queue.ts), so their components take at most 65,536
+ * values, and a lookup costs half of formatting one again. Other values (a query's vector) are
+ * formatted each time, and never fill the table.
  */
-const decimals = new Map<number, string>();
-const MAX_DECIMALS = 1 << 17;
+const halfDecimals: (string | undefined)[] = new Array(1 << 16);
 
 function decimal(value: number): string {
-  let text = decimals.get(value);
-  if (text === undefined) {
-    text = String(value);
-    if (decimals.size < MAX_DECIMALS) decimals.set(value, text);
-  }
+  const bits = exactHalfBits(value);
+  if (bits === undefined) return String(value);
+  let text = halfDecimals[bits];
+  if (text === undefined) halfDecimals[bits] = text = String(value);
   return text;
 }
 

@@ -19,8 +19,10 @@
  *  - `@keyword`: the word that makes a call a definition (Elixir's `def`,
  *    `defmodule`), looked up in `keywords` for the element's kind;
  *  - `@statement`: the node that must stand directly in one of
- *    `statementParents` for the match to count (checked once its keyword is
- *    accepted).
+ *    `statementParents` for the match to count: its definition, relations
+ *    and import (checked once a `@keyword` is accepted; a match whose
+ *    keyword makes no definition keeps its relations and import, as without
+ *    `@statement`).
  *
  * Predicates (`#match?`, `#eq?`) run in JavaScript for every candidate
  * match: a pattern that names a keyword is checked through `keywords`.
@@ -28,7 +30,7 @@
  * `@statement` rather than by a parent in each pattern: tree-sitter
  * analyses a pattern against every parse state its parent can be in, and
  * Elixir's query, with each pattern under `source` and again under
- * `do_block`, took 171 ms to compile in each analysis thread, against 64
+ * `do_block`, took 171 ms to compile in each analysis thread, against 62
  * (matching cost the same).
  */
 import type { AccessModifier, CodeElementType } from '../../types.js';
