@@ -29,6 +29,27 @@ export interface PoolRequest {
   bytes?: Uint8Array;
 }
 
+/** A file for the worker to read itself, hash, and analyse unless its content hashes to `knownHash`. */
+export interface PoolReadRequest {
+  shutdown?: undefined;
+  embed?: undefined;
+  id: number;
+  path: string;
+  read: { absolutePath: string; knownHash: string | undefined };
+}
+
+/**
+ * What a worker made of a file it read (AnalysisPool.readAndAnalyze). The bytes come back
+ * (moved, not copied, where the worker's buffer holds them alone): the indexer records where
+ * each line lies in them.
+ */
+export type FileRead = { readAt: number } & (
+  | { status: 'unreadable'; error: { message: string; code?: string } }
+  | { status: 'same-content'; bytes: Uint8Array; hash: string }
+  | { status: 'analysis-failed'; bytes: Uint8Array; hash: string; error: string }
+  | { status: 'analysed'; bytes: Uint8Array; hash: string; output: AnalysisOutput }
+);
+
 /** Documents for the embedder of this id (made by its backend on the worker) to embed there. */
 export interface PoolEmbedRequest {
   shutdown?: undefined;
@@ -38,9 +59,10 @@ export interface PoolEmbedRequest {
 }
 
 export type PoolResponse =
-  | { id: number; result: AnalysisResult; text?: string; events: AnalysisEvent[]; error?: undefined }
-  | { id: number; vectors: Float32Array; result?: undefined; error?: undefined }
-  | { id: number; error: string; result?: undefined; events?: undefined };
+  | { id: number; read: FileRead; events: AnalysisEvent[]; result?: undefined; error?: undefined }
+  | { id: number; result: AnalysisResult; text?: string; events: AnalysisEvent[]; error?: undefined; read?: undefined }
+  | { id: number; vectors: Float32Array; result?: undefined; error?: undefined; read?: undefined }
+  | { id: number; error: string; result?: undefined; events?: undefined; read?: undefined };
 
 export interface AnalysisPoolOptions {
   /** Default: the number of cores. */
@@ -73,7 +95,7 @@ function shutDown(worker: Worker): Promise<void> {
 }
 
 interface Pending {
-  resolve: (output: AnalysisOutput | Float32Array) => void;
+  resolve: (output: AnalysisOutput | Float32Array | FileRead) => void;
   reject: (error: Error) => void;
 }
 
@@ -88,12 +110,17 @@ export interface FileAnalyzer {
    * redacting the file again on its own thread.
    */
   analyzeWithText?(path: string, bytes: Uint8Array): Promise<AnalysisOutput>;
+  /**
+   * Reads the file where it is analysed, hashes it, and analyses it unless its content hashes
+   * to `knownHash`: the indexer's own thread then does no file I/O.
+   */
+  readAndAnalyze?(absolutePath: string, path: string, knownHash: string | undefined): Promise<FileRead>;
 }
 
 export class AnalysisPool implements FileAnalyzer {
   readonly #workers: Worker[] = [];
   readonly #idle: Worker[] = [];
-  readonly #queue: { request: PoolRequest | PoolEmbedRequest; pending: Pending }[] = [];
+  readonly #queue: { request: PoolRequest | PoolEmbedRequest | PoolReadRequest; pending: Pending }[] = [];
   readonly #pending = new Map<number, Pending>();
   readonly #emit: (event: AnalysisEvent) => void;
   #nextId = 0;
@@ -131,6 +158,14 @@ export class AnalysisPool implements FileAnalyzer {
   }
 
   /**
+   * Reads a file on a worker (synchronously there: a slow disk holds up that thread, not the
+   * caller's), hashes it, and analyses it unless it is the content `knownHash` names.
+   */
+  readAndAnalyze(absolutePath: string, path: string, knownHash: string | undefined): Promise<FileRead> {
+    return this.#submit({ id: this.#nextId++, path, read: { absolutePath, knownHash } }) as Promise<FileRead>;
+  }
+
+  /**
    * Embeds documents on a worker with the embedder `embedderId` names (its
    * backend's workerId): what the indexer's own thread would otherwise
    * spend most of a full index on, while the workers wait for files. Ahead
@@ -141,7 +176,10 @@ export class AnalysisPool implements FileAnalyzer {
     return this.#submit({ id: this.#nextId++, embed: { embedderId }, texts }, true) as Promise<Float32Array>;
   }
 
-  #submit(request: PoolRequest | PoolEmbedRequest, first = false): Promise<AnalysisOutput | Float32Array> {
+  #submit(
+    request: PoolRequest | PoolEmbedRequest | PoolReadRequest,
+    first = false,
+  ): Promise<AnalysisOutput | Float32Array | FileRead> {
     if (this.#closed) return Promise.reject(new Error('the analysis pool is closed'));
     return new Promise((resolve, reject) => {
       const entry = { request, pending: { resolve, reject } };
@@ -181,7 +219,10 @@ export class AnalysisPool implements FileAnalyzer {
     worker.unref();
     this.#idle.push(worker);
     if (response.error !== undefined) pending?.reject(new Error(response.error));
-    else if (response.result === undefined) pending?.resolve(response.vectors);
+    else if (response.read !== undefined) {
+      for (const event of response.events) this.#emit(event);
+      pending?.resolve(response.read);
+    } else if (response.result === undefined) pending?.resolve(response.vectors);
     else {
       for (const event of response.events) this.#emit(event);
       pending?.resolve(

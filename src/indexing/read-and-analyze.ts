@@ -51,6 +51,7 @@ export async function readAndAnalyze(
     const detail = `${scanned.size} bytes, over the limit of ${maxBytes}`;
     return { status: 'too-large', skipped: { path: scanned.path, skipped: 'too-large', detail } };
   }
+  if (analyzer?.readAndAnalyze) return readOnAnalyzer(analyzer.readAndAnalyze.bind(analyzer), scanned, row);
   let bytes: Buffer;
   try {
     bytes = await readRegularFile(scanned.absolutePath);
@@ -70,6 +71,33 @@ export async function readAndAnalyze(
   if (isSkipped(result)) return { status: 'skipped', skipped: result, ...content };
   const text = analysed.text ?? redactSecrets(bytes.toString('utf8'));
   return { status: 'analysed', file: result, text, ...content };
+}
+
+/**
+ * The same step where the analyzer reads the file itself (the pool's threads): the bytes are
+ * read, hashed and analysed there, and this thread only interprets what came back.
+ */
+async function readOnAnalyzer(
+  readAndAnalyzeThere: NonNullable<FileAnalyzer['readAndAnalyze']>,
+  scanned: ScannedFile,
+  row: FileRow | undefined,
+): Promise<FileReading> {
+  // A file that failed last time is analysed again whatever its content.
+  const knownHash = row && row.status !== 'failed' ? (row.hash ?? undefined) : undefined;
+  const read = await readAndAnalyzeThere(scanned.absolutePath, scanned.path, knownHash);
+  if (read.status === 'unreadable')
+    return { status: 'unreadable', error: Object.assign(new Error(read.error.message), read.error) };
+  const bytes = Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
+  const content: FileContent = { bytes, hash: read.hash, racy: read.readAt - scanned.mtimeMs < RACY_WINDOW_MS };
+  switch (read.status) {
+    case 'same-content':
+      return { status: 'same-content', ...content };
+    case 'analysis-failed':
+      return { status: 'analysis-failed', error: new Error(read.error), ...content };
+  }
+  const { result, text } = read.output;
+  if (isSkipped(result)) return { status: 'skipped', skipped: result, ...content };
+  return { status: 'analysed', file: result, text: text ?? redactSecrets(bytes.toString('utf8')), ...content };
 }
 
 /** An analysis and the text it read, from an analyzer that gives both, else the analysis alone. */

@@ -8,7 +8,9 @@ import { Analyzer } from '../analysis/analyzer.js';
 import { embedderFromId } from '../vector/choose.js';
 import type { Embedder } from '../vector/embedder.js';
 import type { AnalysisEvent } from '../analysis/events.js';
-import type { PoolEmbedRequest, PoolRequest, PoolResponse, PoolShutdown } from './pool.js';
+import { contentHash } from '../files/hash.js';
+import { readRegularFileSync } from '../files/read.js';
+import type { FileRead, PoolEmbedRequest, PoolReadRequest, PoolRequest, PoolResponse, PoolShutdown } from './pool.js';
 
 const port = parentPort!;
 let events: AnalysisEvent[] = [];
@@ -41,10 +43,38 @@ async function embed({ id, embed: { embedderId }, texts }: PoolEmbedRequest): Pr
   }
 }
 
-port.on('message', (request: PoolRequest | PoolEmbedRequest | PoolShutdown) => {
+/** Reads, hashes and (unless unchanged) analyses a file, as indexing/read-and-analyze.ts would on the caller's thread. */
+async function readAndAnalyze({ id, path, read: { absolutePath, knownHash } }: PoolReadRequest): Promise<void> {
+  const answer = (read: FileRead, bytes?: Uint8Array) => {
+    const response: PoolResponse = { id, read, events };
+    events = [];
+    // Moved rather than copied where the buffer holds these bytes alone (a small file's may share Node's pool).
+    const owned = bytes && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    port.postMessage(response, owned ? [bytes.buffer as ArrayBuffer] : []);
+  };
+  let bytes: Buffer;
+  try {
+    bytes = readRegularFileSync(absolutePath);
+  } catch (error) {
+    const { message, code } = error as NodeJS.ErrnoException;
+    return answer({ status: 'unreadable', readAt: Date.now(), error: code ? { message, code } : { message } });
+  }
+  const readAt = Date.now();
+  const hash = contentHash(bytes);
+  if (hash === knownHash) return answer({ status: 'same-content', readAt, bytes, hash }, bytes);
+  try {
+    const output = await analyzer.analyzeWithText(path, bytes);
+    answer({ status: 'analysed', readAt, bytes, hash, output }, bytes);
+  } catch (error) {
+    answer({ status: 'analysis-failed', readAt, bytes, hash, error: (error as Error).message ?? String(error) }, bytes);
+  }
+}
+
+port.on('message', (request: PoolRequest | PoolEmbedRequest | PoolReadRequest | PoolShutdown) => {
   // Closing the port empties the event loop, so the thread ends between files, never inside a parse.
   if (request.shutdown) return port.close();
   if (request.embed) return void embed(request);
+  if ('read' in request) return void readAndAnalyze(request);
   // With bytes, the text analysis read goes back too: the indexer builds its documents from it.
   (request.bytes
     ? analyzer.analyzeWithText(request.path, request.bytes)

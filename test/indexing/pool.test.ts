@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { contentHash } from '../../src/files/hash.js';
 import {
   Analyzer,
   AnalysisPool,
@@ -34,6 +35,43 @@ describe('AnalysisPool', () => {
     await pool.close();
     rmSync(dir, { recursive: true, force: true });
     await expect(pool.analyzeFile(files[0]!)).rejects.toThrow(/closed/);
+  });
+
+  it('reads files on its workers: the bytes, hash and analysis of the calling thread, unchanged content unanalysed, a FIFO or a missing file refused', async () => {
+    const pool = new AnalysisPool({ threads: 2 });
+    const dir = mkdtempSync(join(tmpdir(), 'ocvector-pool-read-'));
+    try {
+      // A small file (its buffer may share Node's pool on the worker) and a large one (a buffer of its own).
+      const small = join(dir, 'small.ts');
+      writeFileSync(small, 'export function small(): number {\n  return 1;\n}\n');
+      const large = join(dir, 'large.ts');
+      writeFileSync(large, Array.from({ length: 2_000 }, (_, i) => `export const value${i} = ${i};`).join('\n'));
+      const single = new Analyzer();
+      for (const path of [small, large]) {
+        const bytes = readFileSync(path);
+        const read = await pool.readAndAnalyze(path, path, undefined);
+        expect(read.status).toBe('analysed');
+        if (read.status !== 'analysed') continue;
+        expect(Buffer.from(read.bytes).equals(bytes)).toBe(true);
+        expect(read.hash).toBe(contentHash(bytes));
+        expect(read.output).toEqual(await single.analyzeWithText(path, bytes));
+        const again = await pool.readAndAnalyze(path, path, read.hash);
+        expect(again).toMatchObject({ status: 'same-content', hash: read.hash });
+      }
+      const fifo = join(dir, 'pipe.ts');
+      spawnSync('mkfifo', [fifo]);
+      expect(await pool.readAndAnalyze(fifo, fifo, undefined)).toMatchObject({
+        status: 'unreadable',
+        error: { code: 'EINVAL', message: expect.stringMatching(/no longer a regular file/) },
+      });
+      expect(await pool.readAndAnalyze(join(dir, 'gone.ts'), 'gone.ts', undefined)).toMatchObject({
+        status: 'unreadable',
+        error: { code: 'ENOENT' },
+      });
+    } finally {
+      await pool.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('embeds with the built-in embedder on its workers: the same vectors as on the calling thread', async () => {
