@@ -333,6 +333,16 @@ describe('every language yields elements from a real file', () => {
     ]);
     expect(generated.imports.map((i) => i.module)).toEqual(['Shown.Thing']);
 
+    // Ruby: attributes and mixins are declared in a class or module body, not in `class << self` or a method.
+    const widget = analyzeText(
+      'widget.rb',
+      'class Widget\n  include Comparable\n  attr_reader :size\n  class << self\n    attr_accessor :registry\n  end\n  def setup\n    extend Helpers\n  end\nend\n',
+    );
+    expect(widget.elements.filter((e) => e.type === 'property').map((e) => e.name)).toEqual(['size']);
+    expect(widget.elements.flatMap((e) => e.dependencies.filter((d) => d.type === 'implements'))).toEqual([
+      { type: 'implements', target: 'Comparable' },
+    ]);
+
     const haskell = analyzeText('Key.hs', fixture('Key.hs'));
     expect(haskell.summary).toBe('Strong type for JSON keys.');
     // A type signature and its equations are one function.

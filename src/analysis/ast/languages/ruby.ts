@@ -6,7 +6,9 @@ export const ruby: GenericLanguage = {
   comments: { line: ['#'], block: [['=begin', '=end']] },
   defaultAccess: 'public',
   constructorNames: ['initialize'],
-  // Attributes are declared by calls in a class or module body.
+  // Attributes and mixins are declared by calls in a class or module body (the body_statement
+  // captured as @statement stands directly in one: a method's body is a body_statement too).
+  statementParents: ['class', 'module'],
   keywords: { property: { attr_reader: 'property', attr_writer: 'property', attr_accessor: 'property' } },
   query: `
 (module name: [(constant) (scope_resolution)] @name) @definition.module
@@ -15,13 +17,11 @@ export const ruby: GenericLanguage = {
 (method name: (_) @name) @definition.method
 (singleton_method name: (_) @name) @definition.method
 (assignment left: (constant) @name) @definition.constant
-([(class body: (body_statement (call method: (identifier) @keyword arguments: (argument_list (simple_symbol) @name)) @definition.property))
-  (module body: (body_statement (call method: (identifier) @keyword arguments: (argument_list (simple_symbol) @name)) @definition.property))])
+(body_statement (call method: (identifier) @keyword arguments: (argument_list (simple_symbol) @name)) @definition.property) @statement
 
 (call method: (identifier) @reference.calls)
 (superclass (_) @reference.inherits)
-([(class body: (body_statement (call method: (identifier) @_mixin (#match? @_mixin "^(include|extend|prepend)$") arguments: (argument_list [(constant) (scope_resolution)] @reference.implements))))
-  (module body: (body_statement (call method: (identifier) @_mixin (#match? @_mixin "^(include|extend|prepend)$") arguments: (argument_list [(constant) (scope_resolution)] @reference.implements))))])
+(body_statement (call method: (identifier) @_mixin (#match? @_mixin "^(include|extend|prepend)$") arguments: (argument_list [(constant) (scope_resolution)] @reference.implements))) @statement
 (program (call method: (identifier) @_require (#match? @_require "^require(_relative)?$") arguments: (argument_list (string (string_content) @import))))
 `,
 };
