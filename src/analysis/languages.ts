@@ -28,7 +28,6 @@ import { zig } from './ast/languages/zig.js';
 import { pythonExtractor } from './ast/python.js';
 import { typescriptExtractor } from './ast/typescript.js';
 import { configDocument, markdownSections, textWindows } from './text.js';
-import { LANGUAGE_NAMES, LANGUAGES, type LanguageNames } from './language-names.js';
 import type { CodeElement, Language } from './types.js';
 
 /** How a language's files are analysed: syntax tree, Markdown sections, one config document, or text windows. */
@@ -68,11 +67,6 @@ export interface TextAnalysis {
 }
 
 export type LanguageAnalysis = CodeAnalysis | TextAnalysis;
-
-/** A language's names (language-names.ts) and how its files are analysed. */
-export interface LanguageDefinition extends LanguageNames {
-  analysis: LanguageAnalysis;
-}
 
 /** A language read through its syntax tree. */
 function code(grammar: GrammarSource, extractor: SyntaxExtractor): CodeAnalysis {
@@ -123,11 +117,6 @@ const LANGUAGE_ANALYSIS: Readonly<Record<Language, LanguageAnalysis>> = {
   toml: CONFIG_DOCUMENT,
   text: TEXT_WINDOWS,
 };
-
-/** Every language's names and analysis, in one table. */
-export const LANGUAGE_DEFINITIONS: Readonly<Record<Language, LanguageDefinition>> = Object.fromEntries(
-  LANGUAGES.map((language) => [language, { ...LANGUAGE_NAMES[language], analysis: LANGUAGE_ANALYSIS[language] }]),
-) as Record<Language, LanguageDefinition>;
 
 export {
   canonicalLanguage,

@@ -79,7 +79,7 @@ export interface ImportInfo {
   line: number;
 }
 
-/** Every language has an entry in LANGUAGE_DEFINITIONS (languages.ts): how its files are recognised and analysed. */
+/** Every language has an entry in LANGUAGE_NAMES (language-names.ts: how its files are recognised) and in languages.ts (how they are analysed). */
 export type Language =
   | 'typescript'
   | 'tsx'

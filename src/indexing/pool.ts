@@ -13,6 +13,7 @@ import type { AnalysisOutput } from '../analysis/analyzer.js';
 import type { AnalysisEvent } from '../analysis/events.js';
 import type { AnalysisResult } from '../analysis/types.js';
 import { IndexingError } from './errors.js';
+import type { FileRead } from './file-read.js';
 import { builtWorkerModule } from '../worker-module.js';
 
 /** Asks a worker to finish what it is doing and exit. */
@@ -38,18 +39,6 @@ export interface PoolReadRequest {
   read: { absolutePath: string; knownHash: string | undefined };
 }
 
-/**
- * What a worker made of a file it read (AnalysisPool.readAndAnalyze). The bytes come back
- * (moved, not copied, where the worker's buffer holds them alone): the indexer records where
- * each line lies in them.
- */
-export type FileRead = { readAt: number } & (
-  | { status: 'unreadable'; error: { message: string; code?: string } }
-  | { status: 'same-content'; bytes: Uint8Array; hash: string }
-  | { status: 'analysis-failed'; bytes: Uint8Array; hash: string; error: string }
-  | { status: 'analysed'; bytes: Uint8Array; hash: string; output: AnalysisOutput }
-);
-
 /** Documents for the embedder of this id (made by its backend on the worker) to embed there. */
 export interface PoolEmbedRequest {
   shutdown?: undefined;
@@ -61,7 +50,7 @@ export interface PoolEmbedRequest {
 export type PoolResponse =
   | { id: number; read: FileRead; events: AnalysisEvent[]; result?: undefined; error?: undefined }
   | { id: number; result: AnalysisResult; text?: string; events: AnalysisEvent[]; error?: undefined; read?: undefined }
-  | { id: number; vectors: Float32Array; result?: undefined; error?: undefined; read?: undefined }
+  | { id: number; vectors: Float32Array; result?: undefined; error?: undefined; read?: undefined; events?: undefined }
   | { id: number; error: string; result?: undefined; events?: undefined; read?: undefined };
 
 export interface AnalysisPoolOptions {
@@ -218,17 +207,14 @@ export class AnalysisPool implements FileAnalyzer {
     this.#pending.delete(response.id);
     worker.unref();
     this.#idle.push(worker);
+    for (const event of response.events ?? []) this.#emit(event);
     if (response.error !== undefined) pending?.reject(new Error(response.error));
-    else if (response.read !== undefined) {
-      for (const event of response.events) this.#emit(event);
-      pending?.resolve(response.read);
-    } else if (response.result === undefined) pending?.resolve(response.vectors);
-    else {
-      for (const event of response.events) this.#emit(event);
+    else if (response.read !== undefined) pending?.resolve(response.read);
+    else if (response.result === undefined) pending?.resolve(response.vectors);
+    else
       pending?.resolve(
         response.text === undefined ? { result: response.result } : { result: response.result, text: response.text },
       );
-    }
     this.#dispatch();
   }
 

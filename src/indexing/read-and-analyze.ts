@@ -7,11 +7,11 @@
  */
 import type { AnalysisOutput } from '../analysis/analyzer.js';
 import { isSkipped, type CodeFile, type SkippedFile } from '../analysis/types.js';
-import { contentHash } from '../files/hash.js';
 import { readRegularFile } from '../files/read.js';
 import { redactSecrets } from '../files/redact.js';
 import type { ScannedFile } from '../files/scan.js';
 import type { FileRow } from '../store/rows.js';
+import { type FileRead, readForIndex } from './file-read.js';
 import type { FileAnalyzer } from './pool.js';
 
 /** A file modified this close to being read may change again within the same mtime tick. */
@@ -51,44 +51,24 @@ export async function readAndAnalyze(
     const detail = `${scanned.size} bytes, over the limit of ${maxBytes}`;
     return { status: 'too-large', skipped: { path: scanned.path, skipped: 'too-large', detail } };
   }
-  if (analyzer?.readAndAnalyze) return readOnAnalyzer(analyzer.readAndAnalyze.bind(analyzer), scanned, row);
-  let bytes: Buffer;
-  try {
-    bytes = await readRegularFile(scanned.absolutePath);
-  } catch (error) {
-    return { status: 'unreadable', error: error as Error };
-  }
-  const racy = Date.now() - scanned.mtimeMs < RACY_WINDOW_MS;
-  const content: FileContent = { bytes, hash: contentHash(bytes), racy };
-  if (row && row.hash === content.hash && row.status !== 'failed') return { status: 'same-content', ...content };
-  let analysed: AnalysisOutput;
-  try {
-    analysed = await analyzeWithText(analyzer!, scanned.path, bytes);
-  } catch (error) {
-    return { status: 'analysis-failed', error: error as Error, ...content };
-  }
-  const { result } = analysed;
-  if (isSkipped(result)) return { status: 'skipped', skipped: result, ...content };
-  const text = analysed.text ?? redactSecrets(bytes.toString('utf8'));
-  return { status: 'analysed', file: result, text, ...content };
-}
-
-/**
- * The same step where the analyzer reads the file itself (the pool's threads): the bytes are
- * read, hashed and analysed there, and this thread only interprets what came back.
- */
-async function readOnAnalyzer(
-  readAndAnalyzeThere: NonNullable<FileAnalyzer['readAndAnalyze']>,
-  scanned: ScannedFile,
-  row: FileRow | undefined,
-): Promise<FileReading> {
   // A file that failed last time is analysed again whatever its content.
   const knownHash = row && row.status !== 'failed' ? (row.hash ?? undefined) : undefined;
-  const read = await readAndAnalyzeThere(scanned.absolutePath, scanned.path, knownHash);
+  const read = analyzer?.readAndAnalyze
+    ? await analyzer.readAndAnalyze(scanned.absolutePath, scanned.path, knownHash)
+    : await readForIndex(
+        () => readRegularFile(scanned.absolutePath),
+        (bytes) => analyzeWithText(analyzer!, scanned.path, bytes),
+        knownHash,
+      );
+  return fileReading(read, scanned.mtimeMs);
+}
+
+/** What a file read for the index means for the run (on an analysis thread or on this one). */
+function fileReading(read: FileRead, mtimeMs: number): FileReading {
   if (read.status === 'unreadable')
     return { status: 'unreadable', error: Object.assign(new Error(read.error.message), read.error) };
   const bytes = Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
-  const content: FileContent = { bytes, hash: read.hash, racy: read.readAt - scanned.mtimeMs < RACY_WINDOW_MS };
+  const content: FileContent = { bytes, hash: read.hash, racy: read.readAt - mtimeMs < RACY_WINDOW_MS };
   switch (read.status) {
     case 'same-content':
       return { status: 'same-content', ...content };

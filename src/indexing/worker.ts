@@ -8,9 +8,9 @@ import { Analyzer } from '../analysis/analyzer.js';
 import { embedderFromId } from '../vector/choose.js';
 import type { Embedder } from '../vector/embedder.js';
 import type { AnalysisEvent } from '../analysis/events.js';
-import { contentHash } from '../files/hash.js';
 import { readRegularFileSync } from '../files/read.js';
-import type { FileRead, PoolEmbedRequest, PoolReadRequest, PoolRequest, PoolResponse, PoolShutdown } from './pool.js';
+import { readForIndex } from './file-read.js';
+import type { PoolEmbedRequest, PoolReadRequest, PoolRequest, PoolResponse, PoolShutdown } from './pool.js';
 
 const port = parentPort!;
 let events: AnalysisEvent[] = [];
@@ -43,31 +43,19 @@ async function embed({ id, embed: { embedderId }, texts }: PoolEmbedRequest): Pr
   }
 }
 
-/** Reads, hashes and (unless unchanged) analyses a file, as indexing/read-and-analyze.ts would on the caller's thread. */
+/** Reads, hashes and (unless unchanged) analyses a file for the indexer (file-read.ts). */
 async function readAndAnalyze({ id, path, read: { absolutePath, knownHash } }: PoolReadRequest): Promise<void> {
-  const answer = (read: FileRead, bytes?: Uint8Array) => {
-    const response: PoolResponse = { id, read, events };
-    events = [];
-    // Moved rather than copied where the buffer holds these bytes alone (a small file's may share Node's pool).
-    const owned = bytes && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-    port.postMessage(response, owned ? [bytes.buffer as ArrayBuffer] : []);
-  };
-  let bytes: Buffer;
-  try {
-    bytes = readRegularFileSync(absolutePath);
-  } catch (error) {
-    const { message, code } = error as NodeJS.ErrnoException;
-    return answer({ status: 'unreadable', readAt: Date.now(), error: code ? { message, code } : { message } });
-  }
-  const readAt = Date.now();
-  const hash = contentHash(bytes);
-  if (hash === knownHash) return answer({ status: 'same-content', readAt, bytes, hash }, bytes);
-  try {
-    const output = await analyzer.analyzeWithText(path, bytes);
-    answer({ status: 'analysed', readAt, bytes, hash, output }, bytes);
-  } catch (error) {
-    answer({ status: 'analysis-failed', readAt, bytes, hash, error: (error as Error).message ?? String(error) }, bytes);
-  }
+  const read = await readForIndex(
+    () => readRegularFileSync(absolutePath),
+    (bytes) => analyzer.analyzeWithText(path, bytes),
+    knownHash,
+  );
+  const response: PoolResponse = { id, read, events };
+  events = [];
+  // Moved rather than copied where the buffer holds these bytes alone (a small file's may share Node's pool).
+  const bytes = 'bytes' in read ? read.bytes : undefined;
+  const owned = bytes && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  port.postMessage(response, owned ? [bytes.buffer as ArrayBuffer] : []);
 }
 
 port.on('message', (request: PoolRequest | PoolEmbedRequest | PoolReadRequest | PoolShutdown) => {

@@ -75,9 +75,7 @@ export function exactHalfBits(value: number): number | undefined {
 
 /** Whether every component survives binary16 unchanged (the vector was rounded already: `roundToHalf`). */
 export function isHalfExact(vector: Float32Array): boolean {
-  const values = halfTable();
-  for (let i = 0; i < vector.length; i++) if (values[toHalfBits(vector[i]!)] !== vector[i]) return false;
-  return true;
+  return vector.every((value) => exactHalfBits(value) !== undefined);
 }
 
 /**

@@ -18,9 +18,10 @@ import { overrideGrammarPackage } from '../../src/analysis/ast/parsers.js';
 import { CODE_ELEMENT_TYPES } from '../../src/analysis/element.js';
 import { typescriptExtractor } from '../../src/analysis/ast/typescript.js';
 import {
+  analysisOf,
   canonicalLanguage,
   isCodeLanguage,
-  LANGUAGE_DEFINITIONS,
+  LANGUAGE_NAMES,
   LANGUAGES,
   shebangInterpreter,
 } from '../../src/analysis/languages.js';
@@ -694,7 +695,7 @@ describe('language names', () => {
   });
 
   it('every code language has a small snippet below', () => {
-    const code = LANGUAGES.filter((language) => LANGUAGE_DEFINITIONS[language].analysis.kind === 'code');
+    const code = LANGUAGES.filter((language) => analysisOf(language).kind === 'code');
     expect(code).toHaveLength(20);
     expect(Object.keys(SNIPPETS).sort()).toEqual([...code].sort());
   });
@@ -702,7 +703,7 @@ describe('language names', () => {
   it('every language has its own definition: the TypeScript extractor reads TypeScript, TSX and JavaScript alone', () => {
     const typescriptFamily = ['typescript', 'tsx', 'javascript'];
     for (const language of LANGUAGES) {
-      const { analysis } = LANGUAGE_DEFINITIONS[language];
+      const analysis = analysisOf(language);
       if (analysis.kind !== 'code') {
         // Read as text, explicitly: no grammar, and a splitter of its own kind.
         expect(analysis, language).not.toHaveProperty('grammar');
@@ -713,7 +714,7 @@ describe('language names', () => {
       expect(analysis.grammar.package, language).toMatch(/tree-sitter-/);
     }
     // The generic languages each have an extractor over their own table, not one shared by mistake.
-    const extractors = LANGUAGES.map((language) => LANGUAGE_DEFINITIONS[language].analysis)
+    const extractors = LANGUAGES.map((language) => analysisOf(language))
       .filter((analysis) => analysis.kind === 'code')
       .map((analysis) => analysis.extractor);
     expect(new Set(extractors).size).toBe(LANGUAGES.filter(isCodeLanguage).length - 2);
@@ -722,7 +723,7 @@ describe('language names', () => {
   // An extractor in the wrong entry would still say `ast`: only the elements it finds
   // tell that the language's own grammar and extractor read the snippet.
   it.each(Object.entries(SNIPPETS))('%s: its grammar loads and its table finds the elements', (language, snippet) => {
-    const extension = LANGUAGE_DEFINITIONS[language as Language].extensions[0]!;
+    const extension = LANGUAGE_NAMES[language as Language].extensions[0]!;
     const file = analyzeText(`x${extension}`, snippet.text);
     expect(file).toMatchObject({ language, source: 'ast', warnings: [] });
     expect(file.elements.map((element) => [element.type, qualified(element)])).toEqual(snippet.elements);

@@ -196,17 +196,6 @@ function decimal(value: number): string {
   return text;
 }
 
-/**
- * Vectors in vectorText's form as one PostgreSQL array literal (`{"[1,2]","[3,4]"}`), for a
- * `vector(d)[]` parameter. node-postgres would escape each element of a string[] by a regular
- * expression over its characters, 5 kB a 512-dimension vector, about as long as formatting it;
- * vectorText writes only digits, signs, points, exponents, commas and brackets, so each element
- * needs its quotes and nothing else.
- */
-export function vectorArrayLiteral(texts: readonly string[]): string {
-  return `{${texts.map((text) => `"${text}"`).join(',')}}`;
-}
-
 /** pgvector's text form back to a Float32Array. */
 export function parseVector(text: string): Float32Array {
   const inner = text.slice(1, -1);

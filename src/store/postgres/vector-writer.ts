@@ -12,14 +12,8 @@
  */
 import { quoteSchema } from './schema.js';
 import type { Queryable as Client } from './serial.js';
-import {
-  findVectorSpace,
-  parseVector,
-  requireVectorSpace,
-  spaceTables,
-  vectorArrayLiteral,
-  vectorText,
-} from './vector-space.js';
+import { quotedArray } from './array-literal.js';
+import { findVectorSpace, parseVector, requireVectorSpace, spaceTables, vectorText } from './vector-space.js';
 
 export interface ElementVector {
   /** The element's id (a row of `elements` in the same repository). */
@@ -72,7 +66,7 @@ export class VectorWriter {
        SELECT $1, element_id, document_hash, embedding
        FROM unnest($2::bigint[], $3::text[], $4::vector(${d})[]) AS i(element_id, document_hash, embedding)
        ON CONFLICT (repo_id, element_id) DO UPDATE SET document_hash = excluded.document_hash, embedding = excluded.embedding`,
-      [repoId, ids, hashes, vectorArrayLiteral(vectors)],
+      [repoId, ids, hashes, quotedArray(vectors)],
     );
   }
 

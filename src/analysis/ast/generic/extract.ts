@@ -110,22 +110,26 @@ function extractGeneric(parsed: ParsedSource, spec: GenericLanguage, out: Extrac
     let captured: { kind: CodeElementType; node: SyntaxNode } | undefined;
     const names: SyntaxNode[] = [];
     const parts: Record<string, SyntaxNode> = {};
-    const found: { relations: Relation[]; imports: SyntaxNode[] } = { relations: [], imports: [] };
+    // Relations and imports go straight in, and are taken back if the match does not stand as a statement.
+    const relationsBefore = relations.length;
+    const importsBefore = out.imports.length;
     for (const { name, node } of match.captures) {
       if (name.startsWith('definition.'))
         captured = { kind: name.slice('definition.'.length) as CodeElementType, node };
-      else if (name in RELATIONS) found.relations.push({ type: RELATIONS[name]!, node, start: node.startIndex });
-      else if (name === 'import') found.imports.push(node);
+      else if (name in RELATIONS) relations.push({ type: RELATIONS[name]!, node, start: node.startIndex });
+      else if (name === 'import')
+        out.imports.push({ module: fold(unquote(node.text), 200), line: node.startPosition.row + 1 });
       else if (name === 'name')
         names.push(node); // several parts when the grammar splits a qualified name
       else parts[name] = node;
     }
     // The keyword first: most calls are no definition, and reading a node's parent crosses into the binding.
     const kind = captured && (parts.keyword ? keywordKind(spec, captured.kind, parts.keyword.text) : captured.kind);
-    if (parts.statement && (kind || !captured) && !standsAsStatement(parts.statement, spec)) continue;
-    relations.push(...found.relations);
-    for (const node of found.imports)
-      out.imports.push({ module: fold(unquote(node.text), 200), line: node.startPosition.row + 1 });
+    if (parts.statement && (kind || !captured) && !standsAsStatement(parts.statement, spec)) {
+      relations.length = relationsBefore;
+      out.imports.length = importsBefore;
+      continue;
+    }
     if (!captured || !kind || names.length === 0) continue;
     const wide = widen(captured.node, spec);
     const definition: Definition = {
