@@ -144,12 +144,16 @@ export function startsAfresh(run: RunOptions, recorded: EmbedderRecord | undefin
 }
 
 /**
- * Files in flight: enough to keep the analysis threads busy, and, when
- * vectors come from a model server, enough that analysis runs ahead while
- * earlier files wait for theirs.
+ * Files in flight: enough to keep the analysis threads busy while the
+ * indexer's thread builds documents and commits batches (64 files), and,
+ * when vectors come from a model server, enough that analysis runs ahead
+ * while earlier files wait for theirs. A first index of tRPC's packages/ on
+ * 2 cores took 2.36 s with 8 and 2.15 s with 32 (docs/performance.md); the
+ * bound keeps the largest files, which go first, from all being in memory
+ * at once on a machine of many cores.
  */
 export function filesInFlight(analyzer: FileAnalyzer | undefined, waitsForServer: boolean): number {
-  const analysing = Math.max(4, (analyzer?.threads ?? 1) * 4);
+  const analysing = Math.min(64, Math.max(16, (analyzer?.threads ?? 1) * 16));
   return waitsForServer ? Math.max(analysing, 64) : analysing;
 }
 

@@ -74,6 +74,29 @@ describe('AnalysisPool', () => {
     }
   });
 
+  it('hands a worker its next file before the last is done: it reads on while the calling thread is busy', async () => {
+    const pool = new AnalysisPool({ threads: 1 });
+    const dir = mkdtempSync(join(tmpdir(), 'ocvector-pool-held-'));
+    try {
+      const paths = ['a.ts', 'b.ts', 'c.ts'].map((name) => join(dir, name));
+      for (const path of paths) writeFileSync(path, 'export const x = 1;\n');
+      await pool.readAndAnalyze(paths[0]!, paths[0]!, undefined); // the worker is up, its grammar loaded
+      const reads = paths.map((path) => pool.readAndAnalyze(path, path, undefined));
+      // The calling thread busy, as an indexer committing a batch: it hands out nothing meanwhile.
+      const busyUntil = Date.now() + 1_000;
+      while (Date.now() < busyUntil);
+      const [first, second, third] = await Promise.all(reads);
+      // The second file was the worker's already; the third waited for the calling thread.
+      expect(first!.readAt).toBeLessThan(busyUntil);
+      expect(second!.readAt).toBeLessThan(busyUntil);
+      expect(third!.readAt).toBeGreaterThanOrEqual(busyUntil);
+      expect([first, second, third].map((read) => read!.status)).toEqual(['analysed', 'analysed', 'analysed']);
+    } finally {
+      await pool.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('embeds with the built-in embedder on its workers: the same vectors as on the calling thread', async () => {
     const pool = new AnalysisPool({ threads: 2 });
     try {

@@ -11,6 +11,7 @@ import { type IdScore, LexicalReader, type LexicalQuery } from '../../src/store/
 import { type LexicalElement, type LexicalTexts, LexicalWriter } from '../../src/store/postgres/lexical-writer.js';
 import {
   migratePostgres,
+  POSTGRES_MIGRATIONS,
   POSTGRES_SCHEMA_VERSION,
   postgresSchemaVersion,
   quoteSchema,
@@ -327,6 +328,29 @@ describe('the PostgreSQL schema', () => {
       code: 'NEWER_SCHEMA',
       message: expect.stringMatching(/written by a newer ocvector/),
     });
+  });
+
+  it("checks a file's words against files no more (schema 5): a schema of version 4 loses the check", async () => {
+    const old = quoteSchema('at_four');
+    await pool.query(`CREATE SCHEMA ${old}`);
+    await pool.query(
+      `CREATE TABLE ${old}.schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    for (let version = 1; version <= 4; version++) {
+      await pool.query(POSTGRES_MIGRATIONS[version - 1]!(old));
+      await pool.query(`INSERT INTO ${old}.schema_version (version) VALUES (${version})`);
+    }
+    const foreignKeys = async (schema: string) =>
+      (
+        await pool.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_constraint WHERE conrelid = to_regclass($1) AND contype = 'f'",
+          [`${schema}.occurrences`],
+        )
+      ).rows[0]!.n;
+    expect(await foreignKeys(old)).toBe(1);
+    expect(await migratePostgres(pool, 'at_four')).toEqual({ from: 4, to: POSTGRES_SCHEMA_VERSION });
+    expect(await foreignKeys(old)).toBe(0);
+    expect(await foreignKeys(s)).toBe(0);
   });
 
   it('refuses a schema name that is not an identifier, before any SQL', async () => {

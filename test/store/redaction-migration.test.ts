@@ -74,7 +74,7 @@ describe('the redaction migration (PostgreSQL schema 3 -> 4)', () => {
     const client = new pg.Client({ connectionString: postgres.url });
     await client.connect();
     try {
-      await client.query('DELETE FROM ocvector.schema_version WHERE version = 4');
+      await client.query('DELETE FROM ocvector.schema_version WHERE version >= 4');
     } finally {
       await client.end();
     }
