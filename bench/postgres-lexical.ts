@@ -25,7 +25,7 @@ import { SearchReader } from '../src/store/embedded/search-reader.js';
 import { IndexStore } from '../src/store/embedded/index-store.js';
 import { lexicalText } from '../src/text/terms.js';
 import { buildDocuments, qualifiedName } from '../src/vector/document.js';
-import { startPostgres } from '../test/support/postgres.js';
+import { insertElements, insertRepositories, startPostgres } from '../test/support/postgres.js';
 import { describeMachine } from './lib/machine.js';
 import { median, percentile, printTable } from './lib/stats.js';
 
@@ -89,7 +89,7 @@ const store = IndexStore.open(dir);
 try {
   await migratePostgres(pool, schema);
   const rootId = store.rootId(src);
-  await pool.query(`INSERT INTO "${schema}".repositories (id, name) VALUES ($1, 'src')`, [rootId]);
+  await insertRepositories(pool, `"${schema}"`, [{ id: rootId, name: 'src' }]);
   const writer = new LexicalWriter(schema);
   let sqliteMs = 0;
   let postgresMs = 0;
@@ -106,6 +106,7 @@ try {
     sqliteMs += performance.now() - start;
     const rows: LexicalElement[] = added.map(({ vectorId, document }) => ({
       id: vectorId,
+      fileId,
       texts: {
         name: lexicalText(qualifiedName(document.element)),
         signature: lexicalText(document.element.signature),
@@ -119,9 +120,12 @@ try {
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
-      await client.query(
-        `INSERT INTO "${schema}".elements (repo_id, id, file_id) SELECT $1, id, $2 FROM unnest($3::bigint[]) AS id`,
-        [rootId, fileId, rows.map((row) => row.id)],
+      await insertElements(
+        client,
+        `"${schema}"`,
+        rootId,
+        rows.map((row) => row.id),
+        fileId,
       );
       await writer.add(client, rootId, rows);
       await client.query('COMMIT');

@@ -128,11 +128,21 @@ function lexicalTexts(document: ElementDocument, path: string): LexicalTexts {
   };
 }
 
-/** Writes a file into the embedded store, and its new elements into Postgres, each in one transaction. */
-async function writeFile(rootId: number, path: string, text: string): Promise<Written> {
+/**
+ * Writes a file into the embedded store, and what changed into Postgres, each in one transaction.
+ * Written before (`before`), the file keeps the elements whose document is unchanged, and the
+ * others are removed and added, as a run writes a changed file (Postgres cuts and merges its
+ * packed rows).
+ */
+async function writeFile(
+  rootId: number,
+  path: string,
+  text: string,
+  before?: Written,
+): Promise<Written & { kept: number; removed: number }> {
   const documents = buildDocuments(analyzeText(path, text), text.split('\n'));
   const update = { path, language: 'typescript', size: text.length, mtimeMs: 1, hash: 'h', status: 'indexed' as const };
-  const { fileId, added } = store.transaction(() =>
+  const { fileId, added, removed, kept } = store.transaction(() =>
     store.writeFile(rootId, { ...update, error: null }, documents, store.generation),
   );
   const elements = added.map(({ vectorId, document }) => ({
@@ -141,6 +151,10 @@ async function writeFile(rootId: number, path: string, text: string): Promise<Wr
     texts: lexicalTexts(document, path),
   }));
   await inTransaction(async (client) => {
+    if (removed.length > 0) {
+      await writer.remove(client, rootId, removed);
+      await client.query(`DELETE FROM ${s}.elements WHERE repo_id = $1 AND id = ANY($2::bigint[])`, [rootId, removed]);
+    }
     await insertElements(
       client,
       s,
@@ -150,7 +164,23 @@ async function writeFile(rootId: number, path: string, text: string): Promise<Wr
     );
     await writer.add(client, rootId, elements);
   });
-  return { fileId, elements };
+  const gone = new Set(removed);
+  const keptElements = before?.elements.filter((e) => !gone.has(e.id)) ?? [];
+  return { fileId, elements: [...keptElements, ...elements], kept, removed: removed.length };
+}
+
+/** A schema as an older ocvector left it: the migrations up to `version` applied, and recorded. */
+async function schemaAt(name: string, version: number): Promise<string> {
+  const schema = quoteSchema(name);
+  await pool.query(`CREATE SCHEMA ${schema}`);
+  await pool.query(
+    `CREATE TABLE ${schema}.schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+  );
+  for (let v = 1; v <= version; v++) {
+    await pool.query(POSTGRES_MIGRATIONS[v - 1]!(schema));
+    await pool.query(`INSERT INTO ${schema}.schema_version (version) VALUES (${v})`);
+  }
+  return schema;
 }
 
 /** Deletes a file from both stores. */
@@ -272,7 +302,8 @@ async function expectExactStatistics(): Promise<void> {
   const docs = await pool.query(`
     SELECT coalesce(st.repo_id, t.repo_id) AS repo_id, coalesce(st.term, t.term) AS term, st.docs, t.n
     FROM ${s}.lexical_term_stats st
-    FULL JOIN (SELECT repo_id, tab, term, count(*)::integer AS n FROM ${s}.lexical_terms GROUP BY 1, 2, 3) t
+    FULL JOIN (SELECT repo_id, tab, term, sum(cardinality(element_ids))::integer AS n
+               FROM ${s}.lexical_postings GROUP BY 1, 2, 3) t
       ON t.repo_id = st.repo_id AND t.tab = st.tab AND t.term = st.term
     WHERE st.docs IS DISTINCT FROM t.n`);
   expect(docs.rows).toEqual([]);
@@ -331,15 +362,7 @@ describe('the PostgreSQL schema', () => {
   });
 
   it("checks a file's words against files no more (schema 5): a schema of version 4 loses the check", async () => {
-    const old = quoteSchema('at_four');
-    await pool.query(`CREATE SCHEMA ${old}`);
-    await pool.query(
-      `CREATE TABLE ${old}.schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
-    );
-    for (let version = 1; version <= 4; version++) {
-      await pool.query(POSTGRES_MIGRATIONS[version - 1]!(old));
-      await pool.query(`INSERT INTO ${old}.schema_version (version) VALUES (${version})`);
-    }
+    const old = await schemaAt('at_four', 4);
     const foreignKeys = async (schema: string) =>
       (
         await pool.query<{ n: number }>(
@@ -351,6 +374,79 @@ describe('the PostgreSQL schema', () => {
     expect(await migratePostgres(pool, 'at_four')).toEqual({ from: 4, to: POSTGRES_SCHEMA_VERSION });
     expect(await foreignKeys(old)).toBe(0);
     expect(await foreignKeys(s)).toBe(0);
+  });
+
+  it("packs an older store's term rows by file (schema 6): the same counts, read back the same", async () => {
+    const old = await schemaAt('at_five', 5);
+    await insertRepositories(pool, old, [{ id: 7, name: 'seven' }]);
+    await insertElements(pool, old, 7, [10, 11], 100);
+    await insertElements(pool, old, 7, [12], 101);
+    // (tab, term, element, tf_0 .. tf_3, length): `store` in three elements of two files, in both tables.
+    const terms: [number, string, number, number, number, number, number, number][] = [
+      [0, 'store', 11, 1, 0, 2, 1, 9],
+      [0, 'store', 10, 2, 1, 0, 0, 7],
+      [0, 'store', 12, 1, 0, 0, 3, 5],
+      [1, 'store', 10, 4, 0, 0, 0, 30],
+      [0, 'index', 12, 0, 1, 0, 0, 5],
+    ];
+    for (const row of terms)
+      await pool.query(
+        `INSERT INTO ${old}.lexical_terms (repo_id, tab, term, element_id, tf_0, tf_1, tf_2, tf_3, length)
+         VALUES (7, $1, $2, $3, $4, $5, $6, $7, $8)`,
+        row,
+      );
+    expect(await migratePostgres(pool, 'at_five')).toEqual({ from: 5, to: POSTGRES_SCHEMA_VERSION });
+    const { rows } = await pool.query(
+      `SELECT tab, term, file_id::integer, element_ids::integer[], tf_0, tf_1, tf_2, tf_3, lengths FROM ${old}.lexical_postings
+       WHERE repo_id = 7 ORDER BY tab, term, file_id`,
+    );
+    expect(rows).toEqual([
+      {
+        tab: 0,
+        term: 'index',
+        file_id: 101,
+        element_ids: [12],
+        tf_0: [0],
+        tf_1: [1],
+        tf_2: [0],
+        tf_3: [0],
+        lengths: [5],
+      },
+      {
+        tab: 0,
+        term: 'store',
+        file_id: 100,
+        element_ids: [10, 11],
+        tf_0: [2, 1],
+        tf_1: [1, 0],
+        tf_2: [0, 2],
+        tf_3: [0, 1],
+        lengths: [7, 9],
+      },
+      {
+        tab: 0,
+        term: 'store',
+        file_id: 101,
+        element_ids: [12],
+        tf_0: [1],
+        tf_1: [0],
+        tf_2: [0],
+        tf_3: [3],
+        lengths: [5],
+      },
+      {
+        tab: 1,
+        term: 'store',
+        file_id: 100,
+        element_ids: [10],
+        tf_0: [4],
+        tf_1: [],
+        tf_2: [],
+        tf_3: [],
+        lengths: [30],
+      },
+    ]);
+    expect((await pool.query('SELECT to_regclass($1) AS t', [`${old}.lexical_terms`])).rows[0].t).toBeNull();
   });
 
   it('refuses a schema name that is not an identifier, before any SQL', async () => {
@@ -471,6 +567,42 @@ describe('BM25 in PostgreSQL against FTS5', () => {
     expect(await expectParity(rootA, [50])).toBeGreaterThan(1000);
   });
 
+  it('stays equal when a changed file keeps some of its elements: its packed rows are cut and merged', async () => {
+    const path = 'src/changing.ts';
+    const version = (n: number) =>
+      [
+        'export function storeIndex(store: IndexStore): number {\n  return store.rows.length;\n}',
+        `export function searchIndex(query: string): string[] {\n  return [query, '${'v'.repeat(n)}'];\n}`,
+        n === 1
+          ? 'export function removedLater(index: number): number {\n  return index * 2;\n}'
+          : 'export function addedLater(store: string, index: number): string {\n  return store + index;\n}',
+        'export class KeptStore {\n  index(): number {\n    return 1;\n  }\n}',
+      ].join('\n\n');
+    let written = await writeFile(rootA, path, version(1));
+    await expectExactStatistics();
+    for (const n of [2, 3]) {
+      const changed = await writeFile(rootA, path, version(n), written);
+      expect({ fileId: changed.fileId, kept: changed.kept > 0, removed: changed.removed > 0 }).toEqual({
+        fileId: written.fileId,
+        kept: true,
+        removed: true,
+      });
+      written = changed;
+      files.set(path, written);
+      await expectExactStatistics();
+      expect(await expectParity(rootA, [50])).toBeGreaterThan(1000);
+    }
+    // Each element of the file in one row per term and table, and no row without elements.
+    const { rows } = await pool.query<{ ids: string[] }>(
+      `SELECT array_agg(DISTINCT e ORDER BY e)::text[] AS ids FROM ${s}.lexical_postings p, unnest(p.element_ids) e
+       WHERE p.repo_id = $1 AND p.file_id = $2`,
+      [rootA, written.fileId],
+    );
+    expect(rows[0]!.ids.map(Number)).toEqual(written.elements.map((e) => e.id).sort((a, b) => a - b));
+    const empty = await pool.query(`SELECT 1 FROM ${s}.lexical_postings WHERE cardinality(element_ids) = 0`);
+    expect(empty.rows).toEqual([]);
+  });
+
   it('keeps two repositories apart: each scored by its own statistics, merged as SearchReader merges them', async () => {
     await expectParity(rootB, [50]);
     for (const [roots, label] of [
@@ -499,7 +631,7 @@ describe('BM25 in PostgreSQL against FTS5', () => {
     const before = await new LexicalReader(pool, SCHEMA, [rootA]).bm25('names', { terms: ['store'] }, 20);
     await inTransaction((client) => writer.dropRepository(client, rootB));
     const { rows } = await pool.query(
-      `SELECT (SELECT count(*) FROM ${s}.lexical_terms WHERE repo_id = $1)::integer + (SELECT count(*) FROM ${s}.lexical_totals WHERE repo_id = $1)::integer AS n`,
+      `SELECT (SELECT count(*) FROM ${s}.lexical_postings WHERE repo_id = $1)::integer + (SELECT count(*) FROM ${s}.lexical_totals WHERE repo_id = $1)::integer AS n`,
       [rootB],
     );
     expect(rows[0].n).toBe(0);

@@ -14,6 +14,7 @@ import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js'
 import { readIndex } from '../helpers/index-state.js';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';
 import { startPostgres, type Postgres } from '../support/postgres.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/schema.js';
 
 // Written as an older ocvector let it through: a name ending in "pass" was not a secret's name.
 const LEAK = 'Zq7unicornLeakValue';
@@ -70,11 +71,11 @@ describe('the redaction migration (PostgreSQL schema 3 -> 4)', () => {
     const options = { path: repo.root, embedder: 'builtin', llm: false, store: { url: postgres.url } } as const;
     await new Indexer(options).run();
 
-    // Schema 3, as an older ocvector left it.
+    // Migration 4 applied to that store, as to one an older ocvector left at schema 3.
     const client = new pg.Client({ connectionString: postgres.url });
     await client.connect();
     try {
-      await client.query('DELETE FROM ocvector.schema_version WHERE version >= 4');
+      await client.query(POSTGRES_MIGRATIONS[3]!('"ocvector"'));
     } finally {
       await client.end();
     }

@@ -50,11 +50,22 @@ function base(): string {
 function hits(s: string): string {
   return `
     hit AS (
-      SELECT slot.i, t.tab, t.repo_id, t.element_id FROM slot JOIN ${s}.lexical_terms t
+      SELECT slot.i, t.tab, t.repo_id, u.element_id FROM slot JOIN ${s}.lexical_postings t
         ON t.repo_id = ANY($1::integer[]) AND t.tab = ANY($3::smallint[]) AND t.term = slot.term
+        CROSS JOIN LATERAL unnest(t.element_ids) AS u(element_id)
       UNION ALL SELECT i, tab, repo_id, element_id FROM phrase
     )`;
 }
+
+/**
+ * A posting row `t` unnested: one row per element, with the term's counts per column (0 in
+ * the columns code rows leave empty) and the element's length.
+ */
+const POSTING_ENTRIES = `CROSS JOIN LATERAL (
+        SELECT e.element_id, e.tf_0, coalesce(e.tf_1, 0) AS tf_1, coalesce(e.tf_2, 0) AS tf_2,
+          coalesce(e.tf_3, 0) AS tf_3, e.length
+        FROM unnest(t.element_ids, t.tf_0, t.tf_1, t.tf_2, t.tf_3, t.lengths) AS e(element_id, tf_0, tf_1, tf_2, tf_3, length)
+      ) u`;
 
 /** Rows holding any slot (`all`: every slot), once each. */
 function matched(all: boolean): string {
@@ -93,8 +104,9 @@ export function scoreSql(s: string, table: LexicalTable, all: boolean, filter?: 
       ) v
     ), hit AS (
       -- One index range per (term, repository): idf's few rows drive the reads.
-      SELECT idf.i, idf.idf, idf.avgdl, t.repo_id, t.element_id, t.tf_0, t.tf_1, t.tf_2, t.tf_3, t.length
-      FROM idf JOIN ${s}.lexical_terms t ON t.repo_id = idf.repo_id AND t.tab = ANY($3::smallint[]) AND t.term = idf.term
+      SELECT idf.i, idf.idf, idf.avgdl, t.repo_id, u.element_id, u.tf_0, u.tf_1, u.tf_2, u.tf_3, u.length
+      FROM idf JOIN ${s}.lexical_postings t ON t.repo_id = idf.repo_id AND t.tab = ANY($3::smallint[]) AND t.term = idf.term
+      ${POSTING_ENTRIES}
       UNION ALL
       SELECT idf.i, idf.idf, idf.avgdl, p.repo_id, p.element_id, p.tf_0, p.tf_1, p.tf_2, p.tf_3, p.length
       FROM phrase p JOIN idf ON idf.i = p.i AND idf.repo_id = p.repo_id
@@ -144,9 +156,10 @@ export function phraseCandidatesSql(s: string): string {
   return `
     SELECT r.tab, r.repo_id, r.element_id, r.sizes, r.texts
     FROM (
-      SELECT tab, repo_id, element_id FROM ${s}.lexical_terms
-      WHERE repo_id = ANY($1::integer[]) AND tab = ANY($2::smallint[]) AND term = ANY($3::text[])
-      GROUP BY tab, repo_id, element_id HAVING count(*) = cardinality($3::text[])
+      SELECT t.tab, t.repo_id, u.element_id FROM ${s}.lexical_postings t
+      CROSS JOIN LATERAL unnest(t.element_ids) AS u(element_id)
+      WHERE t.repo_id = ANY($1::integer[]) AND t.tab = ANY($2::smallint[]) AND t.term = ANY($3::text[])
+      GROUP BY t.tab, t.repo_id, u.element_id HAVING count(*) = cardinality($3::text[])
     ) c
     JOIN ${s}.lexical_rows r ON r.repo_id = c.repo_id AND r.tab = c.tab AND r.element_id = c.element_id`;
 }

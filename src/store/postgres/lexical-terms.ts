@@ -24,7 +24,7 @@ export const COLUMN_WEIGHTS: Readonly<Record<LexicalTable, readonly number[]>> =
   code: [1],
 };
 
-/** Term frequency columns in lexical_terms (tf_0 .. tf_3); a table with fewer leaves the rest 0. */
+/** Term frequency columns of the postings (tf_0 .. tf_3); a table with fewer leaves the rest 0 (empty when stored). */
 export const TF_COLUMNS = 4;
 
 /**

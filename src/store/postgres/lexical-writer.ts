@@ -26,15 +26,29 @@ export interface LexicalTexts {
 export interface LexicalElement {
   /** The element's id (a row of `elements` in the same repository). */
   id: number;
+  /** Its file's id: the postings are packed by file. */
+  fileId: number;
   texts: LexicalTexts;
+}
+
+/** A row of lexical_postings being gathered: one file's elements holding one term of one table. */
+interface Posting {
+  tab: number;
+  term: string;
+  fileId: number;
+  /** Where their entries are in Batch.entries. */
+  entries: number[];
 }
 
 /** The columns of one INSERT, as parallel arrays (one parameter each, whatever the batch's size). */
 interface Batch {
   rows: { tab: number[]; element: number[]; sizes: string[]; texts: string[] };
-  terms: { tab: number[]; term: string[]; element: number[]; tf: number[][]; length: number[] };
-  /** (tab, term) -> elements holding it. */
-  docs: Map<string, number>;
+  /** Per table and file (the key fileId * 2 + tab), each term's posting. */
+  postings: Map<number, Map<string, Posting>>;
+  /** Each element and term: the element, the term's count per column (0 in those code lacks), its length. */
+  entries: { element: number[]; tf: number[][]; length: number[] };
+  /** Per table: term -> elements holding it. */
+  docs: Map<string, number>[];
   /** Per table: rows and tokens per column added. */
   totals: { rows: number; tokens: number[] }[];
 }
@@ -53,29 +67,61 @@ export class LexicalWriter {
           INSERT INTO ${s}.lexical_rows (repo_id, tab, element_id, sizes, texts)
           SELECT $1, r.tab, r.element_id, r.sizes::integer[], r.texts::text[]
           FROM unnest($2::smallint[], $3::bigint[], $4::text[], $5::text[]) AS r(tab, element_id, sizes, texts)
-        ), new_terms AS (
-          INSERT INTO ${s}.lexical_terms (repo_id, tab, term, element_id, tf_0, tf_1, tf_2, tf_3, length)
-          SELECT $1, t.* FROM unnest($6::smallint[], $7::text[], $8::bigint[], $9::integer[], $10::integer[],
-            $11::integer[], $12::integer[], $13::integer[]) AS t
+        ), new_postings AS (
+          -- A row's arrays are slices of the batch's flat arrays ($11 to $16, from $9 to $10): one
+          -- literal each to parse, not one per row. A changed file's kept elements have rows
+          -- already: the new ones are appended to them.
+          INSERT INTO ${s}.lexical_postings AS p (repo_id, tab, term, file_id, element_ids, tf_0, tf_1, tf_2, tf_3, lengths)
+          SELECT $1, t.tab, t.term, t.file_id, ($11::bigint[])[t.first:t.last], ($12::integer[])[t.first:t.last],
+            ${codeEmpty('$13')}, ${codeEmpty('$14')}, ${codeEmpty('$15')}, ($16::integer[])[t.first:t.last]
+          FROM unnest($6::smallint[], $7::text[], $8::bigint[], $9::integer[], $10::integer[])
+            AS t(tab, term, file_id, first, last)
+          ON CONFLICT (repo_id, tab, term, file_id) DO UPDATE SET
+            element_ids = p.element_ids || excluded.element_ids, tf_0 = p.tf_0 || excluded.tf_0,
+            tf_1 = p.tf_1 || excluded.tf_1, tf_2 = p.tf_2 || excluded.tf_2, tf_3 = p.tf_3 || excluded.tf_3,
+            lengths = p.lengths || excluded.lengths
         ), new_docs AS (
           INSERT INTO ${s}.lexical_term_stats AS st (repo_id, tab, term, docs)
-          SELECT $1, d.tab, d.term, d.docs FROM unnest($14::smallint[], $15::text[], $16::integer[]) AS d(tab, term, docs)
+          SELECT $1, d.tab, d.term, d.docs FROM unnest($17::smallint[], $18::text[], $19::integer[]) AS d(tab, term, docs)
           ON CONFLICT (repo_id, tab, term) DO UPDATE SET docs = st.docs + excluded.docs
         )
         INSERT INTO ${s}.lexical_totals AS t (repo_id, tab, inserted_rows, inserted_tokens, live_rows, live_tokens)
         SELECT $1, n.tab, n.rows, n.tokens::bigint[], n.rows, n.tokens::bigint[]
-        FROM unnest($17::smallint[], $18::bigint[], $19::text[]) AS n(tab, rows, tokens)
+        FROM unnest($20::smallint[], $21::bigint[], $22::text[]) AS n(tab, rows, tokens)
         ON CONFLICT (repo_id, tab) DO UPDATE SET
           inserted_rows = t.inserted_rows + excluded.inserted_rows,
           inserted_tokens = ${addArrays('t.inserted_tokens', 'excluded.inserted_tokens')},
           live_rows = t.live_rows + excluded.live_rows,
           live_tokens = ${addArrays('t.live_tokens', 'excluded.live_tokens')}`,
       // FTS5's totals stay as they are: a contentless_delete table keeps counting a deleted row.
+      // The removed elements are cut out of their files' rows (a row left empty goes), and each
+      // term's count of elements falls by as many as were cut from it.
       remove: `
-        WITH gone_terms AS (
-          DELETE FROM ${s}.lexical_terms WHERE repo_id = $1 AND element_id = ANY($2::bigint[]) RETURNING tab, term
+        WITH gone_files AS (
+          SELECT DISTINCT file_id FROM ${s}.elements WHERE repo_id = $1 AND id = ANY($2::bigint[])
+        ), cut AS (
+          SELECT p.tab, p.term, p.file_id,
+            count(*) FILTER (WHERE u.element_id = ANY($2::bigint[]))::integer AS removed,
+            ${kept('u.element_id')} AS element_ids, ${kept('u.tf_0')} AS tf_0,
+            ${kept('u.tf_1', true)} AS tf_1, ${kept('u.tf_2', true)} AS tf_2, ${kept('u.tf_3', true)} AS tf_3,
+            ${kept('u.length')} AS lengths
+          FROM ${s}.lexical_postings p
+          CROSS JOIN LATERAL unnest(p.element_ids, p.tf_0, p.tf_1, p.tf_2, p.tf_3, p.lengths)
+            WITH ORDINALITY AS u(element_id, tf_0, tf_1, tf_2, tf_3, length, i)
+          WHERE p.repo_id = $1 AND p.file_id IN (SELECT file_id FROM gone_files) AND p.element_ids && $2::bigint[]
+          GROUP BY p.tab, p.term, p.file_id
+        ), cut_rows AS (
+          UPDATE ${s}.lexical_postings p SET element_ids = c.element_ids, tf_0 = c.tf_0, tf_1 = c.tf_1,
+            tf_2 = c.tf_2, tf_3 = c.tf_3, lengths = c.lengths
+          FROM cut c
+          WHERE p.repo_id = $1 AND p.tab = c.tab AND p.term = c.term AND p.file_id = c.file_id
+            AND cardinality(c.element_ids) > 0
+        ), emptied_rows AS (
+          DELETE FROM ${s}.lexical_postings p USING cut c
+          WHERE p.repo_id = $1 AND p.tab = c.tab AND p.term = c.term AND p.file_id = c.file_id
+            AND cardinality(c.element_ids) = 0
         ), counts AS (
-          SELECT tab, term, count(*)::integer AS n FROM gone_terms GROUP BY tab, term
+          SELECT tab, term, sum(removed)::integer AS n FROM cut GROUP BY tab, term
         ), docs AS (
           UPDATE ${s}.lexical_term_stats st SET docs = st.docs - c.n FROM counts c
           WHERE st.repo_id = $1 AND st.tab = c.tab AND st.term = c.term RETURNING st.tab, st.term, st.docs
@@ -92,7 +138,7 @@ export class LexicalWriter {
       prune: `
         DELETE FROM ${s}.lexical_term_stats st USING unnest($2::smallint[], $3::text[]) AS u(tab, term)
         WHERE st.repo_id = $1 AND st.tab = u.tab AND st.term = u.term AND st.docs = 0`,
-      drop: ['lexical_terms', 'lexical_term_stats', 'lexical_rows', 'lexical_totals'].map(
+      drop: ['lexical_postings', 'lexical_term_stats', 'lexical_rows', 'lexical_totals'].map(
         (table) => `DELETE FROM ${s}.${table} WHERE repo_id = $1`,
       ),
     };
@@ -102,13 +148,15 @@ export class LexicalWriter {
   async add(client: Client, repoId: number, elements: readonly LexicalElement[]): Promise<void> {
     if (elements.length === 0) return;
     const batch = emptyBatch();
-    for (const { id, texts } of elements) {
-      addRow(batch, 'names', id, [texts.name, texts.signature, texts.description, texts.path]);
-      if (texts.code) addRow(batch, 'code', id, [texts.code]);
+    for (const { id, fileId, texts } of elements) {
+      addRow(batch, 'names', id, fileId, [texts.name, texts.signature, texts.description, texts.path]);
+      if (texts.code) addRow(batch, 'code', id, fileId, [texts.code]);
     }
-    const docs = [...batch.docs].map(([key, n]) => ({ tab: Number(key[0]), term: key.slice(2), n }));
+    const docs = batch.docs.flatMap((terms, tab) => [...terms].map(([term, n]) => ({ tab, term, n })));
     const totals = batch.totals.flatMap((t, tab) => (t.rows > 0 ? [{ tab, ...t }] : []));
-    const { rows, terms } = batch;
+    const { rows } = batch;
+    const postings = [...batch.postings.values()].flatMap((byTerm) => [...byTerm.values()]);
+    const flat = flatPostings(postings, batch.entries);
     // The long columns as array literals (array-literal.ts).
     await client.query(this.#sql.add, [
       repoId,
@@ -116,11 +164,14 @@ export class LexicalWriter {
       integerArray(rows.element),
       rows.sizes,
       rows.texts,
-      integerArray(terms.tab),
-      textArray(terms.term),
-      integerArray(terms.element),
-      ...terms.tf.map(integerArray),
-      integerArray(terms.length),
+      integerArray(postings.map((p) => p.tab)),
+      textArray(postings.map((p) => p.term)),
+      integerArray(postings.map((p) => p.fileId)),
+      integerArray(flat.first),
+      integerArray(flat.last),
+      integerArray(flat.element),
+      ...flat.tf.map(integerArray),
+      integerArray(flat.length),
       integerArray(docs.map((d) => d.tab)),
       textArray(docs.map((d) => d.term)),
       integerArray(docs.map((d) => d.n)),
@@ -172,14 +223,15 @@ export class LexicalWriter {
 function emptyBatch(): Batch {
   return {
     rows: { tab: [], element: [], sizes: [], texts: [] },
-    terms: { tab: [], term: [], element: [], tf: Array.from({ length: TF_COLUMNS }, () => []), length: [] },
-    docs: new Map(),
+    postings: new Map(),
+    entries: { element: [], tf: Array.from({ length: TF_COLUMNS }, () => []), length: [] },
+    docs: Object.values(TABLE_ID).map(() => new Map()),
     totals: Object.values(TABLE_ID).map(() => ({ rows: 0, tokens: [] })),
   };
 }
 
 /** One element's row in one table, added to the batch. */
-function addRow(batch: Batch, table: LexicalTable, id: number, texts: readonly string[]): void {
+function addRow(batch: Batch, table: LexicalTable, id: number, fileId: number, texts: readonly string[]): void {
   if (texts.length !== COLUMN_WEIGHTS[table].length) throw new RangeError(`${table} takes ${texts.length} columns`);
   const tab = TABLE_ID[table];
   const stored = texts.map(storedText);
@@ -189,16 +241,63 @@ function addRow(batch: Batch, table: LexicalTable, id: number, texts: readonly s
   batch.rows.element.push(id);
   batch.rows.sizes.push(textArray(sizes));
   batch.rows.texts.push(textArray(stored));
+  const fileKey = fileId * 2 + tab;
+  let byTerm = batch.postings.get(fileKey);
+  if (!byTerm) batch.postings.set(fileKey, (byTerm = new Map()));
+  const { entries } = batch;
+  const docs = batch.docs[tab]!;
   for (const [term, tf] of terms) {
-    batch.terms.tab.push(tab);
-    batch.terms.term.push(term);
-    batch.terms.element.push(id);
-    tf.forEach((n, i) => batch.terms.tf[i]!.push(n));
-    batch.terms.length.push(length);
-    const key = `${tab}:${term}`;
-    batch.docs.set(key, (batch.docs.get(key) ?? 0) + 1);
+    let posting = byTerm.get(term);
+    if (!posting) byTerm.set(term, (posting = { tab, term, fileId, entries: [] }));
+    posting.entries.push(entries.element.length);
+    entries.element.push(id);
+    for (let c = 0; c < TF_COLUMNS; c++) entries.tf[c]!.push(tf[c]!);
+    entries.length.push(length);
+    docs.set(term, (docs.get(term) ?? 0) + 1);
   }
   const totals = batch.totals[tab]!;
   totals.rows++;
   sizes.forEach((size, i) => (totals.tokens[i] = (totals.tokens[i] ?? 0) + size));
+}
+
+/**
+ * The postings' entries end to end, each posting's together, and where each posting lies in
+ * them (1-based, inclusive, as SQL slices).
+ */
+function flatPostings(
+  postings: readonly Posting[],
+  entries: Batch['entries'],
+): { first: number[]; last: number[]; element: number[]; tf: number[][]; length: number[] } {
+  const out = {
+    first: [] as number[],
+    last: [] as number[],
+    element: [] as number[],
+    tf: entries.tf.map(() => [] as number[]),
+    length: [] as number[],
+  };
+  for (const posting of postings) {
+    out.first.push(out.element.length + 1);
+    for (const at of posting.entries) {
+      out.element.push(entries.element[at]!);
+      for (let c = 0; c < TF_COLUMNS; c++) out.tf[c]!.push(entries.tf[c]![at]!);
+      out.length.push(entries.length[at]!);
+    }
+    out.last.push(out.element.length);
+  }
+  return out;
+}
+
+/** A slice of a term-count column, empty in code rows (code has one column). */
+function codeEmpty(column: string): string {
+  return `CASE WHEN t.tab = ${TABLE_ID.names} THEN (${column}::integer[])[t.first:t.last] ELSE '{}' END`;
+}
+
+/**
+ * An array of a posting's values for the elements kept (ordered as they were), from its row
+ * unnested as `u` with the removed ids in $2. `padded`: a column code rows leave empty (unnest
+ * gives NULL there), which stays empty.
+ */
+function kept(value: string, padded = false): string {
+  const keep = `u.element_id <> ALL($2::bigint[])${padded ? ` AND ${value} IS NOT NULL` : ''}`;
+  return `coalesce(array_agg(${value} ORDER BY u.i) FILTER (WHERE ${keep}), '{}')`;
 }

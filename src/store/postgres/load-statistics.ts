@@ -14,7 +14,7 @@ import { findVectorSpace, spaceTables } from './vector-space.js';
 export const ANALYZE_AFTER_ELEMENTS = 2_000;
 
 /** The tables a run fills, by their growth per element. */
-const LOADED_TABLES = ['elements', 'files', 'occurrences', 'lexical_rows', 'lexical_terms', 'lexical_term_stats'];
+const LOADED_TABLES = ['elements', 'files', 'occurrences', 'lexical_rows', 'lexical_postings', 'lexical_term_stats'];
 
 /** How long the ANALYZE waits for a lock (a VACUUM, a migration): past it, autovacuum does the work later. */
 const ANALYZE_LOCK_TIMEOUT = '2s';

@@ -420,6 +420,7 @@ export class PostgresRun implements RunWriter {
       await insertElements(client, s, this.#id(), ids, added, names);
       const lexical: LexicalElement[] = added.map((a, i) => ({
         id: ids[i]!,
+        fileId: a.fileId,
         texts: elementWords(a.plan.document, names[i]!.name, a.write.update.path),
       }));
       await this.#lexical.add(client, this.#id(), lexical);

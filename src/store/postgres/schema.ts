@@ -198,6 +198,39 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   // deletes a file's words before the file (file-writes.ts, run-writer.ts, run-state.ts), and
   // every read of them joins files, so a word left behind by a fault would never be served.
   /* 5 */ (s) => `ALTER TABLE ${s}.occurrences DROP CONSTRAINT IF EXISTS occurrences_repo_id_file_id_fkey;`,
+  // The lexical postings packed by file (docs/scaling.md): one row per table, term and file,
+  // holding, for each element of the file with the term, its id, the term's count in each column
+  // and the element's length, where lexical_terms held a row per element (52 an element, each in
+  // two B-trees). A first load writes about a third as many rows. Code rows (tab 1) leave tf_1 to
+  // tf_3 empty. lexical-writer.ts merges a changed file's new elements into its rows and cuts the
+  // removed ones out; lexical-sql.ts reads them unnested.
+  /* 6 */ (s) => `
+  CREATE TABLE ${s}.lexical_postings (
+    repo_id integer NOT NULL,
+    tab smallint NOT NULL,
+    term text NOT NULL,
+    file_id bigint NOT NULL,
+    element_ids bigint[] NOT NULL,
+    tf_0 integer[] NOT NULL,
+    tf_1 integer[] NOT NULL,
+    tf_2 integer[] NOT NULL,
+    tf_3 integer[] NOT NULL,
+    lengths integer[] NOT NULL,
+    PRIMARY KEY (repo_id, tab, term, file_id)
+  );
+  CREATE INDEX lexical_postings_by_file ON ${s}.lexical_postings (repo_id, file_id);
+  INSERT INTO ${s}.lexical_postings
+    SELECT t.repo_id, t.tab, t.term, e.file_id,
+      array_agg(t.element_id ORDER BY t.element_id),
+      array_agg(t.tf_0 ORDER BY t.element_id),
+      CASE WHEN t.tab = 0 THEN array_agg(t.tf_1 ORDER BY t.element_id) ELSE '{}' END,
+      CASE WHEN t.tab = 0 THEN array_agg(t.tf_2 ORDER BY t.element_id) ELSE '{}' END,
+      CASE WHEN t.tab = 0 THEN array_agg(t.tf_3 ORDER BY t.element_id) ELSE '{}' END,
+      array_agg(t.length ORDER BY t.element_id)
+    FROM ${s}.lexical_terms t JOIN ${s}.elements e ON e.repo_id = t.repo_id AND e.id = t.element_id
+    GROUP BY t.repo_id, t.tab, t.term, e.file_id;
+  DROP TABLE ${s}.lexical_terms;
+  `,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.length;
