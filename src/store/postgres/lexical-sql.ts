@@ -57,15 +57,9 @@ function hits(s: string): string {
     )`;
 }
 
-/**
- * A posting row `t` unnested: one row per element, with the term's counts per column (0 in
- * the columns code rows leave empty) and the element's length.
- */
-const POSTING_ENTRIES = `CROSS JOIN LATERAL (
-        SELECT e.element_id, e.tf_0, coalesce(e.tf_1, 0) AS tf_1, coalesce(e.tf_2, 0) AS tf_2,
-          coalesce(e.tf_3, 0) AS tf_3, e.length
-        FROM unnest(t.element_ids, t.tf_0, t.tf_1, t.tf_2, t.tf_3, t.lengths) AS e(element_id, tf_0, tf_1, tf_2, tf_3, length)
-      ) u`;
+/** A posting row `t` unnested: one row `u` per element of it. */
+const POSTING_ENTRIES = `CROSS JOIN LATERAL unnest(t.element_ids, t.tf_0, t.tf_1, t.tf_2, t.tf_3, t.lengths)
+        AS u(element_id, tf_0, tf_1, tf_2, tf_3, length)`;
 
 /** Rows holding any slot (`all`: every slot), once each. */
 function matched(all: boolean): string {
@@ -104,7 +98,9 @@ export function scoreSql(s: string, table: LexicalTable, all: boolean, filter?: 
       ) v
     ), hit AS (
       -- One index range per (term, repository): idf's few rows drive the reads.
-      SELECT idf.i, idf.idf, idf.avgdl, t.repo_id, u.element_id, u.tf_0, u.tf_1, u.tf_2, u.tf_3, u.length
+      -- Code rows leave tf_1 to tf_3 empty: unnest gives NULL there, which counts 0.
+      SELECT idf.i, idf.idf, idf.avgdl, t.repo_id, u.element_id, u.tf_0, coalesce(u.tf_1, 0) AS tf_1,
+        coalesce(u.tf_2, 0) AS tf_2, coalesce(u.tf_3, 0) AS tf_3, u.length
       FROM idf JOIN ${s}.lexical_postings t ON t.repo_id = idf.repo_id AND t.tab = ANY($3::smallint[]) AND t.term = idf.term
       ${POSTING_ENTRIES}
       UNION ALL
