@@ -67,15 +67,18 @@ export class LexicalWriter {
           INSERT INTO ${s}.lexical_rows (repo_id, tab, element_id, sizes, texts)
           SELECT $1, r.tab, r.element_id, r.sizes::integer[], r.texts::text[]
           FROM unnest($2::smallint[], $3::bigint[], $4::text[], $5::text[]) AS r(tab, element_id, sizes, texts)
+        ), files_with_rows AS MATERIALIZED (
+          SELECT DISTINCT file_id FROM ${s}.lexical_postings WHERE repo_id = $1 AND file_id = ANY($8::bigint[])
         ), new_postings AS (
           -- A row's arrays are slices of the batch's flat arrays ($11 to $16, from $9 to $10): one
-          -- literal each to parse, not one per row. A changed file's kept elements have rows
-          -- already: the new ones are appended to them.
-          INSERT INTO ${s}.lexical_postings AS p (repo_id, tab, term, file_id, element_ids, tf_0, tf_1, tf_2, tf_3, lengths)
-          SELECT $1, t.tab, t.term, t.file_id, ($11::bigint[])[t.first:t.last], ($12::integer[])[t.first:t.last],
-            ${codeEmpty('$13')}, ${codeEmpty('$14')}, ${codeEmpty('$15')}, ($16::integer[])[t.first:t.last]
-          FROM unnest($6::smallint[], $7::text[], $8::bigint[], $9::integer[], $10::integer[])
-            AS t(tab, term, file_id, first, last)
+          -- literal each to parse, not one per row. A file without rows yet takes plain inserts.
+          INSERT INTO ${s}.lexical_postings (${POSTING_COLUMNS})
+          ${postingRows('t.file_id NOT IN (SELECT file_id FROM files_with_rows)')}
+        ), merged_postings AS (
+          -- A changed file's kept elements have rows already: the new ones are appended to them.
+          -- (Only here: an insert that may conflict costs about half as much again.)
+          INSERT INTO ${s}.lexical_postings AS p (${POSTING_COLUMNS})
+          ${postingRows('t.file_id IN (SELECT file_id FROM files_with_rows)')}
           ON CONFLICT (repo_id, tab, term, file_id) DO UPDATE SET
             element_ids = p.element_ids || excluded.element_ids, tf_0 = p.tf_0 || excluded.tf_0,
             tf_1 = p.tf_1 || excluded.tf_1, tf_2 = p.tf_2 || excluded.tf_2, tf_3 = p.tf_3 || excluded.tf_3,
@@ -285,6 +288,17 @@ function flatPostings(
     out.last.push(out.element.length);
   }
   return out;
+}
+
+const POSTING_COLUMNS = 'repo_id, tab, term, file_id, element_ids, tf_0, tf_1, tf_2, tf_3, lengths';
+
+/** The batch's postings ($6 to $16) that meet `condition`, as rows of lexical_postings. */
+function postingRows(condition: string): string {
+  return `SELECT $1, t.tab, t.term, t.file_id, ($11::bigint[])[t.first:t.last], ($12::integer[])[t.first:t.last],
+            ${codeEmpty('$13')}, ${codeEmpty('$14')}, ${codeEmpty('$15')}, ($16::integer[])[t.first:t.last]
+          FROM unnest($6::smallint[], $7::text[], $8::bigint[], $9::integer[], $10::integer[])
+            AS t(tab, term, file_id, first, last)
+          WHERE ${condition}`;
 }
 
 /** A slice of a term-count column, empty in code rows (code has one column). */
