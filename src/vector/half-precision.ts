@@ -101,13 +101,12 @@ export function roundToHalf(vector: Float32Array): Float32Array {
  * back (`decodeStoredVector`), so an index needs no migration.
  */
 export function encodeStoredVector(vector: Float32Array): Buffer {
-  const values = halfTable();
   const out = Buffer.allocUnsafe(1 + 2 * vector.length);
   out[0] = HALF_TAG;
   for (let i = 0; i < vector.length; i++) {
-    const bits = toHalfBits(vector[i]!);
+    const bits = exactHalfBits(vector[i]!);
     // A component binary16 does not hold exactly: the vector is kept whole instead.
-    if (values[bits] !== vector[i]) return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+    if (bits === undefined) return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
     // Byte by byte: writeUInt16LE's checks cost more than the conversion, on every component of every vector.
     out[1 + 2 * i] = bits & 0xff;
     out[2 + 2 * i] = bits >>> 8;

@@ -57,10 +57,6 @@ function hits(s: string): string {
     )`;
 }
 
-/** A posting row `t` unnested: one row `u` per element of it. */
-const POSTING_ENTRIES = `CROSS JOIN LATERAL unnest(t.element_ids, t.tf_0, t.tf_1, t.tf_2, t.tf_3, t.lengths)
-        AS u(element_id, tf_0, tf_1, tf_2, tf_3, length)`;
-
 /** Rows holding any slot (`all`: every slot), once each. */
 function matched(all: boolean): string {
   return `
@@ -102,7 +98,8 @@ export function scoreSql(s: string, table: LexicalTable, all: boolean, filter?: 
       SELECT idf.i, idf.idf, idf.avgdl, t.repo_id, u.element_id, u.tf_0, coalesce(u.tf_1, 0) AS tf_1,
         coalesce(u.tf_2, 0) AS tf_2, coalesce(u.tf_3, 0) AS tf_3, u.length
       FROM idf JOIN ${s}.lexical_postings t ON t.repo_id = idf.repo_id AND t.tab = ANY($3::smallint[]) AND t.term = idf.term
-      ${POSTING_ENTRIES}
+      CROSS JOIN LATERAL unnest(t.element_ids, t.tf_0, t.tf_1, t.tf_2, t.tf_3, t.lengths)
+        AS u(element_id, tf_0, tf_1, tf_2, tf_3, length)
       UNION ALL
       SELECT idf.i, idf.idf, idf.avgdl, p.repo_id, p.element_id, p.tf_0, p.tf_1, p.tf_2, p.tf_3, p.length
       FROM phrase p JOIN idf ON idf.i = p.i AND idf.repo_id = p.repo_id

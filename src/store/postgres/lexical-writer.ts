@@ -294,16 +294,15 @@ const POSTING_COLUMNS = 'repo_id, tab, term, file_id, element_ids, tf_0, tf_1, t
 
 /** The batch's postings ($6 to $16) that meet `condition`, as rows of lexical_postings. */
 function postingRows(condition: string): string {
-  return `SELECT $1, t.tab, t.term, t.file_id, ($11::bigint[])[t.first:t.last], ($12::integer[])[t.first:t.last],
-            ${codeEmpty('$13')}, ${codeEmpty('$14')}, ${codeEmpty('$15')}, ($16::integer[])[t.first:t.last]
+  const slice = (param: string, type: string) => `(${param}::${type}[])[t.first:t.last]`;
+  // Code rows (one column) leave the other columns' counts empty.
+  const namesOnly = (param: string) =>
+    `CASE WHEN t.tab = ${TABLE_ID.names} THEN ${slice(param, 'integer')} ELSE '{}' END`;
+  return `SELECT $1, t.tab, t.term, t.file_id, ${slice('$11', 'bigint')}, ${slice('$12', 'integer')},
+            ${namesOnly('$13')}, ${namesOnly('$14')}, ${namesOnly('$15')}, ${slice('$16', 'integer')}
           FROM unnest($6::smallint[], $7::text[], $8::bigint[], $9::integer[], $10::integer[])
             AS t(tab, term, file_id, first, last)
           WHERE ${condition}`;
-}
-
-/** A slice of a term-count column, empty in code rows (code has one column). */
-function codeEmpty(column: string): string {
-  return `CASE WHEN t.tab = ${TABLE_ID.names} THEN (${column}::integer[])[t.first:t.last] ELSE '{}' END`;
 }
 
 /**
