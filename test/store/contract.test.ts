@@ -77,8 +77,21 @@ function where(kind: Kind, index: IndexName): { indexDir?: string; store?: Postg
     : { store: { url: postgres.url, schema: `contract_${index}` } };
 }
 
+/**
+ * One analysis thread: the files then finish, and take their element ids, in the same order in
+ * every index, where two threads let the machine's load decide it. Equal scores go by element id.
+ */
 function index(kind: Kind, indexName: IndexName, path: string, repo: string, extra: Partial<IndexerOptions> = {}) {
-  return new Indexer({ path, repo, embedder: 'builtin', llm: false, ...where(kind, indexName), ...extra }).run();
+  const options = {
+    path,
+    repo,
+    embedder: 'builtin',
+    llm: false,
+    threads: 1,
+    ...where(kind, indexName),
+    ...extra,
+  } as const;
+  return new Indexer(options).run();
 }
 
 function open(kind: Kind, indexName: IndexName): Promise<Searcher> {
