@@ -11,7 +11,6 @@ import { type IdScore, LexicalReader, type LexicalQuery } from '../../src/store/
 import { type LexicalElement, type LexicalTexts, LexicalWriter } from '../../src/store/postgres/lexical-writer.js';
 import {
   migratePostgres,
-  POSTGRES_MIGRATIONS,
   POSTGRES_SCHEMA_VERSION,
   postgresSchemaVersion,
   quoteSchema,
@@ -21,7 +20,7 @@ import { prepared } from '../../src/store/embedded/sqlite.js';
 import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
 import { lexicalText } from '../../src/text/terms.js';
 import { buildDocuments, type ElementDocument, qualifiedName } from '../../src/vector/document.js';
-import { insertElements, insertRepositories, type Postgres, startPostgres } from '../support/postgres.js';
+import { insertElements, insertRepositories, type Postgres, schemaAt, startPostgres } from '../support/postgres.js';
 
 // The Postgres store's lexical half against the embedded store's FTS5, on the same documents:
 // this repository's src/ indexed by the real IndexStore (its FTS5 tables, its vector ids), and the
@@ -167,20 +166,6 @@ async function writeFile(
   const gone = new Set(removed);
   const keptElements = before?.elements.filter((e) => !gone.has(e.id)) ?? [];
   return { fileId, elements: [...keptElements, ...elements], kept, removed: removed.length };
-}
-
-/** A schema as an older ocvector left it: the migrations up to `version` applied, and recorded. */
-async function schemaAt(name: string, version: number): Promise<string> {
-  const schema = quoteSchema(name);
-  await pool.query(`CREATE SCHEMA ${schema}`);
-  await pool.query(
-    `CREATE TABLE ${schema}.schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
-  );
-  for (let v = 1; v <= version; v++) {
-    await pool.query(POSTGRES_MIGRATIONS[v - 1]!(schema));
-    await pool.query(`INSERT INTO ${schema}.schema_version (version) VALUES (${v})`);
-  }
-  return schema;
 }
 
 /** Deletes a file from both stores. */
@@ -362,7 +347,7 @@ describe('the PostgreSQL schema', () => {
   });
 
   it("checks a file's words against files no more (schema 5): a schema of version 4 loses the check", async () => {
-    const old = await schemaAt('at_four', 4);
+    const old = await schemaAt(pool, 'at_four', 4);
     const foreignKeys = async (schema: string) =>
       (
         await pool.query<{ n: number }>(
@@ -377,7 +362,7 @@ describe('the PostgreSQL schema', () => {
   });
 
   it("packs an older store's term rows by file (schema 6): the same counts, read back the same", async () => {
-    const old = await schemaAt('at_five', 5);
+    const old = await schemaAt(pool, 'at_five', 5);
     await insertRepositories(pool, old, [{ id: 7, name: 'seven' }]);
     await insertElements(pool, old, 7, [10, 11], 100);
     await insertElements(pool, old, 7, [12], 101);

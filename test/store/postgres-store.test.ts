@@ -156,8 +156,8 @@ describe('a run into the shared store', () => {
   });
 });
 
-describe("the vectors' HNSW index", () => {
-  it('is built at the commit of the run that records the embedder, once, and answers the later repositories too', async () => {
+describe("the vectors' HNSW indexes", () => {
+  it("are built per repository, each at the commit of the repository's first run, and answer searches of each and of both", async () => {
     const first = tempRepo(manyFiles(30, 'alpha'));
     const second = tempRepo(manyFiles(30, 'beta'));
     owned.push(first, second);
@@ -166,10 +166,15 @@ describe("the vectors' HNSW index", () => {
     const client = new pg.Client({ connectionString: postgres.url });
     await client.connect();
     try {
-      const { rows } = await client.query<{ indexname: string }>(
-        `SELECT indexname FROM pg_indexes WHERE schemaname = 'hnsw_later' AND indexdef LIKE '%USING hnsw%'`,
+      const { rows } = await client.query<{ tablename: string; indexname: string }>(
+        `SELECT tablename, indexname FROM pg_indexes WHERE schemaname = 'hnsw_later' AND indexdef LIKE '%USING hnsw%'
+         ORDER BY tablename`,
       );
-      expect(rows.map((row) => row.indexname)).toEqual(['element_vectors_1_hnsw']);
+      // Space 1's partitions of repositories 1 and 2 (first, then second).
+      expect(rows).toEqual([
+        { tablename: 'element_vectors_1_1', indexname: 'element_vectors_1_1_hnsw' },
+        { tablename: 'element_vectors_1_2', indexname: 'element_vectors_1_2_hnsw' },
+      ]);
     } finally {
       await client.end();
     }

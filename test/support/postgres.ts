@@ -16,6 +16,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { POSTGRES_MIGRATIONS, quoteSchema } from '../../src/store/postgres/schema.js';
 
 export interface Postgres {
   /** postgres://postgres@127.0.0.1:PORT/postgres */
@@ -100,4 +101,18 @@ export async function insertElements(db: Queryable, s: string, repoId: number, i
      SELECT $1, id, $3, 'function', 'e' || id, 'e' || id, '', 1, 1, -1, -1, '', '', 'h' || id FROM unnest($2::bigint[]) AS id`,
     [repoId, [...ids], fileId],
   );
+}
+
+/** A schema as an older ocvector left it: the migrations up to `version` applied, and recorded. Returns it quoted. */
+export async function schemaAt(db: Queryable, name: string, version: number): Promise<string> {
+  const schema = quoteSchema(name);
+  await db.query(`CREATE SCHEMA ${schema}`);
+  await db.query(
+    `CREATE TABLE ${schema}.schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+  );
+  for (let v = 1; v <= version; v++) {
+    await db.query(POSTGRES_MIGRATIONS[v - 1]!(schema));
+    await db.query(`INSERT INTO ${schema}.schema_version (version) VALUES (${v})`);
+  }
+  return schema;
 }

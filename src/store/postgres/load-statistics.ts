@@ -8,7 +8,7 @@
  * docs/postgres.md). So a run that wrote many elements analyses what it wrote, once committed.
  */
 import type { Queryable } from './serial.js';
-import { findVectorSpace, spaceTables } from './vector-space.js';
+import { findVectorSpace, partitionTable } from './vector-space.js';
 
 /** Elements a run writes from which it analyses the tables after its commit (about a second's work a table set, sampled). */
 export const ANALYZE_AFTER_ELEMENTS = 2_000;
@@ -41,7 +41,8 @@ function analysed(table: string, columns: readonly string[] | undefined): string
 const ANALYZE_LOCK_TIMEOUT = '2s';
 
 /**
- * ANALYZE of the tables a run loads and of its embedder's vectors, in a transaction of its own
+ * ANALYZE of the tables a run loads and of the repository's vectors of its embedder (their
+ * partition alone: the other repositories' did not change), in a transaction of its own
  * once the run has committed, when it wrote (`added`) ANALYZE_AFTER_ELEMENTS elements or more.
  * Best effort: a failure leaves only the statistics autovacuum will bring (a role that does not
  * own the tables is told so in a warning, not an error). Returns the error when it says the
@@ -51,17 +52,18 @@ export async function analyzeAfterLoad(
   client: Queryable,
   s: string,
   schema: string,
-  embedder: string | undefined,
+  vectors: { embedder: string | undefined; repoId: number },
   added: number = ANALYZE_AFTER_ELEMENTS,
 ): Promise<Error | undefined> {
   if (added < ANALYZE_AFTER_ELEMENTS) return undefined;
   try {
     await client.query('BEGIN');
     await client.query(`SET LOCAL lock_timeout = '${ANALYZE_LOCK_TIMEOUT}'`);
+    const { embedder, repoId } = vectors;
     const space = embedder === undefined ? undefined : await findVectorSpace(client, schema, embedder);
     const tables = [
       ...LOADED_TABLES.map(({ table, columns }) => analysed(`${s}.${table}`, columns)),
-      ...(space ? [analysed(spaceTables(schema, space).vectors, VECTOR_COLUMNS)] : []),
+      ...(space ? [analysed(partitionTable(schema, space, repoId), VECTOR_COLUMNS)] : []),
     ];
     await client.query(`ANALYZE ${tables.join(', ')}`);
     await client.query('COMMIT');

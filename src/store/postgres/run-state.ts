@@ -1,8 +1,9 @@
 /**
  * What a run of the PostgreSQL store reads first (after its lease: run-lease.ts), the index's
- * state row, and what a rebuild or a drop deletes.
+ * state row and the repository's files and elements, and what a rebuild or a drop deletes.
  */
-import type { EmbedderRecord } from '../rows.js';
+import type { PlacedElement } from '../element-plan.js';
+import type { EmbedderRecord, FileRow } from '../rows.js';
 import type { LexicalWriter } from './lexical-writer.js';
 import type { Queryable } from './serial.js';
 import type { VectorWriter } from './vector-writer.js';
@@ -29,6 +30,32 @@ export async function readState(client: Queryable, s: string): Promise<State> {
       row.embedder !== null && row.dimension !== null ? { id: row.embedder, dimension: row.dimension } : undefined,
     embedderHost: row.embedder_host ?? undefined,
   };
+}
+
+/** A repository's files by path, and each file's elements (by id) by the file's id. */
+export async function readRepository(
+  client: Queryable,
+  s: string,
+  repoId: number,
+): Promise<{ files: Map<string, FileRow>; elements: Map<number, PlacedElement[]> }> {
+  const { rows: files } = await client.query<FileRow>(
+    `SELECT id, path, language, size, mtime_ms AS "mtimeMs", hash, status, error, element_count AS "elementCount"
+     FROM ${s}.files WHERE repo_id = $1`,
+    [repoId],
+  );
+  const { rows } = await client.query<PlacedElement & { fileId: number }>(
+    `SELECT id, file_id AS "fileId", document_hash AS hash, start_line AS "startLine", end_line AS "endLine",
+       start_byte AS "startByte", end_byte AS "endByte"
+     FROM ${s}.elements WHERE repo_id = $1 ORDER BY id`,
+    [repoId],
+  );
+  const elements = new Map<number, PlacedElement[]>();
+  for (const { fileId, ...element } of rows) {
+    const list = elements.get(fileId);
+    if (list) list.push(element);
+    else elements.set(fileId, [element]);
+  }
+  return { files: new Map(files.map((row) => [row.path, row])), elements };
 }
 
 /** Deletes a repository's files, elements, occurrences, lexical rows and vectors; its own row stays (a rebuild, or a drop's first step). */

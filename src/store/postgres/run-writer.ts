@@ -33,10 +33,10 @@ import { type HeldStep, HeldWrites } from './held-writes.js';
 import { LexicalWriter, type LexicalElement } from './lexical-writer.js';
 import { analyzeAfterLoad } from './load-statistics.js';
 import { inOwnTransaction, RunLease } from './run-lease.js';
-import { deleteRepositoryRows, readState, type State } from './run-state.js';
+import { deleteRepositoryRows, readRepository, readState, type State } from './run-state.js';
 import { type Queryable, serialQueries } from './serial.js';
 import { insertElements, moveElements, newElementIds, replaceOccurrences, upsertFiles } from './file-writes.js';
-import { buildVectorIndex, recordVectorSpace, type VectorSpace } from './vector-space.js';
+import { buildVectorIndex, placeRepository, recordVectorSpace, type VectorSpace } from './vector-space.js';
 import { VectorWriter, type ElementVector } from './vector-writer.js';
 
 /** What a run needs to start. */
@@ -65,8 +65,10 @@ export class PostgresRun implements RunWriter {
   /** The state when the run began (the embedder it must match). */
   readonly state: State;
   #embedder: string | undefined;
-  /** Vector spaces this run created: their HNSW indexes are built at the commit, over the vectors of the first load. */
-  readonly #unindexedSpaces = new Map<number, VectorSpace>();
+  /** The space whose partition for this repository has no HNSW index yet: built at the commit, over the vectors of the first load. */
+  #unindexedSpace: VectorSpace | undefined;
+  /** Whether the server serves one transaction at a time (PGlite): nothing is made apart then. */
+  readonly #sharedBackend: boolean;
   /** Elements this run wrote: a large load is followed by fresh planner statistics (analyzeAfterLoad). */
   #addedElements = 0;
   #files = new Map<string, FileRow>();
@@ -85,6 +87,7 @@ export class PostgresRun implements RunWriter {
     sharedBackend: boolean,
   ) {
     this.#held = new HeldWrites(sharedBackend);
+    this.#sharedBackend = sharedBackend;
     this.#connection = connection;
     this.#lease = lease;
     this.#connectionClient = client;
@@ -177,10 +180,12 @@ export class PostgresRun implements RunWriter {
           embedder.dimension,
           host ?? null,
         ]);
-      const space = await recordVectorSpace(this.#client, this.#connection.schema, embedder.id, embedder.dimension, {
-        indexLater: true,
-      });
-      if (space.indexPending) this.#unindexedSpaces.set(space.id, space);
+      const { schema, pool } = this.#connection;
+      const space = await recordVectorSpace(this.#client, schema, embedder.id, embedder.dimension);
+      // A space other connections see gets this repository's partition apart (placeRepository says why).
+      const apart = space.created || this.#sharedBackend ? {} : { apart: pool };
+      const placed = await placeRepository(this.#client, schema, space, this.#id(), { indexLater: true, ...apart });
+      if (placed.indexPending) this.#unindexedSpace = space;
     }, 0);
     this.#embedder = embedder.id;
   }
@@ -245,8 +250,8 @@ export class PostgresRun implements RunWriter {
     this.#checkOpen();
     return this.#failing(async () => {
       await this.#flush();
-      for (const space of this.#unindexedSpaces.values())
-        await buildVectorIndex(this.#client, this.#connection.schema, space);
+      if (this.#unindexedSpace)
+        await buildVectorIndex(this.#client, this.#connection.schema, this.#unindexedSpace, this.#id());
       await this.#client.query(
         `UPDATE ${this.#s}.repositories SET git_commit = $2, indexed_at = $3, last_run = $4 WHERE id = $1`,
         [this.#id(), record.commit ?? null, record.at, JSON.stringify(record.lastRun)],
@@ -259,7 +264,8 @@ export class PostgresRun implements RunWriter {
       await this.#client.query('COMMIT');
       this.#inTransaction = false;
       const { schema } = this.#connection;
-      await this.#release(await analyzeAfterLoad(this.#client, this.#s, schema, this.#embedder, this.#addedElements));
+      const vectors = { embedder: this.#embedder, repoId: this.#id() };
+      await this.#release(await analyzeAfterLoad(this.#client, this.#s, schema, vectors, this.#addedElements));
       return rows[0]!.generation;
     });
   }
@@ -351,24 +357,7 @@ export class PostgresRun implements RunWriter {
   async #load(): Promise<void> {
     // A repository indexed for the first time holds nothing yet.
     if (this.#repoId === undefined) return;
-    const { rows: files } = await this.#client.query<FileRow>(
-      `SELECT id, path, language, size, mtime_ms AS "mtimeMs", hash, status, error, element_count AS "elementCount"
-       FROM ${this.#s}.files WHERE repo_id = $1`,
-      [this.#id()],
-    );
-    this.#files = new Map(files.map((row) => [row.path, row]));
-    const { rows: elements } = await this.#client.query<PlacedElement & { fileId: number }>(
-      `SELECT id, file_id AS "fileId", document_hash AS hash, start_line AS "startLine", end_line AS "endLine",
-         start_byte AS "startByte", end_byte AS "endByte"
-       FROM ${this.#s}.elements WHERE repo_id = $1 ORDER BY id`,
-      [this.#id()],
-    );
-    this.#elements = new Map();
-    for (const { fileId, ...element } of elements) {
-      const list = this.#elements.get(fileId);
-      if (list) list.push(element);
-      else this.#elements.set(fileId, [element]);
-    }
+    ({ files: this.#files, elements: this.#elements } = await readRepository(this.#client, this.#s, this.#id()));
   }
 
   /** Forgets every file and element of the repository (a rebuild). */

@@ -164,7 +164,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   // Vectors (vector-space.ts, vector-writer.ts, vector-reader.ts). A column's dimension is known
   // only once an embedder is recorded, so this version holds the registry of vector spaces (one
   // per embedder, with its dimension); recordVectorSpace creates a space's typed table and its
-  // HNSW index then, in the recording transaction.
+  // HNSW index then, in the recording transaction (since version 7: a table partitioned by
+  // repository, each partition with its own HNSW index).
   /* 2 */ (s) => `
   CREATE EXTENSION IF NOT EXISTS vector;
 
@@ -230,6 +231,55 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     FROM ${s}.lexical_terms t JOIN ${s}.elements e ON e.repo_id = t.repo_id AND e.id = t.element_id
     GROUP BY t.repo_id, t.tab, t.term, e.file_id;
   DROP TABLE ${s}.lexical_terms;
+  `,
+  // Each repository's vectors in a partition of their space's table, with an HNSW index of its
+  // own (vector-space.ts): a repository's first load builds its graph after its vectors are in,
+  // where the one graph of a space took every later repository's vectors one insert at a time.
+  // The foreign key to elements goes: attaching a partition would wait on every run writing
+  // elements. Each space's table is rebuilt partitioned, its rows copied, its graphs built
+  // per repository (m and ef_construction as vector-space.ts builds them; vectors of up to
+  // 1,900 dimensions kept in their row, as there).
+  /* 7 */ (s) => `
+  DO $migrate$
+  DECLARE
+    space record;
+    repos integer[];
+    repo integer;
+    name text;
+  BEGIN
+    PERFORM set_config('min_parallel_table_scan_size', '0', true);
+    FOR space IN SELECT id, dimension, indexed FROM ${s}.vector_spaces ORDER BY id LOOP
+      name := format('element_vectors_%s', space.id);
+      EXECUTE format('ALTER TABLE ${s}.%I RENAME TO %I', name, name || '_unpartitioned');
+      EXECUTE format('DROP INDEX IF EXISTS ${s}.%I, ${s}.%I', name || '_hnsw', name || '_by_hash');
+      EXECUTE format('ALTER INDEX ${s}.%I RENAME TO %I', name || '_pkey', name || '_unpartitioned_pkey');
+      EXECUTE format(
+        'CREATE TABLE ${s}.%I (repo_id integer NOT NULL, element_id bigint NOT NULL, document_hash text NOT NULL,'
+        ' embedding vector(%s) NOT NULL, PRIMARY KEY (repo_id, element_id)) PARTITION BY LIST (repo_id)',
+        name, space.dimension);
+      EXECUTE format('CREATE INDEX %I ON ${s}.%I (document_hash)', name || '_by_hash', name);
+      IF space.dimension <= 1900 THEN
+        EXECUTE format('ALTER TABLE ${s}.%I ALTER COLUMN embedding SET STORAGE PLAIN', name);
+      END IF;
+      -- The repositories first: a loop over a query's rows would hold the table the index is built on.
+      EXECUTE format('SELECT coalesce(array_agg(DISTINCT repo_id), ''{}'') FROM ${s}.%I', name || '_unpartitioned')
+        INTO repos;
+      FOREACH repo IN ARRAY repos LOOP
+        EXECUTE format('CREATE TABLE ${s}.%I PARTITION OF ${s}.%I FOR VALUES IN (%s)', name || '_' || repo, name, repo);
+      END LOOP;
+      EXECUTE format('INSERT INTO ${s}.%I SELECT repo_id, element_id, document_hash, embedding FROM ${s}.%I',
+        name, name || '_unpartitioned');
+      EXECUTE format('DROP TABLE ${s}.%I', name || '_unpartitioned');
+      IF space.indexed THEN
+        FOREACH repo IN ARRAY repos LOOP
+          EXECUTE format(
+            'CREATE INDEX %I ON ${s}.%I USING hnsw (embedding vector_ip_ops) WITH (m = 16, ef_construction = 64)',
+            name || '_' || repo || '_hnsw', name || '_' || repo);
+        END LOOP;
+      END IF;
+    END LOOP;
+  END
+  $migrate$;
   `,
 ];
 

@@ -31,7 +31,8 @@ export class PostgresStoreRun implements StoreRun {
   static async begin(store: PostgresLocation, start: RunStart): Promise<PostgresStoreRun> {
     const connection = await PostgresConnection.open(store.url, {
       schema: store.schema ?? DEFAULT_POSTGRES_SCHEMA,
-      maxConnections: 2,
+      // The lease's, the run's, and one to make the repository's vectors' partition apart (vector-space.ts).
+      maxConnections: 3,
       migrate: true,
     });
     try {

@@ -3,14 +3,24 @@
  * version 2: `vector_spaces`). pgvector indexes only a column typed with its dimension
  * (`vector(d)`), and the dimension is known only when an embedder is first recorded, so each
  * space has tables of its own, created by recordVectorSpace in the recording transaction. Their
- * names carry the space's id (an integer the database gave, checked again here), never an
- * embedder's name; the dimension is an integer checked before it is written into the DDL.
+ * names carry the space's id (an integer the database gave, checked again here) and a
+ * repository's id, never an embedder's or a repository's name; the dimension is an integer
+ * checked before it is written into the DDL.
  *
  *   element_vectors_<id> (repo_id, element_id, document_hash, embedding vector(d),
- *                         PK (repo_id, element_id), FK (repo_id, element_id) -> elements)
- *                        + HNSW (embedding vector_ip_ops) WITH (m = 16, ef_construction = 64)
+ *                         PK (repo_id, element_id)) PARTITION BY LIST (repo_id)
  *                        + (document_hash): an embedding is reused by its document's hash,
  *                          from any repository (vector-writer.ts)
+ *   element_vectors_<id>_<repo>: one repository's vectors (placeRepository), with an HNSW index
+ *                        of its own (embedding vector_ip_ops) WITH (m = 16, ef_construction = 64)
+ *
+ * A repository's own partition and index (schema 7): its first load builds its graph in memory
+ * after the vectors are in (buildVectorIndex), where one shared graph took every later
+ * repository's vectors one insert at a time (docs/postgres.md); a search of one repository
+ * walks its graph alone, and a search of several merges their ordered scans (Merge Append).
+ * No foreign key ties the vectors to `elements`: attaching a partition would then wait on every
+ * run writing elements. The writer removes an element's vector with it, and a search reads
+ * each hit's element again (search/searcher.ts drops what it does not find).
  *
  * The metric is the embedded store's: FAISS with METRIC_INNER_PRODUCT (../embedded/vector-file.ts creates
  * its index with metric 'ip') on L2-normalised vectors (vector/embedder.ts), so vector_ip_ops,
@@ -23,6 +33,7 @@ import type pg from 'pg';
 import { StoreError } from '../errors.js';
 import { exactHalfBits } from '../../vector/half-precision.js';
 import { quoteSchema } from './schema.js';
+import { inTransaction } from './transaction.js';
 
 /** pgvector's `vector` holds at most this many dimensions. */
 export const MAX_DIMENSION = 16_000;
@@ -44,11 +55,21 @@ export interface VectorSpace {
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
 
-/** The quoted, schema-qualified name of a space's table. */
+/** The quoted, schema-qualified name of a space's table (partitioned by repository). */
 export function spaceTables(schema: string, space: VectorSpace): { vectors: string } {
   const s = quoteSchema(schema);
   const id = checkSpaceId(space.id);
   return { vectors: `${s}.element_vectors_${id}` };
+}
+
+/** The name of a repository's partition of a space's table, unqualified (an index's name derives from it). */
+function partitionName(space: VectorSpace, repoId: number): string {
+  return `element_vectors_${checkSpaceId(space.id)}_${checkRepoId(repoId)}`;
+}
+
+/** The quoted, schema-qualified name of a repository's partition of a space's table. */
+export function partitionTable(schema: string, space: VectorSpace, repoId: number): string {
+  return `${quoteSchema(schema)}.${partitionName(space, repoId)}`;
 }
 
 /** The space of an embedder, or undefined when none was recorded. */
@@ -78,25 +99,18 @@ export async function requireVectorSpace(db: Queryable, schema: string, embedder
 }
 
 /**
- * The space of an embedder, created with its tables and index when it is new, in the caller's
- * transaction (`client` must be in one: a rollback takes the space back with it). Writers that
- * record a new space at once wait for each other (an advisory lock on the schema's name). An embedder
- * recorded with another dimension is a StoreError (EMBEDDER_MISMATCH).
- *
- * With `indexLater`, a space created now gets its HNSW index from the caller, by
- * buildVectorIndex before the transaction commits, once the vectors of a first load are in:
- * pgvector builds a graph in memory about five times faster than it inserts the same vectors
- * one by one into an index kept up to date (docs/postgres.md). No one else sees the table
- * before that commit, so no search ever meets it without its index. The space returned then
- * says `indexPending`.
+ * The space of an embedder, created with its table when it is new, in the caller's transaction
+ * (`client` must be in one: a rollback takes the space back with it). Writers that record a new
+ * space at once wait for each other (an advisory lock on the schema's name). An embedder
+ * recorded with another dimension is a StoreError (EMBEDDER_MISMATCH). A space created now says
+ * `created`: no one else sees its table before the caller commits (placeRepository).
  */
 export async function recordVectorSpace(
   client: Queryable,
   schema: string,
   embedder: string,
   dimension: number,
-  options: { indexLater?: boolean } = {},
-): Promise<VectorSpace & { indexPending?: true }> {
+): Promise<VectorSpace & { created?: true }> {
   const s = quoteSchema(schema);
   checkEmbedder(embedder);
   if (!Number.isSafeInteger(dimension) || dimension < 1 || dimension > MAX_DIMENSION)
@@ -117,48 +131,113 @@ export async function recordVectorSpace(
       );
     return known;
   }
-  const indexed = dimension <= HNSW_MAX_DIMENSION;
   const { rows } = await client.query<VectorSpace>(
     `INSERT INTO ${s}.vector_spaces (embedder, dimension, indexed) VALUES ($1, $2, $3)
      RETURNING id, embedder, dimension, indexed`,
-    [embedder, dimension, indexed],
+    [embedder, dimension, dimension <= HNSW_MAX_DIMENSION],
   );
   const space = rows[0]!;
   const id = checkSpaceId(space.id);
   const { vectors } = spaceTables(schema, space);
   // Both integers are checked: the id above, the dimension at the top.
   await client.query(`
-    CREATE TABLE ${vectors} (
-      repo_id integer NOT NULL,
-      element_id bigint NOT NULL,
-      document_hash text NOT NULL,
-      embedding vector(${dimension}) NOT NULL,
-      PRIMARY KEY (repo_id, element_id),
-      FOREIGN KEY (repo_id, element_id) REFERENCES ${s}.elements (repo_id, id)
-    );
+    CREATE TABLE ${vectors} (${vectorColumns(dimension)}, PRIMARY KEY (repo_id, element_id)) PARTITION BY LIST (repo_id);
     CREATE INDEX element_vectors_${id}_by_hash ON ${vectors} (document_hash);
-    ${
-      // A vector of more than about 500 floats passes TOAST's 2 kB threshold and would move out of
-      // its row (one more lookup for every vector a scan reads: docs/postgres.md, where a search's
-      // time goes, gives the k-NN's time either way); kept in the row while the row fits a page,
-      // as pgvector's README advises.
-      dimension <= INLINE_MAX_DIMENSION ? `ALTER TABLE ${vectors} ALTER COLUMN embedding SET STORAGE PLAIN;` : ''
-    }
+    ${inlineStorage(vectors, dimension)}
   `);
-  if (!indexed) return space;
-  if (options.indexLater) return { ...space, indexPending: true };
-  await buildVectorIndex(client, schema, space);
-  return space;
+  return { ...space, created: true };
 }
 
-/** A space's HNSW index (recordVectorSpace says when it is the caller's to build). */
-export async function buildVectorIndex(client: Queryable, schema: string, space: VectorSpace): Promise<void> {
-  const id = checkSpaceId(space.id);
-  const { vectors } = spaceTables(schema, space);
-  await client.query(
-    `CREATE INDEX element_vectors_${id}_hnsw ON ${vectors} USING hnsw (embedding vector_ip_ops)
-     WITH (m = ${HNSW_M}, ef_construction = ${HNSW_EF_CONSTRUCTION})`,
+/** A vector table's columns, for a space's table and a partition made apart alike. */
+function vectorColumns(dimension: number): string {
+  return `repo_id integer NOT NULL, element_id bigint NOT NULL, document_hash text NOT NULL, embedding vector(${dimension}) NOT NULL`;
+}
+
+/**
+ * A vector of more than about 500 floats passes TOAST's 2 kB threshold and would move out of
+ * its row (one more lookup for every vector a scan reads: docs/postgres.md, where a search's
+ * time goes, gives the k-NN's time either way); kept in the row while the row fits a page, as
+ * pgvector's README advises. Set on the space's table, whose partitions made in it take it
+ * (PARTITION OF), and on a partition made apart.
+ */
+function inlineStorage(table: string, dimension: number): string {
+  return dimension <= INLINE_MAX_DIMENSION ? `ALTER TABLE ${table} ALTER COLUMN embedding SET STORAGE PLAIN;` : '';
+}
+
+/**
+ * Makes a repository's partition of a space's table when it has none, and its HNSW index now,
+ * or, with `indexLater`, leaves the index to the caller (buildVectorIndex, once the vectors of
+ * a first load are in: pgvector builds a graph in memory about five times faster than it
+ * inserts the same vectors one by one: docs/postgres.md); `indexPending` then says so.
+ *
+ * `apart`: the partition is made and committed on a connection of that pool, at once, rather
+ * than in the caller's transaction. CREATE TABLE … PARTITION OF locks the space's whole table
+ * against every search until the transaction ends, a whole indexing run; ATTACH PARTITION, in a
+ * transaction of its own, waits only for another attach. Call it before the caller's
+ * transaction first touches the space's table, so that its next statement sees the partition.
+ * Without `apart` (a space this transaction created, which no one else sees yet; or a server
+ * of one backend, PGlite), the partition is made in the caller's transaction.
+ */
+export async function placeRepository(
+  client: Queryable,
+  schema: string,
+  space: VectorSpace,
+  repoId: number,
+  options: { apart?: pg.Pool; indexLater?: boolean } = {},
+): Promise<{ indexPending?: true }> {
+  const table = partitionTable(schema, space, repoId);
+  const { rows } = await client.query<{ present: boolean; indexed: boolean }>(
+    'SELECT to_regclass($1) IS NOT NULL AS present, to_regclass($2) IS NOT NULL AS indexed',
+    [table, hnswIndex(schema, space, repoId).qualified],
   );
+  const { present, indexed } = rows[0]!;
+  if (!present) {
+    const { vectors } = spaceTables(schema, space);
+    const d = space.dimension;
+    if (options.apart)
+      await inTransaction(options.apart, async (apart) => {
+        await apart.query(`CREATE TABLE ${table} (${vectorColumns(d)}); ${inlineStorage(table, d)}`);
+        await apart.query(`ALTER TABLE ${vectors} ATTACH PARTITION ${table} FOR VALUES IN (${repoId})`);
+      });
+    else await client.query(`CREATE TABLE ${table} PARTITION OF ${vectors} FOR VALUES IN (${repoId})`);
+  }
+  if (!space.indexed || indexed) return {};
+  if (options.indexLater) return { indexPending: true };
+  await buildVectorIndex(client, schema, space, repoId);
+  return {};
+}
+
+/**
+ * A repository's HNSW index (placeRepository says when it is the caller's to build), built by
+ * as many processes as the server gives a maintenance command (max_parallel_maintenance_workers).
+ * The server plans workers by the table's size, and a table loaded in this transaction looks
+ * empty to it: left alone it built the compiler's lib/ (7,481 vectors) with one, in 1.5 s; with
+ * two workers, 1.0 s on 2 cores (docs/postgres.md). The setting is put back after.
+ */
+export async function buildVectorIndex(
+  client: Queryable,
+  schema: string,
+  space: VectorSpace,
+  repoId: number,
+): Promise<void> {
+  const table = partitionTable(schema, space, repoId);
+  const { rows } = await client.query<{ before: string }>(
+    "SELECT current_setting('min_parallel_table_scan_size') AS before, set_config('min_parallel_table_scan_size', '0', true)",
+  );
+  try {
+    await client.query(
+      `CREATE INDEX ${hnswIndex(schema, space, repoId).name} ON ${table} USING hnsw (embedding vector_ip_ops)
+       WITH (m = ${HNSW_M}, ef_construction = ${HNSW_EF_CONSTRUCTION})`,
+    );
+  } finally {
+    await client.query("SELECT set_config('min_parallel_table_scan_size', $1, true)", [rows[0]!.before]);
+  }
+}
+
+/** The name of a repository's HNSW index, alone and schema-qualified. */
+function hnswIndex(schema: string, space: VectorSpace, repoId: number): { name: string; qualified: string } {
+  const name = `${partitionName(space, repoId)}_hnsw`;
+  return { name, qualified: `${quoteSchema(schema)}.${name}` };
 }
 
 /**
@@ -204,6 +283,12 @@ export function parseVector(text: string): Float32Array {
 
 function checkEmbedder(embedder: unknown): void {
   if (typeof embedder !== 'string' || embedder === '') throw new TypeError(`not an embedder id: ${String(embedder)}`);
+}
+
+function checkRepoId(id: unknown): number {
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1)
+    throw new TypeError(`not a repository id: ${String(id)}`);
+  return id;
 }
 
 function checkSpaceId(id: unknown): number {

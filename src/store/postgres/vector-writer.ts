@@ -13,6 +13,7 @@
 import { quoteSchema } from './schema.js';
 import type { Queryable as Client } from './serial.js';
 import { quotedArray } from './array-literal.js';
+import { StoreError } from '../errors.js';
 import { findVectorSpace, parseVector, requireVectorSpace, spaceTables, vectorText } from './vector-space.js';
 
 export interface ElementVector {
@@ -61,13 +62,22 @@ export class VectorWriter {
     }
     const { vectors: table } = spaceTables(this.#schema, space);
     const d = space.dimension;
-    await client.query(
-      `INSERT INTO ${table} (repo_id, element_id, document_hash, embedding)
-       SELECT $1, element_id, document_hash, embedding
-       FROM unnest($2::bigint[], $3::text[], $4::vector(${d})[]) AS i(element_id, document_hash, embedding)
-       ON CONFLICT (repo_id, element_id) DO UPDATE SET document_hash = excluded.document_hash, embedding = excluded.embedding`,
-      [repoId, ids, hashes, quotedArray(vectors)],
-    );
+    await client
+      .query(
+        `INSERT INTO ${table} (repo_id, element_id, document_hash, embedding)
+         SELECT $1, element_id, document_hash, embedding
+         FROM unnest($2::bigint[], $3::text[], $4::vector(${d})[]) AS i(element_id, document_hash, embedding)
+         ON CONFLICT (repo_id, element_id) DO UPDATE SET document_hash = excluded.document_hash, embedding = excluded.embedding`,
+        [repoId, ids, hashes, quotedArray(vectors)],
+      )
+      .catch((error: unknown) => {
+        // check_violation: no partition holds the repository (vector-space.ts, placeRepository).
+        if ((error as { code?: unknown } | null)?.code !== '23514') throw error;
+        throw new StoreError(
+          `the repository ${repoId} has no partition for the vectors of ${JSON.stringify(embedder)} in the PostgreSQL store: place it first`,
+          'NOT_FOUND',
+        );
+      });
   }
 
   /** Removes elements' vectors of the embedder from a repository; returns how many there were. */
