@@ -27,6 +27,8 @@ export class RunSetup {
   readonly options: IndexerOptions;
   readonly limits: ContentLimits;
   readonly emit: (event: IndexEvent) => void;
+  /** Analysis threads started before the run knew its files (startAnalysisEarly), for analyzerFor to take. */
+  #early: AnalysisPool | undefined;
 
   constructor(parts: {
     root: string;
@@ -69,8 +71,15 @@ export class RunSetup {
    * analysis itself; else a pool of worker threads.
    */
   analyzerFor(files: number): { analyzer?: FileAnalyzer; pool?: AnalysisPool } {
+    const early = this.#early;
+    this.#early = undefined;
     if (this.options.analyzer) return { analyzer: this.options.analyzer };
-    if (files === 0) return {};
+    if (files === 0) {
+      void early?.close();
+      return {};
+    }
+    // Threads started already are used, however few the files: their start is paid.
+    if (early) return { analyzer: early, pool: early };
     if (files <= IN_PROCESS_ANALYSIS_MAX_FILES) {
       const analyzer = new Analyzer({
         limits: this.limits,
@@ -84,12 +93,34 @@ export class RunSetup {
         },
       };
     }
-    const pool = new AnalysisPool({
+    const pool = this.#newPool();
+    return { analyzer: pool, pool };
+  }
+
+  /**
+   * Starts the analysis threads now, for a run that will need them (a first index): each loads
+   * the analysis modules and tree-sitter, 0.1 to 0.2 s on 2 cores, while this thread opens the
+   * index and lists the files, where it would start only once the plan is made
+   * (docs/performance.md). analyzerFor takes them; closeEarlyAnalysis closes them if it never does.
+   */
+  startAnalysisEarly(): void {
+    if (this.options.analyzer || this.#early) return;
+    this.#early = this.#newPool();
+  }
+
+  /** Closes threads started early that no analyzerFor took (a run that failed before its plan). */
+  async closeEarlyAnalysis(): Promise<void> {
+    const early = this.#early;
+    this.#early = undefined;
+    await early?.close();
+  }
+
+  #newPool(): AnalysisPool {
+    return new AnalysisPool({
       ...(this.options.threads ? { threads: this.options.threads } : {}),
       limits: this.limits,
       onEvent: (event) => this.emit({ type: 'analysis', event }),
     });
-    return { analyzer: pool, pool };
   }
 
   /**

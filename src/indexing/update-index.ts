@@ -11,8 +11,9 @@
  * committing the files already done, where the store commits batch by batch), because
  * vectors of another embedder cannot stand in for its own.
  */
+import { existsSync } from 'node:fs';
 import { gitHead } from '../files/git.js';
-import { openStore } from '../store/open.js';
+import { openStore, postgresChoice } from '../store/open.js';
 import type { EmbedderRecord, LastRun } from '../store/rows.js';
 import type { StoreRun } from '../store/store.js';
 import { checkDimension } from '../vector/check.js';
@@ -26,6 +27,21 @@ export async function updateIndex(setup: RunSetup, options: RunOptions): Promise
   const started = performance.now();
   const signal = setup.signalFor(options);
   signal?.throwIfAborted();
+  // A first embedded index reads every file: its analysis threads start while the index is made and the files listed.
+  if (!postgresChoice(setup.options.store) && !existsSync(setup.indexDir)) setup.startAnalysisEarly();
+  try {
+    return await indexInStore(setup, options, started, signal);
+  } finally {
+    await setup.closeEarlyAnalysis();
+  }
+}
+
+async function indexInStore(
+  setup: RunSetup,
+  options: RunOptions,
+  started: number,
+  signal: AbortSignal | undefined,
+): Promise<IndexSummary> {
   const store = await openStore(setup.options.store, {
     indexDir: setup.indexDir,
     vectorIndex: setup.options.vectorIndex,

@@ -1,0 +1,78 @@
+/**
+ * A first index starts its analysis threads before it knows its files (run-setup.ts,
+ * startAnalysisEarly): the run then analyses on those threads, and a run that fails before its
+ * plan closes them.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_CONTENT_LIMITS } from '../../src/analysis/content.js';
+import { AnalysisPool } from '../../src/indexing/pool.js';
+import { RunSetup } from '../../src/indexing/run-setup.js';
+import { Indexer } from '../../src/index.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  vi.restoreAllMocks();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempRoot(): string {
+  const root = mkdtempSync(join(tmpdir(), 'ocvector-early-'));
+  dirs.push(root);
+  writeFileSync(join(root, 'a.ts'), 'export function alpha(): number {\n  return 1;\n}\n');
+  return root;
+}
+
+function setupFor(root: string): RunSetup {
+  return new RunSetup({
+    root,
+    indexDir: join(root, '.ocvector'),
+    options: { path: root, threads: 1 },
+    limits: DEFAULT_CONTENT_LIMITS,
+    emit: () => {},
+  });
+}
+
+describe('analysis threads started before the plan', () => {
+  it('are what the run analyses on, however few its files, once', async () => {
+    const setup = setupFor(tempRoot());
+    // Without them, two files are analysed on the calling thread.
+    expect(setup.analyzerFor(2).pool).toBeUndefined();
+    setup.startAnalysisEarly();
+    const { analyzer, pool } = setup.analyzerFor(2);
+    expect(pool).toBeInstanceOf(AnalysisPool);
+    expect(analyzer).toBe(pool);
+    expect(setup.analyzerFor(2).pool).toBeUndefined();
+    await pool!.close();
+  });
+
+  it('are closed when no run takes them', async () => {
+    const close = vi.spyOn(AnalysisPool.prototype, 'close');
+    const setup = setupFor(tempRoot());
+    setup.startAnalysisEarly();
+    await setup.closeEarlyAnalysis();
+    expect(close).toHaveBeenCalledTimes(1);
+    expect(setup.analyzerFor(2).pool).toBeUndefined();
+    // A run with no file to analyse closes them too.
+    setup.startAnalysisEarly();
+    expect(setup.analyzerFor(0)).toEqual({});
+    expect(close).toHaveBeenCalledTimes(2);
+  });
+
+  it('are started by a first index and closed when it fails before its plan', async () => {
+    const close = vi.spyOn(AnalysisPool.prototype, 'close');
+    const root = tempRoot();
+    // Nothing listens on port 9: the embedder cannot start, after the threads did.
+    const indexer = new Indexer({ path: root, llm: false, embedder: { host: 'http://127.0.0.1:9', model: 'none' } });
+    await expect(indexer.run()).rejects.toThrow();
+    expect(close).toHaveBeenCalledTimes(1);
+    // A first index that succeeds analyses on them (one file: else on this thread), closed at its end.
+    close.mockClear();
+    const fresh = tempRoot();
+    const summary = await new Indexer({ path: fresh, llm: false, embedder: 'builtin', threads: 1 }).run();
+    expect(summary.files.added).toBe(1);
+    expect(close).toHaveBeenCalledTimes(1);
+  });
+});
