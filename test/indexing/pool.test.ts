@@ -142,4 +142,24 @@ describe('AnalysisPool', () => {
     expect(child.stderr).not.toMatch(/terminate called/);
     expect({ status: child.status, stdout: child.stdout }).toEqual({ status: 0, stdout: 'closed 80 pools' });
   });
+
+  it('starts its threads in a process run as `node --input-type=module -e`, as a search pool does', () => {
+    // A worker inherits the process's options, and --input-type stops one loading its module file.
+    const dist = (path: string) => JSON.stringify(new URL(`../../dist/${path}`, import.meta.url).href);
+    const script = `
+      const { AnalysisPool } = await import(${dist('indexing/pool.js')});
+      const { workerExecArgv } = await import(${dist('worker-module.js')});
+      const pool = new AnalysisPool({ threads: 1 });
+      const result = await pool.analyzeFile(${JSON.stringify(sources[0])});
+      await pool.close();
+      process.stdout.write(JSON.stringify({ elements: result.elements.length > 0, execArgv: workerExecArgv() }));`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '--no-warnings', '-e', script], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(child.stderr).toBe('');
+    const out = JSON.parse(child.stdout) as { elements: boolean; execArgv: string[] };
+    expect(out.elements).toBe(true);
+    expect(out.execArgv.slice(0, 2)).toEqual(['--no-warnings', '-e']);
+  });
 });
