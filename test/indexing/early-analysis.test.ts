@@ -18,10 +18,12 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function tempRoot(): string {
+/** A directory of `files` small TypeScript files. */
+function tempRoot(files = 1): string {
   const root = mkdtempSync(join(tmpdir(), 'ocvector-early-'));
   dirs.push(root);
-  writeFileSync(join(root, 'a.ts'), 'export function alpha(): number {\n  return 1;\n}\n');
+  for (let i = 0; i < files; i++)
+    writeFileSync(join(root, `f${i}.ts`), `export function alpha${i}(): number {\n  return ${i};\n}\n`);
   return root;
 }
 
@@ -61,18 +63,24 @@ describe('analysis threads started before the plan', () => {
     expect(close).toHaveBeenCalledTimes(2);
   });
 
-  it('are started by a first index and closed when it fails before its plan', async () => {
+  it('are started by a first index of many files, and closed when it fails before its plan', async () => {
     const close = vi.spyOn(AnalysisPool.prototype, 'close');
-    const root = tempRoot();
+    const root = tempRoot(64);
     // Nothing listens on port 9: the embedder cannot start, after the threads did.
     const indexer = new Indexer({ path: root, llm: false, embedder: { host: 'http://127.0.0.1:9', model: 'none' } });
     await expect(indexer.run()).rejects.toThrow();
     expect(close).toHaveBeenCalledTimes(1);
-    // A first index that succeeds analyses on them (one file: else on this thread), closed at its end.
+    // A first index that succeeds analyses on them, closed at its end.
     close.mockClear();
-    const fresh = tempRoot();
-    const summary = await new Indexer({ path: fresh, llm: false, embedder: 'builtin', threads: 1 }).run();
-    expect(summary.files.added).toBe(1);
+    const summary = await new Indexer({ path: tempRoot(64), llm: false, embedder: 'builtin', threads: 1 }).run();
+    expect(summary.files.added).toBe(64);
     expect(close).toHaveBeenCalledTimes(1);
+  });
+
+  it('are not started for a first index of a few files: those are analysed on the calling thread', async () => {
+    const close = vi.spyOn(AnalysisPool.prototype, 'close');
+    const summary = await new Indexer({ path: tempRoot(3), llm: false, embedder: 'builtin', threads: 1 }).run();
+    expect(summary.files.added).toBe(3);
+    expect(close).not.toHaveBeenCalled();
   });
 });
