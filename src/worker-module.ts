@@ -22,20 +22,16 @@ export function builtWorkerModule(from: string, distPath: string): URL | undefin
 }
 
 /**
- * The Node.js options a worker thread starts with: the process's, less those
- * a thread that loads a module file refuses. A worker inherits them all by
- * default, and a process started as `node --input-type=module -e …` (a script
- * on the command line) gave each worker --input-type: it failed to start with
- * ERR_INPUT_TYPE_NOT_ALLOWED.
+ * The Node.js options a worker thread starts with (`execArgv`): undefined, the process's own,
+ * inherited as they are, unless the process was started with --input-type (a script on the
+ * command line: `node --input-type=module -e …`), which stops a worker loading its module file
+ * (ERR_INPUT_TYPE_NOT_ALLOWED). Then none: options given explicitly are checked, and V8's
+ * (--max-old-space-size) are refused there, though the worker has them anyway, V8's flags
+ * being the process's.
  */
-export function workerExecArgv(): string[] {
-  const kept: string[] = [];
-  const given = process.execArgv;
-  for (let i = 0; i < given.length; i++) {
-    const option = given[i]!;
-    if (option === '--input-type')
-      i++; // its value follows
-    else if (!option.startsWith('--input-type=')) kept.push(option);
-  }
-  return kept;
+export function workerExecArgv(): string[] | undefined {
+  const scriptGiven = process.execArgv.some(
+    (option) => option === '--input-type' || option.startsWith('--input-type='),
+  );
+  return scriptGiven ? [] : undefined;
 }

@@ -130,7 +130,11 @@ export class AnalysisPool implements FileAnalyzer {
     const threads = Math.max(1, options.threads ?? availableParallelism());
     const file = workerFile();
     for (let i = 0; i < threads; i++) {
-      const worker = new Worker(file, { workerData: { limits: options.limits ?? {} }, execArgv: workerExecArgv() });
+      const execArgv = workerExecArgv();
+      const worker = new Worker(file, {
+        workerData: { limits: options.limits ?? {} },
+        ...(execArgv ? { execArgv } : {}),
+      });
       worker.on('message', (response: PoolResponse) => this.#settle(worker, response));
       worker.on('error', (error) => {
         this.#held.delete(worker); // it has exited: no more work for it

@@ -143,23 +143,34 @@ describe('AnalysisPool', () => {
     expect({ status: child.status, stdout: child.stdout }).toEqual({ status: 0, stdout: 'closed 80 pools' });
   });
 
-  it('starts its threads in a process run as `node --input-type=module -e`, as a search pool does', () => {
-    // A worker inherits the process's options, and --input-type stops one loading its module file.
+  it('starts its threads in a process run as `node --input-type=module -e`, or with V8 options', () => {
+    // A worker inherits the process's options, and --input-type stops one loading its module
+    // file; options given to a worker explicitly are checked, and V8's are refused there.
     const dist = (path: string) => JSON.stringify(new URL(`../../dist/${path}`, import.meta.url).href);
     const script = `
       const { AnalysisPool } = await import(${dist('indexing/pool.js')});
-      const { workerExecArgv } = await import(${dist('worker-module.js')});
       const pool = new AnalysisPool({ threads: 1 });
       const result = await pool.analyzeFile(${JSON.stringify(sources[0])});
       await pool.close();
-      process.stdout.write(JSON.stringify({ elements: result.elements.length > 0, execArgv: workerExecArgv() }));`;
-    const child = spawnSync(process.execPath, ['--input-type=module', '--no-warnings', '-e', script], {
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    expect(child.stderr).toBe('');
-    const out = JSON.parse(child.stdout) as { elements: boolean; execArgv: string[] };
-    expect(out.elements).toBe(true);
-    expect(out.execArgv.slice(0, 2)).toEqual(['--no-warnings', '-e']);
+      process.stdout.write(String(result.elements.length > 0));`;
+    const dir = mkdtempSync(join(tmpdir(), 'ocvector-pool-'));
+    writeFileSync(join(dir, 'analyse.mjs'), script);
+    const runs = [
+      ['--input-type=module', '--no-warnings', '-e', script],
+      ['--max-old-space-size=1024', '--input-type=module', '-e', script],
+      ['--max-old-space-size=1024', '--stack-size=900', join(dir, 'analyse.mjs')],
+    ];
+    try {
+      for (const args of runs) {
+        const child = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 60_000 });
+        expect({ args: args.slice(0, 2), stderr: child.stderr, stdout: child.stdout }).toEqual({
+          args: args.slice(0, 2),
+          stderr: '',
+          stdout: 'true',
+        });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -311,7 +311,8 @@ function startWorker(
   data: SearchWorkerData,
   onEvent: (event: SearchEvent) => void,
 ): { worker: Worker; opened: Promise<SearcherFacts> } {
-  const worker = new Worker(file, { workerData: data, execArgv: workerExecArgv() });
+  const execArgv = workerExecArgv();
+  const worker = new Worker(file, { workerData: data, ...(execArgv ? { execArgv } : {}) });
   const opened = new Promise<SearcherFacts>((resolve, reject) => {
     const onMessage = (message: FromWorker) => {
       if ('event' in message) return onEvent(message.event); // the index rebuilt or replayed while opening
