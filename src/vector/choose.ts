@@ -5,6 +5,7 @@
  * An OpenAI-compatible server is used only when asked for (or recorded):
  * nothing probes for one. The backends themselves are in backends.ts.
  */
+import { accepts } from '../models/accepts.js';
 import { ollamaClient } from '../models/ollama-client.js';
 import { resolveOllamaHost } from '../models/config.js';
 import { backendNamed, backendOfId, type EmbedderBackendName, type EmbedderOptions, optionsFor } from './backends.js';
@@ -93,6 +94,8 @@ export function isOutdatedIndex(recordedId: string, embedder: Embedder): boolean
 
 /** True when a server answers at `host` within a second and lists the model. */
 export async function ollamaHasModel(host: string, model: string): Promise<boolean> {
+  // Nothing listening (no Ollama here): known without loading the client.
+  if (!(await accepts(host, 1_000))) return false;
   try {
     // Through the client: its answer is size-capped and the deadline covers reading it.
     const { models } = (await ollamaClient(host, { timeoutMs: 1_000 }).list()) as { models?: { name?: string }[] };
