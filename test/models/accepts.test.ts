@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accepts } from '../../src/models/accepts.js';
 import { ollamaHasModel } from '../../src/vector/choose.js';
@@ -9,9 +9,16 @@ let open: number;
 /** A port nothing listens on: one the system gave, then closed. */
 let closed: number;
 
+/** Every connection the servers took: ended and destroyed at the end, so that close() does not wait on a client's. */
+const sockets = new Set<Socket>();
+
 function listen(): Promise<Server> {
   return new Promise((resolve) => {
-    const s = createServer((socket) => socket.end());
+    const s = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.end();
+    });
     s.listen(0, '127.0.0.1', () => resolve(s));
   });
 }
@@ -24,7 +31,10 @@ beforeAll(async () => {
   closed = portOf(gone);
   await new Promise((resolve) => gone.close(resolve));
 });
-afterAll(() => new Promise((resolve) => server.close(resolve)));
+afterAll(async () => {
+  for (const socket of sockets) socket.destroy();
+  await new Promise((resolve) => server.close(resolve));
+});
 
 describe('accepts', () => {
   it('says whether something takes a connection at a URL', async () => {
