@@ -173,8 +173,13 @@ describe('the vector space', () => {
       expect(await placeRepository(client, SCHEMA, made, REPO_A, { indexLater: true })).toEqual({ indexPending: true });
       expect(await hnsw(client)).toEqual(before);
       await writer.put(client, 'later:v1:32', REPO_A, [{ id: 1, documentHash: 'h1', vector: base.subarray(0, D) }]);
+      const setting = async () =>
+        (await client.query("SELECT current_setting('min_parallel_table_scan_size') AS v")).rows[0].v;
+      const scanSize = await setting();
       await buildVectorIndex(client, SCHEMA, made, REPO_A);
       expect(await hnsw(client)).toEqual([...before, `element_vectors_${made.id}_${REPO_A}_hnsw`].sort());
+      // The build's setting (workers for a table loaded in this transaction) is put back.
+      expect(await setting()).toBe(scanSize);
       // Placed again: nothing to do.
       expect(await placeRepository(client, SCHEMA, made, REPO_A, { indexLater: true })).toEqual({});
       return made;

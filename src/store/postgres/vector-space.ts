@@ -173,9 +173,9 @@ function inlineStorage(table: string, dimension: number): string {
  * `apart`: the partition is made and committed on a connection of that pool, at once, rather
  * than in the caller's transaction. CREATE TABLE … PARTITION OF locks the space's whole table
  * against every search until the transaction ends, a whole indexing run; ATTACH PARTITION, in a
- * transaction of its own, waits only for another attach. Call it before the caller's
- * transaction first touches the space's table, so that its next statement sees the partition.
- * Without `apart` (a space this transaction created, which no one else sees yet; or a server
+ * transaction of its own, waits only for another attach. The caller's transaction sees the
+ * partition from its next statement, even holding a lock on the space's table (tried:
+ * docs/postgres.md). Without `apart` (a space this transaction created, which no one else sees yet; or a server
  * of one backend, PGlite), the partition is made in the caller's transaction.
  */
 export async function placeRepository(
@@ -212,7 +212,8 @@ export async function placeRepository(
  * as many processes as the server gives a maintenance command (max_parallel_maintenance_workers).
  * The server plans workers by the table's size, and a table loaded in this transaction looks
  * empty to it: left alone it built the compiler's lib/ (7,481 vectors) with one, in 1.5 s; with
- * two workers, 1.0 s on 2 cores (docs/postgres.md). The setting is put back after.
+ * two workers, 1.0 s on 2 cores (docs/postgres.md). The setting is put back after (a build
+ * that fails ends the transaction, and the setting with it).
  */
 export async function buildVectorIndex(
   client: Queryable,
@@ -224,14 +225,11 @@ export async function buildVectorIndex(
   const { rows } = await client.query<{ before: string }>(
     "SELECT current_setting('min_parallel_table_scan_size') AS before, set_config('min_parallel_table_scan_size', '0', true)",
   );
-  try {
-    await client.query(
-      `CREATE INDEX ${hnswIndex(schema, space, repoId).name} ON ${table} USING hnsw (embedding vector_ip_ops)
-       WITH (m = ${HNSW_M}, ef_construction = ${HNSW_EF_CONSTRUCTION})`,
-    );
-  } finally {
-    await client.query("SELECT set_config('min_parallel_table_scan_size', $1, true)", [rows[0]!.before]);
-  }
+  await client.query(
+    `CREATE INDEX ${hnswIndex(schema, space, repoId).name} ON ${table} USING hnsw (embedding vector_ip_ops)
+     WITH (m = ${HNSW_M}, ef_construction = ${HNSW_EF_CONSTRUCTION})`,
+  );
+  await client.query("SELECT set_config('min_parallel_table_scan_size', $1, true)", [rows[0]!.before]);
 }
 
 /** The name of a repository's HNSW index, alone and schema-qualified. */
