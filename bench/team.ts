@@ -11,7 +11,8 @@
  *   npm run bench:team -- --from <dir> --names a,b,c   real repositories instead (copied from <dir>/<name>)
  *   npm run bench:team -- --store postgres://…          the same on the PostgreSQL store too, in the same run
  *                                                    (--store pglite: PGlite in this process), each figure
- *                                                    beside the embedded store's
+ *                                                    beside the embedded store's; into a schema of the
+ *                                                    run's own, dropped at the end (--schema <name>: yours, kept)
  *
  * The copies share their documents, so the repositories after the first
  * embed nothing: their vectors come from the embedding cache by content
@@ -31,6 +32,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { Indexer, Searcher } from '../src/index.js';
 import type { PostgresChoice } from '../src/store/open.js';
 import { startPostgres } from '../test/support/postgres.js';
@@ -49,7 +51,7 @@ const { values: args } = parseArgs({
     from: { type: 'string' },
     names: { type: 'string' },
     store: { type: 'string' },
-    schema: { type: 'string', default: 'bench_team' },
+    schema: { type: 'string' },
   },
 });
 const quick = args.quick ?? false;
@@ -67,8 +69,14 @@ const TOKEN = 'bench-token-0123456789abcdef0123';
 type Where = { kind: 'embedded'; indexDir: string } | { kind: 'postgres'; store: PostgresChoice };
 const EMBEDDED: Where = { kind: 'embedded', indexDir };
 const pglite = args.store === 'pglite' ? await startPostgres({ maxConnections: 40 }) : undefined;
+/**
+ * A schema of the run's own unless one is named, dropped at the end: a run into a schema a
+ * run before it filled rebuilds its repositories into their graphs, one vector at a time
+ * (docs/postgres.md), and measures that instead of a first load.
+ */
+const SCHEMA = args.schema ?? `bench_team_${process.pid}`;
 const SHARED: Where | undefined = args.store
-  ? { kind: 'postgres', store: { url: pglite?.url ?? args.store, schema: args.schema! } }
+  ? { kind: 'postgres', store: { url: pglite?.url ?? args.store, schema: SCHEMA } }
   : undefined;
 const STORES: Where[] = SHARED ? [EMBEDDED, SHARED] : [EMBEDDED];
 
@@ -274,5 +282,19 @@ try {
   );
 } finally {
   rmSync(work, { recursive: true, force: true });
+  if (SHARED?.kind === 'postgres' && !args.schema && !pglite) await dropSchema(SHARED.store.url, SCHEMA);
   await pglite?.stop();
+}
+
+/** Drops the run's own schema from the server (best effort: a failure is said, not thrown). */
+async function dropSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } catch (error) {
+    log(`could not drop the schema ${schema}: ${(error as Error).message}`);
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
