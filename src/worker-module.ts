@@ -22,16 +22,16 @@ export function builtWorkerModule(from: string, distPath: string): URL | undefin
 }
 
 /**
- * The Node.js options a worker thread starts with (`execArgv`): undefined, the process's own,
- * inherited as they are, unless the process was started with --input-type (a script on the
- * command line: `node --input-type=module -e …`), which stops a worker loading its module file
- * (ERR_INPUT_TYPE_NOT_ALLOWED). Then none: options given explicitly are checked, and V8's
- * (--max-old-space-size) are refused there, though the worker has them anyway, V8's flags
- * being the process's.
+ * What a worker thread is started with besides its data: the process's Node.js options,
+ * inherited as they are (no `execArgv`), unless the process was started with --input-type (a
+ * script on the command line: `node --input-type=module -e …`), which stops a worker loading
+ * its module file (ERR_INPUT_TYPE_NOT_ALLOWED). Then none: options given explicitly are
+ * checked, and V8's (--max-old-space-size) are refused there, though the worker has them
+ * anyway, V8's flags being the process's.
  */
-export function workerExecArgv(): string[] | undefined {
+export function workerStartOptions(): { execArgv?: string[] } {
   const scriptGiven = process.execArgv.some(
     (option) => option === '--input-type' || option.startsWith('--input-type='),
   );
-  return scriptGiven ? [] : undefined;
+  return scriptGiven ? { execArgv: [] } : {};
 }

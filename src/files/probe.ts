@@ -2,7 +2,7 @@
  * A quick look at how much a directory holds, before it is scanned (scan.ts): enough to decide
  * whether a first index should start its analysis threads at once (indexing/update-index.ts).
  */
-import { readdirSync } from 'node:fs';
+import { type Dirent, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Directories a probe never enters: what the scan leaves out anyway in nearly every repository. */
@@ -17,7 +17,7 @@ export function holdsAtLeast(path: string, min: number, maxDirectories = 256): b
   const directories = [path];
   let files = 0;
   for (let i = 0; i < directories.length && i < maxDirectories; i++) {
-    let entries: import('node:fs').Dirent[];
+    let entries: Dirent[];
     try {
       entries = readdirSync(directories[i]!, { withFileTypes: true });
     } catch {

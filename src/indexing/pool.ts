@@ -14,7 +14,7 @@ import type { AnalysisEvent } from '../analysis/events.js';
 import type { AnalysisResult } from '../analysis/types.js';
 import { IndexingError } from './errors.js';
 import type { FileRead } from './file-read.js';
-import { builtWorkerModule, workerExecArgv } from '../worker-module.js';
+import { builtWorkerModule, workerStartOptions } from '../worker-module.js';
 
 /** Asks a worker to finish what it is doing and exit. */
 export interface PoolShutdown {
@@ -129,12 +129,9 @@ export class AnalysisPool implements FileAnalyzer {
     this.#emit = options.onEvent ?? (() => {});
     const threads = Math.max(1, options.threads ?? availableParallelism());
     const file = workerFile();
+    const startOptions = workerStartOptions();
     for (let i = 0; i < threads; i++) {
-      const execArgv = workerExecArgv();
-      const worker = new Worker(file, {
-        workerData: { limits: options.limits ?? {} },
-        ...(execArgv ? { execArgv } : {}),
-      });
+      const worker = new Worker(file, { workerData: { limits: options.limits ?? {} }, ...startOptions });
       worker.on('message', (response: PoolResponse) => this.#settle(worker, response));
       worker.on('error', (error) => {
         this.#held.delete(worker); // it has exited: no more work for it

@@ -14,7 +14,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Repository } from '../../store/rows.js';
-import { builtWorkerModule, workerExecArgv } from '../../worker-module.js';
+import { builtWorkerModule, workerStartOptions } from '../../worker-module.js';
 import { SearchError } from '../errors.js';
 import type { SearchEvent } from '../searcher.js';
 import type { SearchService } from '../search-service.js';
@@ -311,8 +311,7 @@ function startWorker(
   data: SearchWorkerData,
   onEvent: (event: SearchEvent) => void,
 ): { worker: Worker; opened: Promise<SearcherFacts> } {
-  const execArgv = workerExecArgv();
-  const worker = new Worker(file, { workerData: data, ...(execArgv ? { execArgv } : {}) });
+  const worker = new Worker(file, { workerData: data, ...workerStartOptions() });
   const opened = new Promise<SearcherFacts>((resolve, reject) => {
     const onMessage = (message: FromWorker) => {
       if ('event' in message) return onEvent(message.event); // the index rebuilt or replayed while opening
