@@ -1,7 +1,8 @@
 /**
  * The statements a run's batch of file writes makes (run-writer.ts decides what to write, as the
  * embedded store's writeFile does): the files' rows, the lines of elements that moved, the rows
- * of new elements, and each file's words. One statement a table, whatever the batch's size.
+ * of new elements, and each file's words. One statement a table, whatever the batch's size, each
+ * built before it runs (statement.ts), under ids reserved beforehand (reserveIds).
  */
 import { deflateRawSync } from 'node:zlib';
 import type { ElementPlan, PlacedElement } from '../element-plan.js';
@@ -10,26 +11,72 @@ import type { FileWrite } from '../writes.js';
 import { integerArray, textArray } from './array-literal.js';
 import { termKey } from './lexical-terms.js';
 import type { Queryable } from './serial.js';
+import type { Statement } from './statement.js';
 
 type Write = Extract<FileWrite, { kind: 'write' }>;
 
-/** The files' new states (the content deflated, as kept for a search without the checkout); their ids by path. */
-export async function upsertFiles(
+/**
+ * zlib's fastest level: on the compiler's lib/ (19.1 MB) it deflates in 117 ms to 4.2 MB, where
+ * the default level took 393 ms for 3.3 MB, on the indexer's thread that also builds every
+ * statement (docs/postgres.md). The vectors take ten times the room either way.
+ */
+const DEFLATE = { level: 1 };
+
+/**
+ * Ids for new files and new elements, from their tables' own sequences, in one round trip. A
+ * sequence stands outside transactions: another connection may reserve them while the run's
+ * own runs the batch before, and the ids of a run that rolls back are never used again.
+ */
+export async function reserveIds(
   client: Queryable,
+  s: string,
+  count: { files: number; elements: number },
+): Promise<{ files: number[]; elements: number[] }> {
+  if (count.files === 0 && count.elements === 0) return { files: [], elements: [] };
+  const next = (table: string, n: string) =>
+    `ARRAY(SELECT nextval(pg_get_serial_sequence('${s}.${table}', 'id')) FROM generate_series(1, ${n}::integer) AS g ORDER BY g)`;
+  const { rows } = await client.query<{ files: (number | string)[]; elements: (number | string)[] }>(
+    `SELECT ${next('files', '$1')} AS files, ${next('elements', '$2')} AS elements`,
+    [count.files, count.elements],
+  );
+  // bigint[] comes back as strings (only int8 itself is read as a number: connection.ts).
+  return { files: rows[0]!.files.map(Number), elements: rows[0]!.elements.map(Number) };
+}
+
+/** Files whose content is unchanged under a new stat: only their size and mtime move. */
+export function touchFiles(
+  s: string,
+  repoId: number,
+  touches: readonly Extract<FileWrite, { kind: 'touch' }>[],
+): Statement {
+  return {
+    text: `UPDATE ${s}.files f SET size = t.size, mtime_ms = t.mtime_ms
+       FROM unnest($2::bigint[], $3::bigint[], $4::float8[]) AS t(id, size, mtime_ms)
+       WHERE f.repo_id = $1 AND f.id = t.id`,
+    values: [repoId, touches.map((w) => w.row.id), touches.map((w) => w.size), touches.map((w) => w.mtimeMs)],
+  };
+}
+
+/**
+ * The files' new states (the content deflated, as kept for a search without the checkout), each
+ * under its id: its own for a file the repository holds, a reserved one for a new file.
+ */
+export function upsertFiles(
   s: string,
   repoId: number,
   writes: readonly Write[],
+  ids: readonly number[],
   now: number,
-): Promise<{ id: number; path: string }[]> {
-  const { rows } = await client.query<{ id: number; path: string }>(
-    `INSERT INTO ${s}.files AS f (repo_id, path, language, size, mtime_ms, hash, status, error, element_count, indexed_at, content)
-     SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::float8[], $6::text[], $7::text[], $8::text[],
-       $9::integer[], $10::bigint[], $11::bytea[])
+): Statement {
+  return {
+    text: `INSERT INTO ${s}.files AS f (repo_id, id, path, language, size, mtime_ms, hash, status, error, element_count,
+       indexed_at, content)
+     SELECT $1, * FROM unnest($12::bigint[], $2::text[], $3::text[], $4::bigint[], $5::float8[], $6::text[], $7::text[],
+       $8::text[], $9::integer[], $10::bigint[], $11::bytea[])
      ON CONFLICT (repo_id, path) DO UPDATE SET language = excluded.language, size = excluded.size,
        mtime_ms = excluded.mtime_ms, hash = excluded.hash, status = excluded.status, error = excluded.error,
-       element_count = excluded.element_count, indexed_at = excluded.indexed_at, content = excluded.content
-     RETURNING id, path`,
-    [
+       element_count = excluded.element_count, indexed_at = excluded.indexed_at, content = excluded.content`,
+    values: [
       repoId,
       writes.map((w) => w.update.path),
       writes.map((w) => w.update.language),
@@ -40,35 +87,20 @@ export async function upsertFiles(
       writes.map((w) => w.update.error),
       writes.map((w) => w.documents.length),
       writes.map(() => now),
-      writes.map((w) => (w.text === undefined ? null : deflateRawSync(Buffer.from(w.text, 'utf8')))),
+      writes.map((w) => (w.text === undefined ? null : deflateRawSync(Buffer.from(w.text, 'utf8'), DEFLATE))),
+      integerArray(ids),
     ],
-  );
-  return rows;
-}
-
-/** Ids for new elements, from the table's own sequence (in order: the rows are written in that order). */
-export async function newElementIds(client: Queryable, s: string, count: number): Promise<number[]> {
-  const { rows } = await client.query<{ id: number }>(
-    `SELECT nextval(pg_get_serial_sequence($1, 'id')) AS id FROM generate_series(1, $2)`,
-    [`${s}.elements`, count],
-  );
-  return rows.map((row) => row.id);
+  };
 }
 
 /** Elements whose document is unchanged keep their row: only their lines and bytes move. */
-export async function moveElements(
-  client: Queryable,
-  s: string,
-  repoId: number,
-  moved: readonly PlacedElement[],
-): Promise<void> {
-  if (moved.length === 0) return;
-  await client.query(
-    `UPDATE ${s}.elements e SET start_line = m.start_line, end_line = m.end_line, start_byte = m.start_byte, end_byte = m.end_byte
+export function moveElements(s: string, repoId: number, moved: readonly PlacedElement[]): Statement {
+  return {
+    text: `UPDATE ${s}.elements e SET start_line = m.start_line, end_line = m.end_line, start_byte = m.start_byte, end_byte = m.end_byte
      FROM unnest($2::bigint[], $3::integer[], $4::integer[], $5::integer[], $6::integer[])
        AS m(id, start_line, end_line, start_byte, end_byte)
      WHERE e.repo_id = $1 AND e.id = m.id`,
-    [
+    values: [
       repoId,
       moved.map((m) => m.id),
       moved.map((m) => m.startLine),
@@ -76,26 +108,25 @@ export async function moveElements(
       moved.map((m) => m.startByte),
       moved.map((m) => m.endByte),
     ],
-  );
+  };
 }
 
 /** New elements' rows, under the ids given (in order), with their names as elementNames made them. */
-export async function insertElements(
-  client: Queryable,
+export function insertElements(
   s: string,
   repoId: number,
   ids: readonly number[],
   added: readonly { fileId: number; plan: ElementPlan['added'][number] }[],
   names: readonly ReturnType<typeof elementNames>[],
-): Promise<void> {
-  await client.query(
-    `INSERT INTO ${s}.elements (repo_id, id, file_id, element_type, element_name, short_name, access, start_line, end_line,
+): Statement {
+  return {
+    text: `INSERT INTO ${s}.elements (repo_id, id, file_id, element_type, element_name, short_name, access, start_line, end_line,
        start_byte, end_byte, signature, description, document_hash)
      SELECT $1, * FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::integer[],
        $9::integer[], $10::integer[], $11::integer[], $12::text[], $13::text[], $14::text[])`,
-    [
+    values: [
       repoId,
-      ids,
+      integerArray(ids),
       added.map((a) => a.fileId),
       added.map((a) => a.plan.document.element.type),
       names.map((n) => n.name),
@@ -109,22 +140,26 @@ export async function insertElements(
       added.map((a) => a.plan.document.element.description),
       added.map((a) => a.plan.document.hash),
     ],
-  );
+  };
 }
 
-/** Each written file's words replace its old ones (a file written without them keeps none). */
-export async function replaceOccurrences(
-  client: Queryable,
+/**
+ * Each written file's words replace its old ones (a file written without them keeps none): the
+ * old ones are deleted for the files the repository held before (`held`), then all are inserted.
+ */
+export function replaceOccurrences(
   s: string,
   repoId: number,
   writes: readonly Write[],
-  idOf: ReadonlyMap<string, number>,
-): Promise<void> {
-  const fileIds = writes.map((w) => idOf.get(w.update.path)!);
-  await client.query(`DELETE FROM ${s}.occurrences WHERE repo_id = $1 AND file_id = ANY($2::bigint[])`, [
-    repoId,
-    fileIds,
-  ]);
+  fileIds: readonly number[],
+  held: readonly number[],
+): Statement[] {
+  const statements: Statement[] = [];
+  if (held.length > 0)
+    statements.push({
+      text: `DELETE FROM ${s}.occurrences WHERE repo_id = $1 AND file_id = ANY($2::bigint[])`,
+      values: [repoId, integerArray(held)],
+    });
   const files: number[] = [];
   const words: string[] = [];
   const lines: string[] = [];
@@ -137,9 +172,10 @@ export async function replaceOccurrences(
     }
   });
   if (words.length > 0)
-    await client.query(
-      `INSERT INTO ${s}.occurrences (repo_id, file_id, word, lines)
+    statements.push({
+      text: `INSERT INTO ${s}.occurrences (repo_id, file_id, word, lines)
        SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[])`,
-      [repoId, integerArray(files), textArray(words), textArray(lines)],
-    );
+      values: [repoId, integerArray(files), textArray(words), textArray(lines)],
+    });
+  return statements;
 }

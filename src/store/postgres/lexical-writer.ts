@@ -12,6 +12,7 @@ import { COLUMN_WEIGHTS, indexRow, storedText, TABLE_ID, TF_COLUMNS, type Lexica
 import { integerArray, textArray } from './array-literal.js';
 import { quoteSchema } from './schema.js';
 import type { Queryable as Client } from './serial.js';
+import { runStatement, type Statement } from './statement.js';
 
 /** The words of one element, as the embedded store gives FTS5 (../embedded/index-store.ts: lexicalText of each part). */
 export interface LexicalTexts {
@@ -149,39 +150,46 @@ export class LexicalWriter {
 
   /** Indexes elements of a repository (none of them indexed yet: a second add of one is refused by its key). */
   async add(client: Client, repoId: number, elements: readonly LexicalElement[]): Promise<void> {
-    if (elements.length === 0) return;
-    const batch = emptyBatch();
-    for (const { id, fileId, texts } of elements) {
-      addRow(batch, 'names', id, fileId, [texts.name, texts.signature, texts.description, texts.path]);
-      if (texts.code) addRow(batch, 'code', id, fileId, [texts.code]);
-    }
+    const batch = new LexicalBatch();
+    batch.add(elements);
+    const statement = this.addStatement(repoId, batch);
+    if (statement) await runStatement(client, statement);
+  }
+
+  /** add's statement for the elements gathered in `batch`, built now to run later; undefined when it holds none. */
+  addStatement(repoId: number, gathered: LexicalBatch): Statement | undefined {
+    const batch = gathered.batch;
+    if (batch.rows.element.length === 0) return undefined;
     const docs = batch.docs.flatMap((terms, tab) => [...terms].map(([term, n]) => ({ tab, term, n })));
     const totals = batch.totals.flatMap((t, tab) => (t.rows > 0 ? [{ tab, ...t }] : []));
     const { rows } = batch;
     const postings = [...batch.postings.values()].flatMap((byTerm) => [...byTerm.values()]);
     const flat = flatPostings(postings, batch.entries);
     // The long columns as array literals (array-literal.ts).
-    await client.query(this.#sql.add, [
-      repoId,
-      integerArray(rows.tab),
-      integerArray(rows.element),
-      rows.sizes,
-      rows.texts,
-      integerArray(postings.map((p) => p.tab)),
-      textArray(postings.map((p) => p.term)),
-      integerArray(postings.map((p) => p.fileId)),
-      integerArray(flat.first),
-      integerArray(flat.last),
-      integerArray(flat.element),
-      ...flat.tf.map(integerArray),
-      integerArray(flat.length),
-      integerArray(docs.map((d) => d.tab)),
-      textArray(docs.map((d) => d.term)),
-      integerArray(docs.map((d) => d.n)),
-      totals.map((t) => t.tab),
-      totals.map((t) => t.rows),
-      totals.map((t) => textArray(t.tokens)),
-    ]);
+    return {
+      text: this.#sql.add,
+      values: [
+        repoId,
+        integerArray(rows.tab),
+        integerArray(rows.element),
+        rows.sizes,
+        rows.texts,
+        integerArray(postings.map((p) => p.tab)),
+        textArray(postings.map((p) => p.term)),
+        integerArray(postings.map((p) => p.fileId)),
+        integerArray(flat.first),
+        integerArray(flat.last),
+        integerArray(flat.element),
+        ...flat.tf.map(integerArray),
+        integerArray(flat.length),
+        integerArray(docs.map((d) => d.tab)),
+        textArray(docs.map((d) => d.term)),
+        integerArray(docs.map((d) => d.n)),
+        totals.map((t) => t.tab),
+        totals.map((t) => t.rows),
+        totals.map((t) => textArray(t.tokens)),
+      ],
+    };
   }
 
   /** Removes elements' rows (an id without rows is passed over). */
@@ -223,14 +231,25 @@ export class LexicalWriter {
   }
 }
 
-function emptyBatch(): Batch {
-  return {
+/**
+ * Elements' words gathered for one statement (LexicalWriter.addStatement), added a few at a time
+ * if the caller likes: a run tokenizes a batch's elements between its turns of the event loop.
+ */
+export class LexicalBatch {
+  readonly batch: Batch = {
     rows: { tab: [], element: [], sizes: [], texts: [] },
     postings: new Map(),
     entries: { element: [], tf: Array.from({ length: TF_COLUMNS }, () => []), length: [] },
     docs: Object.values(TABLE_ID).map(() => new Map()),
     totals: Object.values(TABLE_ID).map(() => ({ rows: 0, tokens: [] })),
   };
+
+  add(elements: readonly LexicalElement[]): void {
+    for (const { id, fileId, texts } of elements) {
+      addRow(this.batch, 'names', id, fileId, [texts.name, texts.signature, texts.description, texts.path]);
+      if (texts.code) addRow(this.batch, 'code', id, fileId, [texts.code]);
+    }
+  }
 }
 
 /** One element's row in one table, added to the batch. */

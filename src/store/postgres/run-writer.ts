@@ -16,28 +16,34 @@
  *   A run that fails, is aborted or is killed leaves it as it was (the server rolls back the
  *   transaction of a connection that closes), and a repository indexed for the first time is
  *   not listed before its commit.
- * - A batch of files costs a handful of statements, whatever its size: one per table.
+ * - A batch of files costs a handful of statements, whatever its size: one per table. They are
+ *   built, then queued (write-pipeline.ts): the server runs a batch while the next is built.
  *
  * What an element holds is written as the embedded store writes it (../element-texts.ts), and
  * its words scored as FTS5 scores them (lexical-writer.ts).
  */
 import type pg from 'pg';
-import { elementNames, elementWords } from '../element-texts.js';
-import { type ElementPlan, type PlacedElement, planElements } from '../element-plan.js';
+import { type PlacedElement, planElements } from '../element-plan.js';
 import { StoreError } from '../errors.js';
 import type { EmbedderRecord, FileRow } from '../rows.js';
 import { badRepositoryName, isRepositoryName } from '../repository-name.js';
 import type { FileWrite, RunWriter, WrittenFile } from '../writes.js';
 import type { PostgresConnection } from './connection.js';
 import { type HeldStep, HeldWrites } from './held-writes.js';
-import { LexicalWriter, type LexicalElement } from './lexical-writer.js';
+import { fileBatch, inParts, QUEUED_ELEMENTS } from './file-batch.js';
+import { reserveIds, touchFiles } from './file-writes.js';
+import { LexicalWriter } from './lexical-writer.js';
+import { MergedLookups } from './merged-lookups.js';
 import { analyzeAfterLoad } from './load-statistics.js';
 import { inOwnTransaction, RunLease } from './run-lease.js';
 import { deleteRepositoryRows, readRepository, readState, type State } from './run-state.js';
+import { RunTransaction } from './run-transaction.js';
 import { type Queryable, serialQueries } from './serial.js';
-import { insertElements, moveElements, newElementIds, replaceOccurrences, upsertFiles } from './file-writes.js';
+import { runStatement } from './statement.js';
+import { vectorTypeOid } from './vector-binary.js';
 import { buildVectorIndex, placeRepository, recordVectorSpace, type VectorSpace } from './vector-space.js';
-import { VectorWriter, type ElementVector } from './vector-writer.js';
+import { VectorWriter } from './vector-writer.js';
+import { WritePipeline, type WriteStep } from './write-pipeline.js';
 
 /** What a run needs to start. */
 export interface PostgresRunOptions {
@@ -65,6 +71,8 @@ export class PostgresRun implements RunWriter {
   /** The state when the run began (the embedder it must match). */
   readonly state: State;
   #embedder: string | undefined;
+  /** The embedder's space, which the vectors are written to, and pgvector's type (vector-binary.ts). */
+  #space: { space: VectorSpace; vectorOid: number } | undefined;
   /** The space whose partition for this repository has no HNSW index yet: built at the commit, over the vectors of the first load. */
   #unindexedSpace: VectorSpace | undefined;
   /** Whether the server serves one transaction at a time (PGlite): nothing is made apart then. */
@@ -75,7 +83,13 @@ export class PostgresRun implements RunWriter {
   /** Each file's elements, as written so far in this run. */
   #elements = new Map<number, PlacedElement[]>();
   readonly #held: HeldWrites;
-  #inTransaction = false;
+  /** The batches built and queued, running in the run's transaction. */
+  readonly #pipeline = new WritePipeline();
+  /** Lookups of stored vectors, those asked meanwhile merged into one query. */
+  readonly #lookups = new MergedLookups((hashes) => this.#readEmbeddings(hashes));
+  /** The batch being built: one at a time, each planned against the one before. */
+  #building: Promise<unknown> = Promise.resolve();
+  readonly #transaction: RunTransaction;
   #open = true;
 
   private constructor(
@@ -92,6 +106,7 @@ export class PostgresRun implements RunWriter {
     this.#lease = lease;
     this.#connectionClient = client;
     this.#client = serialQueries(client);
+    this.#transaction = new RunTransaction(this.#client, this.#pipeline);
     this.#s = connection.s;
     this.#lexical = new LexicalWriter(connection.schema);
     this.#vectors = new VectorWriter(connection.schema);
@@ -146,7 +161,7 @@ export class PostgresRun implements RunWriter {
 
   /** The names of the store's other repositories. */
   async otherRepositories(): Promise<string[]> {
-    const { rows } = await this.#read(() =>
+    const { rows } = await this.#transaction.read(() =>
       this.#client.query<{ name: string }>(`SELECT name FROM ${this.#s}.repositories WHERE name <> $1 ORDER BY id`, [
         this.repoName,
       ]),
@@ -186,6 +201,7 @@ export class PostgresRun implements RunWriter {
       const apart = space.created || this.#sharedBackend ? {} : { apart: pool };
       const placed = await placeRepository(this.#client, schema, space, this.#id(), { indexLater: true, ...apart });
       if (placed.indexPending) this.#unindexedSpace = space;
+      this.#space = { space, vectorOid: await vectorTypeOid(this.#client) };
     }, 0);
     this.#embedder = embedder.id;
   }
@@ -198,26 +214,45 @@ export class PostgresRun implements RunWriter {
     return new Map(this.#files);
   }
 
-  /** Embeddings of documents that some element of any repository holds, by hash. */
+  /**
+   * Embeddings of documents that some element of any repository holds, by hash. Not after the
+   * queued batches: their vectors are found in memory until they are written, and the query runs
+   * after the statement running now (the run's connection takes them in turn), whose batch it sees.
+   */
   async embeddings(hashes: readonly string[]): Promise<Map<string, Float32Array>> {
     if (hashes.length === 0 || !this.#embedder) return new Map();
     const found = new Map<string, Float32Array>();
     for (const hash of hashes) {
-      const held = this.#held.vector(hash);
+      const held = this.#held.vector(hash) ?? this.#pipeline.vector(hash);
       if (held) found.set(hash, held);
     }
     const rest = hashes.filter((hash) => !found.has(hash));
     if (rest.length === 0) return found;
-    const embedder = this.#embedder;
-    for (const [hash, vector] of await this.#read(() => this.#vectors.getEmbeddings(this.#client, embedder, rest)))
+    this.#pipeline.check();
+    for (const [hash, vector] of await this.#lookups.find(rest).catch(this.#queuedFailureFirst))
       found.set(hash, vector);
     return found;
   }
 
+  /** A queued statement that failed aborted the transaction, and what was asked after it: its error is the one to tell. */
+  readonly #queuedFailureFirst = (error: unknown): never => {
+    this.#pipeline.check();
+    throw error;
+  };
+
+  /** Stored vectors by hash, in the run's space once it has one (its transaction open), else in the embedder's. */
+  #readEmbeddings(hashes: readonly string[]): Promise<Map<string, Float32Array>> {
+    const space = this.#space?.space;
+    if (this.#transaction.open && space) return this.#vectors.embeddingsIn(this.#client, space, hashes);
+    const embedder = this.#embedder!;
+    return this.#transaction.read(() => this.#vectors.getEmbeddings(this.#client, embedder, hashes));
+  }
+
   async write(writes: readonly FileWrite[]): Promise<WrittenFile[]> {
     this.#checkOpen();
-    if (this.#inTransaction) return this.#failing(() => this.#writeNow(writes));
-    // What the write will do, planned as #writeFiles plans it when the write is made.
+    if (this.#transaction.open) return this.#failing(() => this.#writeNow(writes));
+    this.#pipeline.check();
+    // What the write will do, planned as file-batch.ts plans it when the write is made.
     const results = writes.map((w) => {
       if (w.kind === 'touch') return { added: 0, removed: 0, kept: 0 };
       const fileId = this.#files.get(w.update.path)?.id;
@@ -250,6 +285,7 @@ export class PostgresRun implements RunWriter {
     this.#checkOpen();
     return this.#failing(async () => {
       await this.#flush();
+      await this.#pipeline.settled();
       if (this.#unindexedSpace)
         await buildVectorIndex(this.#client, this.#connection.schema, this.#unindexedSpace, this.#id());
       await this.#client.query(
@@ -262,7 +298,7 @@ export class PostgresRun implements RunWriter {
         `UPDATE ${this.#s}.state SET generation = generation + 1 RETURNING generation`,
       );
       await this.#client.query('COMMIT');
-      this.#inTransaction = false;
+      this.#transaction.ended();
       const { schema } = this.#connection;
       const vectors = { embedder: this.#embedder, repoId: this.#id() };
       await this.#release(await analyzeAfterLoad(this.#client, this.#s, schema, vectors, this.#addedElements));
@@ -274,7 +310,8 @@ export class PostgresRun implements RunWriter {
   async rollback(): Promise<void> {
     if (!this.#open) return;
     try {
-      if (this.#inTransaction) await this.#client.query('ROLLBACK');
+      await this.#pipeline.stop();
+      if (this.#transaction.open) await this.#client.query('ROLLBACK');
       await this.#release();
     } catch (error) {
       await this.#release(error as Error);
@@ -285,6 +322,7 @@ export class PostgresRun implements RunWriter {
   async counts(): Promise<{ files: number; elements: number }> {
     return this.#failing(async () => {
       await this.#flush();
+      await this.#pipeline.settled();
       const { rows } = await this.#client.query<{ files: number; elements: number }>(
         `SELECT count(*) AS files, coalesce(sum(element_count), 0)::bigint AS elements FROM ${this.#s}.files WHERE repo_id = $1`,
         [this.#id()],
@@ -293,22 +331,23 @@ export class PostgresRun implements RunWriter {
     });
   }
 
-  /** Reads in the run's transaction when it is open, else in a read-only one of their own (inOwnTransaction says why). */
-  #read<T>(work: () => Promise<T>): Promise<T> {
-    return this.#inTransaction ? work() : inOwnTransaction(this.#client, work, 'BEGIN READ ONLY');
-  }
-
-  /** Holds a write until the transaction (made at once when it is open already, or when too much is held). */
+  /** Holds a write until the transaction (made at once, after the batches queued, when it is open or too much is held). */
   async #hold(step: HeldStep, elements: number): Promise<void> {
-    if (this.#inTransaction) return this.#failing(step);
+    if (this.#transaction.open)
+      return this.#failing(async () => {
+        await this.#pipeline.settled();
+        await step();
+      });
     if (this.#held.hold(step, elements)) await this.#failing(() => this.#flush());
   }
 
   /** Opens the run's transaction and makes the held writes in it, the repository's row first. */
-  async #flush(): Promise<void> {
-    if (this.#inTransaction) return;
-    await this.#client.query('BEGIN');
-    this.#inTransaction = true;
+  #flush(): Promise<void> {
+    return this.#transaction.begin(() => this.#firstInTransaction());
+  }
+
+  /** The repository's row, made or moved, then the held writes. */
+  async #firstInTransaction(): Promise<void> {
     if (this.#repoId === undefined)
       this.#repoId = (
         await this.#client.query<{ id: number }>(
@@ -324,22 +363,63 @@ export class PostgresRun implements RunWriter {
     await this.#held.replay();
   }
 
-  async #writeNow(writes: readonly FileWrite[]): Promise<WrittenFile[]> {
+  /**
+   * Builds a batch's statements and queues them (after the batch being built, if one is), a part
+   * of about QUEUED_ELEMENTS elements at a time: the server runs each part while the next is built.
+   */
+  #writeNow(writes: readonly FileWrite[]): Promise<WrittenFile[]> {
+    const built = this.#building.then(async () => {
+      const results: WrittenFile[] = [];
+      for (const part of inParts(writes, QUEUED_ELEMENTS)) results.push(...(await this.#buildBatch(part)));
+      return results;
+    });
+    this.#building = built.catch(() => {});
+    return built;
+  }
+
+  async #buildBatch(writes: readonly FileWrite[]): Promise<WrittenFile[]> {
+    this.#pipeline.check();
+    const steps: WriteStep[] = [];
     const touches = writes.filter((w) => w.kind === 'touch');
-    if (touches.length > 0)
-      await this.#client.query(
-        `UPDATE ${this.#s}.files f SET size = t.size, mtime_ms = t.mtime_ms
-         FROM unnest($2::bigint[], $3::bigint[], $4::float8[]) AS t(id, size, mtime_ms)
-         WHERE f.repo_id = $1 AND f.id = t.id`,
-        [this.#id(), touches.map((w) => w.row.id), touches.map((w) => w.size), touches.map((w) => w.mtimeMs)],
-      );
+    if (touches.length > 0) steps.push(() => runStatement(this.#client, touchFiles(this.#s, this.#id(), touches)));
     const files = writes.filter((w) => w.kind === 'write');
-    const written = files.length > 0 ? await this.#writeFiles(files) : [];
+    const batch = files.length > 0 ? await this.#fileBatch(files).catch(this.#queuedFailureFirst) : undefined;
+    this.#pipeline.queue([...steps, ...(batch?.steps ?? [])], batch?.vectors);
     let next = 0;
-    return writes.map((w) => (w.kind === 'touch' ? { added: 0, removed: 0, kept: 0 } : written[next++]!));
+    return writes.map((w) => (w.kind === 'touch' ? { added: 0, removed: 0, kept: 0 } : batch!.results[next++]!));
+  }
+
+  /** Files' new states as statements (file-batch.ts); the run's files and elements are theirs from now. */
+  async #fileBatch(writes: readonly Extract<FileWrite, { kind: 'write' }>[]) {
+    const { pool } = this.#connection;
+    // Reserved apart, so as not to wait for the batches queued on the run's connection (PGlite: one backend).
+    const reserver = this.#sharedBackend ? this.#client : pool;
+    const batch = await fileBatch(
+      {
+        s: this.#s,
+        repoId: this.#id(),
+        client: this.#client,
+        files: this.#files,
+        elements: this.#elements,
+        lexical: this.#lexical,
+        vectors: this.#vectors,
+        ...this.#requireSpace(),
+        reserve: (count) => reserveIds(reserver, this.#s, count),
+        embeddings: (hashes) => this.embeddings(hashes),
+        removeElements: (ids) => () => this.#removeElements(ids),
+      },
+      writes,
+    );
+    this.#addedElements += batch.added;
+    for (const row of batch.files) {
+      this.#files.set(row.path, row);
+      this.#elements.set(row.id, batch.elements.get(row.id)!);
+    }
+    return batch;
   }
 
   async #removeNow(fileIds: readonly number[]): Promise<void> {
+    await this.#pipeline.settled();
     await this.#removeElements(fileIds.flatMap((id) => (this.#elements.get(id) ?? []).map((e) => e.id)));
     await this.#client.query(`DELETE FROM ${this.#s}.occurrences WHERE repo_id = $1 AND file_id = ANY($2::bigint[])`, [
       this.#id(),
@@ -362,83 +442,10 @@ export class PostgresRun implements RunWriter {
 
   /** Forgets every file and element of the repository (a rebuild). */
   async #clear(): Promise<void> {
+    await this.#pipeline.settled();
     await deleteRepositoryRows(this.#client, this.#s, this.#id(), { lexical: this.#lexical, vectors: this.#vectors });
     this.#files = new Map();
     this.#elements = new Map();
-  }
-
-  /**
-   * Writes files' new states: elements whose document is unchanged keep their row and vector
-   * (only their lines move), the rest are replaced, as the embedded store's writeFile does.
-   */
-  async #writeFiles(writes: readonly Extract<FileWrite, { kind: 'write' }>[]): Promise<WrittenFile[]> {
-    const s = this.#s;
-    const client = this.#client;
-    const now = Date.now();
-    const fileRows = await upsertFiles(client, s, this.#id(), writes, now);
-    const idOf = new Map(fileRows.map((row) => [row.path, row.id]));
-
-    const added: { fileId: number; write: (typeof writes)[number]; plan: ElementPlan['added'][number] }[] = [];
-    const moved: PlacedElement[] = [];
-    const removed: number[] = [];
-    const results: WrittenFile[] = [];
-    const nextElements = new Map<number, PlacedElement[]>();
-    for (const w of writes) {
-      const fileId = idOf.get(w.update.path)!;
-      const plan = planElements(this.#elements.get(fileId) ?? [], w.documents, w.lineBytes);
-      moved.push(...plan.moved);
-      removed.push(...plan.removed);
-      for (const one of plan.added) added.push({ fileId, write: w, plan: one });
-      nextElements.set(fileId, plan.kept);
-      results.push({ added: plan.added.length, removed: plan.removed.length, kept: plan.kept.length });
-    }
-
-    // A second copy of a document the file holds already has no vector of its own in the batch: it
-    // shares the kept copy's, read before anything is removed.
-    const missing = [
-      ...new Set(added.filter((a) => !a.write.vectors.has(a.plan.document.hash)).map((a) => a.plan.document.hash)),
-    ];
-    const shared = await this.embeddings(missing);
-
-    await this.#removeElements(removed);
-    await moveElements(client, s, this.#id(), moved);
-    if (added.length > 0) {
-      const ids = await newElementIds(client, s, added.length);
-      this.#addedElements += added.length;
-      const names = added.map((a) => elementNames(a.plan.document));
-      await insertElements(client, s, this.#id(), ids, added, names);
-      const lexical: LexicalElement[] = added.map((a, i) => ({
-        id: ids[i]!,
-        fileId: a.fileId,
-        texts: elementWords(a.plan.document, names[i]!.name, a.write.update.path),
-      }));
-      await this.#lexical.add(client, this.#id(), lexical);
-      const vectors: ElementVector[] = added.map((a, i) => {
-        const vector = a.write.vectors.get(a.plan.document.hash) ?? shared.get(a.plan.document.hash);
-        if (!vector)
-          throw new StoreError(`no vector for ${a.write.update.path}:${a.plan.document.element.startLine}`, 'CORRUPT');
-        return { id: ids[i]!, documentHash: a.plan.document.hash, vector };
-      });
-      await this.#vectors.put(client, this.#requireEmbedder(), this.#id(), vectors);
-      added.forEach((a, i) =>
-        nextElements.get(a.fileId)!.push({
-          id: ids[i]!,
-          hash: a.plan.document.hash,
-          startLine: a.plan.document.element.startLine,
-          endLine: a.plan.document.element.endLine,
-          startByte: a.plan.bytes.start,
-          endByte: a.plan.bytes.end,
-        }),
-      );
-    }
-    await replaceOccurrences(client, s, this.#id(), writes, idOf);
-
-    for (const w of writes) {
-      const fileId = idOf.get(w.update.path)!;
-      this.#files.set(w.update.path, { ...w.update, id: fileId, elementCount: w.documents.length });
-      this.#elements.set(fileId, nextElements.get(fileId)!);
-    }
-    return results;
   }
 
   /** Removes elements with their words and vectors. */
@@ -452,10 +459,10 @@ export class PostgresRun implements RunWriter {
     ]);
   }
 
-  #requireEmbedder(): string {
+  #requireSpace(): { space: VectorSpace; vectorOid: number } {
     // A program's own mistake: the indexer names the embedder before it writes.
-    if (!this.#embedder) throw new TypeError('PostgresRun: useEmbedder() must come before writes');
-    return this.#embedder;
+    if (!this.#space) throw new TypeError('PostgresRun: useEmbedder() must come before writes');
+    return this.#space;
   }
 
   #checkOpen(): void {

@@ -12,9 +12,11 @@
  */
 import { quoteSchema } from './schema.js';
 import type { Queryable as Client } from './serial.js';
-import { quotedArray } from './array-literal.js';
+import { integerArray, textArray } from './array-literal.js';
+import { vectorArrayParameter, vectorFromSend, vectorTypeOid } from './vector-binary.js';
 import { StoreError } from '../errors.js';
-import { findVectorSpace, parseVector, requireVectorSpace, spaceTables, vectorText } from './vector-space.js';
+import { runStatement, type Statement } from './statement.js';
+import { findVectorSpace, requireVectorSpace, spaceTables, type VectorSpace } from './vector-space.js';
 
 export interface ElementVector {
   /** The element's id (a row of `elements` in the same repository). */
@@ -44,11 +46,19 @@ export class VectorWriter {
     checkRepo(repoId);
     if (elements.length === 0) return;
     const space = await requireVectorSpace(client, this.#schema, embedder);
+    await runStatement(client, this.putStatement(space, repoId, elements, await vectorTypeOid(client)));
+  }
+
+  /**
+   * put's statement, built now to run later (write-pipeline.ts), for a space the caller found
+   * (a run records its own: run-writer.ts). Checks as put does.
+   */
+  putStatement(space: VectorSpace, repoId: number, elements: readonly ElementVector[], vectorOid: number): Statement {
+    checkRepo(repoId);
     const ids: number[] = [];
     const hashes: string[] = [];
-    const vectors: string[] = [];
     const seen = new Set<number>();
-    for (const [i, element] of elements.entries()) {
+    for (const element of elements) {
       checkElement(element.id);
       if (seen.has(element.id)) throw new TypeError(`element ${element.id} is twice in the batch`);
       seen.add(element.id);
@@ -56,28 +66,30 @@ export class VectorWriter {
         throw new TypeError(`element ${element.id}: not a document hash: ${String(element.documentHash)}`);
       ids.push(element.id);
       hashes.push(element.documentHash);
-      vectors.push(
-        vectorText(element.vector, space.dimension, `the vector of element ${element.id} (${i} of the batch)`),
-      );
     }
+    const vectors = vectorArrayParameter(
+      elements.map((element) => element.vector),
+      space.dimension,
+      vectorOid,
+      (i) => `the vector of element ${elements[i]!.id} (${i} of the batch)`,
+    );
     const { vectors: table } = spaceTables(this.#schema, space);
     const d = space.dimension;
-    await client
-      .query(
-        `INSERT INTO ${table} (repo_id, element_id, document_hash, embedding)
+    return {
+      text: `INSERT INTO ${table} (repo_id, element_id, document_hash, embedding)
          SELECT $1, element_id, document_hash, embedding
          FROM unnest($2::bigint[], $3::text[], $4::vector(${d})[]) AS i(element_id, document_hash, embedding)
          ON CONFLICT (repo_id, element_id) DO UPDATE SET document_hash = excluded.document_hash, embedding = excluded.embedding`,
-        [repoId, ids, hashes, quotedArray(vectors)],
-      )
-      .catch((error: unknown) => {
+      values: [repoId, integerArray(ids), textArray(hashes), vectors],
+      failure: (error: unknown) =>
         // check_violation: no partition holds the repository (vector-space.ts, placeRepository).
-        if ((error as { code?: unknown } | null)?.code !== '23514') throw error;
-        throw new StoreError(
-          `the repository ${repoId} has no partition for the vectors of ${JSON.stringify(embedder)} in the PostgreSQL store: place it first`,
-          'NOT_FOUND',
-        );
-      });
+        (error as { code?: unknown } | null)?.code === '23514'
+          ? new StoreError(
+              `the repository ${repoId} has no partition for the vectors of ${JSON.stringify(space.embedder)} in the PostgreSQL store: place it first`,
+              'NOT_FOUND',
+            )
+          : error,
+    };
   }
 
   /** Removes elements' vectors of the embedder from a repository; returns how many there were. */
@@ -127,13 +139,24 @@ export class VectorWriter {
     const out = new Map<string, Float32Array>();
     if (documentHashes.length === 0) return out;
     const space = await findVectorSpace(client, this.#schema, embedder);
-    if (!space) return out;
-    const { rows } = await client.query<{ document_hash: string; embedding: string }>(
-      `SELECT DISTINCT ON (document_hash) document_hash, embedding::text AS embedding
+    return space ? this.embeddingsIn(client, space, documentHashes) : out;
+  }
+
+  /** getEmbeddings in a space the caller found (a run records its own: run-writer.ts). */
+  async embeddingsIn(
+    client: Client,
+    space: VectorSpace,
+    documentHashes: readonly string[],
+  ): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    if (documentHashes.length === 0) return out;
+    // In vector_send's bytes: no float printed and parsed again (vector-binary.ts).
+    const { rows } = await client.query<{ document_hash: string; embedding: Buffer }>(
+      `SELECT DISTINCT ON (document_hash) document_hash, vector_send(embedding) AS embedding
        FROM ${spaceTables(this.#schema, space).vectors} WHERE document_hash = ANY($1::text[])`,
       [documentHashes],
     );
-    for (const row of rows) out.set(row.document_hash, parseVector(row.embedding));
+    for (const row of rows) out.set(row.document_hash, vectorFromSend(row.embedding));
     return out;
   }
 }
