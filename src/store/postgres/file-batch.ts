@@ -11,7 +11,7 @@ import { StoreError } from '../errors.js';
 import type { FileRow } from '../rows.js';
 import type { FileWrite, WrittenFile } from '../writes.js';
 import { insertElements, moveElements, replaceOccurrences, upsertFiles } from './file-writes.js';
-import { LexicalBatch, type LexicalElement, type LexicalWriter } from './lexical-writer.js';
+import { LexicalBatch, type LexicalElement, type LexicalStats, type LexicalWriter } from './lexical-writer.js';
 import type { Queryable } from './serial.js';
 import { runStatement, type Statement } from './statement.js';
 import type { VectorSpace } from './vector-space.js';
@@ -41,6 +41,9 @@ export function inParts(writes: readonly FileWrite[], elements: number): FileWri
   return parts;
 }
 
+/** Terms whose counts a run holds before it writes them (about 100 bytes each), and gathers anew. */
+const STATS_TERMS_HELD = 250_000;
+
 /** Elements tokenized between two turns of the event loop. */
 const ELEMENTS_PER_TURN = 512;
 
@@ -54,6 +57,8 @@ export interface BatchContext {
   files: ReadonlyMap<string, FileRow>;
   elements: ReadonlyMap<number, PlacedElement[]>;
   lexical: LexicalWriter;
+  /** The lexical statistics gathered over the run's batches, not written yet. */
+  stats: LexicalStats;
   vectors: VectorWriter;
   space: VectorSpace;
   /** pgvector's type, as vector-binary.ts sends vectors. */
@@ -124,8 +129,11 @@ export async function fileBatch(context: BatchContext, writes: readonly Write[])
       await turn();
       words.add(lexicalElements(added, ids, names, at, Math.min(added.length, at + ELEMENTS_PER_TURN)));
     }
-    const lexical = context.lexical.addStatement(repoId, words);
-    if (lexical) queue(lexical);
+    const lexicalRows = context.lexical.rowsStatement(repoId, words);
+    if (lexicalRows) queue(lexicalRows);
+    context.stats.add(words);
+    // Written at the commit, or now once they are many (each write of a term's count leaves a row version).
+    if (context.stats.terms >= STATS_TERMS_HELD) queue(context.lexical.statsStatement(repoId, context.stats)!);
     await turn();
     const rows: ElementVector[] = added.map((a, i) => {
       const vector = a.write.vectors.get(a.plan.document.hash) ?? shared.get(a.plan.document.hash);

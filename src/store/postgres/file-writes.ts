@@ -43,6 +43,20 @@ export async function reserveIds(
   return { files: rows[0]!.files.map(Number), elements: rows[0]!.elements.map(Number) };
 }
 
+/** Deletes a repository's rows of some files (`occurrences`, `files`: by file id) or elements (by id). */
+export function deleteRows(
+  s: string,
+  table: 'occurrences' | 'files' | 'elements',
+  repoId: number,
+  ids: readonly number[],
+): Statement {
+  const column = table === 'occurrences' ? 'file_id' : 'id';
+  return {
+    text: `DELETE FROM ${s}.${table} WHERE repo_id = $1 AND ${column} = ANY($2::bigint[])`,
+    values: [repoId, integerArray(ids)],
+  };
+}
+
 /** Files whose content is unchanged under a new stat: only their size and mtime move. */
 export function touchFiles(
   s: string,
@@ -155,11 +169,7 @@ export function replaceOccurrences(
   held: readonly number[],
 ): Statement[] {
   const statements: Statement[] = [];
-  if (held.length > 0)
-    statements.push({
-      text: `DELETE FROM ${s}.occurrences WHERE repo_id = $1 AND file_id = ANY($2::bigint[])`,
-      values: [repoId, integerArray(held)],
-    });
+  if (held.length > 0) statements.push(deleteRows(s, 'occurrences', repoId, held));
   const files: number[] = [];
   const words: string[] = [];
   const lines: string[] = [];

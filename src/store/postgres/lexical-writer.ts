@@ -55,7 +55,7 @@ interface Batch {
 }
 
 export class LexicalWriter {
-  readonly #sql: { add: string; remove: string; totals: string; prune: string; drop: string[] };
+  readonly #sql: { add: string; stats: string; remove: string; totals: string; prune: string; drop: string[] };
 
   /** A writer of the schema `schema` (migrated: schema.ts). */
   constructor(schema: string) {
@@ -75,23 +75,24 @@ export class LexicalWriter {
           -- literal each to parse, not one per row. A file without rows yet takes plain inserts.
           INSERT INTO ${s}.lexical_postings (${POSTING_COLUMNS})
           ${postingRows('t.file_id NOT IN (SELECT file_id FROM files_with_rows)')}
-        ), merged_postings AS (
-          -- A changed file's kept elements have rows already: the new ones are appended to them.
-          -- (Only here: an insert that may conflict costs about half as much again.)
-          INSERT INTO ${s}.lexical_postings AS p (${POSTING_COLUMNS})
-          ${postingRows('t.file_id IN (SELECT file_id FROM files_with_rows)')}
-          ON CONFLICT (repo_id, tab, term, file_id) DO UPDATE SET
-            element_ids = p.element_ids || excluded.element_ids, tf_0 = p.tf_0 || excluded.tf_0,
-            tf_1 = p.tf_1 || excluded.tf_1, tf_2 = p.tf_2 || excluded.tf_2, tf_3 = p.tf_3 || excluded.tf_3,
-            lengths = p.lengths || excluded.lengths
-        ), new_docs AS (
+        )
+        -- A changed file's kept elements have rows already: the new ones are appended to them.
+        -- (Only here: an insert that may conflict costs about half as much again.)
+        INSERT INTO ${s}.lexical_postings AS p (${POSTING_COLUMNS})
+        ${postingRows('t.file_id IN (SELECT file_id FROM files_with_rows)')}
+        ON CONFLICT (repo_id, tab, term, file_id) DO UPDATE SET
+          element_ids = p.element_ids || excluded.element_ids, tf_0 = p.tf_0 || excluded.tf_0,
+          tf_1 = p.tf_1 || excluded.tf_1, tf_2 = p.tf_2 || excluded.tf_2, tf_3 = p.tf_3 || excluded.tf_3,
+          lengths = p.lengths || excluded.lengths`,
+      stats: `
+        WITH new_docs AS (
           INSERT INTO ${s}.lexical_term_stats AS st (repo_id, tab, term, docs)
-          SELECT $1, d.tab, d.term, d.docs FROM unnest($17::smallint[], $18::text[], $19::integer[]) AS d(tab, term, docs)
+          SELECT $1, d.tab, d.term, d.docs FROM unnest($2::smallint[], $3::text[], $4::integer[]) AS d(tab, term, docs)
           ON CONFLICT (repo_id, tab, term) DO UPDATE SET docs = st.docs + excluded.docs
         )
         INSERT INTO ${s}.lexical_totals AS t (repo_id, tab, inserted_rows, inserted_tokens, live_rows, live_tokens)
         SELECT $1, n.tab, n.rows, n.tokens::bigint[], n.rows, n.tokens::bigint[]
-        FROM unnest($20::smallint[], $21::bigint[], $22::text[]) AS n(tab, rows, tokens)
+        FROM unnest($5::smallint[], $6::bigint[], $7::text[]) AS n(tab, rows, tokens)
         ON CONFLICT (repo_id, tab) DO UPDATE SET
           inserted_rows = t.inserted_rows + excluded.inserted_rows,
           inserted_tokens = ${addArrays('t.inserted_tokens', 'excluded.inserted_tokens')},
@@ -152,19 +153,25 @@ export class LexicalWriter {
   async add(client: Client, repoId: number, elements: readonly LexicalElement[]): Promise<void> {
     const batch = new LexicalBatch();
     batch.add(elements);
-    const statement = this.addStatement(repoId, batch);
-    if (statement) await runStatement(client, statement);
+    const rows = this.rowsStatement(repoId, batch);
+    if (!rows) return;
+    await runStatement(client, rows);
+    const stats = new LexicalStats();
+    stats.add(batch);
+    await runStatement(client, this.statsStatement(repoId, stats)!);
   }
 
-  /** add's statement for the elements gathered in `batch`, built now to run later; undefined when it holds none. */
-  addStatement(repoId: number, gathered: LexicalBatch): Statement | undefined {
-    const batch = gathered.batch;
-    if (batch.rows.element.length === 0) return undefined;
-    const docs = batch.docs.flatMap((terms, tab) => [...terms].map(([term, n]) => ({ tab, term, n })));
-    const totals = batch.totals.flatMap((t, tab) => (t.rows > 0 ? [{ tab, ...t }] : []));
-    const { rows } = batch;
-    const postings = [...batch.postings.values()].flatMap((byTerm) => [...byTerm.values()]);
-    const flat = flatPostings(postings, batch.entries);
+  /**
+   * The rows and postings of the elements gathered in `gathered`, built now to run later;
+   * undefined when it holds none. Their statistics go apart (statsStatement), gathered over
+   * many batches: each statement that adds to a term's count leaves a version of its row behind
+   * until the next vacuum, and searches read those rows.
+   */
+  rowsStatement(repoId: number, gathered: LexicalBatch): Statement | undefined {
+    const { rows, postings: byFile, entries } = gathered.batch;
+    if (rows.element.length === 0) return undefined;
+    const postings = [...byFile.values()].flatMap((byTerm) => [...byTerm.values()]);
+    const flat = flatPostings(postings, entries);
     // The long columns as array literals (array-literal.ts).
     return {
       text: this.#sql.add,
@@ -182,6 +189,18 @@ export class LexicalWriter {
         integerArray(flat.element),
         ...flat.tf.map(integerArray),
         integerArray(flat.length),
+      ],
+    };
+  }
+
+  /** What the statistics gathered add to the repository's, taken from `stats`; undefined when there is nothing. */
+  statsStatement(repoId: number, stats: LexicalStats): Statement | undefined {
+    const { docs, totals } = stats.take();
+    if (totals.length === 0) return undefined;
+    return {
+      text: this.#sql.stats,
+      values: [
+        repoId,
         integerArray(docs.map((d) => d.tab)),
         textArray(docs.map((d) => d.term)),
         integerArray(docs.map((d) => d.n)),
@@ -241,7 +260,7 @@ export class LexicalBatch {
     postings: new Map(),
     entries: { element: [], tf: Array.from({ length: TF_COLUMNS }, () => []), length: [] },
     docs: Object.values(TABLE_ID).map(() => new Map()),
-    totals: Object.values(TABLE_ID).map(() => ({ rows: 0, tokens: [] })),
+    totals: emptyTotals(),
   };
 
   add(elements: readonly LexicalElement[]): void {
@@ -250,6 +269,49 @@ export class LexicalBatch {
       if (texts.code) addRow(this.batch, 'code', id, fileId, [texts.code]);
     }
   }
+}
+
+/**
+ * Elements' statistics gathered over batches, written once (LexicalWriter.statsStatement): per
+ * table, how many elements hold each term, and the rows and tokens per column added.
+ */
+export class LexicalStats {
+  #docs: Map<string, number>[] = Object.values(TABLE_ID).map(() => new Map());
+  #totals: { rows: number; tokens: number[] }[] = emptyTotals();
+
+  /** Terms gathered so far (what the statement will write a row of). */
+  get terms(): number {
+    return this.#docs.reduce((sum, terms) => sum + terms.size, 0);
+  }
+
+  add(gathered: LexicalBatch): void {
+    const { docs, totals } = gathered.batch;
+    docs.forEach((terms, tab) => {
+      const into = this.#docs[tab]!;
+      for (const [term, n] of terms) into.set(term, (into.get(term) ?? 0) + n);
+    });
+    totals.forEach((total, tab) => {
+      const into = this.#totals[tab]!;
+      into.rows += total.rows;
+      total.tokens.forEach((n, i) => (into.tokens[i] = (into.tokens[i] ?? 0) + n));
+    });
+  }
+
+  /** What was gathered, and nothing left. */
+  take(): {
+    docs: { tab: number; term: string; n: number }[];
+    totals: { tab: number; rows: number; tokens: number[] }[];
+  } {
+    const docs = this.#docs.flatMap((terms, tab) => [...terms].map(([term, n]) => ({ tab, term, n })));
+    const totals = this.#totals.flatMap((t, tab) => (t.rows > 0 ? [{ tab, ...t }] : []));
+    this.#docs = this.#docs.map(() => new Map());
+    this.#totals = emptyTotals();
+    return { docs, totals };
+  }
+}
+
+function emptyTotals(): { rows: number; tokens: number[] }[] {
+  return Object.values(TABLE_ID).map(() => ({ rows: 0, tokens: [] }));
 }
 
 /** One element's row in one table, added to the batch. */

@@ -31,8 +31,8 @@ import type { FileWrite, RunWriter, WrittenFile } from '../writes.js';
 import type { PostgresConnection } from './connection.js';
 import { type HeldStep, HeldWrites } from './held-writes.js';
 import { fileBatch, inParts, QUEUED_ELEMENTS } from './file-batch.js';
-import { reserveIds, touchFiles } from './file-writes.js';
-import { LexicalWriter } from './lexical-writer.js';
+import { deleteRows, reserveIds, touchFiles } from './file-writes.js';
+import { LexicalStats, LexicalWriter } from './lexical-writer.js';
 import { MergedLookups } from './merged-lookups.js';
 import { analyzeAfterLoad } from './load-statistics.js';
 import { inOwnTransaction, RunLease } from './run-lease.js';
@@ -83,6 +83,8 @@ export class PostgresRun implements RunWriter {
   /** Each file's elements, as written so far in this run. */
   #elements = new Map<number, PlacedElement[]>();
   readonly #held: HeldWrites;
+  /** The lexical statistics of the batches built, written at the commit (file-batch.ts). */
+  readonly #stats = new LexicalStats();
   /** The batches built and queued, running in the run's transaction. */
   readonly #pipeline = new WritePipeline();
   /** Lookups of stored vectors, those asked meanwhile merged into one query. */
@@ -285,6 +287,8 @@ export class PostgresRun implements RunWriter {
     this.#checkOpen();
     return this.#failing(async () => {
       await this.#flush();
+      await this.#building;
+      this.#pipeline.queue(this.#statsStep());
       await this.#pipeline.settled();
       if (this.#unindexedSpace)
         await buildVectorIndex(this.#client, this.#connection.schema, this.#unindexedSpace, this.#id());
@@ -402,6 +406,7 @@ export class PostgresRun implements RunWriter {
         files: this.#files,
         elements: this.#elements,
         lexical: this.#lexical,
+        stats: this.#stats,
         vectors: this.#vectors,
         ...this.#requireSpace(),
         reserve: (count) => reserveIds(reserver, this.#s, count),
@@ -421,14 +426,8 @@ export class PostgresRun implements RunWriter {
   async #removeNow(fileIds: readonly number[]): Promise<void> {
     await this.#pipeline.settled();
     await this.#removeElements(fileIds.flatMap((id) => (this.#elements.get(id) ?? []).map((e) => e.id)));
-    await this.#client.query(`DELETE FROM ${this.#s}.occurrences WHERE repo_id = $1 AND file_id = ANY($2::bigint[])`, [
-      this.#id(),
-      [...fileIds],
-    ]);
-    await this.#client.query(`DELETE FROM ${this.#s}.files WHERE repo_id = $1 AND id = ANY($2::bigint[])`, [
-      this.#id(),
-      [...fileIds],
-    ]);
+    for (const table of ['occurrences', 'files'] as const)
+      await runStatement(this.#client, deleteRows(this.#s, table, this.#id(), fileIds));
     const gone = new Set(fileIds);
     for (const [path, row] of this.#files) if (gone.has(row.id)) this.#files.delete(path);
     for (const id of fileIds) this.#elements.delete(id);
@@ -438,6 +437,12 @@ export class PostgresRun implements RunWriter {
     // A repository indexed for the first time holds nothing yet.
     if (this.#repoId === undefined) return;
     ({ files: this.#files, elements: this.#elements } = await readRepository(this.#client, this.#s, this.#id()));
+  }
+
+  /** The writing of the lexical statistics gathered and not written yet, if any. */
+  #statsStep(): WriteStep[] {
+    const stats = this.#lexical.statsStatement(this.#id(), this.#stats);
+    return stats ? [() => runStatement(this.#client, stats)] : [];
   }
 
   /** Forgets every file and element of the repository (a rebuild). */
@@ -453,10 +458,7 @@ export class PostgresRun implements RunWriter {
     if (ids.length === 0) return;
     await this.#lexical.remove(this.#client, this.#id(), ids);
     if (this.#embedder) await this.#vectors.remove(this.#client, this.#embedder, this.#id(), ids);
-    await this.#client.query(`DELETE FROM ${this.#s}.elements WHERE repo_id = $1 AND id = ANY($2::bigint[])`, [
-      this.#id(),
-      [...ids],
-    ]);
+    await runStatement(this.#client, deleteRows(this.#s, 'elements', this.#id(), ids));
   }
 
   #requireSpace(): { space: VectorSpace; vectorOid: number } {
