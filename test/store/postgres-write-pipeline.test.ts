@@ -179,4 +179,29 @@ describe('a run whose queued batch fails at the server', () => {
       await connection.close();
     }
   });
+
+  it('fails the next write with that error when the transaction is open from the first write, as on a PostgreSQL server', async () => {
+    const connection = await PostgresConnection.open(postgres.url, {
+      schema: 'open',
+      maxConnections: 3,
+      migrate: true,
+    });
+    // Nothing held: the transaction opens at the first write, and each write is queued as it comes.
+    const run = await PostgresRun.begin(connection, { repo: 'app', root: '/app', waitMs: 0, holdElements: 0 });
+    try {
+      await run.useEmbedder({ id: 'test:2', dimension: 2 }, undefined, false);
+      await run.write([file('a.ts', 'indexed')]);
+      await run.write([file('b.ts', 'no such status')]);
+      await expect(run.write([file('c.ts', 'indexed')])).rejects.toThrow(/files_status_check/);
+      await expect(run.commit({ commit: undefined, at: 1, lastRun: {} })).rejects.toThrow(/files_status_check/);
+    } finally {
+      await run.rollback();
+    }
+    try {
+      const { rows } = await connection.pool.query(`SELECT count(*)::integer AS n FROM open.files`);
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await connection.close();
+    }
+  });
 });

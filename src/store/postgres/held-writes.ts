@@ -26,9 +26,9 @@ export class HeldWrites {
   /** The vectors of the held writes, by document hash: a later batch reuses them as it would from the store. */
   #vectors = new Map<string, Float32Array>();
 
-  /** `sharedBackend`: the server serves one transaction at a time (PGlite). */
-  constructor(sharedBackend: boolean) {
-    this.#max = sharedBackend ? HELD_ELEMENTS_MAX : 0;
+  /** `sharedBackend`: the server serves one transaction at a time (PGlite); `max` there, HELD_ELEMENTS_MAX unless given. */
+  constructor(sharedBackend: boolean, max = HELD_ELEMENTS_MAX) {
+    this.#max = sharedBackend ? max : 0;
   }
 
   /** Holds a write of `elements` elements; true when the run holds as many as it may (its transaction must open). */

@@ -58,6 +58,28 @@ export async function readRepository(
   return { files: new Map(files.map((row) => [row.path, row])), elements };
 }
 
+/** The names of the store's repositories other than `name`, oldest first. */
+export async function otherRepositoryNames(client: Queryable, s: string, name: string): Promise<string[]> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT name FROM ${s}.repositories WHERE name <> $1 ORDER BY id`,
+    [name],
+  );
+  return rows.map((row) => row.name);
+}
+
+/** A repository's files and elements in the store now. */
+export async function repositoryCounts(
+  client: Queryable,
+  s: string,
+  repoId: number,
+): Promise<{ files: number; elements: number }> {
+  const { rows } = await client.query<{ files: number; elements: number }>(
+    `SELECT count(*) AS files, coalesce(sum(element_count), 0)::bigint AS elements FROM ${s}.files WHERE repo_id = $1`,
+    [repoId],
+  );
+  return rows[0]!;
+}
+
 /** Deletes a repository's files, elements, occurrences, lexical rows and vectors; its own row stays (a rebuild, or a drop's first step). */
 export async function deleteRepositoryRows(
   client: Queryable,

@@ -36,12 +36,18 @@ import { LexicalStats, LexicalWriter } from './lexical-writer.js';
 import { MergedLookups } from './merged-lookups.js';
 import { analyzeAfterLoad } from './load-statistics.js';
 import { inOwnTransaction, RunLease } from './run-lease.js';
-import { deleteRepositoryRows, readRepository, readState, type State } from './run-state.js';
+import {
+  deleteRepositoryRows,
+  otherRepositoryNames,
+  readRepository,
+  readState,
+  repositoryCounts,
+  type State,
+} from './run-state.js';
 import { RunTransaction } from './run-transaction.js';
 import { type Queryable, serialQueries } from './serial.js';
 import { runStatement } from './statement.js';
-import { vectorTypeOid } from './vector-binary.js';
-import { buildVectorIndex, placeRepository, recordVectorSpace, type VectorSpace } from './vector-space.js';
+import { buildVectorIndex, spaceOfRun, type VectorSpace } from './vector-space.js';
 import { VectorWriter } from './vector-writer.js';
 import { WritePipeline, type WriteStep } from './write-pipeline.js';
 
@@ -52,6 +58,8 @@ export interface PostgresRunOptions {
   root: string;
   /** How long to wait for another run of the same repository (0: fail at once). */
   waitMs: number;
+  /** Elements held before the transaction opens on a server of one backend (held-writes.ts); 0 writes as a PostgreSQL server is written. */
+  holdElements?: number;
 }
 
 export class PostgresRun implements RunWriter {
@@ -100,9 +108,10 @@ export class PostgresRun implements RunWriter {
     lease: RunLease,
     repo: { id: number | undefined; name: string; placeAt: string | undefined },
     state: State,
-    sharedBackend: boolean,
+    backend: { shared: boolean; holdElements: number | undefined },
   ) {
-    this.#held = new HeldWrites(sharedBackend);
+    const sharedBackend = backend.shared;
+    this.#held = new HeldWrites(sharedBackend, backend.holdElements);
     this.#sharedBackend = sharedBackend;
     this.#connection = connection;
     this.#lease = lease;
@@ -148,7 +157,11 @@ export class PostgresRun implements RunWriter {
           // The same repository checked out elsewhere (a CI workspace): paths are relative, unchanged files stay unchanged.
           const placeAt = found?.root === options.root ? undefined : options.root;
           const repo = { id: found?.id, name: options.repo, placeAt };
-          const run = new PostgresRun(connection, client, lease, repo, state, backend[0]!.pid === lease.holderPid);
+          const shared = backend[0]!.pid === lease.holderPid;
+          const run = new PostgresRun(connection, client, lease, repo, state, {
+            shared,
+            holdElements: options.holdElements,
+          });
           await run.#load();
           return run;
         },
@@ -163,12 +176,7 @@ export class PostgresRun implements RunWriter {
 
   /** The names of the store's other repositories. */
   async otherRepositories(): Promise<string[]> {
-    const { rows } = await this.#transaction.read(() =>
-      this.#client.query<{ name: string }>(`SELECT name FROM ${this.#s}.repositories WHERE name <> $1 ORDER BY id`, [
-        this.repoName,
-      ]),
-    );
-    return rows.map((row) => row.name);
+    return this.#transaction.read(() => otherRepositoryNames(this.#client, this.#s, this.repoName));
   }
 
   /**
@@ -198,12 +206,9 @@ export class PostgresRun implements RunWriter {
           host ?? null,
         ]);
       const { schema, pool } = this.#connection;
-      const space = await recordVectorSpace(this.#client, schema, embedder.id, embedder.dimension);
-      // A space other connections see gets this repository's partition apart (placeRepository says why).
-      const apart = space.created || this.#sharedBackend ? {} : { apart: pool };
-      const placed = await placeRepository(this.#client, schema, space, this.#id(), { indexLater: true, ...apart });
-      if (placed.indexPending) this.#unindexedSpace = space;
-      this.#space = { space, vectorOid: await vectorTypeOid(this.#client) };
+      const run = await spaceOfRun(this.#client, schema, embedder, this.#id(), this.#sharedBackend ? undefined : pool);
+      if (run.indexPending) this.#unindexedSpace = run.space;
+      this.#space = run;
     }, 0);
     this.#embedder = embedder.id;
   }
@@ -327,11 +332,7 @@ export class PostgresRun implements RunWriter {
     return this.#failing(async () => {
       await this.#flush();
       await this.#pipeline.settled();
-      const { rows } = await this.#client.query<{ files: number; elements: number }>(
-        `SELECT count(*) AS files, coalesce(sum(element_count), 0)::bigint AS elements FROM ${this.#s}.files WHERE repo_id = $1`,
-        [this.#id()],
-      );
-      return rows[0]!;
+      return repositoryCounts(this.#client, this.#s, this.#id());
     });
   }
 

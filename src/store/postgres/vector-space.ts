@@ -34,6 +34,7 @@ import { StoreError } from '../errors.js';
 import { exactHalfBits } from '../../vector/half-precision.js';
 import { quoteSchema } from './schema.js';
 import { inTransaction } from './transaction.js';
+import { vectorTypeOid } from './vector-binary.js';
 
 /** pgvector's `vector` holds at most this many dimensions. */
 export const MAX_DIMENSION = 16_000;
@@ -205,6 +206,26 @@ export async function placeRepository(
   if (options.indexLater) return { indexPending: true };
   await buildVectorIndex(client, schema, space, repoId);
   return {};
+}
+
+/**
+ * What an indexing run writes its vectors into: the embedder's space, recorded when new; the
+ * repository's partition placed, its graph left to the run's commit (`indexPending`); and
+ * pgvector's type, which vectors are sent as (vector-binary.ts). A space other connections see
+ * gets the partition apart, on `pool` (placeRepository says why); none is given on a server of
+ * one backend (PGlite), where it would wait for the run's own transaction.
+ */
+export async function spaceOfRun(
+  client: Queryable,
+  schema: string,
+  embedder: { id: string; dimension: number },
+  repoId: number,
+  pool: pg.Pool | undefined,
+): Promise<{ space: VectorSpace; indexPending: boolean; vectorOid: number }> {
+  const space = await recordVectorSpace(client, schema, embedder.id, embedder.dimension);
+  const apart = space.created || !pool ? {} : { apart: pool };
+  const placed = await placeRepository(client, schema, space, repoId, { indexLater: true, ...apart });
+  return { space, indexPending: placed.indexPending === true, vectorOid: await vectorTypeOid(client) };
 }
 
 /**
