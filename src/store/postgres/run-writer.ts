@@ -319,7 +319,8 @@ export class PostgresRun implements RunWriter {
   async rollback(): Promise<void> {
     if (!this.#open) return;
     try {
-      await this.#pipeline.stop();
+      // Nothing queued runs after the ROLLBACK, nor is a batch still being built on the connection it releases.
+      await Promise.all([this.#pipeline.stop(), this.#building]);
       if (this.#transaction.open) await this.#client.query('ROLLBACK');
       await this.#release();
     } catch (error) {
@@ -425,7 +426,7 @@ export class PostgresRun implements RunWriter {
   }
 
   async #removeNow(fileIds: readonly number[]): Promise<void> {
-    await this.#pipeline.settled();
+    await this.#building.then(() => this.#pipeline.settled());
     await this.#removeElements(fileIds.flatMap((id) => (this.#elements.get(id) ?? []).map((e) => e.id)));
     for (const table of ['occurrences', 'files'] as const)
       await runStatement(this.#client, deleteRows(this.#s, table, this.#id(), fileIds));
