@@ -61,8 +61,8 @@ describe('array literals', () => {
 });
 
 describe('vector text', () => {
-  it('writes every half-precision value as its shortest decimal, the remembered ones as the first time, others too', () => {
-    // Every finite binary16 value, twice (the second time from the table), then values binary16 does not hold.
+  it('writes every half-precision value, and others, as its shortest decimal, which reads back as the same float', () => {
+    // Every finite binary16 value, twice, then values binary16 does not hold.
     const halves = Array.from({ length: 1 << 16 }, (_, bits) => fromHalfBits(bits)).filter(Number.isFinite);
     const others = [0.1, Math.PI, 1e-30, -123456.789, 1 / 3];
     for (const values of [halves, halves, others]) {

@@ -148,6 +148,16 @@ describe('a run whose queued batch fails at the server', () => {
     await postgres?.stop();
   });
 
+  /** The rows a table holds, the connection closed after. */
+  async function rowsThenClose(connection: PostgresConnection, table: string): Promise<number> {
+    try {
+      const { rows } = await connection.pool.query(`SELECT count(*)::integer AS n FROM ${table}`);
+      return rows[0].n;
+    } finally {
+      await connection.close();
+    }
+  }
+
   const file = (path: string, status: string): FileWrite => ({
     kind: 'write',
     update: { path, language: 'typescript', size: 1, mtimeMs: 1, hash: `h-${path}`, status, error: null } as never,
@@ -172,12 +182,7 @@ describe('a run whose queued batch fails at the server', () => {
     } finally {
       await run.rollback();
     }
-    try {
-      const { rows } = await connection.pool.query(`SELECT count(*)::integer AS n FROM failing.repositories`);
-      expect(rows[0].n).toBe(0);
-    } finally {
-      await connection.close();
-    }
+    expect(await rowsThenClose(connection, 'failing.repositories')).toBe(0);
   });
 
   it('fails the next write with that error when the transaction is open from the first write, as on a PostgreSQL server', async () => {
@@ -197,11 +202,6 @@ describe('a run whose queued batch fails at the server', () => {
     } finally {
       await run.rollback();
     }
-    try {
-      const { rows } = await connection.pool.query(`SELECT count(*)::integer AS n FROM open.files`);
-      expect(rows[0].n).toBe(0);
-    } finally {
-      await connection.close();
-    }
+    expect(await rowsThenClose(connection, 'open.files')).toBe(0);
   });
 });

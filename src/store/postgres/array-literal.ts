@@ -18,12 +18,3 @@ export function textArray(values: readonly (string | number)[]): string {
 export function integerArray(values: readonly number[]): string {
   return `{${values.join(',')}}`;
 }
-
-/**
- * Strings known to hold neither `"` nor `\` as a literal, each quoted and nothing else: vectors
- * in vectorText's form (digits, signs, points, exponents, commas and brackets), whose escaping
- * by regular expression, 5 kB a 512-dimension vector, cost about as much as formatting them.
- */
-export function quotedArray(values: readonly string[]): string {
-  return `{${values.map((value) => `"${value}"`).join(',')}}`;
-}

@@ -258,7 +258,6 @@ export class PostgresRun implements RunWriter {
   async write(writes: readonly FileWrite[]): Promise<WrittenFile[]> {
     this.#checkOpen();
     if (this.#transaction.open) return this.#failing(() => this.#writeNow(writes));
-    this.#pipeline.check();
     // What the write will do, planned as file-batch.ts plans it when the write is made.
     const results = writes.map((w) => {
       if (w.kind === 'touch') return { added: 0, removed: 0, kept: 0 };

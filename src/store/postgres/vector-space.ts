@@ -31,7 +31,6 @@
  */
 import type pg from 'pg';
 import { StoreError } from '../errors.js';
-import { exactHalfBits } from '../../vector/half-precision.js';
 import { quoteSchema } from './schema.js';
 import { inTransaction } from './transaction.js';
 import { vectorTypeOid } from './vector-binary.js';
@@ -260,7 +259,8 @@ function hnswIndex(schema: string, space: VectorSpace, repoId: number): { name: 
 }
 
 /**
- * A vector as pgvector's text form, after checking it: `dimension` finite numbers. A vector of
+ * A vector as pgvector's text form (a search's query vector; stored ones go in binary:
+ * vector-binary.ts), after checking it: `dimension` finite numbers. A vector of
  * another length is a StoreError (EMBEDDER_MISMATCH), NaN or an infinity a RangeError. Float32
  * values print as the shortest decimal that reads back as the same double, which pgvector's
  * strtof reads back as the same float.
@@ -273,25 +273,9 @@ export function vectorText(vector: ArrayLike<number>, dimension: number, what: s
     const value = vector[i];
     if (typeof value !== 'number' || !Number.isFinite(value))
       throw new RangeError(`${what} holds ${String(value)} at ${i}: a vector's values must be finite numbers`);
-    parts[i] = decimal(value);
+    parts[i] = String(value);
   }
   return `[${parts.join(',')}]`;
-}
-
-/**
- * Each value's shortest decimal, remembered by its binary16 bits: stored vectors are rounded to
- * half precision (../../indexing/embedding-queue.ts), so their components take at most 65,536
- * values, and a lookup costs half of formatting one again. Other values (a query's vector) are
- * formatted each time, and never fill the table.
- */
-const halfDecimals: (string | undefined)[] = new Array(1 << 16);
-
-function decimal(value: number): string {
-  const bits = exactHalfBits(value);
-  if (bits === undefined) return String(value);
-  let text = halfDecimals[bits];
-  if (text === undefined) halfDecimals[bits] = text = String(value);
-  return text;
 }
 
 /** pgvector's text form back to a Float32Array. */

@@ -6,9 +6,11 @@
  * elements' vectors are the cache, so that writers of different repositories never wait for
  * each other on a shared row (a document in both would be one key of one table).
  *
- * Every call runs on the caller's client, inside the caller's transaction, and costs two round
- * trips whatever the batch's size (the space's lookup, then one statement). Spaces are looked up
- * each time, never cached: a space recorded in a transaction that rolls back is gone.
+ * Every call runs on the caller's client, inside the caller's transaction, and costs a few round
+ * trips whatever the batch's size (the space's lookup, pgvector's type for a put, then one
+ * statement). Spaces are looked up each time, never cached: a space recorded in a transaction
+ * that rolls back is gone. A run, which records its own space, builds putStatement and reads
+ * embeddingsIn with it instead (run-writer.ts).
  */
 import { quoteSchema } from './schema.js';
 import type { Queryable as Client } from './serial.js';
@@ -154,7 +156,7 @@ export class VectorWriter {
     const { rows } = await client.query<{ document_hash: string; embedding: Buffer }>(
       `SELECT DISTINCT ON (document_hash) document_hash, vector_send(embedding) AS embedding
        FROM ${spaceTables(this.#schema, space).vectors} WHERE document_hash = ANY($1::text[])`,
-      [documentHashes],
+      [textArray(documentHashes)],
     );
     for (const row of rows) out.set(row.document_hash, vectorFromSend(row.embedding));
     return out;
