@@ -6,16 +6,22 @@
  *   npm run build:ts && npm run bench:cold-start -- --dir <repository>
  *   npm run bench:cold-start -- --dir <repository> --baseline <other checkout>   (its dist/, alternating)
  *   npm run bench:cold-start -- --dir <repository> --runs 5 --query "render a template"
+ *   npm run bench:cold-start -- --dir <repository> --worktree   (in a new linked worktree of it)
+ *
+ * With --worktree, the directory is committed to a git repository of its own (in a
+ * temporary directory), indexed once there by each build, untimed; each run then adds a
+ * linked worktree of it (`git worktree add`), as an agent given a branch of its own
+ * meets it, and indexes and searches there.
  *
  * Prints, per build, the median of the runs: the index's wall time, user and
  * system CPU (the indexer's threads together) and peak RSS, the search's
  * wall time, and their sum; with a baseline, the ratio of the sums. The runs
  * of the two builds alternate, so that the machine's drift falls on both.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describeMachine } from './lib/machine.js';
@@ -36,6 +42,7 @@ const { values } = parseArgs({
     baseline: { type: 'string' },
     runs: { type: 'string', default: '3' },
     query: { type: 'string', default: 'render a template' },
+    worktree: { type: 'boolean', default: false },
   },
 });
 if (!values.dir) {
@@ -54,9 +61,9 @@ if (values.baseline) builds.unshift(['baseline', resolve(values.baseline)]);
 /** GNU time's report: wall seconds, user and system CPU seconds, peak RSS in KiB. */
 const TIME_FORMAT = 'cold-start %e %U %S %M';
 
-function timedNode(args: string[]): { wall: number; user: number; system: number; peakKiB: number } {
+function timedNode(args: string[], cwd = dir): { wall: number; user: number; system: number; peakKiB: number } {
   const child = spawnSync('/usr/bin/time', ['-f', TIME_FORMAT, process.execPath, ...args], {
-    cwd: dir,
+    cwd,
     encoding: 'utf8',
   });
   if (child.error) throw new Error(`cannot run /usr/bin/time (GNU time): ${child.error.message}`);
@@ -67,26 +74,77 @@ function timedNode(args: string[]): { wall: number; user: number; system: number
   return { wall, user, system, peakKiB };
 }
 
+/** Every temporary directory the bench made, removed at the end. */
+const scratch: string[] = [];
+/** Per build: the git repository of the directory, indexed by that build (--worktree). */
+const mainCheckouts = new Map<string, string>();
+let worktrees = 0;
+
+function git(cwd: string, ...args: string[]): void {
+  execFileSync('git', ['-c', 'user.email=bench@example.com', '-c', 'user.name=bench', ...args], {
+    cwd,
+    stdio: 'ignore',
+  });
+}
+
+function mainCheckout(checkout: string): string {
+  let main = mainCheckouts.get(checkout);
+  if (!main) {
+    const parent = mkdtempSync(join(tmpdir(), 'ocvector-cold-git-'));
+    scratch.push(parent);
+    main = join(parent, 'main');
+    cpSync(dir, main, { recursive: true, filter: (path) => !path.endsWith('/.ocvector') && !path.endsWith('/.git') });
+    git(main, 'init', '-q', '-b', 'main');
+    git(main, 'add', '-A');
+    git(main, 'commit', '-q', '--no-verify', '-m', 'bench');
+    timedNode([join(checkout, 'dist/cli/oc-vector-index.js'), '.', '--no-llm'], main);
+    mainCheckouts.set(checkout, main);
+  }
+  return main;
+}
+
+/** `oc-vector-index .` then one `oc-vector-search` of the build in `cwd`, each with `dbArgs`. */
+function indexThenSearch(checkout: string, cwd: string, dbArgs: string[]): Run {
+  const index = timedNode([join(checkout, 'dist/cli/oc-vector-index.js'), '.', ...dbArgs, '--no-llm'], cwd);
+  const search = timedNode([join(checkout, 'dist/cli/oc-vector-search.js'), values.query!, ...dbArgs], cwd);
+  return {
+    indexS: index.wall,
+    userS: index.user,
+    systemS: index.system,
+    peakMiB: index.peakKiB / 1024,
+    searchS: search.wall,
+  };
+}
+
+/** A first index and search in a new linked worktree of the build's main checkout. */
+function onceInWorktree(checkout: string): Run {
+  const main = mainCheckout(checkout);
+  const tree = join(dirname(main), `worktree-${++worktrees}`);
+  git(main, 'worktree', 'add', '-q', '--detach', tree);
+  try {
+    return indexThenSearch(checkout, tree, []);
+  } finally {
+    git(main, 'worktree', 'remove', '--force', tree);
+  }
+}
+
 function once(checkout: string): Run {
+  if (values.worktree) return onceInWorktree(checkout);
   const db = mkdtempSync(join(tmpdir(), 'ocvector-cold-'));
   try {
-    const index = timedNode([join(checkout, 'dist/cli/oc-vector-index.js'), '.', '--db', db, '--no-llm']);
-    const search = timedNode([join(checkout, 'dist/cli/oc-vector-search.js'), values.query!, '--db', db]);
-    return {
-      indexS: index.wall,
-      userS: index.user,
-      systemS: index.system,
-      peakMiB: index.peakKiB / 1024,
-      searchS: search.wall,
-    };
+    return indexThenSearch(checkout, dir, ['--db', db]);
   } finally {
     rmSync(db, { recursive: true, force: true });
   }
 }
 
 const measured = new Map<string, Run[]>(builds.map(([name]) => [name, []]));
-for (let round = 0; round < runs; round++)
-  for (const [name, checkout] of builds) measured.get(name)!.push(once(checkout));
+try {
+  for (let round = 0; round < runs; round++)
+    for (const [name, checkout] of builds) measured.get(name)!.push(once(checkout));
+} finally {
+  for (const path of scratch) rmSync(path, { recursive: true, force: true });
+}
 
 const summary = builds.map(([name]) => {
   const all = measured.get(name)!;
@@ -103,7 +161,7 @@ const summary = builds.map(([name]) => {
   };
 });
 printTable(
-  `First answer on ${dir}: a fresh index, then one search (median of ${runs}; ${describeMachine()})`,
+  `First answer on ${dir}${values.worktree ? ', in a new linked worktree of it' : ''}: a first index, then one search (median of ${runs}; ${describeMachine()})`,
   ['build', 'index', 'CPU user + system', 'peak RSS', 'search', 'first answer'],
   summary.map((s) => [
     s.build,
@@ -118,4 +176,9 @@ if (summary.length === 2)
   process.stdout.write(
     `\nthis checkout / baseline, first answer: ${(summary[1]!.firstAnswerS / summary[0]!.firstAnswerS).toFixed(2)}\n`,
   );
-writeFigures('cold-start', { dir, query: values.query, builds: summary });
+writeFigures(values.worktree ? 'cold-start-worktree' : 'cold-start', {
+  dir,
+  query: values.query,
+  worktree: values.worktree,
+  builds: summary,
+});

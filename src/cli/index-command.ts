@@ -37,6 +37,7 @@ interface IndexCliOptions {
   openaiBaseUrl?: string;
   since?: string;
   rebuild?: boolean;
+  seed: boolean;
   dryRun?: boolean;
   status?: boolean;
   watch?: boolean;
@@ -88,6 +89,10 @@ export async function indexMain(argv: readonly string[]): Promise<number> {
     .option('--openai-base-url <url>', OPENAI_BASE_URL_HELP)
     .option('--since <rev>', 'only files git reports changed since this revision (plus untracked files)')
     .option('--rebuild', 'forget everything indexed and start again (needed to change embedder)')
+    .option(
+      '--no-seed',
+      "a first index of a linked git worktree starts from a copy of the main worktree's index, and reads again only what differs: start it empty instead",
+    )
     .option('--dry-run', 'count files, elements and model calls, and estimate the time; write nothing')
     .option('--status', 'what is indexed, when, with which models, and which files are stale')
     .option('--watch', 'after indexing, keep the index up to date as files change (Ctrl-C stops)')
@@ -197,6 +202,7 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
       ...(threads ? { threads } : {}),
       ...(options.since ? { since: options.since } : {}),
       ...(options.rebuild ? { rebuild: true } : {}),
+      ...(options.seed ? {} : { seed: false }),
       ...(waitSeconds !== undefined ? { lockWaitMs: waitSeconds * 1_000 } : {}),
       ...(maxBytes !== undefined ? { limits: { maxBytes } } : {}),
       signal: controller.signal,

@@ -41,6 +41,14 @@ export class IndexReporter {
 
   onEvent = (event: IndexEvent): void => {
     switch (event.type) {
+      case 'index-copied':
+        this.#say(`started from a copy of the main worktree's index, ${this.#style.path(event.from)}`);
+        break;
+      case 'index-not-copied':
+        this.#say(
+          `the main worktree's index (${this.#style.path(event.from)}) could not be copied: ${event.why}; indexing afresh`,
+        );
+        break;
       case 'scan-done':
         this.excluded += event.excluded;
         break;
@@ -66,6 +74,10 @@ export class IndexReporter {
       case 'vector-index':
         if (event.event.type === 'index-not-written')
           this.#warn(`the vectors file was not written: ${event.event.reason}`);
+        else if (event.event.type === 'index-moved')
+          this.#say(
+            `the index was moved or copied here from ${this.#style.path(event.event.from)}: its repositories there are indexed from ${this.#style.path(event.event.to)} now, and their unchanged files kept`,
+          );
         else if (event.event.type === 'repository-vectors-lost')
           // Its elements are out of the index until its own run: say how to bring them back.
           this.#warn(
@@ -98,6 +110,13 @@ export class IndexReporter {
     this.#unavailableGrammars.add(grammar.language);
     const fix = grammar.package ? `. ${grammarFix(grammar.language, grammar.package)}` : '';
     this.#warn(`${message}${fix}`, { capped: false });
+  }
+
+  /** Something the user did not ask for but should know: not a problem. */
+  #say(message: string): void {
+    if (this.#quiet) return;
+    this.#bar?.done();
+    process.stderr.write(`${this.#style.dim('note:')} ${message}\n`);
   }
 
   #warn(message: string, { capped = true } = {}): void {

@@ -94,6 +94,8 @@ export type ExcludeReason = 'secret' | 'default-exclude' | 'ignored';
 
 export function defaultExcludeReason(name: string, isDirectory: boolean): ExcludeReason | undefined {
   if (isDirectory) return EXCLUDED_DIRECTORIES.has(name) ? 'default-exclude' : undefined;
+  // A linked worktree's or a submodule's `.git` is a file: where its git directory is, nothing to search for.
+  if (name === '.git') return 'default-exclude';
   if (isSecretName(name)) return 'secret';
   if (LOCK_FILES.has(name)) return 'default-exclude';
   if (/\.min\.(js|css|mjs)$|[.-]bundle\.js$|\.d\.ts\.map$/i.test(name)) return 'default-exclude';

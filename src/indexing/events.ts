@@ -16,6 +16,10 @@ export type IndexEvent =
     }
   /** The scan is done: how many files need reading, of how many. */
   | { type: 'scan-done'; files: number; candidates: number; deleted: number; excluded: number }
+  /** A first index of a linked git worktree started from a copy of its main worktree's index (seed.ts). */
+  | { type: 'index-copied'; from: string }
+  /** The main worktree's index could not be copied (why): the run indexes afresh. */
+  | { type: 'index-not-copied'; from: string; why: string }
   | { type: 'excluded'; path: string; reason: ExcludeReason }
   /** One file done: its elements, how many were embedded now and how many reused. */
   | {

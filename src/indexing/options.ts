@@ -69,6 +69,11 @@ export interface IndexerOptions {
   analyzer?: FileAnalyzer;
   /** Forget every file and element first (keeps the caches): needed to change embedder. */
   rebuild?: boolean;
+  /**
+   * A first index of a linked git worktree in its default place starts from a copy of
+   * the main worktree's index, and reads again only what differs (seed.ts). Default true.
+   */
+  seed?: boolean;
   /** Only files git reports changed since this revision (plus untracked ones). */
   since?: string;
   /** Analysis threads. Default: the number of cores. */

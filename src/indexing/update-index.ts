@@ -23,6 +23,7 @@ import type { IndexSummary } from './events.js';
 import { indexChanges } from './run-files.js';
 import { INDEXER_DEFAULTS, type RunOptions } from './options.js';
 import { startsAfresh, type RunSetup } from './run-setup.js';
+import { seedFromMainWorktree } from './seed.js';
 
 /**
  * Files from which a first index starts its analysis threads before it lists them: a few are
@@ -44,6 +45,7 @@ export async function updateIndex(setup: RunSetup, options: RunOptions): Promise
   )
     setup.startAnalysisEarly();
   try {
+    await seedFromMainWorktree(setup, options);
     return await indexInStore(setup, options, started, signal);
   } finally {
     await setup.closeEarlyAnalysis();
@@ -119,7 +121,7 @@ async function prepareEmbedder(
 ): Promise<{ embedder: Embedder; mode: LastRun['mode'] }> {
   const recorded = run.embedder;
   const embedder = await setup.chooseEmbedder(recorded?.id, run.embedderHost);
-  const rebuild = startsAfresh(options, recorded, embedder) || run.mustStartAfresh;
+  const rebuild = startsAfresh(options, recorded, embedder);
   const others = rebuild && recorded ? await run.otherRepositories() : [];
   // Another embedder is refused before it is started (a model server may be slow to answer).
   if (recorded && others.length > 0 && recorded.id !== embedder.id)

@@ -12,7 +12,6 @@ export type StoreErrorCode =
   | 'EMBEDDER_MISMATCH'
   | 'LOCKED'
   | 'IO'
-  | 'MOVED'
   | 'BAD_NAME'
   | 'NAME_TAKEN'
   | 'UNKNOWN_REPO'

@@ -10,6 +10,7 @@ import { withoutPassword } from './location.js';
 import type { Store } from './store.js';
 
 export { isIndexDirectory } from './embedded/embedded-store.js';
+export { copyIndex } from './embedded/index-copy.js';
 export type { VectorIndexEvent, VectorIndexOptions } from './embedded/vector-file.js';
 export { badSchemaName, DEFAULT_POSTGRES_SCHEMA } from './postgres/schema-name.js';
 

@@ -83,8 +83,6 @@ export interface StoreRun {
   /** The embedder the store recorded (undefined: a new store), and where its server was. */
   readonly embedder: EmbedderRecord | undefined;
   readonly embedderHost: string | undefined;
-  /** Whether the index must start afresh whatever the options say (an embedded index copied here from another root). */
-  readonly mustStartAfresh: boolean;
   /** The names of the store's repositories other than the run's. */
   otherRepositories(): Promise<string[]>;
   /** The error of a rebuild that would change the embedder under other repositories, in the store's own words. */

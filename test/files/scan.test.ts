@@ -43,6 +43,14 @@ describe('scanning', () => {
     await expect(scanPaths(repo.root, ['/etc/passwd'])).rejects.toThrow(/outside the root/);
   });
 
+  it("passes over a linked worktree's .git file, which only says where its git directory is", async () => {
+    repo = tempRepo({ '.git': 'gitdir: /home/someone/project/.git/worktrees/feature\n', 'a.ts': 'x' });
+    const excluded: string[] = [];
+    const files = await scanRoot(repo.root, { onExcluded: (e) => excluded.push(`${e.path}:${e.reason}`) });
+    expect(files.map((f) => f.path)).toEqual(['a.ts']);
+    expect(excluded).toEqual(['.git:default-exclude']);
+  });
+
   it('knows secrets by name', () => {
     for (const name of [
       '.env',

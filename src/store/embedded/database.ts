@@ -4,7 +4,7 @@
  * brings the schema up to date.
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 import { openSqlite, pragmaRows, pragmaValue, prepared, setPragma } from './sqlite.js';
@@ -114,14 +114,6 @@ export function damaged(directory: string, detail: string): StoreError {
   return new StoreError(
     `the index database ${join(directory, DATABASE_FILE)} is damaged (${detail}); delete ${directory} and index again`,
     'CORRUPT',
-  );
-}
-
-/** The error for an index that was built for another root (copied or moved into this one). */
-export function builtElsewhere(directory: string, root: string): StoreError {
-  return new StoreError(
-    `the index at ${directory} was built for ${root}, not for ${dirname(resolve(directory))}: it was copied or moved here; run oc-vector-index there to index this directory afresh`,
-    'MOVED',
   );
 }
 

@@ -34,7 +34,8 @@ import { compactDatabase } from './compact.js';
 import { prepared } from './sqlite.js';
 import { LexicalRows } from './lexical-tables.js';
 import { OccurrenceRows } from './occurrence-rows.js';
-import { builtForElsewhere, Repositories } from './repositories.js';
+import { Repositories } from './repositories.js';
+import { homeOf, type Relocation } from './relocation.js';
 import type { Repository } from '../rows.js';
 import { defaultRepositoryName } from '../repository-name.js';
 import { VectorRows, type VectorPage, type VectorRowsRead } from './vector-rows.js';
@@ -71,7 +72,7 @@ export class IndexStore {
     this.#vectors = new VectorRows(db);
     this.#occurrences = new OccurrenceRows(db);
     this.#lexical = new LexicalRows(db);
-    this.repositories = new Repositories(db);
+    this.repositories = new Repositories(db, { directory, home: this.meta.home });
     this.#s = {
       rootOfFile: prepared<[number], { rootId: number }>(db, 'SELECT root_id AS rootId FROM files WHERE id = ?'),
       rootOfElement: prepared<[number], { rootId: number }>(
@@ -227,9 +228,17 @@ export class IndexStore {
 
   // -- files ---------------------------------------------------------------
 
-  /** The root this database was built for, when it was copied or moved into another directory's default place (repositories.ts). */
-  get builtForElsewhere(): string | undefined {
-    return builtForElsewhere(this.directory, this.roots().values());
+  /**
+   * Writes the roots' paths where the index's move put them (relocation.ts), and where it
+   * lies now; returns the move, undefined when it had none. A writer's first step.
+   */
+  settleLocation(): Relocation | undefined {
+    return this.transaction(() => {
+      const relocation = this.repositories.settleRelocation();
+      const home = homeOf(this.directory);
+      if (home !== undefined && this.meta.home !== home) this.meta.home = home;
+      return relocation;
+    });
   }
 
   /** The id of the repository indexed from `root` (named after its directory when new: a write). */

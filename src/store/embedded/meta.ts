@@ -18,7 +18,8 @@ type MetaKey =
   | 'rebuilt_at_generation'
   | 'index_description'
   | 'last_run'
-  | 'vectors_file';
+  | 'vectors_file'
+  | 'home';
 
 export class IndexMeta {
   readonly #get: Database.Statement<[MetaKey], { value: string }>;
@@ -94,6 +95,19 @@ export class IndexMeta {
 
   set vectorsFile(value: string) {
     this.#write('vectors_file', value);
+  }
+
+  /**
+   * The directory whose `.ocvector` held the index when a run last wrote it: where it
+   * sits elsewhere now, it was moved or copied there (relocation.ts). Undefined for an
+   * index no run has written since this was recorded, or one kept elsewhere (--db).
+   */
+  get home(): string | undefined {
+    return this.#read('home');
+  }
+
+  set home(value: string) {
+    this.#write('home', value);
   }
 
   /** For `--status`: when the index was last brought up to date, and with which models. */

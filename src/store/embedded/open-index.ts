@@ -3,7 +3,7 @@
  * FAISS index brought level with it in memory. Searching never writes.
  */
 import { FaissError } from '../../native/errors.js';
-import { builtElsewhere, StoreError } from './database.js';
+import { StoreError } from './database.js';
 import { IndexStore } from './index-store.js';
 import type { EmbedderRecord } from '../rows.js';
 import { VectorIndex, type VectorIndexEvent, type VectorIndexOptions } from './vector-file.js';
@@ -49,9 +49,6 @@ export async function openIndex(
   try {
     const embedder = store.embedder;
     if (!embedder) throw new StoreError(`the index at ${indexDir} is empty: run oc-vector-index first`, 'NOT_FOUND');
-    // An index copied or moved into another root describes that root's files, not these.
-    const elsewhere = store.builtForElsewhere;
-    if (elsewhere) throw builtElsewhere(indexDir, elsewhere);
     // One read transaction: generation, rows and vectors all come from the same commit.
     let vectors: VectorIndex;
     try {

@@ -3,12 +3,10 @@
  * name, with its own files, elements and lexical tables. Paths in the index
  * are relative to their repository's root.
  */
-import { realpathSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import { INDEX_DIR_NAME } from '../../files/root.js';
 import { StoreError } from './database.js';
 import { createLexicalTables, dropLexicalTables } from './lexical-tables.js';
+import { findRelocation, relocated, type Relocation } from './relocation.js';
 import { badRepositoryName, isRepositoryName } from '../repository-name.js';
 
 import type { Repository, RepositoryCounts } from '../rows.js';
@@ -18,32 +16,58 @@ const COLUMNS = 'id, name, path AS root, git_commit AS "commit", indexed_at AS i
 
 export class Repositories {
   readonly #db: Database.Database;
+  /** Where the index moved, until a run writes its roots' new paths (relocation.ts). */
+  #relocation: Relocation | undefined;
 
-  constructor(db: Database.Database) {
+  /** `location`: the index's directory now, and the one recorded as holding it (IndexMeta.home). */
+  constructor(db: Database.Database, location: { directory: string; home: string | undefined }) {
     this.#db = db;
+    const roots = this.#stored().map((repository) => repository.root);
+    this.#relocation = findRelocation(location.directory, roots, location.home);
+  }
+
+  /**
+   * Writes the roots' paths as they lie after the index's move, and returns the move
+   * (undefined when there was none). A root whose new path another root holds keeps its own.
+   */
+  settleRelocation(): Relocation | undefined {
+    const relocation = this.#relocation;
+    if (!relocation) return undefined;
+    const update = prepared(this.#db, 'UPDATE roots SET path = ? WHERE id = ?');
+    for (const [id, root] of this.#moves()) update.run(root, id);
+    this.#relocation = undefined;
+    return relocation;
   }
 
   /** Every repository, oldest first. */
   all(): Repository[] {
-    return prepared<[], Repository>(this.#db, `SELECT ${COLUMNS} FROM roots ORDER BY id`).all();
+    const moves = this.#moves();
+    return this.#stored().map((repository) => moved(repository, moves));
   }
 
   /** Every repository with its indexed files and their elements. */
   withCounts(): RepositoryCounts[] {
+    const moves = this.#moves();
     return prepared<[], RepositoryCounts>(
       this.#db,
       `SELECT r.id, r.name, r.path AS root, r.git_commit AS "commit", r.indexed_at AS indexedAt,
          (SELECT count(*) FROM files f WHERE f.root_id = r.id AND f.status = 'indexed') AS files,
          (SELECT coalesce(sum(f.element_count), 0) FROM files f WHERE f.root_id = r.id) AS elements
        FROM roots r ORDER BY r.id`,
-    ).all();
+    )
+      .all()
+      .map((repository) => moved(repository, moves));
   }
 
   byName(name: string): Repository | undefined {
-    return prepared<[string], Repository>(this.#db, `SELECT ${COLUMNS} FROM roots WHERE name = ?`).get(name);
+    const repository = prepared<[string], Repository>(this.#db, `SELECT ${COLUMNS} FROM roots WHERE name = ?`).get(
+      name,
+    );
+    return repository && moved(repository, this.#moves());
   }
 
   byRoot(root: string): Repository | undefined {
+    if (this.#relocation) return this.all().find((repository) => repository.root === root);
     return prepared<[string], Repository>(this.#db, `SELECT ${COLUMNS} FROM roots WHERE path = ?`).get(root);
   }
 
@@ -92,6 +116,24 @@ export class Repositories {
     prepared(this.#db, 'DELETE FROM roots WHERE id = ?').run(id);
   }
 
+  /** Every repository as its row records it, oldest first. */
+  #stored(): Repository[] {
+    return prepared<[], Repository>(this.#db, `SELECT ${COLUMNS} FROM roots ORDER BY id`).all();
+  }
+
+  /** The roots the index's move puts elsewhere, by repository id: none where a root holds the new path already. */
+  #moves(): Map<number, string> {
+    const moves = new Map<number, string>();
+    if (!this.#relocation) return moves;
+    const stored = this.#stored();
+    const taken = new Set(stored.map((repository) => repository.root));
+    for (const { id, root } of stored) {
+      const movedTo = relocated(root, this.#relocation);
+      if (!taken.has(movedTo)) moves.set(id, movedTo);
+    }
+    return moves;
+  }
+
   /** Forgets every repository and its lexical tables (a rebuild). */
   removeAll(): void {
     for (const { id } of this.all()) dropLexicalTables(this.#db, id);
@@ -99,30 +141,14 @@ export class Repositories {
   }
 }
 
+function moved<R extends Repository>(repository: R, moves: ReadonlyMap<number, string>): R {
+  const root = moves.get(repository.id);
+  return root === undefined ? repository : { ...repository, root };
+}
+
 function rootTaken(root: string, indexedAs: string, wanted: string): StoreError {
   return new StoreError(
     `${root} is indexed already as the repository ${indexedAs}: index it under that name, or drop it first (oc-vector-index --drop --repo ${indexedAs}) to index it as ${wanted}`,
     'NAME_TAKEN',
   );
-}
-
-/**
- * The root an index was built for, when it sits in the default place of
- * another directory (`<dir>/.ocvector`) and covers none of that
- * directory: it was copied or moved there, and its answers would be about
- * files elsewhere.
- */
-export function builtForElsewhere(directory: string, roots: Iterable<string>): string | undefined {
-  if (basename(directory) !== INDEX_DIR_NAME) return undefined;
-  const all = [...roots];
-  // Compared as real paths: the same directory reached through a symbolic link is the same root.
-  const real = (path: string) => {
-    try {
-      return realpathSync(path);
-    } catch {
-      return resolve(path);
-    }
-  };
-  const here = real(dirname(resolve(directory)));
-  return all.length > 0 && !all.some((root) => real(root) === here) ? all[0] : undefined;
 }

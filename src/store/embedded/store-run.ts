@@ -47,7 +47,16 @@ export class EmbeddedRun implements StoreRun {
       ...(start.signal ? { signal: start.signal } : {}),
     });
     try {
-      return new EmbeddedRun(IndexStore.open(indexDir), lock, start, indexDir, options);
+      const store = IndexStore.open(indexDir);
+      try {
+        // An index moved or copied with its repository keeps what it holds: its roots follow it (relocation.ts).
+        const moved = store.settleLocation();
+        if (moved) options.onEvent?.({ type: 'index-moved', ...moved });
+      } catch (error) {
+        store.close();
+        throw error;
+      }
+      return new EmbeddedRun(store, lock, start, indexDir, options);
     } catch (error) {
       lock.release();
       throw error;
@@ -60,11 +69,6 @@ export class EmbeddedRun implements StoreRun {
 
   get embedderHost(): string | undefined {
     return this.#store.meta.embedderHost;
-  }
-
-  /** A database copied or moved here from another root answers about files elsewhere: this one starts afresh. */
-  get mustStartAfresh(): boolean {
-    return this.#store.builtForElsewhere !== undefined;
   }
 
   async otherRepositories(): Promise<string[]> {

@@ -56,6 +56,11 @@ export type VectorIndexEvent =
    * elements are dropped until its next run, which reads its files again.
    */
   | { type: 'repository-vectors-lost'; repository: string; root: string; elements: number }
+  /**
+   * The index was moved or copied from `from`'s `.ocvector` to `to`'s: the roots inside `from` are
+   * recorded inside `to` now, and the run reads their files there (relocation.ts).
+   */
+  | { type: 'index-moved'; from: string; to: string }
   | { type: 'index-written'; generation: number; vectors: number; path: string }
   | { type: 'index-placed'; device: 'cpu' | 'gpu'; vectors: number; reason: string };
 

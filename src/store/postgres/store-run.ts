@@ -21,7 +21,6 @@ export const VECTOR_INDEX_DESCRIPTION = 'pgvector HNSW (inner product)';
 export class PostgresStoreRun implements StoreRun {
   readonly #connection: PostgresConnection;
   readonly #run: PostgresRun;
-  readonly mustStartAfresh = false;
 
   private constructor(connection: PostgresConnection, run: PostgresRun) {
     this.#connection = connection;

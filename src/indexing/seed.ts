@@ -1,0 +1,33 @@
+/**
+ * A first index of a linked git worktree starts from a copy of its main worktree's
+ * index (issue 41: an agent given a worktree of its own waits for its first answer as
+ * long as a first index takes, 2.5 s for 500 files and a minute for a monorepo, to
+ * rebuild what the main checkout's index holds already). The copy's repository
+ * follows it into the worktree (store/embedded/relocation.ts), and the run then reads
+ * and hashes every file, as a checkout's files are all new to it, analysing and
+ * embedding only those that differ from the main checkout's.
+ */
+import { existsSync } from 'node:fs';
+import { defaultIndexDir } from '../files/root.js';
+import { mainWorktreeOf } from '../files/worktree.js';
+import { copyIndex, postgresChoice } from '../store/open.js';
+import type { RunOptions } from './options.js';
+import type { RunSetup } from './run-setup.js';
+
+/** Copies the main worktree's index where this run would make a new one, when it can start from it. */
+export async function seedFromMainWorktree(setup: RunSetup, run: RunOptions): Promise<void> {
+  const { options, root, indexDir } = setup;
+  if (options.seed === false || run.rebuild || options.rebuild || postgresChoice(options.store)) return;
+  // Only into the worktree's own default place: an index named with --db is the caller's to fill.
+  if (indexDir !== defaultIndexDir(root) || existsSync(indexDir)) return;
+  const main = mainWorktreeOf(root);
+  if (!main) return;
+  const source = defaultIndexDir(main);
+  if (!existsSync(source)) return;
+  const result = await copyIndex(source, indexDir);
+  setup.emit(
+    result.copied
+      ? { type: 'index-copied', from: source }
+      : { type: 'index-not-copied', from: source, why: result.why },
+  );
+}

@@ -1,0 +1,52 @@
+/**
+ * A copy of an embedded index, for a first index that can start from another's: a
+ * linked git worktree's from its main worktree's (indexing/seed.ts). The database is
+ * copied through SQLite's backup, a snapshot of one commit even while a run writes
+ * the source, and with it the vectors file that commit names (files are written
+ * under new names and never changed in place). The copy is made beside the target and
+ * renamed into place whole, so that no run meets half of one.
+ */
+import { constants, copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { DATABASE_FILE, prepareDirectory } from './database.js';
+import { IndexMeta } from './meta.js';
+import { SCHEMA_VERSION } from './schema.js';
+import { openSqlite, pragmaValue } from './sqlite.js';
+
+/** Copies the index at `source` to `target`, which must not exist; returns why it did not, leaving nothing there. */
+export async function copyIndex(
+  source: string,
+  target: string,
+): Promise<{ copied: true } | { copied: false; why: string }> {
+  const database = join(source, DATABASE_FILE);
+  if (!existsSync(database)) return { copied: false, why: `${source} holds no index` };
+  const staging = `${target}.copying-${process.pid}`;
+  try {
+    prepareDirectory(staging);
+    const from = openSqlite(database, { readonly: true, fileMustExist: true });
+    try {
+      const schema = pragmaValue(from, 'user_version') as number;
+      if (schema > SCHEMA_VERSION)
+        return { copied: false, why: `it was written by a newer ocvector (schema ${schema})` };
+      await from.backup(join(staging, DATABASE_FILE));
+    } finally {
+      from.close();
+    }
+    const copy = openSqlite(join(staging, DATABASE_FILE), { readonly: true, fileMustExist: true });
+    let vectorsFile: string | undefined;
+    try {
+      vectorsFile = new IndexMeta(copy).vectorsFile.split(' ')[0] || undefined;
+    } finally {
+      copy.close();
+    }
+    // Without its vectors file the copy would have every element embedded again: no faster than a fresh index.
+    if (!vectorsFile) return { copied: false, why: 'it has written no vectors file yet' };
+    copyFileSync(join(source, vectorsFile), join(staging, vectorsFile), constants.COPYFILE_FICLONE);
+    renameSync(staging, target);
+    return { copied: true };
+  } catch (error) {
+    return { copied: false, why: (error as Error).message };
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
