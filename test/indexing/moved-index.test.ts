@@ -129,6 +129,18 @@ describe('an index moved or copied with its repository', () => {
     expect(await roots(join(moved, '.ocvector'))).toEqual([moved, other.root]);
   });
 
+  it('in a directory that holds none of its repositories, moves none with it', async () => {
+    const holder = tempRepo();
+    const other = tempRepo(storeSources());
+    cleanups.push(() => other.cleanup());
+    await index(other.root, { indexDir: join(holder.root, '.ocvector'), repo: 'store' });
+    const moved = moveAway(holder.root);
+    const { summary, moves } = await index(other.root, { indexDir: join(moved, '.ocvector'), repo: 'store' });
+    expect(moves).toEqual([]);
+    expect(summary.files.unchanged).toBe(Object.keys(storeSources()).length);
+    expect(await roots(join(moved, '.ocvector'))).toEqual([other.root]);
+  });
+
   it('is found moved when it was written before it recorded where it was, from its first root', async () => {
     const repo = fixture();
     await index(repo.root);

@@ -28,15 +28,15 @@ export class Repositories {
 
   /**
    * Writes the roots' paths as they lie after the index's move, and returns the move
-   * (undefined when there was none). A root whose new path another root holds keeps its own.
+   * (undefined when it moved none). A root whose new path another root holds keeps its own.
    */
   settleRelocation(): Relocation | undefined {
     const relocation = this.#relocation;
-    if (!relocation) return undefined;
+    const moves = this.#moves();
     const update = prepared(this.#db, 'UPDATE roots SET path = ? WHERE id = ?');
-    for (const [id, root] of this.#moves()) update.run(root, id);
+    for (const [id, root] of moves) update.run(root, id);
     this.#relocation = undefined;
-    return relocation;
+    return moves.size > 0 ? relocation : undefined;
   }
 
   /** Every repository, oldest first. */
