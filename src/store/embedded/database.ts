@@ -132,7 +132,7 @@ function checkStructure(db: Database.Database): void {
  * `query_only` can, and still never writes. Truly read-only files fall back
  * to read-only mode.
  */
-function openForReading(path: string): Database.Database {
+export function openForReading(path: string): Database.Database {
   let db: Database.Database;
   try {
     db = openSqlite(path, { fileMustExist: true });

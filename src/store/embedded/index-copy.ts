@@ -8,10 +8,16 @@
  */
 import { constants, copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATABASE_FILE, prepareDirectory } from './database.js';
+import {
+  DATABASE_FILE,
+  openForReading,
+  prepareDirectory,
+  recordLastWriter,
+  unchangedSinceLastWriter,
+} from './database.js';
 import { IndexMeta } from './meta.js';
 import { SCHEMA_VERSION } from './schema.js';
-import { openSqlite, pragmaValue } from './sqlite.js';
+import { pragmaValue, setPragma } from './sqlite.js';
 
 /** Copies the index at `source` to `target`, which must not exist; returns why it did not, leaving nothing there. */
 export async function copyIndex(
@@ -23,8 +29,14 @@ export async function copyIndex(
   const staging = `${target}.copying-${process.pid}`;
   try {
     prepareDirectory(staging);
-    const from = openSqlite(database, { readonly: true, fileMustExist: true });
+    // A source as its last writer left it, checked page by page when that writer opened it, makes a copy
+    // that needs no check of its own (1.5 s of a seeded index of Spring Framework's 260 MB database).
+    const checked = unchangedSinceLastWriter(source);
+    // Opened as a search opens it: a read-only connection would leave the WAL's files behind, and the
+    // source's next writer would take them for a crash's and check every page.
+    const from = openForReading(database);
     try {
+      setPragma(from, 'busy_timeout = 10000');
       const schema = pragmaValue(from, 'user_version') as number;
       if (schema > SCHEMA_VERSION)
         return { copied: false, why: `it was written by a newer ocvector (schema ${schema})` };
@@ -32,7 +44,7 @@ export async function copyIndex(
     } finally {
       from.close();
     }
-    const copy = openSqlite(join(staging, DATABASE_FILE), { readonly: true, fileMustExist: true });
+    const copy = openForReading(join(staging, DATABASE_FILE));
     let vectorsFile: string | undefined;
     try {
       vectorsFile = new IndexMeta(copy).vectorsFile.split(' ')[0] || undefined;
@@ -41,6 +53,7 @@ export async function copyIndex(
     }
     // Without its vectors file the copy would have every element embedded again: no faster than a fresh index.
     if (!vectorsFile) return { copied: false, why: 'it has written no vectors file yet' };
+    if (checked && unchangedSinceLastWriter(source)) recordLastWriter(staging);
     copyFileSync(join(source, vectorsFile), join(staging, vectorsFile), constants.COPYFILE_FICLONE);
     renameSync(staging, target);
     return { copied: true };
