@@ -25,9 +25,7 @@ export async function seedFromMainWorktree(setup: RunSetup, run: RunOptions): Pr
   const source = defaultIndexDir(main);
   if (!existsSync(source)) return;
   const result = await copyIndex(source, indexDir);
-  setup.emit(
-    result.copied
-      ? { type: 'index-copied', from: source }
-      : { type: 'index-not-copied', from: source, why: result.why },
-  );
+  if (result.copied) setup.emit({ type: 'index-copied', from: source });
+  // Unless another run (a watcher, an MCP server's reindex) made the index meanwhile: this one then goes on in it.
+  else if (!existsSync(indexDir)) setup.emit({ type: 'index-not-copied', from: source, why: result.why });
 }

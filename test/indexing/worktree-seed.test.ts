@@ -90,6 +90,14 @@ describe("a linked worktree's first index", () => {
     expect(alone.summary.files.added).toBe(files);
   });
 
+  it('made by two runs at once: one copies it, the other goes on in that copy, and neither says otherwise', async () => {
+    const { worktree } = await repositoryWithWorktree();
+    const runs = await Promise.all([0, 1].map(() => indexBuiltin(worktree, { lockWaitMs: 60_000 })));
+    const events = runs.flatMap(({ log }) => copies(log.events));
+    expect(events.map((event) => event.type)).toEqual(['index-copied']);
+    for (const { summary } of runs) expect(summary.elements.added).toBe(0);
+  });
+
   it('says why it could not copy an index, and indexes afresh', async () => {
     const { main, worktree } = await repositoryWithWorktree();
     // A main index whose vectors file is gone: its copy would have every element embedded again.
