@@ -10,8 +10,9 @@
  * repository indexed into this one with --db) did not move, and are left.
  */
 import { realpathSync } from 'node:fs';
-import { basename, dirname, resolve, sep } from 'node:path';
+import { basename, dirname, relative, resolve } from 'node:path';
 import { INDEX_DIR_NAME } from '../../files/root.js';
+import { isInside } from '../../files/scan.js';
 
 /** The index's directory was in `from`'s default place, and is in `to`'s now. */
 export interface Relocation {
@@ -27,15 +28,18 @@ export interface Relocation {
  */
 export function findRelocation(
   directory: string,
-  roots: readonly string[],
+  roots: () => readonly string[],
   home: string | undefined,
 ): Relocation | undefined {
   const to = homeOf(directory);
-  if (to === undefined || roots.length === 0) return undefined;
+  if (to === undefined) return undefined;
+  // The roots are read only for an index older than the record: every open of one in place stops here.
   if (home !== undefined) return home === to ? undefined : { from: home, to };
+  const first = roots()[0];
+  if (first === undefined) return undefined;
   // Compared as real paths: the same directory reached through a symbolic link is the same root.
   const here = realPath(to);
-  return roots.some((root) => realPath(root) === here) ? undefined : { from: roots[0]!, to };
+  return roots().some((root) => realPath(root) === here) ? undefined : { from: first, to };
 }
 
 /** The directory whose default place `directory` is (`<home>/.ocvector`); undefined for an index kept elsewhere. */
@@ -45,11 +49,8 @@ export function homeOf(directory: string): string | undefined {
 
 /** `path` as it lies after the move: inside `from`, the same place inside `to`; else unchanged. */
 export function relocated(path: string, relocation: Relocation | undefined): string {
-  if (!relocation) return path;
-  const { from, to } = relocation;
-  if (path === from) return to;
-  const inside = from.endsWith(sep) ? from : from + sep;
-  return path.startsWith(inside) ? resolve(to, path.slice(inside.length)) : path;
+  if (!relocation || !isInside(relocation.from, path)) return path;
+  return resolve(relocation.to, relative(relocation.from, path));
 }
 
 function realPath(path: string): string {

@@ -12,6 +12,8 @@ import { badRepositoryName, isRepositoryName } from '../repository-name.js';
 import type { Repository, RepositoryCounts } from '../rows.js';
 import { prepared } from './sqlite.js';
 
+const NO_MOVES: ReadonlyMap<number, string> = new Map();
+
 const COLUMNS = 'id, name, path AS root, git_commit AS "commit", indexed_at AS indexedAt';
 
 export class Repositories {
@@ -22,7 +24,7 @@ export class Repositories {
   /** `location`: the index's directory now, and the one recorded as holding it (IndexMeta.home). */
   constructor(db: Database.Database, location: { directory: string; home: string | undefined }) {
     this.#db = db;
-    const roots = this.#stored().map((repository) => repository.root);
+    const roots = () => this.#stored().map((repository) => repository.root);
     this.#relocation = findRelocation(location.directory, roots, location.home);
   }
 
@@ -41,8 +43,9 @@ export class Repositories {
 
   /** Every repository, oldest first. */
   all(): Repository[] {
-    const moves = this.#moves();
-    return this.#stored().map((repository) => moved(repository, moves));
+    const stored = this.#stored();
+    const moves = this.#moves(stored);
+    return stored.map((repository) => moved(repository, moves));
   }
 
   /** Every repository with its indexed files and their elements. */
@@ -121,11 +124,15 @@ export class Repositories {
     return prepared<[], Repository>(this.#db, `SELECT ${COLUMNS} FROM roots ORDER BY id`).all();
   }
 
-  /** The roots the index's move puts elsewhere, by repository id: none where a root holds the new path already. */
-  #moves(): Map<number, string> {
+  /**
+   * The roots the index's move puts elsewhere, by repository id (of `stored` where the caller
+   * read the rows already): none where a root holds the new path already. Nothing is read
+   * for an index that did not move.
+   */
+  #moves(stored?: readonly Repository[]): ReadonlyMap<number, string> {
+    if (!this.#relocation) return NO_MOVES;
+    stored ??= this.#stored();
     const moves = new Map<number, string>();
-    if (!this.#relocation) return moves;
-    const stored = this.#stored();
     const taken = new Set(stored.map((repository) => repository.root));
     for (const { id, root } of stored) {
       const movedTo = relocated(root, this.#relocation);
