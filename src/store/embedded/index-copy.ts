@@ -6,7 +6,7 @@
  * under new names and never changed in place). The copy is made beside the target and
  * renamed into place whole, so that no run meets half of one.
  */
-import { constants, copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
+import { constants, copyFileSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   DATABASE_FILE,
@@ -26,8 +26,10 @@ export async function copyIndex(
 ): Promise<{ copied: true } | { copied: false; why: string }> {
   const database = join(source, DATABASE_FILE);
   if (!existsSync(database)) return { copied: false, why: `${source} holds no index` };
-  const staging = `${target}.copying-${process.pid}`;
+  // Its own name each call: two runs of one process (a watcher, an MCP server's reindex) may copy at once.
+  let staging: string | undefined;
   try {
+    staging = mkdtempSync(`${target}.copying-`);
     prepareDirectory(staging);
     // A source as its last writer left it, checked page by page when that writer opened it, makes a copy
     // that needs no check of its own (1.5 s of a seeded index of Spring Framework's 183 MB database).
@@ -60,6 +62,6 @@ export async function copyIndex(
   } catch (error) {
     return { copied: false, why: (error as Error).message };
   } finally {
-    rmSync(staging, { recursive: true, force: true });
+    if (staging) rmSync(staging, { recursive: true, force: true });
   }
 }
