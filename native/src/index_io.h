@@ -14,6 +14,12 @@
 // faiss.write_index in Python, only when the caller opts in (`allowPlain`):
 // FAISS's parser trusts its input, and unverified bytes can crash it. Only
 // regular files are read (a FIFO would block the reading thread forever).
+//
+// The checksum finds damage, not tampering: anyone can compute it. Bytes that
+// may come from anyone (a file that arrived with a clone, plain or in the
+// container) are read only by the checking child process (src/native/
+// plain-faiss.ts), which passes `allowPlain`; there a container's payload,
+// like a plain file, may hold only the index types whose structure is checked.
 #pragma once
 
 #include <faiss/Index.h>

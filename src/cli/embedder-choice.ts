@@ -8,8 +8,8 @@ export type EmbedderKind = 'auto' | 'builtin' | 'ollama' | 'openai';
 
 export const EMBEDDER_KINDS: readonly EmbedderKind[] = ['auto', 'builtin', 'ollama', 'openai'];
 
-/** The help of --openai-base-url, the same in every command: it names the key's variable. */
-export const OPENAI_BASE_URL_HELP = `OpenAI-compatible server (llama.cpp, LM Studio, vLLM, Ollama's /v1, a hosted API), e.g. http://127.0.0.1:8080/v1, for --embedder openai and --llm openai; an API key, if it needs one, from ${API_KEY_VARIABLE}`;
+/** The help of --openai-base-url, the same in every command: it names its variable and the key's. */
+export const OPENAI_BASE_URL_HELP = `OpenAI-compatible server (llama.cpp, LM Studio, vLLM, Ollama's /v1, a hosted API), e.g. http://127.0.0.1:8080/v1, for --embedder openai, --llm openai and an index built with one (default: OCVECTOR_OPENAI_BASE_URL; never the server an index records); an API key, if it needs one, from ${API_KEY_VARIABLE}`;
 
 export interface EmbedderFlags {
   /** --embedder. */

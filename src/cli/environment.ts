@@ -17,6 +17,11 @@ export interface Environment {
   /** OCVECTOR_ANALYSIS_MODEL: the analysis model (Ollama's, or the OpenAI-compatible server's). */
   analysisModel: string | undefined;
   /**
+   * OCVECTOR_OPENAI_BASE_URL: the OpenAI-compatible server, when no
+   * --openai-base-url names one. Never the one an index recorded.
+   */
+  openaiBaseUrl: string | undefined;
+  /**
    * OCVECTOR_API_KEY: the key for an OpenAI-compatible server. Not
    * OPENAI_API_KEY: a key kept for api.openai.com is not to be sent to
    * whatever server --openai-base-url names.
@@ -41,6 +46,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     embedder: embedder === undefined ? undefined : isNamedEmbedder(embedder) ? embedder : 'auto',
     embeddingModel: env.OCVECTOR_EMBEDDING_MODEL || undefined,
     analysisModel: env.OCVECTOR_ANALYSIS_MODEL || undefined,
+    openaiBaseUrl: env.OCVECTOR_OPENAI_BASE_URL || undefined,
     apiKey: env[API_KEY_VARIABLE] || undefined,
     llm: !/^(0|off|false|no)$/i.test(env.OCVECTOR_LLM ?? ''),
     nativePath: env.OCVECTOR_NATIVE_PATH || undefined,
@@ -65,15 +71,17 @@ export function ollamaOptions(
 
 /**
  * What the library is to ask of an OpenAI-compatible server: the base URL
- * `--openai-base-url` gives (none: the one an index recorded), the key from
+ * `--openai-base-url` gives, else OCVECTOR_OPENAI_BASE_URL's (none: no such
+ * server is asked, whatever an index recorded), the key from
  * OCVECTOR_API_KEY, and the embedding model.
  */
 export function openAIOptions(
   baseUrlFlag: string | undefined,
   env: Environment = readEnvironment(),
 ): OpenAIEmbedderOptions {
+  const baseUrl = baseUrlFlag ?? env.openaiBaseUrl;
   return {
-    ...(baseUrlFlag ? { baseUrl: baseUrlFlag } : {}),
+    ...(baseUrl ? { baseUrl } : {}),
     ...(env.apiKey ? { apiKey: env.apiKey } : {}),
     ...(env.embeddingModel ? { model: env.embeddingModel } : {}),
   };

@@ -42,6 +42,8 @@ function exitCodeFor(error: unknown): number {
       ? EXIT.USAGE
       : EXIT.FAILURE;
   if (error instanceof StoreError && error.code === 'NOT_FOUND') return EXIT.NO_INDEX;
+  // An embedder that needs an option the user has not given (the OpenAI-compatible server's base URL).
+  if (error instanceof EmbedderError && error.code === 'NOT_CONFIGURED') return EXIT.USAGE;
   // A repository named that is not there, a name no repository can have, or one taken by another directory.
   if (
     error instanceof StoreError &&

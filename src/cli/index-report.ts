@@ -8,6 +8,7 @@ import { unavailableGrammarIn } from '../analysis/ast/grammar-warning.js';
 import { byPath } from '../files/scan.js';
 import type { IndexEvent, IndexSummary } from '../indexing/events.js';
 import { formatCount, formatDuration, plural, ProgressBar, type Style } from './terminal.js';
+import { logLine } from '../mcp/log-line.js';
 
 /** Warnings printed as they happen; the rest are counted in the summary. */
 const WARNINGS_SHOWN = 10;
@@ -77,6 +78,12 @@ export class IndexReporter {
         else if (event.event.type === 'index-moved')
           this.#say(
             `the index was moved or copied here from ${this.#style.path(event.event.from)}: its repositories there are indexed from ${this.#style.path(event.event.to)} now, and their unchanged files kept`,
+          );
+        else if (event.event.type === 'repository-outside')
+          this.#warn(
+            logLine(
+              `the index records the repository ${event.event.repository} at ${event.event.root}, outside ${event.event.home}: it is not read, searched or indexed from here (index several repositories into a directory of their own, --db <dir>; --rebuild forgets it)`,
+            ),
           );
         else if (event.event.type === 'repository-vectors-lost')
           // Its elements are out of the index until its own run: say how to bring them back.

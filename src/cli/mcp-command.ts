@@ -4,6 +4,7 @@
  * HTTP (with --tokens, beyond this machine). On stdio, stdout carries the
  * protocol and nothing else; a line per call goes to stderr either way.
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { Command, Option } from 'commander';
@@ -115,7 +116,7 @@ async function serve(rootArgument: string | undefined, options: McpCliOptions): 
   const embedder = embedderChoice(options, env);
 
   const root = rootArgument
-    ? findRoot(resolve(rootArgument))
+    ? findRoot(existingRoot(rootArgument))
     : (findIndex(process.cwd())?.root ?? findRoot(process.cwd()));
   const indexDir = options.db ? resolve(options.db) : defaultIndexDir(root);
   const store = storeChoice(options, env);
@@ -138,6 +139,13 @@ async function serve(rootArgument: string | undefined, options: McpCliOptions): 
     onLog: log,
   };
   return http ? serveHttp(serverOptions, http, log) : serveStdio(serverOptions, log);
+}
+
+/** The root argument, resolved: one that is not there is a usage error (exit 2), as for oc-vector-index. */
+function existingRoot(argument: string): string {
+  const path = resolve(argument);
+  if (!existsSync(path)) throw new UsageError(`${argument}: no such file or directory`);
+  return path;
 }
 
 /**

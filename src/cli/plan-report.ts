@@ -28,7 +28,7 @@ export function renderStatus(status: IndexStatus, style: Style): string {
   lines.push(`  elements   ${formatCount(status.elements)}`);
   for (const [language, group] of Object.entries(status.languages).sort((a, b) => b[1].elements - a[1].elements)) {
     lines.push(
-      `    ${language.padEnd(12)} ${formatCount(group.files).padStart(6)} files ${formatCount(group.elements).padStart(8)} elements`,
+      `    ${language.padEnd(12)} ${counted(group.files, 'file', 6)} ${counted(group.elements, 'element', 8).trimEnd()}`,
     );
   }
   lines.push(
@@ -67,9 +67,9 @@ export function renderDryRun(report: DryRunReport, style: Style): string {
   lines.push(
     `  elements   ${formatCount(report.elements)} in the files to index; ${formatCount(report.documentsToEmbed)} need a new vector`,
   );
-  lines.push(`  embedder   ${report.embedder}: ${plural(report.calls.embedding, 'request')}`);
+  lines.push(`  embedder   ${report.embedder}: ${embedderWork(report)}`);
   lines.push(
-    `  analysis   ${report.analysisModel ? `${report.analysisModel}: ${report.calls.model} model calls` : 'syntax tree only (no model calls)'}`,
+    `  analysis   ${report.analysisModel ? `${report.analysisModel}: ${plural(report.calls.model, 'model call')}` : 'syntax tree only (no model calls)'}`,
   );
   lines.push(...groupTable('language', report.byLanguage), ...groupTable('directory', report.byDirectory));
   const e = report.estimate;
@@ -86,15 +86,31 @@ function groupTable(title: string, groups: Record<string, DryRunGroup>): string[
   const lines = [`  by ${title}`];
   for (const [name, group] of entries) {
     lines.push(
-      `    ${name.padEnd(16)} ${formatCount(group.files).padStart(6)} files ${formatCount(group.elements).padStart(8)} elements ${formatCount(group.modelCalls).padStart(6)} model calls`,
+      `    ${name.padEnd(16)} ${counted(group.files, 'file', 6)} ${counted(group.elements, 'element', 8)} ${counted(group.modelCalls, 'model call', 6).trimEnd()}`,
     );
   }
   return lines;
+}
+
+/**
+ * What the embedder will do: requests to its server, or, for one that runs in this process (the
+ * built-in), the vectors it computes here, where "0 requests" beside thousands of new vectors
+ * would read as nothing to do.
+ */
+function embedderWork(report: DryRunReport): string {
+  if (report.calls.embedding > 0) return plural(report.calls.embedding, 'request');
+  if (report.documentsToEmbed === 0) return 'nothing to embed';
+  return `${plural(report.documentsToEmbed, 'vector')} computed in this process (no requests)`;
+}
+
+/** A count and its word, singular for 1, as a table column: the number right-aligned, the word padded. */
+function counted(n: number, word: string, width: number): string {
+  return `${formatCount(n).padStart(width)} ${(n === 1 ? word : `${word}s`).padEnd(word.length + 1)}`;
 }
 
 /** One repository in a line: name, files, elements, commit, when, where. */
 function renderRepository(repository: RepositoryStatus): string {
   const commit = repository.commit ? ` at ${repository.commit.slice(0, 12)}` : '';
   const when = repository.indexedAt ? `, indexed ${repository.indexedAt}` : ', never completed';
-  return `${repository.name.padEnd(16)} ${formatCount(repository.files).padStart(6)} files ${formatCount(repository.elements).padStart(8)} elements${commit}${when}  ${repository.root}`;
+  return `${repository.name.padEnd(16)} ${counted(repository.files, 'file', 6)} ${counted(repository.elements, 'element', 8).trimEnd()}${commit}${when}  ${repository.root}`;
 }

@@ -18,6 +18,7 @@ import {
   type SearchMode,
   type SearchResponse,
   type SearchResult,
+  type SearchEvent,
   type SearcherOptions,
 } from '../search/searcher.js';
 import { DEFAULT_REFERENCE_SITES, MAX_REFERENCE_SITES, type ReferencesResponse } from '../search/references.js';
@@ -31,6 +32,7 @@ import { OPENAI_BASE_URL_HELP } from './embedder-choice.js';
 import { ollamaOptions, openAIOptions, readEnvironment } from './environment.js';
 import { addDeviceOption, addStoreOptions, type DeviceChoice, deviceOptions, storeChoice } from './store-choice.js';
 import { findRoot } from '../files/root.js';
+import { logLine } from '../mcp/log-line.js';
 import { defaultRepositoryName } from '../store/repository-name.js';
 
 interface SearchCliOptions {
@@ -143,16 +145,31 @@ function reposOf(options: SearchCliOptions): { repos?: string[] } {
  * directory's name) is read from disk; else --db, else the nearest
  * .ocvector at or above the current directory.
  */
-function whereOf(options: SearchCliOptions): Pick<SearcherOptions, 'store' | 'indexDir' | 'checkouts' | 'vectorIndex'> {
+function whereOf(
+  options: SearchCliOptions,
+): Pick<SearcherOptions, 'store' | 'indexDir' | 'checkouts' | 'vectorIndex' | 'onEvent'> {
   const store = storeChoice(options, readEnvironment());
   if (!store) {
     const { vectorIndex } = deviceOptions(options.device, undefined);
     // One search and exit: a large index's IVF lists are mapped, and only those the query probes are read.
-    return { indexDir: indexDirOf(options), vectorIndex: { ...vectorIndex, mapFile: true } };
+    return {
+      indexDir: indexDirOf(options),
+      vectorIndex: { ...vectorIndex, mapFile: true },
+      onEvent: noteRepositoryOutside,
+    };
   }
   deviceOptions(options.device, store);
   const root = findRoot(process.cwd());
   return { store, checkouts: { [defaultRepositoryName(root)]: root } };
+}
+
+/** A repository the index records outside the directory holding it is not searched (store/embedded/repositories.ts): a note says so. */
+function noteRepositoryOutside(event: SearchEvent): void {
+  if (event.type !== 'vector-index' || event.event.type !== 'repository-outside') return;
+  const { repository, root, home } = event.event;
+  // The names come from the index, which is data: written with no control character left raw.
+  const note = `note: the index records the repository ${repository} at ${root}, outside ${home}: it is not searched (index several repositories into a directory of their own, --db <dir>)`;
+  process.stderr.write(`${logLine(note)}\n`);
 }
 
 /** The embedded index to search: --db, else the nearest .ocvector at or above the current directory. */

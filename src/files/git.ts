@@ -10,6 +10,15 @@ import { FilesError } from './errors.js';
 
 const run = promisify(execFile);
 
+/**
+ * Git obeys the repository's own `.git/config`, which can arrive with a tree (an archive, a
+ * restored cache): `core.fsmonitor` there names a program that `git diff` and `git ls-files`
+ * run at every call, here turned off on the command line, which outranks every config file.
+ * A clean filter that config defines for a path `.gitattributes` names would still run when
+ * `git diff` compares a changed file: `--since` asks git, which trusts the repository as git does.
+ */
+const NO_FSMONITOR = ['-c', 'core.fsmonitor=false'];
+
 export interface GitChanges {
   /** Root-relative paths added or modified (renames: the new path). */
   changed: string[];
@@ -23,7 +32,9 @@ export async function gitChangesSince(root: string, revision: string): Promise<G
   }
   const git = async (...args: string[]) => {
     try {
-      const { stdout } = await run('git', ['-C', root, '-c', 'core.quotepath=off', ...args], { maxBuffer: 64 << 20 });
+      const { stdout } = await run('git', ['-C', root, ...NO_FSMONITOR, '-c', 'core.quotepath=off', ...args], {
+        maxBuffer: 64 << 20,
+      });
       return stdout;
     } catch (error) {
       const e = error as { code?: string; stderr?: string; message: string };
@@ -52,7 +63,9 @@ export async function gitChangesSince(root: string, revision: string): Promise<G
 /** The commit checked out at `root`, when it is a git work tree (and git is installed); undefined otherwise. */
 export async function gitHead(root: string): Promise<string | undefined> {
   try {
-    const { stdout } = await run('git', ['-C', root, 'rev-parse', '--verify', '--quiet', 'HEAD'], { timeout: 10_000 });
+    const { stdout } = await run('git', ['-C', root, ...NO_FSMONITOR, 'rev-parse', '--verify', '--quiet', 'HEAD'], {
+      timeout: 10_000,
+    });
     const commit = stdout.trim();
     return /^[0-9a-f]{40,64}$/.test(commit) ? commit : undefined;
   } catch {

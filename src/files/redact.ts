@@ -6,6 +6,11 @@
  * Redaction keeps every line break, so line numbers stay true.
  */
 
+import { CONTEXT_NEEDS, findContextSecrets } from './credential-contexts.js';
+import { type FoundKeywords, KeywordScanner } from './keyword-scan.js';
+import { type LazyPrefixRegex, lazyPrefixMatches, replaceMatches } from './lazy-prefix.js';
+import { findRuleSecrets, gitleaksRules, type SecretSpan, shannonEntropy, wordOrDotOrDash } from './secret-rules.js';
+
 export const REDACTED = '[redacted]';
 
 /**
@@ -18,22 +23,33 @@ export const REDACTED = '[redacted]';
 const PRIVATE_KEY_BLOCK =
   /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g;
 
-/** Tokens whose shape alone says what they are. */
-const TOKEN_PATTERNS: readonly RegExp[] = [
-  PRIVATE_KEY_BLOCK,
-  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, // AWS access key ids
-  /\bgh[pousr]_[A-Za-z0-9]{36,}\b/g, // GitHub tokens
-  /\bgithub_pat_[A-Za-z0-9_]{22,}\b/g,
-  /\bglpat-[A-Za-z0-9_-]{20,}\b/g, // GitLab
-  /\bxox[abprs]-[A-Za-z0-9-]{10,}\b/g, // Slack
+/**
+ * Tokens whose shape alone says what they are. A pattern with `needs` (lower
+ * case) is tried only on a text that holds that string, in any case: a
+ * look-behind is tried at every position of the text, and most texts hold no
+ * webhook.
+ */
+const TOKEN_PATTERNS: readonly { pattern: RegExp; needs?: string }[] = [
+  { pattern: PRIVATE_KEY_BLOCK },
+  { pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g }, // AWS access key ids
+  { pattern: /\bgh[pousr]_[A-Za-z0-9]{36,}\b/g }, // GitHub tokens
+  { pattern: /\bgithub_pat_[A-Za-z0-9_]{22,}\b/g },
+  { pattern: /\bglpat-[A-Za-z0-9_-]{20,}\b/g }, // GitLab
+  { pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}\b/g }, // Slack
   // Webhook URLs, whose path is the credential: the host stays, to say what it was.
-  /(?<=\bhttps?:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9_/-]+/g,
-  /(?<=\bhttps?:\/\/(?:(?:ptb|canary)\.)?discord(?:app)?\.com\/api\/webhooks\/)\d+\/[A-Za-z0-9_-]+/g,
-  /\bhv[sbr]\.[A-Za-z0-9_-]{20,}/g, // Vault service, batch and recovery tokens (the legacy `s.` is too common a prefix)
-  /\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{20,}\b/g, // OpenAI, Anthropic, Stripe
-  /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b/g, // Stripe
-  /\bAIza[0-9A-Za-z_-]{35}\b/g, // Google API keys
-  /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b/g, // JWTs
+  {
+    pattern: /(?<=\bhttps?:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9_/-]+/g,
+    needs: '://hooks.slack.com/',
+  },
+  {
+    pattern: /(?<=\bhttps?:\/\/(?:(?:ptb|canary)\.)?discord(?:app)?\.com\/api\/webhooks\/)\d+\/[A-Za-z0-9_-]+/g,
+    needs: '.com/api/webhooks/',
+  },
+  { pattern: /\bhv[sbr]\.[A-Za-z0-9_-]{20,}/g }, // Vault service, batch and recovery tokens (the legacy `s.` is too common a prefix)
+  { pattern: /\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{20,}\b/g }, // OpenAI, Anthropic, Stripe
+  { pattern: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b/g }, // Stripe
+  { pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g }, // Google API keys
+  { pattern: /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b/g }, // JWTs
 ];
 
 /** `Bearer <token>` or `Basic <credentials>` anywhere (headers, comments, Markdown): the token goes. */
@@ -42,11 +58,13 @@ const AUTH_SCHEME = /\b(Bearer|Basic|Token)(\s+)([A-Za-z0-9._~+/=-]{8,})/g;
 /**
  * A name that says its value is secret, possibly inside a longer name
  * (SECRET_KEY, dbPassword, apiKey, kubeconfig's client-key-data). `pass`
- * matches here inside any name; {@link namesASecret} keeps it only as the
- * name's last word.
+ * and `pw` match here inside any name; {@link namesASecret} keeps them only
+ * as the name's last word.
  */
-const SECRET_NAME =
-  '[A-Za-z0-9_$.-]*?(?:pass|pwd|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?key[_-]?data|token|credentials?)[A-Za-z0-9_$-]*';
+const SECRET_NAME_START = '[A-Za-z0-9_$.-]*?';
+const SECRET_NAME_REST =
+  '(?:pass|pwd?|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?key[_-]?data|token|credentials?)[A-Za-z0-9_$-]*';
+const SECRET_NAME = SECRET_NAME_START + SECRET_NAME_REST;
 /** The secret words that count anywhere in a name: password, passwd, passphrase, pwd and the rest of {@link SECRET_NAME}. */
 const SECRET_WORD =
   /passw(?:or)?d|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?key[_-]?data|token|credential/i;
@@ -58,13 +76,20 @@ const NOT_A_SECRET_NAME =
  * Whether a name matched by {@link SECRET_NAME} names a secret. `pass` is a
  * password only as the name's last word (`dbPass`, `DB_PASS`, `smtp-pass`,
  * `pass`): first or alone inside a word it is the verb or another word
- * (`passThrough`, `pass_env`, `passes`, `bypass`, `compass`).
+ * (`passThrough`, `pass_env`, `passes`, `bypass`, `compass`). So is `pw`,
+ * after another word (`admin_pw`, `dbPw`; not `pw` alone, `pwm`, `hpw`).
  */
 function namesASecret(name: string): boolean {
   if (NOT_A_SECRET_NAME.test(name)) return false;
   if (SECRET_WORD.test(name)) return true;
   const words = name.split(/[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])/).filter(Boolean);
-  return words.at(-1)?.toLowerCase() === 'pass';
+  const last = words.at(-1)?.toLowerCase();
+  return last === 'pass' || (last === 'pw' && words.length > 1);
+}
+
+/** Whether a character code is of `[A-Za-z0-9_$.-]`, the start of {@link SECRET_NAME}. */
+function nameCharacter(code: number): boolean {
+  return code === 36 || wordOrDotOrDash(code);
 }
 
 /**
@@ -73,10 +98,15 @@ function namesASecret(name: string): boolean {
  * by `=`, `:`, `:=` or `=>`: the value goes, the name stays. A value with
  * spaces is a phrase, not a credential.
  */
-const ASSIGNED_SECRET = new RegExp(
-  String.raw`\b(${SECRET_NAME})(["']?\s*(?::\s*[&\w.<>\[\]|? ]{1,40}?\s*)?(?::=|=>|==|=|:)\s*)(["'\x60])([^"'\x60\s]{3,})\3`,
-  'gi',
-);
+const ASSIGNED_BETWEEN = String.raw`(["']?\s*(?::\s*[&\w.<>\[\]|? ]{1,40}?\s*)?(?::=|=>|==|=|:)\s*)`;
+/** Searched from its core, without the name's lazy start (lazy-prefix.ts): the same matches. */
+const ASSIGNED_SECRET: LazyPrefixRegex = {
+  core: new RegExp(String.raw`${SECRET_NAME_REST}${ASSIGNED_BETWEEN}(["'\x60])([^"'\x60\s]{3,})\2`, 'gi'),
+  anchored: new RegExp(String.raw`\b(${SECRET_NAME})${ASSIGNED_BETWEEN}(["'\x60])([^"'\x60\s]{3,})\3`, 'iy'),
+  inRun: nameCharacter,
+  reach: Number.POSITIVE_INFINITY,
+  wordBoundary: true,
+};
 
 /** `NAME = value` or `name: value` unquoted, alone on its line (.env-like, YAML, properties files). */
 const ASSIGNED_BARE = new RegExp(
@@ -84,8 +114,12 @@ const ASSIGNED_BARE = new RegExp(
   'gim',
 );
 
-/** `scheme://user:password@host`: the password goes. */
-const URL_CREDENTIALS = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:)([^\s/@]+)(@)/gi;
+/**
+ * `scheme://user:password@host`, `redis://:password@host`: the password goes.
+ * It ends at the authority's last `@`, as URL parsers read it, so a password
+ * holding an `@` goes whole.
+ */
+const URL_CREDENTIALS = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/?#"'\x60]+)(@)/gi;
 
 /**
  * Whether an unquoted `name = value` line is a credential rather than code:
@@ -154,18 +188,6 @@ const MIN_RANDOM_PART = 12;
  * an AWS resource id of 17): they count from 20 characters (80 bits).
  */
 const MIN_HEX_PART = 20;
-
-/** Shannon entropy of the characters of `text`, in bits per character. */
-function shannonEntropy(text: string): number {
-  const counts = new Map<string, number>();
-  for (const char of text) counts.set(char, (counts.get(char) ?? 0) + 1);
-  let bits = 0;
-  for (const count of counts.values()) {
-    const p = count / text.length;
-    bits -= p * Math.log2(p);
-  }
-  return bits;
-}
 
 /**
  * The share of `part` made of word-like runs (split at case changes and
@@ -239,21 +261,74 @@ function blank(matched: string): string {
   return REDACTED + '\n'.repeat(matched.split('\n').length - 1);
 }
 
-/** The text with every credential it recognises replaced by `[redacted]`, line breaks kept. */
+/**
+ * The text with every credential it recognises replaced by `[redacted]`,
+ * line breaks kept: first what gitleaks' rules find (secret-rules.ts), then
+ * what the rules of this file find in what is left.
+ */
 export function redactSecrets(text: string): string {
-  let out = text;
-  for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, blank);
+  const found = keywordScanner().scan(text);
+  return redactHandKept(redactSpans(text, findRuleSecrets(text, gitleaksRules(), 'indexed', found)), found);
+}
+
+/** What the rules of this file need a text to hold, in lower case (see TOKEN_PATTERNS and credential-contexts.ts). */
+const HAND_KEPT_NEEDS: readonly string[] = [
+  ...TOKEN_PATTERNS.flatMap(({ needs }) => (needs === undefined ? [] : [needs])),
+  ...CONTEXT_NEEDS,
+  '://',
+];
+
+let scanner: KeywordScanner | undefined;
+
+/**
+ * One scanner for the keywords of gitleaks' rules and the strings the rules
+ * of this file need, so that a text is read once to find them all.
+ */
+function keywordScanner(): KeywordScanner {
+  scanner ??= new KeywordScanner([...gitleaksRules().keywords, ...HAND_KEPT_NEEDS]);
+  return scanner;
+}
+
+/** The text with each span replaced by `[redacted]` (overlapping spans as one), line breaks kept. */
+export function redactSpans(text: string, spans: readonly SecretSpan[]): string {
+  if (spans.length === 0) return text;
+  const sorted = [...spans].sort((a, b) => a.start - b.start);
+  let out = '';
+  let at = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    const start = Math.max(at, sorted[i]!.start);
+    let end = sorted[i]!.end;
+    while (i + 1 < sorted.length && sorted[i + 1]!.start < end) end = Math.max(end, sorted[++i]!.end);
+    if (end <= start) continue;
+    out += text.slice(at, start) + blank(text.slice(start, end));
+    at = end;
+  }
+  return out + text.slice(at);
+}
+
+/**
+ * What the rules of this file alone redact (bench/secret-rules.ts measures
+ * them apart). `found`: the keywords of the text before gitleaks' rules
+ * redacted it; what the text holds after is among them, as no need holds a
+ * character of `[redacted]`'s brackets.
+ */
+export function redactHandKept(text: string, found: FoundKeywords = keywordScanner().scan(text)): string {
+  let out = redactSpans(text, findContextSecrets(text, found));
+  for (const { pattern, needs } of TOKEN_PATTERNS) {
+    if (needs === undefined || found.has(needs)) out = out.replace(pattern, blank);
+  }
   // An ordinary lower-case word after the scheme is prose ("Basic authentication", "Token characters").
   out = out.replace(AUTH_SCHEME, (whole: string, scheme: string, space: string, value: string) =>
     /^[a-z]+$/.test(value) ? whole : `${scheme}${space}${REDACTED}`,
   );
-  out = out.replace(ASSIGNED_SECRET, (whole: string, name: string, between: string, quote: string, value: string) =>
-    !namesASecret(name) || value === REDACTED ? whole : `${name}${between}${quote}${REDACTED}${quote}`,
+  out = replaceMatches(out, lazyPrefixMatches(ASSIGNED_SECRET, out), ([whole, name, between, quote, value]) =>
+    !namesASecret(name!) || value === REDACTED ? whole : `${name}${between}${quote}${REDACTED}${quote}`,
   );
   out = out.replace(ASSIGNED_BARE, (whole: string, lead: string, name: string, between: string, value: string) =>
     bareSecret(name, between, value) ? `${lead}${name}${between}${REDACTED}` : whole,
   );
-  out = out.replace(URL_CREDENTIALS, (_, head: string, _password: string, at: string) => `${head}${REDACTED}${at}`);
+  if (found.has('://'))
+    out = out.replace(URL_CREDENTIALS, (_, head: string, _password: string, at: string) => `${head}${REDACTED}${at}`);
   out = out.replace(PROSE_CREDENTIAL, (whole: string, name: string, between: string, quote: string, raw: string) => {
     const value = raw.replace(TRAILING_PUNCTUATION, '');
     return proseCredential(value) ? `${name}${between}${quote}${REDACTED}${quote}${raw.slice(value.length)}` : whole;

@@ -4,10 +4,10 @@
  * files, binaries by extension), and the user's .gitignore/.ocvectorignore
  * files, which apply below the directory that holds them as git does.
  */
-import { readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { INDEX_DIR_NAME } from './root.js';
+import { readSmallFile } from './small-file.js';
 
 /** Files that hold credentials. Matched on the file name; never opened. */
 const SECRET_NAMES = [
@@ -107,6 +107,9 @@ export function defaultExcludeReason(name: string, isDirectory: boolean): Exclud
 /** The ignore files read in each directory, in order of precedence (later wins). */
 const IGNORE_FILES = ['.gitignore', '.ocvectorignore'] as const;
 
+/** Far more than any ignore file people write; what is larger was not written to be one. */
+const IGNORE_FILE_BYTES = 1 << 20;
+
 /** The ignore rules of one directory, applied to paths relative to it. */
 export interface IgnoreLayer {
   /** Root-relative posix path of the directory ('' for the root). */
@@ -118,12 +121,9 @@ export interface IgnoreLayer {
 export async function readIgnoreLayer(directory: string, base: string): Promise<IgnoreLayer | undefined> {
   let rules: Ignore | undefined;
   for (const name of IGNORE_FILES) {
-    let text: string;
-    try {
-      text = await readFile(join(directory, name), 'utf8');
-    } catch {
-      continue;
-    }
+    // As git (2.32 on) reads them: a link is not followed; nor is a FIFO, a device or an outsized file read.
+    const text = await readSmallFile(join(directory, name), IGNORE_FILE_BYTES);
+    if (text === undefined) continue;
     rules ??= ignore();
     rules.add(text);
   }

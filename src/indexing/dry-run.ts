@@ -72,7 +72,7 @@ export async function dryRun(setup: RunSetup, run: RunOptions): Promise<DryRunRe
   let pool: AnalysisPool | undefined;
   try {
     const recorded = run.rebuild ? undefined : store?.embedder;
-    const embedder = await setup.chooseEmbedder(recorded?.id, run.rebuild ? undefined : store?.embedderHost);
+    const embedder = await setup.chooseEmbedder(recorded?.id);
     const rebuild = startsAfresh(run, recorded, embedder);
     // Looked up, not recorded: a dry run writes nothing (the store is open read-only).
     const { repo } = setup.options;

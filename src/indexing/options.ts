@@ -46,11 +46,12 @@ export interface IndexerOptions {
   /**
    * What to ask of each embedder backend, under its name, when an embedder
    * is made from a name ('auto', 'ollama', the index's recorded id):
-   * `ollama` (host, model, timeouts: its host and its timeout are also the
-   * analysis model's, unless `llm` names them), `openai` (base URL, API
-   * key, model, timeouts; without a base URL, the one the index recorded;
-   * its address, key and timeout are also an OpenAI-compatible analysis
-   * model's, unless `llm` names them), a registered backend's own.
+   * `ollama` (host, model, timeouts; without a host, the local default: its
+   * host and its timeout are also the analysis model's, unless `llm` names
+   * them), `openai` (base URL, API key, model, timeouts; without a base URL
+   * an index of such a model is refused, never sent to the server it
+   * recorded; its address, key and timeout are also an OpenAI-compatible
+   * analysis model's, unless `llm` names them), a registered backend's own.
    */
   embedderOptions?: EmbedderOptions;
   /** @deprecated `embedderOptions.ollama`, which wins where both are given. */

@@ -10,7 +10,7 @@ import { makeEnricher } from '../analysis/llm/choose-enricher.js';
 import type { AnalysisCache } from '../analysis/llm/cache.js';
 import type { EmbedderRecord, FileRow } from '../store/rows.js';
 import { embedderOptionsOf } from '../vector/backends.js';
-import { chooseEmbedder, isOutdatedIndex, withRecordedHost } from '../vector/choose.js';
+import { chooseEmbedder, isOutdatedIndex } from '../vector/choose.js';
 import { isIndexableDimension } from '../vector/check.js';
 import type { Embedder } from '../vector/embedder.js';
 import type { IndexEvent } from './events.js';
@@ -49,10 +49,14 @@ export class RunSetup {
     return anySignal(this.options.signal, run.signal);
   }
 
-  /** The embedder asked for, else the one the index recorded (found on the server it recorded). */
-  chooseEmbedder(recordedId: string | undefined, recordedHost: string | undefined): Promise<Embedder> {
-    const options = withRecordedHost(embedderOptionsOf(this.options), recordedId, recordedHost);
-    return chooseEmbedder(this.options.embedder, recordedId, options);
+  /**
+   * The embedder asked for, else the one the index recorded, on the server
+   * the options name: never on one the index recorded, which may have come
+   * with a clone (an OpenAI-compatible model with no base URL given is
+   * refused, EmbedderError NOT_CONFIGURED, before any file is read).
+   */
+  chooseEmbedder(recordedId: string | undefined): Promise<Embedder> {
+    return chooseEmbedder(this.options.embedder, recordedId, embedderOptionsOf(this.options));
   }
 
   /** The files a run looks at, those it removes, and those it leaves out. */

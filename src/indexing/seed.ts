@@ -7,9 +7,9 @@
  * and hashes every file, as a checkout's files are all new to it, analysing and
  * embedding only those that differ from the main checkout's.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { defaultIndexDir } from '../files/root.js';
-import { mainWorktreeOf } from '../files/worktree.js';
+import { worktreeLinkOf } from '../files/worktree.js';
 import { copyIndex, postgresChoice } from '../store/open.js';
 import type { RunOptions } from './options.js';
 import type { RunSetup } from './run-setup.js';
@@ -20,12 +20,26 @@ export async function seedFromMainWorktree(setup: RunSetup, run: RunOptions): Pr
   if (options.seed === false || run.rebuild || options.rebuild || postgresChoice(options.store)) return;
   // Only into the worktree's own default place: an index named with --db is the caller's to fill.
   if (indexDir !== defaultIndexDir(root) || existsSync(indexDir)) return;
-  const main = mainWorktreeOf(root);
-  if (!main) return;
-  const source = defaultIndexDir(main);
-  if (!existsSync(source)) return;
+  const link = worktreeLinkOf(root);
+  if (!link) return;
+  const source = defaultIndexDir('why' in link ? link.claimed : link.main);
+  if (!isRealDirectory(source)) return;
+  // A worktree its repository does not name back is not believed (git's own rule): its index stays where it is.
+  if ('why' in link) {
+    setup.emit({ type: 'index-not-copied', from: source, why: link.why });
+    return;
+  }
   const result = await copyIndex(source, indexDir);
   if (result.copied) setup.emit({ type: 'index-copied', from: source });
   // Unless another run (a watcher, an MCP server's reindex) made the index meanwhile: this one then goes on in it.
   else if (!existsSync(indexDir)) setup.emit({ type: 'index-not-copied', from: source, why: result.why });
+}
+
+/** A directory, not a link to one: the main worktree's own index, not one a link leads to. */
+function isRealDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

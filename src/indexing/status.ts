@@ -8,7 +8,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { contentHash } from '../files/hash.js';
 import { isDirectory } from '../files/root.js';
-import { scanRoot } from '../files/scan.js';
+import { isInside, scanRoot } from '../files/scan.js';
 import { openStore } from '../store/open.js';
 import { unknownRepository } from '../store/repository-name.js';
 import { type LastRun, UNTRUSTED_MTIME } from '../store/rows.js';
@@ -104,8 +104,13 @@ async function statusOf(source: StoreContents, options: StatusOptions): Promise<
     );
     for (const file of files) {
       if (!here.has(file.rootId)) continue;
+      const path = join(rootOf.get(file.rootId)!, file.path);
+      // A path the index records leading out of its root (`..`, absolute) is data, never a file to look at.
+      if (!isInside(rootOf.get(file.rootId)!, path)) {
+        stale.deleted.push(shown(file.rootId, file.path));
+        continue;
+      }
       try {
-        const path = join(rootOf.get(file.rootId)!, file.path);
         const info = statSync(path);
         // An mtime of -1: the file changed too close to its indexing to trust the time; its content decides.
         const changed =

@@ -120,7 +120,7 @@ async function prepareEmbedder(
   signal: AbortSignal | undefined,
 ): Promise<{ embedder: Embedder; mode: LastRun['mode'] }> {
   const recorded = run.embedder;
-  const embedder = await setup.chooseEmbedder(recorded?.id, run.embedderHost);
+  const embedder = await setup.chooseEmbedder(recorded?.id);
   const rebuild = startsAfresh(options, recorded, embedder);
   const others = rebuild && recorded ? await run.otherRepositories() : [];
   // Another embedder is refused before it is started (a model server may be slow to answer).

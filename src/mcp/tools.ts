@@ -291,8 +291,12 @@ function structured(output: object, isError?: boolean): CallToolResult {
   };
 }
 
+/**
+ * A tool's error, in the shape every tool answers one: JSON with an `error` sentence, as text and as
+ * structured content (codebase_search and find_references add their empty results beside it).
+ */
 export function toolError(message: string): CallToolResult {
-  return { content: [{ type: 'text', text: message }], isError: true };
+  return structured({ error: message }, true);
 }
 
 type ProgressNotification = {

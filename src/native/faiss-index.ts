@@ -39,7 +39,7 @@ import {
   toIdArray,
   type IdsInput,
 } from './validate.js';
-import { checkPlainFaiss, defaultPlainFaissTimeoutMs, hasContainerMagic, peekIndexFile } from './plain-faiss.js';
+import { checkInChild, defaultPlainFaissTimeoutMs, hasContainerMagic, peekIndexFile } from './plain-faiss.js';
 
 export interface CreateIndexOptions {
   /** Vector dimension. */
@@ -73,9 +73,21 @@ export interface LoadIndexOptions {
    */
   plainFaiss?: boolean;
   /**
-   * With `plainFaiss`: the longest the child process may take to check a
-   * plain file, in ms (CORRUPT_INDEX after it). Default one minute plus one
-   * minute per GiB.
+   * The bytes may come from anyone (a file that arrived with a clone, a
+   * tarball or a cache; not one this process's store wrote): a file or buffer
+   * in the ocvector container is then parsed and checked in the child process
+   * too, as plain bytes are (see `plainFaiss`; only the index types whose
+   * structure is checked), and only the checked index comes back. Its
+   * checksum alone does not make it safe: anyone can compute it. The index is
+   * a private copy: `shared` and `mapped` do not apply. Plain bytes still need
+   * `plainFaiss`. Default false: a container whose checksum verifies is
+   * parsed in this process, which is for files the caller wrote.
+   */
+  untrusted?: boolean;
+  /**
+   * With `plainFaiss` or `untrusted`: the longest the child process may take
+   * to check the bytes, in ms (CORRUPT_INDEX after it). Default one minute
+   * plus one minute per GiB.
    */
   plainFaissTimeoutMs?: number;
   /**
@@ -159,25 +171,26 @@ export class FaissIndex {
 
   /**
    * Reads an index written by {@link write}: a regular file whose header and
-   * checksum verify (or, with `plainFaiss`, a plain FAISS index file).
+   * checksum verify (or, with `plainFaiss`, a plain FAISS index file). A file
+   * this process did not write itself is read with `untrusted`.
    */
   static async read(path: string, options: LoadIndexOptions = {}): Promise<FaissIndex> {
-    const { device, plainFaiss, plainFaissTimeoutMs } = checkLoadOptions(options);
+    const { device, plainFaiss, untrusted, plainFaissTimeoutMs } = checkLoadOptions(options);
     const asked = checkFileReadOptions(options, device);
     const file = checkPath('path', path);
     const addon = loadAddon();
-    if (plainFaiss) {
+    if (plainFaiss || untrusted) {
       const found = await peekIndexFile(file);
-      if (found.kind === 'plain') {
-        const container = await checkPlainFaiss(
+      if ((found.kind === 'plain' && plainFaiss) || (found.kind === 'container' && untrusted)) {
+        const container = await checkInChild(
           { path: file, size: found.size },
           { addonPath: loadedAddonPath(), timeoutMs: plainFaissTimeoutMs ?? defaultPlainFaissTimeoutMs(found.size) },
         );
         return new FaissIndex(await addon.NativeIndex.fromBuffer(container, device, false));
       }
     }
-    // A container (its checksum verified before FAISS parses it), or what the
-    // addon reports on: a missing file, a directory, a FIFO, plain bytes refused.
+    // A container the caller trusts (its checksum verified before FAISS parses it), or what the
+    // addon reports on before parsing a byte: a missing file, a directory, a FIFO, plain bytes refused.
     // An older addon reads a private copy whole, as before these options.
     const shared = asked.shared && (addon.features?.includes('sharedReads') ?? false);
     const mapped = asked.mapped && (addon.features?.includes('mappedReads') ?? false);
@@ -186,22 +199,23 @@ export class FaissIndex {
 
   /**
    * Reads an index from bytes made by {@link toBuffer} (or, with
-   * `plainFaiss`, plain FAISS bytes). The bytes are copied before the call
-   * returns.
+   * `plainFaiss`, plain FAISS bytes; bytes from elsewhere with `untrusted`).
+   * The bytes are copied before the call returns.
    */
   static async fromBuffer(buffer: Uint8Array, options: LoadIndexOptions = {}): Promise<FaissIndex> {
     if (!(buffer instanceof Uint8Array)) throw invalidArgument('buffer must be a Buffer or Uint8Array');
-    const { device, plainFaiss, plainFaissTimeoutMs } = checkLoadOptions(options);
+    const { device, plainFaiss, untrusted, plainFaissTimeoutMs } = checkLoadOptions(options);
     const asBuffer = Buffer.isBuffer(buffer)
       ? buffer
       : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
     const addon = loadAddon();
-    if (plainFaiss && !hasContainerMagic(asBuffer)) {
-      const container = await checkPlainFaiss(
+    const container = hasContainerMagic(asBuffer);
+    if ((plainFaiss && !container) || (untrusted && container)) {
+      const checked = await checkInChild(
         { bytes: Buffer.from(asBuffer) },
         { addonPath: loadedAddonPath(), timeoutMs: plainFaissTimeoutMs ?? defaultPlainFaissTimeoutMs(asBuffer.length) },
       );
-      return new FaissIndex(await addon.NativeIndex.fromBuffer(container, device, false));
+      return new FaissIndex(await addon.NativeIndex.fromBuffer(checked, device, false));
     }
     return new FaissIndex(await addon.NativeIndex.fromBuffer(asBuffer, device, false));
   }
@@ -389,16 +403,23 @@ const MAX_PLAIN_FAISS_TIMEOUT_MS = 86_400_000;
 function checkLoadOptions(options: LoadIndexOptions): {
   device: Device;
   plainFaiss: boolean;
+  untrusted: boolean;
   plainFaissTimeoutMs: number | undefined;
 } {
   if (typeof options !== 'object' || options === null) throw invalidArgument('load options must be an object');
-  if (options.plainFaiss !== undefined && typeof options.plainFaiss !== 'boolean')
-    throw invalidArgument('plainFaiss must be a boolean');
+  for (const name of ['plainFaiss', 'untrusted'] as const)
+    if (options[name] !== undefined && typeof options[name] !== 'boolean')
+      throw invalidArgument(`${name} must be a boolean`);
   const plainFaissTimeoutMs =
     options.plainFaissTimeoutMs === undefined
       ? undefined
       : checkInteger('plainFaissTimeoutMs', options.plainFaissTimeoutMs, 1, MAX_PLAIN_FAISS_TIMEOUT_MS);
-  return { device: checkDevice(options.device ?? 'cpu'), plainFaiss: options.plainFaiss ?? false, plainFaissTimeoutMs };
+  return {
+    device: checkDevice(options.device ?? 'cpu'),
+    plainFaiss: options.plainFaiss ?? false,
+    untrusted: options.untrusted ?? false,
+    plainFaissTimeoutMs,
+  };
 }
 
 /** read()'s own options, `shared` and `mapped`: booleans, for an index on the CPU. */

@@ -1,30 +1,36 @@
 /**
- * Plain FAISS files and buffers (no ocvector container, e.g. written by
- * Python's faiss.write_index) are parsed in a child process, never in this one.
+ * Index bytes that may come from anyone are parsed in a child process, never
+ * in this one: plain FAISS files and buffers (no ocvector container, e.g.
+ * written by Python's faiss.write_index), and, when the caller says the bytes
+ * are untrusted, files in the container too (an index file that arrived with
+ * a clone, a tarball or a cache: its checksum finds damage, not tampering,
+ * since anyone can compute it).
  *
- * FAISS's parser and search code trust their input. Mutated plain files
- * crashed the process that read them (SIGSEGV while building an IDMap2's
- * reverse map, SIGFPE in a product quantizer with no sub-quantizers, an abort
- * from a scalar quantizer of unknown type inside a parallel search) or made it
- * allocate until the machine ran out of memory. A check made before FAISS
- * sees the bytes would have to re-implement FAISS's format for every FAISS
- * release the addon is built against, and would still trail it. So the bytes
- * go where a crash costs nothing:
+ * FAISS's parser and search code trust their input. Mutated files crashed the
+ * process that read them (SIGSEGV while building an IDMap2's reverse map,
+ * SIGFPE in a product quantizer with no sub-quantizers, an abort from a scalar
+ * quantizer of unknown type inside a parallel search) or made it allocate
+ * until the machine ran out of memory. A check made before FAISS sees the
+ * bytes would have to re-implement FAISS's format for every FAISS release the
+ * addon is built against, and would still trail it. So the bytes go where a
+ * crash costs nothing:
  *
  *   1. a child Node process loads the same addon, caps its own memory growth
- *      (1 GiB plus 8 times the input), lets FAISS parse the bytes, checks the
- *      structure of what it built (native/src/index_io.cc: dimensions,
- *      counts, sizes, graph links, list contents; index types it does not
- *      check are refused) and runs a trial search;
- *   2. it hands the index back in the checksummed container (toBuffer);
+ *      (1 GiB plus 8 times the input), lets FAISS parse the bytes (a
+ *      container's checksum verified first), checks the structure of what it
+ *      built (native/src/index_io.cc: dimensions, counts, sizes, graph links,
+ *      list contents; index types it does not check are refused) and runs a
+ *      trial search;
+ *   2. it hands the index back in the checksummed container (toBuffer), as
+ *      FAISS serialises what it built;
  *   3. this process reads that container on its usual path, which checks the
  *      structure again.
  *
  * A crash, a timeout or a refusal in the child is a typed FaissError here;
- * this process never parses the plain bytes. The price is a process start
- * (about 0.1 s) and a copy of the index through a pipe, paid once when a
- * foreign index is imported. Files in the ocvector container keep the fast
- * in-process path: their checksum is verified before FAISS parses them.
+ * this process never parses the bytes the child was given. The price is a
+ * process start (about 0.1 s) and a copy of the index through a pipe, paid at
+ * each read of such bytes: the store pays it once per file that it did not
+ * write itself (vector-file.ts), and its next run writes one of its own.
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
@@ -49,7 +55,7 @@ export function hasContainerMagic(bytes: Uint8Array): boolean {
   return bytes.length >= CONTAINER_MAGIC.length && CONTAINER_MAGIC.equals(bytes.subarray(0, CONTAINER_MAGIC.length));
 }
 
-export type IndexFileKind = { kind: 'container' } | { kind: 'plain'; size: number } | { kind: 'other' };
+export type IndexFileKind = { kind: 'container' | 'plain'; size: number } | { kind: 'other' };
 
 /**
  * Whether `path` is a regular file in the container, a regular file without
@@ -68,7 +74,7 @@ export async function peekIndexFile(path: string): Promise<IndexFileKind> {
     if (!info.isFile()) return { kind: 'other' };
     const head = Buffer.alloc(CONTAINER_MAGIC.length);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    return hasContainerMagic(head.subarray(0, bytesRead)) ? { kind: 'container' } : { kind: 'plain', size: info.size };
+    return { kind: hasContainerMagic(head.subarray(0, bytesRead)) ? 'container' : 'plain', size: info.size };
   } catch {
     return { kind: 'other' };
   } finally {
@@ -80,9 +86,9 @@ export function defaultPlainFaissTimeoutMs(bytes: number): number {
   return BASE_TIMEOUT_MS + Math.ceil((bytes / 2 ** 30) * TIMEOUT_MS_PER_GIB);
 }
 
-export type PlainFaissInput = { path: string; size: number } | { bytes: Uint8Array };
+export type CheckInput = { path: string; size: number } | { bytes: Uint8Array };
 
-export interface PlainFaissCheck {
+export interface ChildCheck {
   /** The addon file this process loaded: the child loads the same one. */
   addonPath: string;
   timeoutMs: number;
@@ -114,7 +120,7 @@ async function stdinBytes() {
   try {
     addon = require(addonPath);
   } catch (e) {
-    return fail('ADDON_LOAD_FAILED', 'the process that checks plain FAISS files cannot load ' + addonPath + ': ' + e.message);
+    return fail('ADDON_LOAD_FAILED', 'the process that checks index files cannot load ' + addonPath + ': ' + e.message);
   }
   addon.capMemoryGrowth(Number(allowance));
   // One OpenMP thread: the trial search is small, and each thread's stack counts against the cap.
@@ -140,10 +146,11 @@ async function stdinBytes() {
 `;
 
 /**
- * Has the child parse and check a plain FAISS index; resolves with the same
- * index in the ocvector container, or rejects with a FaissError.
+ * Has the child parse and check an index, plain or in the container; resolves
+ * with the same index in a container of the child's making, or rejects with a
+ * FaissError.
  */
-export function checkPlainFaiss(input: PlainFaissInput, check: PlainFaissCheck): Promise<Buffer> {
+export function checkInChild(input: CheckInput, check: ChildCheck): Promise<Buffer> {
   const what = 'path' in input ? `index file ${input.path}` : 'index buffer';
   const inputBytes = 'path' in input ? input.size : input.bytes.byteLength;
   const allowance = BASE_MEMORY_ALLOWANCE + MEMORY_PER_INPUT_BYTE * inputBytes;
@@ -187,7 +194,7 @@ export function checkPlainFaiss(input: PlainFaissInput, check: PlainFaissCheck):
       clearTimeout(timer);
       if (spawnError !== undefined) {
         reject(
-          new FaissError(`cannot start the process that checks plain FAISS files: ${spawnError.message}`, 'IO', {
+          new FaissError(`cannot start the process that checks index files: ${spawnError.message}`, 'IO', {
             cause: spawnError,
           }),
         );
@@ -246,7 +253,7 @@ function crashError(what: string, code: number | null, signal: NodeJS.Signals | 
     .filter((line) => line.length > 0)
     .at(-1);
   return new FaissError(
-    `${what} is damaged or not a FAISS index: FAISS crashed on it in the process that checks plain files (${ending}${lastWords ? `: ${lastWords.slice(0, 200)}` : ''})`,
+    `${what} is damaged or not a FAISS index: FAISS crashed on it in the process that checks index files (${ending}${lastWords ? `: ${lastWords.slice(0, 200)}` : ''})`,
     'CORRUPT_INDEX',
   );
 }

@@ -6,13 +6,26 @@
  * here, the code is the text the store kept when it was indexed.
  */
 import { join } from 'node:path';
+import { redactSecrets } from '../files/redact.js';
 import type { ElementRecord } from '../store/rows.js';
 import { terms } from '../text/terms.js';
 import { isStopWord } from '../text/vocabulary.js';
 import type { ParsedQuery } from './query.js';
 import type { RankedHit } from './ranking/ranking.js';
 import type { SearchResult } from './response.js';
-import { bestSnippetStart, type SnippetOptions, snippetLines, type SourceStates } from './source.js';
+import {
+  bestSnippetStart,
+  DEFAULT_SNIPPET_OPTIONS,
+  type SnippetOptions,
+  SourceText,
+  snippetLines,
+  type SourceStates,
+} from './source.js';
+
+/** Lines above an element redacted with it: a key block that starts above the element is found whole. */
+const CONTEXT_LINES = 200;
+/** Lines of a long element a snippet can start in (bestSnippetStart looks no further). */
+const SNIPPET_REACH = 2_000;
 
 export interface PresentOptions {
   /** The index's roots by id, and the one a root id not among them falls back to. */
@@ -47,16 +60,18 @@ export function presentResults(
       endLine: row.endLine,
       type: row.type,
       name: row.name,
-      signature: row.signature,
-      description: row.description,
+      // Redacted again: an index written by older rules, or not by this tool, may hold them in clear.
+      signature: redactSecrets(row.signature),
+      description: redactSecrets(row.description),
       language: row.language,
       score: Number(score.toFixed(6)),
       signals,
       stale: state.stale,
     };
     if (wantText && state.text) {
-      const from = bestSnippetStart(state.text, row.startLine, row.endLine, queryTerms, limits);
-      const { text, moreLines } = snippetLines(state.text, from, row.endLine, limits);
+      const source = redactedLines(state.text, row.startLine, row.endLine, limits);
+      const from = bestSnippetStart(source, row.startLine, row.endLine, queryTerms, limits);
+      const { text, moreLines } = snippetLines(source, from, row.endLine, limits);
       result.snippet = text;
       if (moreLines > 0) result.snippetMoreLines = moreLines;
       if (from !== row.startLine) result.snippetStartLine = from;
@@ -65,4 +80,21 @@ export function presentResults(
     if (options.explain && explanation) result.explain = explanation;
     return result;
   });
+}
+
+/**
+ * The lines a snippet of an element can show, with credentials redacted as
+ * indexing redacts them (files/redact.ts): the snippet is read from the disk,
+ * and no output (CLI text or JSON, MCP, library) may show in clear what the
+ * index keeps redacted. Redacted as one text with the lines above, so that a
+ * multi-line secret (a private key) that the element shows only part of is
+ * still found.
+ */
+function redactedLines(text: SourceText, startLine: number, endLine: number, limits: SnippetOptions): SourceText {
+  const first = Math.max(1, startLine - CONTEXT_LINES);
+  const last = Math.min(endLine, startLine + SNIPPET_REACH + (limits.maxLines ?? DEFAULT_SNIPPET_OPTIONS.maxLines));
+  // A text of the element's bytes alone has no lines above it.
+  const above = text.lines(first, startLine - 1).length;
+  const redacted = redactSecrets(text.lines(startLine - above, last).join('\n'));
+  return new SourceText(Buffer.from(redacted, 'utf8'), startLine - above);
 }

@@ -12,12 +12,13 @@
  * cannot tell which `open` a call reaches.
  */
 import { join } from 'node:path';
+import { redactSecrets } from '../files/redact.js';
 import type { EnclosingElement, OccurrenceReads, ScopeReads } from '../store/reads.js';
 import type { ElementRecord, OccurrenceFile } from '../store/rows.js';
 import { decodeSites, isOccurrenceWord } from '../text/occurrences.js';
 import { SearchError } from './errors.js';
 import { nameSegments } from './query.js';
-import type { SourceStates, SourceText } from './source.js';
+import { type SourceStates, SourceText } from './source.js';
 
 export interface ReferencesOptions {
   /** Occurrence lines listed at most (default 2,000; at most MAX_REFERENCE_SITES); `total` counts them all. */
@@ -218,6 +219,7 @@ function presentFile(
   const ownDefinitions = definitions.filter((row) => row.fileId === file.fileId);
   const namedAt = new Set<number>();
   const texts = new Map<number, SourceText | undefined>();
+  const redacted = new Map<number, SourceText>();
   const out: ReferenceSite[] = sites.map(({ line, call }, i) => {
     const site: ReferenceSite = { line, call, definition: false };
     // A definition's first line that holds the name is where it is defined.
@@ -236,7 +238,12 @@ function presentFile(
       const whole = sites.length > WHOLE_FILE_SITES;
       const key = whole ? -1 : (holder?.vectorId ?? -1);
       if (!texts.has(key)) texts.set(key, from.reader.state(file, true, whole ? undefined : holder).text);
-      const text = texts.get(key)?.lines(line, line)[0];
+      const source = texts.get(key);
+      if (source && !redacted.has(key)) {
+        const clean = redactedText(source, line);
+        if (clean) redacted.set(key, clean);
+      }
+      const text = redacted.get(key)?.lines(line, line)[0];
       if (text !== undefined) site.text = text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…` : text;
     }
     return site;
@@ -250,6 +257,20 @@ function presentFile(
   };
   if (state.problem) result.problem = state.problem;
   return result;
+}
+
+/**
+ * The text with credentials redacted as indexing redacts them
+ * (files/redact.ts): the lines are printed (`oc-vector-search --refs`) or
+ * returned, and are read from the disk. Redacted as one text, so that a key
+ * block's lines are found. Undefined when the text does not hold `line`
+ * (then where it starts cannot be told, and the line is not shown anyway).
+ */
+function redactedText(text: SourceText, line: number): SourceText | undefined {
+  if (text.lines(line, line).length === 0) return undefined;
+  const all = text.lines(1, Number.MAX_SAFE_INTEGER);
+  const firstLine = line - (all.length - text.lines(line, Number.MAX_SAFE_INTEGER).length);
+  return new SourceText(Buffer.from(redactSecrets(all.join('\n')), 'utf8'), firstLine);
 }
 
 function validateLimit(limit: unknown): number {

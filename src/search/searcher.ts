@@ -21,7 +21,7 @@ import type { SearchStore, Snapshot } from '../store/reads.js';
 import type { ElementRecord, EmbedderRecord, Repository } from '../store/rows.js';
 import { checkVectors } from '../vector/check.js';
 import { embedderOptionsOf, type EmbedderOptions } from '../vector/backends.js';
-import { embedderFromId, withRecordedHost } from '../vector/choose.js';
+import { embedderFromId } from '../vector/choose.js';
 import { EmbedderError, type Embedder } from '../vector/embedder.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import type { OpenAIEmbedderOptions } from '../vector/openai-embedder.js';
@@ -68,10 +68,10 @@ export interface SearcherOptions {
   /** The query embedder. Default: the index's own, made from its recorded id by its backend. */
   embedder?: Embedder;
   /**
-   * What the index's embedder backend is asked, under its name: `ollama`
-   * (host, timeout; without a host, the one the index recorded when it was
-   * last updated, else the default), `openai` (API key, timeout; without a
-   * base URL, the one the index recorded), a registered backend's own.
+   * What the index's embedder backend is asked, under its name: `ollama` (host, timeout;
+   * none: the local default), `openai` (base URL, API key, timeout; none: a hybrid search
+   * answers lexically, naming the option), a registered backend's own. The server the
+   * index recorded is never asked: an index may come with a clone.
    */
   embedderOptions?: EmbedderOptions;
   /** @deprecated `embedderOptions.ollama`, which wins where both are given. */
@@ -402,7 +402,7 @@ export class Searcher {
   /** The query's vector; a failure is kept as the embedder's problem, and searches stay lexical a while. */
   async #embedQuery(snapshot: Snapshot, text: string, scope: SearchScope, signal?: AbortSignal): Promise<Float32Array> {
     try {
-      const embedder = await this.#queryEmbedder(snapshot);
+      const embedder = await this.#queryEmbedder();
       const answer = await embedder.embedQuery(text, {
         termWeights: (terms) => scope.lexical.termWeights(scope, terms, snapshot.generation),
         ...(signal ? { signal } : {}),
@@ -440,11 +440,10 @@ export class Searcher {
     });
   }
 
-  async #queryEmbedder(snapshot: Snapshot): Promise<Embedder> {
+  async #queryEmbedder(): Promise<Embedder> {
     if (this.#embedder) return this.#embedder;
-    // No host given: the one the index recorded, where its embedder was.
-    const options = withRecordedHost(embedderOptionsOf(this.#options), this.#record.id, snapshot.embedderHost);
-    const embedder = embedderFromId(this.#record.id, options);
+    // The caller's servers only (vector/choose.ts): the index says which model, never where to send the query.
+    const embedder = embedderFromId(this.#record.id, embedderOptionsOf(this.#options));
     if (!embedder)
       throw new EmbedderError(
         `this version of ocvector cannot embed queries for ${this.#record.id}: run oc-vector-index to re-embed the index`,

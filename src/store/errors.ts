@@ -6,6 +6,11 @@ import { OcvectorError } from '../errors.js';
 
 export type StoreErrorCode =
   | 'CORRUPT'
+  /**
+   * An index that holds what ocvector never writes there (a link in place of its directory or one of
+   * its files, a trigger, a view, a table not of its schema): refused, never followed or run.
+   */
+  | 'UNTRUSTED'
   | 'NEWER_SCHEMA'
   | 'OLDER_SCHEMA'
   | 'NOT_FOUND'
@@ -15,6 +20,8 @@ export type StoreErrorCode =
   | 'BAD_NAME'
   | 'NAME_TAKEN'
   | 'UNKNOWN_REPO'
+  /** A run would index a directory outside the repository whose default place (.ocvector) holds the index. */
+  | 'ROOT_OUTSIDE'
   /** A store option that cannot be used: a store location that is no postgres:// URL, a bad schema option. */
   | 'BAD_OPTION'
   /** The database server cannot be reached, refused the login, or went away during a read or a write. */

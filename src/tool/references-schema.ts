@@ -117,7 +117,8 @@ export const FIND_REFERENCES_OUTPUT = {
               type: 'object',
               properties: {
                 line: { type: 'integer' },
-                text: { type: ['string', 'null'] },
+                // anyOf, not a type array: a client that maps a schema onto one type a node (Gemini's, the MCP Inspector's --strict) rejects the array.
+                text: { anyOf: [{ type: 'string' }, { type: 'null' }] },
                 call: { type: 'boolean' },
                 definition: { type: 'boolean' },
                 in: { type: 'string' },

@@ -168,7 +168,8 @@ const HIT_SCHEMA = {
     signature: { type: 'string' },
     description: { type: 'string' },
     score: { type: 'number' },
-    snippet: { type: ['string', 'null'] },
+    // anyOf, not a type array: a client that maps a schema onto one type a node (Gemini's, the MCP Inspector's --strict) rejects the array.
+    snippet: { anyOf: [{ type: 'string' }, { type: 'null' }] },
     stale: { type: 'boolean' },
     explain: {
       type: 'object',

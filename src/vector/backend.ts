@@ -19,14 +19,12 @@ export interface EmbedderBackend<Options extends object = object> {
   /**
    * The embedder a recorded id names (`rest`: the id past `name:`), with the
    * run's options; undefined when this version cannot make it (its vectors
-   * would not match the index's).
+   * would not match the index's). The id is data from the index: it may name
+   * a model, never where to send anything, so a server comes from `options`
+   * alone (the user's), and a backend that has none to use throws
+   * EmbedderError NOT_CONFIGURED naming the option to give.
    */
   fromId(rest: string, options: Options): Embedder | undefined;
-  /**
-   * For a backend whose embedders ask a server: the options with the
-   * server the index recorded, unless they name one themselves.
-   */
-  withRecordedHost?(options: Options, host: string): Options;
   /**
    * Whether an index whose recorded id is `rest` was made by an older
    * version of this backend, which an indexer run rebuilds (re-embedding

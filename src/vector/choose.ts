@@ -1,9 +1,11 @@
 /**
- * Which embedder an index uses. The one it was built with, if it has one;
- * otherwise the one asked for; otherwise an Ollama model when a local
- * server answers and has it, else the built-in embedder (no model at all).
- * An OpenAI-compatible server is used only when asked for (or recorded):
- * nothing probes for one. The backends themselves are in backends.ts.
+ * Which embedder an index uses. The one asked for; otherwise the one it was
+ * built with, if it has one; otherwise an Ollama model when a local server
+ * answers and has it, else the built-in embedder (no model at all). An
+ * OpenAI-compatible server is used only when the user names its base URL:
+ * nothing probes for one. Where data goes is the user's choice alone: an
+ * index's recorded id may pick the model, its recorded host is never asked.
+ * The backends themselves are in backends.ts.
  */
 import { accepts } from '../models/accepts.js';
 import { ollamaClient } from '../models/ollama-client.js';
@@ -34,6 +36,9 @@ export type EmbedderServers = EmbedderOptions;
  * `ollama:nomic-embed-text`, `openai:bge-m3`) with its backend's options;
  * undefined when no backend can (another version of the built-in embedder:
  * its vectors would not match; a backend not registered in this process).
+ * The server is the one `options` names (Ollama: else the local default);
+ * an OpenAI-compatible model without a base URL there throws EmbedderError
+ * NOT_CONFIGURED.
  */
 export function embedderFromId(id: string, options: EmbedderOptions = {}): Embedder | undefined {
   const found = backendOfId(id);
@@ -43,8 +48,8 @@ export function embedderFromId(id: string, options: EmbedderOptions = {}): Embed
 /**
  * The embedder for a run. `options` holds what to ask of each backend (host
  * or base URL, model, timeouts) whenever an embedder of it is made: asked
- * for, made from the recorded id (which names its model), or chosen by
- * 'auto' (Ollama only).
+ * for, made from the recorded id (which names its model, not its server),
+ * or chosen by 'auto' (Ollama only).
  */
 export async function chooseEmbedder(
   choice: EmbedderChoice = 'auto',
@@ -64,22 +69,6 @@ export async function chooseEmbedder(
   return (await ollamaHasModel(resolveOllamaHost(ollama.host), model))
     ? new OllamaEmbedder({ ...ollama, model })
     : new BuiltinEmbedder();
-}
-
-/**
- * The options to use on an index: the server asked for, else the one the
- * index recorded (where its embedder was when it was last updated), for the
- * backend its recorded id names.
- */
-export function withRecordedHost(
-  options: EmbedderOptions,
-  recordedId: string | undefined,
-  recordedHost: string | undefined,
-): EmbedderOptions {
-  const found = recordedId === undefined ? undefined : backendOfId(recordedId);
-  if (!recordedHost || !found?.backend.withRecordedHost) return options;
-  const { name } = found.backend;
-  return { ...options, [name]: found.backend.withRecordedHost(optionsFor(options, name), recordedHost) };
 }
 
 /**

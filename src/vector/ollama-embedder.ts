@@ -35,12 +35,15 @@ export interface OllamaEmbedderOptions extends RemoteEmbedderOptions {
   contextTokens?: number;
 }
 
-/** Ollama's backend: ids `ollama:<model>`; the index records the server's URL. */
+/**
+ * Ollama's backend: ids `ollama:<model>`. The server is the one the options
+ * name, else the local default (the user's own machine), never one an
+ * index recorded: the index keeps the URL for --status only.
+ */
 export const ollamaBackend: EmbedderBackend<OllamaEmbedderOptions> = {
   name: 'ollama',
   create: (options) => new OllamaEmbedder(options),
   fromId: (model, options) => new OllamaEmbedder({ ...options, model }),
-  withRecordedHost: (options, host) => (options.host ? options : { ...options, host }),
 };
 
 export class OllamaEmbedder extends RemoteEmbedder {

@@ -30,15 +30,30 @@ export interface OpenAIEmbedderOptions extends RemoteEmbedderOptions, OpenAIServ
 }
 
 /**
- * The backend of OpenAI-compatible servers: ids `openai:<model>`; the index
- * records the base URL. Made only when named: nothing probes for a server.
+ * The backend of OpenAI-compatible servers: ids `openai:<model>`. Made only
+ * when named: nothing probes for a server. The base URL is only ever the
+ * one the user gave: an index records the one it was built with (for
+ * --status), but an index is data that may come with a clone, and the
+ * server it names would be sent the queries, the code and the API key.
  */
 export const openaiBackend: EmbedderBackend<OpenAIEmbedderOptions> = {
   name: 'openai',
   create: (options) => new OpenAIEmbedder(options),
-  fromId: (model, options) => new OpenAIEmbedder({ ...options, model }),
-  withRecordedHost: (options, baseUrl) => (options.baseUrl ? options : { ...options, baseUrl }),
+  fromId: (model, options) => {
+    if (!options.baseUrl?.trim()) throw new EmbedderError(NO_SERVER_NAMED, 'NOT_CONFIGURED');
+    return new OpenAIEmbedder({ ...options, model });
+  },
 };
+
+/**
+ * Why an index of an OpenAI-compatible server's model is not embedded for
+ * without a base URL, and what to do. It names neither the model nor the
+ * server the index records: both are the index's text, and a message an
+ * agent reads is no place to pass on a URL it was handed.
+ */
+const NO_SERVER_NAMED =
+  "the index's model is on an OpenAI-compatible server, and only a server you name is sent anything, never one an index records: " +
+  'give its base URL with --openai-base-url (or OCVECTOR_OPENAI_BASE_URL; the library: embedderOptions.openai.baseUrl), or rebuild the index with --rebuild --embedder builtin';
 
 /** How long the list of models may take, when a missing model is reported. */
 const MODEL_LIST_TIMEOUT_MS = 5_000;
@@ -71,7 +86,7 @@ export class OpenAIEmbedder extends RemoteEmbedder {
     return `openai:${this.model}`;
   }
 
-  /** The base URL: the index records it, so that searches reach the same server. */
+  /** The base URL, as the user gave it (canonical): the index records it for --status, never to reach it again. */
   get host(): string {
     return this.#client.baseUrl;
   }

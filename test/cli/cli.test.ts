@@ -224,7 +224,7 @@ describe('oc-vector-index --dry-run', () => {
     const text = await cli('index', ['--dry-run', '--no-llm'], { cwd: repo.root });
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/files +\d+ scanned: 1 to index/);
-    expect(text.stdout).toMatch(/by language\n +python +1 files +4 elements +0 model calls/);
+    expect(text.stdout).toMatch(/by language\n +python +1 file +4 elements +0 model calls/);
   });
 });
 
@@ -281,9 +281,9 @@ describe('the CLIs on changes, a server that is down, and bad input', () => {
     expect(down.stderr).toMatch(/^warning: the embedder ollama:fake-embed is unavailable/);
   });
 
-  it('an index remembers its Ollama server: searches without --ollama-host use it, and --mode vector fails when it is down', async () => {
+  it('an index never calls the Ollama server it recorded: searches ask the one named, and --mode vector fails, naming it, when it is down', async () => {
     const repo = (owned.repo = searchRepo());
-    const fake = await fakeEmbeddingServer(32);
+    const fake = (owned.fake = await fakeEmbeddingServer(32));
     // No OLLAMA_HOST: only the flag at index time says where the server is.
     const env = { OCVECTOR_EMBEDDER: '', OLLAMA_HOST: '' };
     const indexed = await cli('index', ['--no-llm', '--embedding-model', 'fake-embed', '--ollama-host', fake.url], {
@@ -291,26 +291,30 @@ describe('the CLIs on changes, a server that is down, and bad input', () => {
       env,
     });
     expect(indexed.code).toBe(0);
-    const up = await cli('search', ['checksum of a file', '--json', '--mode', 'vector'], { cwd: repo.root, env });
+    const named = ['checksum of a file', '--json', '--mode', 'vector', '--ollama-host', fake.url];
+    const up = await cli('search', named, { cwd: repo.root, env });
     expect(up.code).toBe(0);
     expect(JSON.parse(up.stdout)).toMatchObject({ mode: 'vector', embedder: 'ollama:fake-embed' });
     expect(up.stderr).toBe('');
-    await fake.close();
+    const embeds = fake.embeds.length;
 
-    const vector = await cli('search', ['checksum of a file', '--mode', 'vector'], { cwd: repo.root, env });
+    // The user's OLLAMA_HOST, where nothing answers: the recorded server is not tried instead.
+    const down = { ...env, OLLAMA_HOST: await FakeOllama.refusingUrl() };
+    const vector = await cli('search', ['checksum of a file', '--mode', 'vector'], { cwd: repo.root, env: down });
     expect(vector.code).toBe(1);
     expect(vector.stdout).toBe('');
     expect(vector.stderr).toMatch(
       /^oc-vector-search: vector search needs the embedder ollama:fake-embed, which is unavailable: no Ollama server answers at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\): start it with `ollama serve`/,
     );
-    expect(vector.stderr).toContain(fake.url);
+    expect(vector.stderr).toContain(down.OLLAMA_HOST);
 
-    const hybrid = await cli('search', ['checksum of a file'], { cwd: repo.root, env });
+    const hybrid = await cli('search', ['checksum of a file'], { cwd: repo.root, env: down });
     expect(hybrid.code).toBe(0);
     expect(hybrid.stderr).toMatch(
       /^warning: the embedder ollama:fake-embed is unavailable \(no Ollama server answers at/,
     );
     expect(hybrid.stdout).toContain('file_checksum');
+    expect(fake.embeds.length).toBe(embeds);
   });
 
   it('with no model server, analysis is syntax-tree only after one check, with a note', async () => {

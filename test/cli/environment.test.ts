@@ -64,4 +64,11 @@ describe('the CLIs read the environment', () => {
     });
     expect(openAIOptions(undefined, readEnvironment({ OPENAI_API_KEY: 'sk-hosted' }))).toEqual({});
   });
+
+  it('takes the base URL from OCVECTOR_OPENAI_BASE_URL when no flag gives one, the flag first', () => {
+    const env = readEnvironment({ OCVECTOR_OPENAI_BASE_URL: 'http://gpu-box:8080/v1' });
+    expect(env.openaiBaseUrl).toBe('http://gpu-box:8080/v1');
+    expect(openAIOptions(undefined, env)).toEqual({ baseUrl: 'http://gpu-box:8080/v1' });
+    expect(openAIOptions('http://127.0.0.1:8080/v1', env)).toEqual({ baseUrl: 'http://127.0.0.1:8080/v1' });
+  });
 });

@@ -1,8 +1,8 @@
 /**
  * The CLIs with an OpenAI-compatible server, end to end: the built commands
  * (dist/) index the labelled fixture with --embedder openai against the fake
- * server, and a search without embedder flags reaches the server the index
- * recorded, with the key from OCVECTOR_API_KEY.
+ * server, and a search reaches the server named (--openai-base-url), with
+ * the key from OCVECTOR_API_KEY; never the one the index recorded.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeOpenAI, fakeOpenAIEmbeddingServer } from '../helpers/fake-openai.js';
@@ -26,8 +26,8 @@ function indexWithOpenAI(url: string, extra: string[] = [], env: Record<string, 
   return runCli('oc-vector-index', [...args, ...extra], { cwd: repo!.root, env });
 }
 
-describe('oc-vector-index --embedder openai, then oc-vector-search with no embedder flags', () => {
-  it('indexes through the server, and searches reach the server the index recorded', async () => {
+describe('oc-vector-index --embedder openai, then oc-vector-search', () => {
+  it('indexes through the server, and searches reach the server named, never the one the index recorded', async () => {
     repo = searchRepo();
     fake = await fakeOpenAIEmbeddingServer(32, { apiKey: 'sk-e2e' });
     const indexed = await indexWithOpenAI(fake.url, ['--json', '.']);
@@ -39,8 +39,14 @@ describe('oc-vector-index --embedder openai, then oc-vector-search with no embed
     expect(requestsWhileIndexing).toBeGreaterThan(1);
     expect(new Set(fake.headers.map((headers) => headers.authorization))).toEqual(new Set(['Bearer sk-e2e']));
 
-    // No --openai-base-url, and an OLLAMA_HOST where nothing answers: only the index says where to go.
-    const search = await runCli('oc-vector-search', ['checksum of a file', '--json'], {
+    // No --openai-base-url: the index's record is not where to go; the search is lexical, naming the flag.
+    const unnamed = await runCli('oc-vector-search', ['checksum of a file', '--json'], { cwd: repo.root, env: KEYED });
+    expect(unnamed.code, unnamed.stderr).toBe(0);
+    expect(JSON.parse(unnamed.stdout).fallback.reason).toMatch(/--openai-base-url/);
+    expect(fake.embeddingRequests.length).toBe(requestsWhileIndexing);
+
+    const named = ['--openai-base-url', fake.url];
+    const search = await runCli('oc-vector-search', ['checksum of a file', '--json', ...named], {
       cwd: repo.root,
       env: KEYED,
     });
@@ -55,7 +61,7 @@ describe('oc-vector-index --embedder openai, then oc-vector-search with no embed
     expect(fake.embeddingRequests.at(-1)!.input).toEqual(['checksum of a file']);
 
     // Without the key the server refuses: the hybrid search answers lexically and says why, naming the variable.
-    const keyless = await runCli('oc-vector-search', ['checksum of a file'], {
+    const keyless = await runCli('oc-vector-search', ['checksum of a file', ...named], {
       cwd: repo.root,
       env: { OCVECTOR_EMBEDDER: '' },
     });
@@ -68,7 +74,7 @@ describe('oc-vector-index --embedder openai, then oc-vector-search with no embed
     const url = fake.url;
     await fake.close();
     fake = undefined;
-    const down = await runCli('oc-vector-search', ['checksum of a file', '--mode', 'vector'], {
+    const down = await runCli('oc-vector-search', ['checksum of a file', '--mode', 'vector', ...named], {
       cwd: repo.root,
       env: KEYED,
     });
@@ -139,7 +145,7 @@ describe('the options for an OpenAI-compatible server', () => {
       cwd: repo.root,
       env: { OCVECTOR_EMBEDDER: '' },
     });
-    expect(noBaseUrl.code).toBe(1);
+    expect(noBaseUrl.code).toBe(2);
     expect(noBaseUrl.stderr).toMatch(/needs its base URL .*--openai-base-url/);
   });
 

@@ -5,18 +5,23 @@
  * does for PGlite.
  *
  * On a machine where `npm run models` has not run, startRealOllama() starts nothing and answers
- * `{ reason: 'not prepared' }` at once (a check of a stamp file: `npm test` stays as quick there).
- * Any other failure (a prepared server that does not start) throws.
+ * `{ reason: 'not prepared' }` at once (a check of a stamp file: `npm test` stays as quick there),
+ * and the tests written with realModelTest() are reported as skipped, each with NOT_PREPARED as its
+ * note (the summary line prints it). Where OCVECTOR_REAL_MODELS=required, or a prepared server
+ * does not start, it throws: the file fails.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { it } from 'vitest';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/models.sh', import.meta.url));
 
-/** How to get the real-model tests to run, for the line a suite prints when they did not. */
+/** How to get the real-model tests to run, for the note a skipped one carries. */
 export const PREPARE_HINT = 'run `npm run models` (builds Ollama and imports the models, once), then `npm test`';
+
+/** The note of a real-model test that did not run because the models are not prepared here. */
+export const NOT_PREPARED = `the real models are not prepared here: ${PREPARE_HINT}`;
 
 export interface RealOllama {
   /** http://127.0.0.1:PORT */
@@ -34,15 +39,21 @@ export type RealOllamaStart =
   | { ollama?: undefined; reason: 'not prepared' };
 
 /**
- * Where the models are not prepared (startRealOllama said so in one line): a suite of one test
- * that says it did not run, so that the file still reports something rather than nothing.
+ * `it` for the tests that need the real server: each runs with it where startRealOllama() started
+ * one, and is reported as skipped, with NOT_PREPARED as its note, where the models are not prepared.
  */
-export function describeNotRun(title: string, started: RealOllamaStart): void {
-  describe(title, () => {
-    it('did not run here: the helper says the models are not prepared', () => {
-      expect(started.reason).toBe('not prepared');
-    });
-  });
+export function realModelTests(
+  started: RealOllamaStart,
+): (name: string, body: (ollama: RealOllama) => Promise<void>, timeoutMs?: number) => void {
+  return (name, body, timeoutMs) =>
+    it(
+      name,
+      async (context) => {
+        if (!started.ollama) return context.skip(NOT_PREPARED);
+        await body(started.ollama);
+      },
+      timeoutMs,
+    );
 }
 
 /** The one line `scripts/models.sh --serve` prints once the server answers. */
@@ -50,7 +61,7 @@ const SERVE_LINE = /^OLLAMA_HOST=(http:\/\/127\.0\.0\.1:\d+) LLM=(\S+) EMBEDDER=
 
 /**
  * Set to `required` (CI does, after `npm run models`), the real-model tests fail where the models
- * are not prepared, instead of saying in one line that they did not run.
+ * are not prepared, instead of being skipped.
  */
 export const REQUIRED_VARIABLE = 'OCVECTOR_REAL_MODELS';
 

@@ -102,17 +102,26 @@ describe('an index moved or copied with its repository', () => {
     expect((await index(repo.root)).summary.files.added).toBe(1);
   });
 
-  it('moves only the roots inside the directory that held it', async () => {
+  it('moves the roots inside the directory that held it, and serves none outside it', async () => {
     const home = fixture();
-    const other = tempRepo(storeSources());
-    cleanups.push(() => other.cleanup());
     const indexDir = join(home.root, '.ocvector');
     await index(home.root);
-    await index(other.root, { indexDir, repo: 'store' });
+    const nested = join(home.root, 'packages', 'store');
+    for (const [path, content] of Object.entries(storeSources())) home.write(join('packages', 'store', path), content);
+    await indexBuiltin(nested, { root: nested, indexDir, repo: 'store' });
+    // A root recorded outside (a crafted index): not served, here or after the move.
+    const outside = tempRepo(storeSources());
+    cleanups.push(() => outside.cleanup());
+    const store = IndexStore.open(indexDir);
+    prepared(databaseOf(store), "INSERT INTO roots (path, name, created_at) VALUES (?, 'elsewhere', 0)").run(
+      outside.root,
+    );
+    store.close();
 
     const moved = moveAway(home.root);
     const searcher = await Searcher.open({ indexDir: join(moved, '.ocvector') });
     try {
+      expect(searcher.repositories().map((repository) => repository.name)).toEqual([basename(home.root), 'store']);
       for (const [query, repo] of [
         [QUERY, basename(home.root)],
         ['fileTermCounts', 'store'],
@@ -126,19 +135,19 @@ describe('an index moved or copied with its repository', () => {
     }
     const { moves } = await index(moved);
     expect(moves).toEqual([{ from: home.root, to: moved }]);
-    expect(await roots(join(moved, '.ocvector'))).toEqual([moved, other.root]);
+    expect(await roots(join(moved, '.ocvector'))).toEqual([moved, join(moved, 'packages', 'store')]);
   });
 
-  it('in a directory that holds none of its repositories, moves none with it', async () => {
+  it("in a directory of its own (--db), is no repository's, and moves none with it", async () => {
     const holder = tempRepo();
     const other = tempRepo(storeSources());
     cleanups.push(() => other.cleanup());
-    await index(other.root, { indexDir: join(holder.root, '.ocvector'), repo: 'store' });
+    await index(other.root, { indexDir: join(holder.root, 'index'), repo: 'store' });
     const moved = moveAway(holder.root);
-    const { summary, moves } = await index(other.root, { indexDir: join(moved, '.ocvector'), repo: 'store' });
+    const { summary, moves } = await index(other.root, { indexDir: join(moved, 'index'), repo: 'store' });
     expect(moves).toEqual([]);
     expect(summary.files.unchanged).toBe(Object.keys(storeSources()).length);
-    expect(await roots(join(moved, '.ocvector'))).toEqual([other.root]);
+    expect(await roots(join(moved, 'index'))).toEqual([other.root]);
   });
 
   it('is found moved when it was written before it recorded where it was, from its first root', async () => {

@@ -200,7 +200,7 @@ describe('oc-vector-mcp over Streamable HTTP, with tokens', () => {
       const refused = await reader.callTool({ name: 'reindex', arguments: {} });
       expect(refused).toMatchObject({
         isError: true,
-        content: [{ text: 'reindex needs a token with write access; the token "agents" may only search' }],
+        structuredContent: { error: 'reindex needs a token with write access; the token "agents" may only search' },
       });
 
       expect((await writer.listTools()).tools.map((tool) => tool.name)).toContain('reindex');
@@ -241,7 +241,7 @@ describe('oc-vector-mcp over Streamable HTTP, with tokens', () => {
       const references = await client.callTool({ name: 'find_references', arguments: { symbol: 'hashPassword' } });
       expect(references.isError).toBe(true);
       const status = await client.callTool({ name: 'index_status', arguments: {} });
-      expect(status).toMatchObject({ isError: true, content: [{ text: unknownRepository('web') }] });
+      expect(status).toMatchObject({ isError: true, structuredContent: { error: unknownRepository('web') } });
       for (const answer of [search, elsewhere, references, status]) {
         expect(JSON.stringify(answer)).not.toContain('passwords.ts');
         expect(JSON.stringify(answer)).not.toContain(repo.root);

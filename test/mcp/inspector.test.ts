@@ -52,6 +52,18 @@ describe('oc-vector-mcp under the MCP Inspector CLI', () => {
     );
   });
 
+  it('finds no schema portability problem under --strict (a nullable field is anyOf, not a type array)', async () => {
+    const stderr = await new Promise<string>((resolve, reject) => {
+      execFile(
+        INSPECTOR,
+        ['--cli', '--method', 'tools/list', '--strict', '--', process.execPath, SERVER, '--no-llm', '-q'],
+        { cwd: repo.root, timeout: 60_000, env: { ...process.env, OLLAMA_HOST: 'http://127.0.0.1:9' } },
+        (error, _stdout, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(err)),
+      );
+    });
+    expect(stderr).not.toMatch(/Warning: tool|Error: tool|Schema portability|across \d+ tools?/);
+  });
+
   it('calls codebase_search and index_status', async () => {
     const search = (await inspect([
       '--method',

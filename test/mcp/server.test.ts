@@ -158,12 +158,14 @@ describe('oc-vector-mcp over stdio, with the SDK client', () => {
     const traversal = await client.callTool({ name: 'reindex', arguments: { path: '../..' } });
     expect(traversal).toMatchObject({
       isError: true,
-      content: [{ text: expect.stringMatching(/^path refused: .* leads outside the repository being updated/) }],
+      structuredContent: {
+        error: expect.stringMatching(/^path refused: .* leads outside the repository being updated/),
+      },
     });
     const extra = await client.callTool({ name: 'index_status', arguments: { verbose: true } });
     expect(extra).toMatchObject({
       isError: true,
-      content: [{ text: 'index_status takes no arguments (got verbose)' }],
+      structuredContent: { error: 'index_status takes no arguments (got verbose)' },
     });
     await expect(client.callTool({ name: 'drop_database', arguments: {} })).rejects.toThrow(
       /unknown tool "drop_database"; available: codebase_search, find_references, index_status, reindex/,
@@ -196,8 +198,8 @@ describe('oc-vector-mcp with an Ollama embedder', () => {
   it('index_status says when searches are degraded to keyword matches, and why', async () => {
     const fake = await fakeEmbeddingServer(64);
     const repo = searchRepo();
-    // No OLLAMA_HOST: the server finds the embedder where the index recorded it.
-    const { transport, client } = serverFor(repo.root, { OLLAMA_HOST: '', OCVECTOR_EMBEDDER: '' });
+    // The user's OLLAMA_HOST: the server the index recorded is never asked on its own.
+    const { transport, client } = serverFor(repo.root, { OLLAMA_HOST: fake.url, OCVECTOR_EMBEDDER: '' });
     try {
       await new Indexer({ path: repo.root, embedder: { host: fake.url, model: 'fake-embed' }, llm: false }).run();
       await client.connect(transport);
@@ -223,10 +225,14 @@ describe('oc-vector-mcp with an Ollama embedder', () => {
 });
 
 describe('oc-vector-mcp with an OpenAI-compatible embedder', () => {
-  it('searches through the server the index recorded, with the key from OCVECTOR_API_KEY', async () => {
+  it('searches through the server OCVECTOR_OPENAI_BASE_URL names, with the key from OCVECTOR_API_KEY', async () => {
     const fake = await fakeOpenAIEmbeddingServer(64, { apiKey: 'sk-mcp' });
     const repo = searchRepo();
-    const { transport, client } = serverFor(repo.root, { OCVECTOR_EMBEDDER: '', OCVECTOR_API_KEY: 'sk-mcp' });
+    const { transport, client } = serverFor(repo.root, {
+      OCVECTOR_EMBEDDER: '',
+      OCVECTOR_API_KEY: 'sk-mcp',
+      OCVECTOR_OPENAI_BASE_URL: fake.url,
+    });
     try {
       const embedder = { kind: 'openai', baseUrl: fake.url, model: 'fake-embed', apiKey: 'sk-mcp' } as const;
       await new Indexer({ path: repo.root, embedder, llm: false }).run();

@@ -4,8 +4,8 @@
  * (scripts/build-gpu.sh), and run only there; this file runs everywhere and
  * checks what needs no GPU: that gpuInfo() answers coherently, that a GPU
  * request without one fails or falls back and says why, the checks made
- * before any GPU call, and copies between devices on the CPU. It prints one
- * line saying whether the GPU tests can run on this machine.
+ * before any GPU call, and copies between devices on the CPU. The GPU tests
+ * count as one skipped test here, with the reason.
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
@@ -17,11 +17,15 @@ import { rejection } from '../helpers/rejection.js';
 const gpu = gpuInfo();
 const nvidiaSmi = spawnSync('nvidia-smi', ['-L'], { encoding: 'utf8' });
 const deviceHere = nvidiaSmi.status === 0 && /^GPU \d/m.test(nvidiaSmi.stdout);
-process.stderr.write(
-  deviceHere
-    ? 'GPU tests: not part of this suite; this machine has a CUDA device, run them with npm run test:gpu\n'
-    : `GPU tests: did not run: no CUDA device here (and ${gpu.reason}); on a machine with an NVIDIA GPU: npm run test:gpu\n`,
-);
+
+// Counted as skipped, with the reason, so that the suite's closing line says they did not run here.
+it('the GPU tests (test/native/gpu/)', (context) => {
+  context.skip(
+    deviceHere
+      ? 'not part of this suite: this machine has a CUDA device, run them with npm run test:gpu'
+      : `no CUDA device here (and ${gpu.reason}); on a machine with an NVIDIA GPU: npm run test:gpu`,
+  );
+});
 
 describe('GPU detection', () => {
   // This suite runs the default addon (binding.gyp, a CPU-only FAISS); the GPU addon's own answers are tested by test:gpu.

@@ -73,6 +73,33 @@ describe('a valid plain FAISS index is read through the child, unchanged', () =>
     expect((await FaissIndex.fromBuffer(container)).ntotal).toBe(20);
   });
 
+  it('a container read untrusted goes through the child too: same answers, and only the types it checks', async () => {
+    const { plain, labels } = fixture('IDMap2,Flat');
+    const original = await FaissIndex.fromBuffer(plain, { plainFaiss: true });
+    const checked = await original.toBuffer();
+    original.close();
+    const path = join(dir, 'untrusted.ocvx');
+    writeFileSync(path, checked);
+    for (const index of [
+      await FaissIndex.read(path, { untrusted: true }),
+      await FaissIndex.fromBuffer(checked, { untrusted: true }),
+    ]) {
+      expect((await index.search(MUTANT_QUERIES, 5)).labels).toEqual(labels);
+      index.close();
+    }
+    // A timeout no child could meet: the child is used.
+    expect((await rejection(() => FaissIndex.read(path, { untrusted: true, plainFaissTimeoutMs: 1 }))).code).toBe(
+      'CORRUPT_INDEX',
+    );
+    const lsh = await FaissIndex.create({ dimension: 8, description: 'LSH', metric: 'l2' });
+    await lsh.add(randomVectors(20, 8, 4));
+    const error = await rejection(async () => FaissIndex.fromBuffer(await lsh.toBuffer(), { untrusted: true }));
+    expect(error.code).toBe('UNSUPPORTED');
+    expect(error.message).toMatch(/whose structure this library does not check/);
+    // Plain bytes still need plainFaiss.
+    expect((await rejection(() => FaissIndex.fromBuffer(plain, { untrusted: true }))).code).toBe('CORRUPT_INDEX');
+  });
+
   it('checks its options and still reports missing files and directories as IO errors', async () => {
     await expect(FaissIndex.read(join(dir, 'nope.faiss'), { plainFaiss: true })).rejects.toMatchObject({ code: 'IO' });
     await expect(FaissIndex.read(dir, { plainFaiss: true })).rejects.toMatchObject({

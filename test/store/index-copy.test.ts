@@ -9,7 +9,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Searcher } from '../../src/internal.js';
 import { unchangedSinceLastWriter } from '../../src/store/embedded/database.js';
 import { copyIndex } from '../../src/store/embedded/index-copy.js';
-import { openSqlite, setPragma } from '../../src/store/embedded/sqlite.js';
+import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
+import { openSqlite, prepared, setPragma } from '../../src/store/embedded/sqlite.js';
+import { type UsableFile, usableFile } from '../../src/store/embedded/vector-files.js';
 import { indexBuiltin } from '../helpers/index-builtin.js';
 import { tempRepo } from '../helpers/repo.js';
 import { searchFixtureFiles } from '../helpers/search-repo.js';
@@ -29,6 +31,15 @@ async function indexed() {
   });
   await indexBuiltin(repo.root);
   return { source: join(repo.root, '.ocvector'), target: join(scratch, 'index'), scratch };
+}
+
+function vectorsFileOf(indexDir: string): UsableFile {
+  const store = IndexStore.open(indexDir, { readonly: true });
+  try {
+    return usableFile(store)!;
+  } finally {
+    store.close();
+  }
 }
 
 async function answers(indexDir: string) {
@@ -53,6 +64,29 @@ describe('copyIndex', () => {
     expect(unchangedSinceLastWriter(target)).toBe(true);
     expect(readdirSync(target).sort()).toEqual(sourceFiles);
     expect(await answers(target)).toEqual(await answers(source));
+  });
+
+  it('records the copy of a vectors file this machine wrote as written here, and leaves any other to be checked', async () => {
+    const { source, target, scratch } = await indexed();
+    expect(await copyIndex(source, target)).toEqual({ copied: true });
+    // Copied from a file the source wrote here: read in this process, as the source's is, with no check in a child.
+    expect(vectorsFileOf(target).asWritten).toBe(true);
+
+    // A source whose record its file does not match (copied from elsewhere, or an older version's record) gives
+    // a copy that is checked when first read, as the source would be.
+    const store = IndexStore.open(source);
+    try {
+      const [name, identity] = store.meta.vectorsFile.split(' ');
+      prepared(databaseOf(store), "UPDATE meta SET value = ? WHERE key = 'vectors_file'").run(
+        `${name} ${identity} 1:2:3`,
+      );
+    } finally {
+      store.close();
+    }
+    const second = join(scratch, 'second');
+    expect(await copyIndex(source, second)).toEqual({ copied: true });
+    expect(vectorsFileOf(second).asWritten).toBe(false);
+    expect(await answers(second)).toEqual(await answers(target));
   });
 
   it('leaves a copy of a database a writer has open to be checked by its own first writer', async () => {

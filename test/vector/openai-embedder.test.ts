@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { chooseEmbedder, embedderFromId, withRecordedHost } from '../../src/vector/choose.js';
+import { chooseEmbedder, embedderFromId } from '../../src/vector/choose.js';
 import { EmbedderError } from '../../src/vector/embedder.js';
 import { OllamaEmbedder } from '../../src/vector/ollama-embedder.js';
 import { OpenAIEmbedder, type OpenAIEmbedderOptions } from '../../src/vector/openai-embedder.js';
@@ -217,31 +217,20 @@ describe('OpenAIEmbedder', () => {
 });
 
 describe('choosing an OpenAI-compatible embedder', () => {
-  it('is made from a recorded id, at the recorded base URL unless another is given', () => {
-    const servers = withRecordedHost(
-      { ollama: { host: 'http://ollama-box:11434' }, openai: { apiKey: 'k' } },
-      'openai:bge-m3',
-      'http://gpu-box:8080/v1',
-    );
-    const embedder = embedderFromId('openai:bge-m3', servers);
+  it('is made from a recorded id at the base URL given, and refused without one, naming the option', () => {
+    const embedder = embedderFromId('openai:bge-m3', { openai: { baseUrl: 'http://gpu-box:8080/v1', apiKey: 'k' } });
     expect(embedder).toBeInstanceOf(OpenAIEmbedder);
     expect(embedder).toMatchObject({ id: 'openai:bge-m3', host: 'http://gpu-box:8080/v1' });
-    const moved = withRecordedHost(
-      { openai: { baseUrl: 'http://elsewhere:9000/v1' } },
-      'openai:bge-m3',
-      'http://gpu-box:8080/v1',
+    expect(() => embedderFromId('openai:bge-m3', { openai: { apiKey: 'k' } })).toThrow(
+      expect.objectContaining({ code: 'NOT_CONFIGURED', message: expect.stringMatching(/--openai-base-url/) }),
     );
-    expect(embedderFromId('openai:bge-m3', moved)?.host).toBe('http://elsewhere:9000/v1');
   });
 
   it('keeps each kind to its own address: an Ollama index never gets the OpenAI URL, nor the reverse', () => {
-    const servers = withRecordedHost(
-      { openai: { baseUrl: 'http://gpu-box:8080/v1' } },
-      'ollama:nomic-embed-text',
-      'http://ollama-box:11434',
-    );
+    const servers = { ollama: { host: 'http://ollama-box:11434' }, openai: { baseUrl: 'http://gpu-box:8080/v1' } };
     expect(embedderFromId('ollama:nomic-embed-text', servers)).toBeInstanceOf(OllamaEmbedder);
     expect(embedderFromId('ollama:nomic-embed-text', servers)?.host).toBe('http://ollama-box:11434');
+    expect(embedderFromId('openai:nomic-embed-text', servers)?.host).toBe('http://gpu-box:8080/v1');
     expect(() => embedderFromId('openai:nomic-embed-text', { ollama: { host: 'http://ollama-box:11434' } })).toThrow(
       expect.objectContaining({ code: 'NOT_CONFIGURED' }),
     );

@@ -1,17 +1,36 @@
 /**
  * Opens the SQLite database of an index: creates its directory (0700, with
  * a .gitignore so it is never committed) and file (0600), sets WAL, and
- * brings the schema up to date.
+ * brings the schema up to date. An index may have come with a clone: one
+ * that is a link or holds links (index-files.ts), or whose schema is not
+ * ocvector's (schema-check.ts), is refused before SQLite runs anything on it.
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
-import { openSqlite, pragmaRows, pragmaValue, prepared, setPragma } from './sqlite.js';
+import {
+  createExclusive,
+  entryAt,
+  entryExists,
+  makePrivateDirectory,
+  readSmallFile,
+  replaceFile,
+  touchPrivateFile,
+} from './index-files.js';
+import { LOCK_FILE } from './lock.js';
+import { migrate } from './migrate.js';
+import { checkSchema } from './schema-check.js';
+import { SCHEMA_VERSION } from './schema.js';
+import { openSqlite, pragmaRows, pragmaValue, setPragma } from './sqlite.js';
 
 export const DATABASE_FILE = 'index.db';
 /** The database file's identity when its last writer closed it: while it still matches, the file's pages are the ones that writer left. */
 export const CHECKED_FILE = `${DATABASE_FILE}.checked`;
+const GITIGNORE_FILE = '.gitignore';
+/** The files SQLite keeps beside the database: each must be a regular file, not a link, before SQLite opens it. */
+const SQLITE_FILES = [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`, `${DATABASE_FILE}-journal`];
+/** The index's other files of its own, which must not be links either. */
+const OTHER_OWN_FILES = [CHECKED_FILE, GITIGNORE_FILE, LOCK_FILE];
 
 export { StoreError, type StoreErrorCode } from '../errors.js';
 import { StoreError } from '../errors.js';
@@ -22,21 +41,23 @@ export interface OpenDatabaseOptions {
 
 export function openDatabase(directory: string, options: OpenDatabaseOptions = {}): Database.Database {
   const path = join(directory, DATABASE_FILE);
-  refuseSpecialFile(path);
+  checkIndexFiles(directory);
   // Read before the chmod below, which moves the file's change time.
   const unchanged = !options.readonly && unchangedSinceLastWriter(directory);
   if (options.readonly) {
-    if (!existsSync(path)) throw new StoreError(`no index at ${directory}: run oc-vector-index first`, 'NOT_FOUND');
+    if (!entryExists(path)) throw new StoreError(`no index at ${directory}: run oc-vector-index first`, 'NOT_FOUND');
   } else {
     prepareDirectory(directory);
     // Created here so that its mode is ours; SQLite gives -wal and -shm the same mode.
-    closeSync(openSync(path, 'a', 0o600));
-    chmodSync(path, 0o600);
+    touchPrivateFile(path, directory);
   }
-  let db: Database.Database;
+  let db: Database.Database | undefined;
   try {
     db = options.readonly ? openForReading(path) : openSqlite(path);
     setPragma(db, 'busy_timeout = 10000');
+    // Before anything writes: a trigger the file carries would fire inside this process.
+    const version = pragmaValue(db, 'user_version') as number;
+    if (version <= SCHEMA_VERSION) checkSchema(db, directory, version);
     if (!options.readonly) {
       setPragma(db, 'journal_mode = WAL');
       // WAL + NORMAL: a commit survives a process crash; a power loss may lose the last ones, never corrupt.
@@ -50,6 +71,7 @@ export function openDatabase(directory: string, options: OpenDatabaseOptions = {
     if (!options.readonly && !unchanged) checkStructure(db);
     migrate(db, options.readonly ?? false);
   } catch (error) {
+    db?.close();
     if (error instanceof StoreError) throw error;
     const e = error as { code?: string; message: string };
     if (isCorruption(error)) throw damaged(directory, e.message);
@@ -65,8 +87,9 @@ export function openDatabase(directory: string, options: OpenDatabaseOptions = {
  */
 export function recordLastWriter(directory: string): void {
   try {
-    if (existsSync(join(directory, `${DATABASE_FILE}-wal`))) return; // another connection still has it open
-    writeFileSync(join(directory, CHECKED_FILE), fileIdentity(join(directory, DATABASE_FILE)), { mode: 0o600 });
+    if (entryExists(join(directory, `${DATABASE_FILE}-wal`))) return; // another connection still has it open
+    // Renamed over the old record: a link in its place is replaced, never written through.
+    replaceFile(join(directory, CHECKED_FILE), fileIdentity(join(directory, DATABASE_FILE)));
   } catch {
     // unrecorded: the next writer checks the file
   }
@@ -75,32 +98,37 @@ export function recordLastWriter(directory: string): void {
 /** Whether the database file is exactly as its last writer recorded it (no writer crashed or runs, nothing else touched it). */
 export function unchangedSinceLastWriter(directory: string): boolean {
   try {
-    if (existsSync(join(directory, `${DATABASE_FILE}-wal`))) return false; // a writer did not close: a crash, or one running
-    return readFileSync(join(directory, CHECKED_FILE), 'utf8') === fileIdentity(join(directory, DATABASE_FILE));
+    if (entryExists(join(directory, `${DATABASE_FILE}-wal`))) return false; // a writer did not close: a crash, or one running
+    return readSmallFile(join(directory, CHECKED_FILE)) === fileIdentity(join(directory, DATABASE_FILE));
   } catch {
     return false;
   }
 }
 
 function fileIdentity(path: string): string {
-  const info = statSync(path, { bigint: true });
+  const info = lstatSync(path, { bigint: true });
   return `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
 }
 
-/** Anything but a regular file (a FIFO would block the first read forever) is refused before SQLite opens it. */
-function refuseSpecialFile(path: string): void {
-  let kind: string | undefined;
-  try {
-    const info = statSync(path);
-    if (!info.isFile()) kind = info.isFIFO() ? 'a FIFO' : info.isDirectory() ? 'a directory' : 'a special file';
-  } catch {
-    return; // absent: created (writer) or reported (reader) below
+/**
+ * Refuses an index whose directory, or any file of its own, is a link (index-files.ts says
+ * why), and SQLite's files when they are anything but regular files (a FIFO would block the
+ * first read forever), before SQLite opens them.
+ */
+export function checkIndexFiles(directory: string): void {
+  entryAt(directory, directory);
+  for (const name of SQLITE_FILES) {
+    const path = join(directory, name);
+    const info = entryAt(path, directory);
+    if (info && !info.isFile()) {
+      const kind = info.isFIFO() ? 'a FIFO' : info.isDirectory() ? 'a directory' : 'a special file';
+      throw new StoreError(
+        `the index file ${path} is ${kind}, not a regular file; remove it and index again`,
+        'CORRUPT',
+      );
+    }
   }
-  if (kind)
-    throw new StoreError(
-      `the index database ${path} is ${kind}, not a regular file; remove it and index again`,
-      'CORRUPT',
-    );
+  for (const name of OTHER_OWN_FILES) entryAt(join(directory, name), directory);
 }
 
 /** SQLite's answer for a file that is not a database, or one with damaged pages. */
@@ -148,38 +176,12 @@ export function openForReading(path: string): Database.Database {
   return db;
 }
 
-/** Creates the index directory, or makes an existing one private (0700), with a .gitignore that keeps it out of commits. */
+/**
+ * Creates the index directory, or makes an existing one private (0700), with a .gitignore
+ * that keeps it out of commits; refuses one that is a link or holds links of its own names.
+ */
 export function prepareDirectory(directory: string): void {
-  mkdirSync(directory, { recursive: true, mode: 0o700 });
-  // An existing directory (--db) is made private too: mkdir's mode applies only to one it creates.
-  if ((statSync(directory).mode & 0o077) !== 0) chmodSync(directory, 0o700);
-  const gitignore = join(directory, '.gitignore');
-  if (!existsSync(gitignore))
-    writeFileSync(gitignore, '# ocvector index: local, never committed\n*\n', { mode: 0o600 });
-}
-
-function migrate(db: Database.Database, readonly: boolean): void {
-  const current = pragmaValue(db, 'user_version') as number;
-  if (current > SCHEMA_VERSION) {
-    throw new StoreError(
-      `the index was written by a newer ocvector (schema ${current}, this one knows ${SCHEMA_VERSION}); upgrade ocvector or rebuild the index`,
-      'NEWER_SCHEMA',
-    );
-  }
-  if (current === SCHEMA_VERSION) return;
-  if (readonly)
-    throw new StoreError(
-      `the index has schema ${current} and needs migrating to ${SCHEMA_VERSION}: run oc-vector-index once`,
-      'OLDER_SCHEMA',
-    );
-  db.transaction(() => {
-    for (let version = current; version < SCHEMA_VERSION; version++) {
-      const migration = MIGRATIONS[version]!;
-      if (typeof migration === 'string') db.exec(migration);
-      else migration(db);
-    }
-    setPragma(db, `user_version = ${SCHEMA_VERSION}`);
-    db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at INTEGER NOT NULL)');
-    prepared(db, 'INSERT INTO schema_version (version, applied_at) VALUES (?, ?)').run(SCHEMA_VERSION, Date.now());
-  }).immediate();
+  makePrivateDirectory(directory);
+  checkIndexFiles(directory);
+  createExclusive(join(directory, GITIGNORE_FILE), '# ocvector index: local, never committed\n*\n');
 }

@@ -8,6 +8,7 @@ import { readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHECKED_FILE, DATABASE_FILE, StoreError } from './database.js';
 import type { DroppedIndex } from '../store.js';
+import { entryAt } from './index-files.js';
 import { LOCK_FILE, type LockOptions, WriteLock } from './lock.js';
 
 const OWN_FILES = new Set([
@@ -19,6 +20,8 @@ const OWN_FILES = new Set([
   '.gitignore',
 ]);
 const VECTORS_FILE = /^vectors-g\d+\.ocvx(?:\.tmp[\w.-]*)?$/;
+/** A record of the last writer that a crash left half made (index-files.ts replaceFile). */
+const CHECKED_TEMPORARY = /^index\.db\.checked\.tmp-[\w-]+$/;
 
 /**
  * Waits for no indexer (the write lock, like a run), so that a run is never
@@ -26,6 +29,8 @@ const VECTORS_FILE = /^vectors-g\d+\.ocvx(?:\.tmp[\w.-]*)?$/;
  * StoreError NOT_FOUND.
  */
 export async function dropIndex(directory: string, options: LockOptions = {}): Promise<DroppedIndex> {
+  // A link in the index directory's place is refused: the files of the directory it points to are not this index's.
+  entryAt(directory, directory);
   let names: string[];
   try {
     names = readdirSync(directory);
@@ -43,7 +48,8 @@ export async function dropIndex(directory: string, options: LockOptions = {}): P
   try {
     for (const name of names) {
       if (name === LOCK_FILE) continue;
-      if (OWN_FILES.has(name) || VECTORS_FILE.test(name)) {
+      // A link among them is removed itself (rmSync never follows one).
+      if (OWN_FILES.has(name) || VECTORS_FILE.test(name) || CHECKED_TEMPORARY.test(name)) {
         rmSync(join(directory, name), { force: true });
         removed.push(name);
       } else kept.push(name);

@@ -4,11 +4,12 @@
  * the owner; a lock left by a dead process (killed, crashed) is taken over.
  * Readers never take it: SQLite's WAL lets them read during a write.
  */
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { StoreError } from './database.js';
+import { StoreError } from '../errors.js';
+import { readSmallFile } from './index-files.js';
 
 export const LOCK_FILE = 'index.lock';
 
@@ -35,6 +36,7 @@ export class WriteLock {
     const me: LockOwner = { pid: process.pid, host: hostname(), since: Date.now() };
     for (;;) {
       try {
+        // 'wx' (O_EXCL): never through a link in its place, which is taken for a stale lock below and removed.
         writeFileSync(path, JSON.stringify(me), { flag: 'wx', mode: 0o600 });
         return new WriteLock(path);
       } catch (error) {
@@ -74,7 +76,7 @@ export class WriteLock {
 
 function readOwner(path: string): LockOwner | undefined {
   try {
-    const owner = JSON.parse(readFileSync(path, 'utf8')) as LockOwner;
+    const owner = JSON.parse(readSmallFile(path) ?? '') as LockOwner;
     return Number.isInteger(owner.pid) ? owner : undefined;
   } catch {
     return undefined; // half-written or unreadable: treated as stale
@@ -84,7 +86,8 @@ function readOwner(path: string): LockOwner | undefined {
 /** A lock file being written by its owner right now reads as empty for a moment. */
 function isFresh(path: string): boolean {
   try {
-    return Date.now() - statSync(path).mtimeMs < 2_000;
+    const info = lstatSync(path);
+    return info.isFile() && Date.now() - info.mtimeMs < 2_000;
   } catch {
     return false;
   }

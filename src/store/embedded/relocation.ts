@@ -6,11 +6,12 @@
  * (IndexMeta.home); where it sits elsewhere now, every root inside that directory is
  * read inside the new one. A search reads them so at once, and the next run writes them
  * so (Repositories). Unchanged files then stay as they were: a copy's new modification
- * times only have them read and hashed again. Roots outside the directory (another
- * repository indexed into this one with --db) did not move, and are left.
+ * times only have them read and hashed again. A root outside the directory did not move
+ * with it, and is not served (servesRoot): an index in a repository's default place arrives
+ * with the repository, and a root it names elsewhere is no instruction to read there.
  */
-import { realpathSync } from 'node:fs';
-import { basename, dirname, relative, resolve } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
 import { INDEX_DIR_NAME } from '../../files/root.js';
 import { isInside } from '../../files/scan.js';
 
@@ -51,6 +52,35 @@ export function homeOf(directory: string): string | undefined {
 export function relocated(path: string, relocation: Relocation | undefined): string {
   if (!relocation || !isInside(relocation.from, path)) return path;
   return resolve(relocation.to, relative(relocation.from, path));
+}
+
+/** The directory an index's roots must lie in, as written and as its real path. */
+export interface Confinement {
+  home: string;
+  real: string;
+}
+
+/**
+ * The directory whose roots an index at `directory` may serve: its home (`<home>/.ocvector`);
+ * undefined for an index kept in a directory of its own (`--db`), whose roots are the user's
+ * own choice.
+ */
+export function confinementOf(directory: string): Confinement | undefined {
+  const home = homeOf(directory);
+  return home === undefined ? undefined : { home, real: realPath(home) };
+}
+
+/**
+ * Whether an index confined to `confinement` may read `root`: an absolute path whose real
+ * path lies inside the home's, so that neither `..` nor a symbolic link in the clone leads out
+ * of it. A root that is not there is judged by its path as written (nothing can be read from
+ * it). An index of no confinement serves every root.
+ */
+export function servesRoot(confinement: Confinement | undefined, root: string): boolean {
+  if (confinement === undefined) return true;
+  if (!isAbsolute(root)) return false;
+  if (existsSync(root)) return isInside(confinement.real, realPath(root));
+  return isInside(confinement.home, root) || isInside(confinement.real, root);
 }
 
 function realPath(path: string): string {

@@ -1,16 +1,27 @@
 /**
  * The repositories (roots) of an index: each a directory indexed under a
  * name, with its own files, elements and lexical tables. Paths in the index
- * are relative to their repository's root.
+ * are relative to their repository's root. An index in a repository's default
+ * place serves only the roots inside that repository (relocation.ts, servesRoot):
+ * the others are kept as rows but never listed, searched or indexed from here.
  */
 import type Database from 'better-sqlite3';
 import { StoreError } from './database.js';
 import { createLexicalTables, dropLexicalTables } from './lexical-tables.js';
-import { findRelocation, relocated, type Relocation } from './relocation.js';
+import {
+  type Confinement,
+  confinementOf,
+  findRelocation,
+  homeOf,
+  relocated,
+  type Relocation,
+  servesRoot,
+} from './relocation.js';
 import { badRepositoryName, isRepositoryName } from '../repository-name.js';
 
 import type { Repository, RepositoryCounts } from '../rows.js';
 import { prepared } from './sqlite.js';
+import type { VectorIndexEvent } from './vector-index-options.js';
 
 const NO_MOVES: ReadonlyMap<number, string> = new Map();
 
@@ -20,10 +31,13 @@ export class Repositories {
   readonly #db: Database.Database;
   /** Where the index moved, until a run writes its roots' new paths (relocation.ts). */
   #relocation: Relocation | undefined;
+  /** The directory the roots served must lie in; undefined for an index kept in a directory of its own. */
+  readonly #confinement: Confinement | undefined;
 
   /** `location`: the index's directory now, and the one recorded as holding it (IndexMeta.home). */
   constructor(db: Database.Database, location: { directory: string; home: string | undefined }) {
     this.#db = db;
+    this.#confinement = confinementOf(location.directory);
     const roots = () => this.#stored().map((repository) => repository.root);
     this.#relocation = findRelocation(location.directory, roots, location.home);
   }
@@ -41,14 +55,25 @@ export class Repositories {
     return moves.size > 0 ? relocation : undefined;
   }
 
-  /** Every repository, oldest first. */
+  /** Every repository served, oldest first. */
   all(): Repository[] {
-    const stored = this.#stored();
-    const moves = this.#moves(stored);
-    return stored.map((repository) => moved(repository, moves));
+    return this.#everyRow().filter((repository) => this.#serves(repository));
   }
 
-  /** Every repository with its indexed files and their elements. */
+  /**
+   * The repositories the index records outside the directory that holds it, where it
+   * lies in a repository's default place: never served (see the file's comment).
+   */
+  outside(): Repository[] {
+    return this.#everyRow().filter((repository) => !this.#serves(repository));
+  }
+
+  /** Every repository's id, served or not: what a search's scope is compared with. */
+  ids(): number[] {
+    return prepared<[], number>(this.#db, 'SELECT id FROM roots ORDER BY id').pluck().all();
+  }
+
+  /** Every repository served, with its indexed files and their elements. */
   withCounts(): RepositoryCounts[] {
     const moves = this.#moves();
     return prepared<[], RepositoryCounts>(
@@ -59,19 +84,23 @@ export class Repositories {
        FROM roots r ORDER BY r.id`,
     )
       .all()
-      .map((repository) => moved(repository, moves));
+      .map((repository) => moved(repository, moves))
+      .filter((repository) => this.#serves(repository));
   }
 
+  /** The repository served under `name`. */
   byName(name: string): Repository | undefined {
-    const repository = prepared<[string], Repository>(this.#db, `SELECT ${COLUMNS} FROM roots WHERE name = ?`).get(
-      name,
-    );
-    return repository && moved(repository, this.#moves());
+    const repository = this.#named(name);
+    return repository && this.#serves(repository) ? repository : undefined;
   }
 
+  /** The repository served from `root`. */
   byRoot(root: string): Repository | undefined {
     if (this.#relocation) return this.all().find((repository) => repository.root === root);
-    return prepared<[string], Repository>(this.#db, `SELECT ${COLUMNS} FROM roots WHERE path = ?`).get(root);
+    const repository = prepared<[string], Repository>(this.#db, `SELECT ${COLUMNS} FROM roots WHERE path = ?`).get(
+      root,
+    );
+    return repository && this.#serves(repository) ? repository : undefined;
   }
 
   /**
@@ -83,10 +112,12 @@ export class Repositories {
    */
   ensure(root: string, name: string | undefined, fallbackName: string): Repository {
     if (name !== undefined && !isRepositoryName(name)) throw new StoreError(badRepositoryName(name), 'BAD_NAME');
+    if (!servesRoot(this.#confinement, root)) throw rootOutside(root, this.#confinement!.home);
     const here = this.byRoot(root);
     if (name === undefined && here) return here;
     const wanted = name ?? fallbackName;
-    const named = this.byName(wanted);
+    // A name recorded outside is taken too (its row holds it): named here, it moves here.
+    const named = this.#named(wanted);
     if (named) {
       if (named.root === root) return named;
       if (name === undefined)
@@ -119,6 +150,26 @@ export class Repositories {
     prepared(this.#db, 'DELETE FROM roots WHERE id = ?').run(id);
   }
 
+  /** Whether the index reads this repository (servesRoot). */
+  #serves(repository: Repository): boolean {
+    return servesRoot(this.#confinement, repository.root);
+  }
+
+  /** Every repository, served or not, where the index's move puts it, oldest first. */
+  #everyRow(): Repository[] {
+    const stored = this.#stored();
+    const moves = this.#moves(stored);
+    return stored.map((repository) => moved(repository, moves));
+  }
+
+  /** The repository of this name, served or not, where the index's move puts it. */
+  #named(name: string): Repository | undefined {
+    const repository = prepared<[string], Repository>(this.#db, `SELECT ${COLUMNS} FROM roots WHERE name = ?`).get(
+      name,
+    );
+    return repository && moved(repository, this.#moves());
+  }
+
   /** Every repository as its row records it, oldest first. */
   #stored(): Repository[] {
     return prepared<[], Repository>(this.#db, `SELECT ${COLUMNS} FROM roots ORDER BY id`).all();
@@ -143,7 +194,7 @@ export class Repositories {
 
   /** Forgets every repository and its lexical tables (a rebuild). */
   removeAll(): void {
-    for (const { id } of this.all()) dropLexicalTables(this.#db, id);
+    for (const id of this.ids()) dropLexicalTables(this.#db, id);
     this.#db.exec('DELETE FROM roots');
   }
 }
@@ -151,6 +202,25 @@ export class Repositories {
 function moved<R extends Repository>(repository: R, moves: ReadonlyMap<number, string>): R {
   const root = moves.get(repository.id);
   return root === undefined ? repository : { ...repository, root };
+}
+
+/** Says which repositories the index at `directory` records outside its home, and so leaves out. */
+export function noteOutside(
+  repositories: Repositories,
+  directory: string,
+  onEvent: ((event: VectorIndexEvent) => void) | undefined,
+): void {
+  if (!onEvent) return;
+  const home = homeOf(directory) ?? directory;
+  for (const { name, root } of repositories.outside())
+    onEvent({ type: 'repository-outside', repository: name, root, home });
+}
+
+function rootOutside(root: string, home: string): StoreError {
+  return new StoreError(
+    `${root} lies outside ${home}, whose index (.ocvector) serves the repositories inside it only: give an index of several repositories a directory of its own (--db <dir>, or { indexDir })`,
+    'ROOT_OUTSIDE',
+  );
 }
 
 function rootTaken(root: string, indexedAs: string, wanted: string): StoreError {

@@ -97,7 +97,8 @@ export class SearchReader {
    */
   constructor(store: IndexStore, roots?: readonly number[]) {
     const db = (this.#db = databaseOf(store));
-    const every = [...store.roots().keys()];
+    // Every repository recorded, served or not: a scope that leaves any out is kept to its own.
+    const every = store.repositories.ids();
     const scope = roots ?? every;
     this.#tables = scope.map((rootId) => rootTables(db, rootId));
     const all = every.every((id) => scope.includes(id));

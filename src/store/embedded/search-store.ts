@@ -31,6 +31,7 @@ import {
   type VectorScope,
 } from '../reads.js';
 import { ReferenceReader } from './reference-reader.js';
+import { noteOutside } from './repositories.js';
 import type { Repository } from '../rows.js';
 import { SearchReader, type FilterSql } from './search-reader.js';
 import type { IndexStore } from './index-store.js';
@@ -60,10 +61,11 @@ export class EmbeddedSearchStore implements SearchStore {
   #current: SharedSnapshot | undefined;
   readonly #references: EmbeddedOccurrences;
   /** The repositories and the readers of each scope, for one generation's list of repositories. */
-  #repositories: { generation: number; list: Repository[]; key: string } = {
+  #repositories: { generation: number; list: Repository[]; key: string; partial: boolean } = {
     generation: Number.NaN,
     list: [],
     key: '',
+    partial: false,
   };
   #readers = new Map<string, SearchReader>();
   #closed = false;
@@ -82,7 +84,7 @@ export class EmbeddedSearchStore implements SearchStore {
     this.#problemAt = vectorsState(store);
     this.#record = record;
     this.#options = options;
-    this.#references = new EmbeddedOccurrences(store);
+    this.#references = new EmbeddedOccurrences(store, () => this.#servedIds());
   }
 
   /**
@@ -98,6 +100,7 @@ export class EmbeddedSearchStore implements SearchStore {
       withoutVectors: true,
     });
     const problem = opened.vectors ? undefined : opened.vectorsProblem;
+    noteOutside(opened.store.repositories, opened.store.directory, options.onEvent);
     return new EmbeddedSearchStore(opened.store, opened.vectors, problem, opened.embedder, options);
   }
 
@@ -169,20 +172,30 @@ export class EmbeddedSearchStore implements SearchStore {
       embedderHost: store.meta.embedderHost,
       repositories,
       reads: (roots) => this.#reads(roots, repositories.length),
-      vectors: vectors ? vectorReads(vectors) : { problem: this.#problem ?? 'no vectors' },
+      vectors: vectors ? vectorReads(vectors, this.#repositories.partial) : { problem: this.#problem ?? 'no vectors' },
       occurrences: this.#references,
     };
   }
 
-  /** The list of repositories, read again only after an indexer committed. */
+  /**
+   * The list of repositories served, read again only after an indexer committed; `partial`
+   * when the index records others (outside its home: repositories.ts), which every read leaves out.
+   */
   #repositoriesAt(generation: number): Repository[] {
     if (this.#repositories.generation === generation) return this.#repositories.list;
     const list = this.#store.repositories.all();
+    const partial = this.#store.repositories.ids().length > list.length;
     const key = list.map((r) => `${r.id}:${r.root}`).join('\n');
     // A reader holds its repositories' statements: a list that changed (a drop, a new repository) needs new ones.
     if (key !== this.#repositories.key) this.#readers = new Map();
-    this.#repositories = { generation, list, key };
+    this.#repositories = { generation, list, key, partial };
     return list;
+  }
+
+  /** The served repositories' ids when the index records others, else undefined (every one is served). */
+  #servedIds(): number[] | undefined {
+    const { list, partial } = this.#repositories;
+    return partial ? list.map((repository) => repository.id) : undefined;
   }
 
   #reads(roots: readonly number[], repositories: number): ScopeReads {
@@ -193,7 +206,7 @@ export class EmbeddedSearchStore implements SearchStore {
       this.#readers.set(key, (reader = new SearchReader(this.#store, roots)));
     }
     // Every repository: the vectors' count when there are vectors (the elements a k-NN searches).
-    const all = roots.length >= repositories;
+    const all = !this.#repositories.partial && roots.length >= repositories;
     return new EmbeddedScopeReads(reader, all ? () => this.#vectors?.ntotal ?? this.#store.elementCount : undefined);
   }
 
@@ -297,10 +310,12 @@ class SharedSnapshot {
 }
 
 /** The FAISS index as a search's k-NN: kept to a scope's ids exactly, or (an older addon) fetched deeper and filtered. */
-function vectorReads(vectors: VectorIndex): VectorReads {
+/** The vectors' reads; `partial`: the index records repositories it does not serve, so every k-NN is kept to a scope. */
+function vectorReads(vectors: VectorIndex, partial: boolean): VectorReads {
   return {
     count: vectors.ntotal,
-    async nearest(query: Float32Array, depth: number, scope: VectorScope) {
+    async nearest(query: Float32Array, depth: number, given: VectorScope) {
+      const scope = partial ? { ...given, scoped: true } : given;
       const ntotal = vectors.ntotal;
       let restricted: BigInt64Array | undefined;
       let inScope: ReadonlySet<number> | undefined;
@@ -400,13 +415,17 @@ class EmbeddedScopeReads implements ScopeReads {
 /** The occurrences table's reads (reference-reader.ts) behind the seam. */
 class EmbeddedOccurrences implements OccurrenceReads {
   readonly #reader: ReferenceReader;
+  /** The repositories served, when not every one is: what a read of all repositories is kept to. */
+  readonly #served: () => readonly number[] | undefined;
 
-  constructor(store: IndexStore) {
+  constructor(store: IndexStore, served: () => readonly number[] | undefined) {
     this.#reader = new ReferenceReader(store);
+    this.#served = served;
   }
 
-  async files(word: string, roots: readonly number[] | undefined) {
+  async files(word: string, given: readonly number[] | undefined) {
     const files = this.#reader.files(word);
+    const roots = given ?? this.#served();
     if (!roots) return files;
     const wanted = new Set(roots);
     return files.filter((file) => wanted.has(file.rootId));

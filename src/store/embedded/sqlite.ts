@@ -26,10 +26,18 @@ import Database from 'better-sqlite3';
 const held = new Set<Database.Database>();
 const statementsOf = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
-/** Opens a database that lives until the process exits (closing it is still allowed, and frees its file). */
+/**
+ * Opens a database that lives until the process exits (closing it is still allowed, and frees
+ * its file). An index may come from elsewhere (a clone, a restored cache), so every connection
+ * is defensive: better-sqlite3 sets SQLITE_DBCONFIG_DEFENSIVE on each one (nothing here calls
+ * `unsafeMode()`, which would clear it), and `trusted_schema` off lets the functions and
+ * virtual tables a schema names run only where SQLite deems them harmless
+ * (schema-check.ts refuses a schema that is not ours).
+ */
 export function openSqlite(path: string, options?: Database.Options): Database.Database {
   const db = new Database(path, options);
   held.add(db);
+  setPragma(db, 'trusted_schema = OFF');
   return db;
 }
 

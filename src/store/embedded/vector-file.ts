@@ -29,13 +29,20 @@
  * another index) is ignored and rebuilt, whatever its generation says.
  * Only regular files are opened.
  *
+ * The database and the file are data like everything under the indexed
+ * directory (they may have come with a clone, a tarball or a cache), and
+ * FAISS's parser trusts its bytes. FAISS parses a file in this process only
+ * when its stat, change time and inode included, is the one this index
+ * recorded when it wrote it, which a file made elsewhere cannot match; any
+ * other is parsed and checked in a child process first (a crash there is a
+ * damaged file), and the next indexer run writes a file of its own.
+ *
  * Searching on a GPU (`device`): the index above stays on the CPU, the one
  * that changes and is written (FAISS's GPU indexes cannot remove), and
  * searches go to a copy of it on the GPU once it holds `gpuMinVectors`
  * vectors. Vectors added since are added to the copy too; a removal makes the
  * copy again. Concurrent searches are answered together (SearchBatcher).
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { FaissError } from '../../native/errors.js';
 import { FaissIndex, type KnnResult, searchesAllowedIds } from '../../native/faiss-index.js';
@@ -47,7 +54,17 @@ import { GpuCopy } from './gpu-copy.js';
 import type { IndexStore } from './index-store.js';
 import { nlistOf, nprobeFor, planIndex, typeChanged } from './index-plan.js';
 import { readTrainingSample, TRAINING_VECTORS_PER_LIST, vectorPages } from './vector-pages.js';
-import { fileRecord, listVectorFiles, removeQuietly, usableFile, vectorFileName } from './vector-files.js';
+import {
+  fileRecord,
+  listVectorFiles,
+  readsWhole,
+  readVectorFile,
+  removeQuietly,
+  statIdentity,
+  type UsableFile,
+  usableFile,
+  vectorFileName,
+} from './vector-files.js';
 import type { EmbedderRecord } from '../rows.js';
 import { recomputesCheaply } from '../../vector/backends.js';
 import { type VectorIndexEvent, type VectorIndexOptions, withDefaults } from './vector-index-options.js';
@@ -61,7 +78,7 @@ export class VectorIndex {
   readonly #gpu = new GpuCopy();
   readonly #batcher: SearchBatcher;
   /** The file the index was read from, when it was: where a copy of a mapped index is read again. */
-  #file: string | undefined;
+  #file: UsableFile | undefined;
 
   private constructor(
     readonly index: FaissIndex,
@@ -140,9 +157,10 @@ export class VectorIndex {
       let index: FaissIndex | undefined;
       try {
         const onCpu = settings.device === 'cpu';
-        index = await FaissIndex.read(newest.path, {
+        if (!newest.asWritten) onEvent({ type: 'index-checked', path: newest.path, reason: NOT_WRITTEN_HERE });
+        index = await readVectorFile(newest, {
           shared: settings.shareFile && onCpu,
-          mapped: settings.mapFile && onCpu && newest.asWritten,
+          mapped: settings.mapFile && onCpu,
         });
       } catch (error) {
         return VectorIndex.#rebuild(
@@ -164,7 +182,7 @@ export class VectorIndex {
         );
       }
       const opened = new VectorIndex(index, settings, nprobeFor(index.description), newest.generation);
-      opened.#file = newest.path;
+      opened.#file = newest;
       return opened.#replay(store, embedder, onEvent, 'the index file');
     }
     return VectorIndex.#rebuild(
@@ -337,7 +355,11 @@ export class VectorIndex {
   ): Promise<VectorIndex> {
     let own: FaissIndex;
     try {
-      own = this.index.mapped ? await FaissIndex.read(this.#file!) : await this.index.copyTo('cpu');
+      // The file again, trusted only while it is still the one read (it may have been replaced since).
+      const file = this.#file!;
+      own = this.index.mapped
+        ? await readVectorFile({ path: file.path, asWritten: file.asWritten && statIdentity(file.path) === file.stat })
+        : await this.index.copyTo('cpu');
     } catch (error) {
       // The vectors the database no longer keeps are read back from the index it has (shared or mapped).
       return this.#replacedBy(store, embedder, onEvent, `the index could not be copied (${(error as Error).message})`);
@@ -357,6 +379,8 @@ export class VectorIndex {
     const { approximateThreshold: threshold, checkpointRatio: ratio } = withDefaults(options);
     const newest = usableFile(store);
     if (!newest) return 'no index file for this index yet';
+    // Until then every reader checks the file in a child process before FAISS parses it.
+    if (!newest.asWritten) return `the index file was ${NOT_WRITTEN_HERE}`;
     const count = store.elementCount;
     const description = store.meta.indexDescription;
     if (typeChanged(description, planIndex(count, threshold).description, count, threshold))
@@ -416,7 +440,8 @@ export class VectorIndex {
    *   elements are dropped and their files marked, for their next run to
    *   index again (`forgotten`, by repository), and the file is written
    *   without them.
-   * A changed file that still reads is recorded as it is now, and is read once.
+   * A file not written here that still reads (checked in a child process)
+   * keeps its vectors; the run's checkpoint writes it again (checkpointDue).
    */
   static async lostVectors(
     store: IndexStore,
@@ -428,13 +453,7 @@ export class VectorIndex {
     if (file?.asWritten) return none;
     const lost = store.withoutVector(embedder.id);
     if (lost.length === 0) return none;
-    if (file && (await readsWhole(file.path))) {
-      const record = fileRecord(file.path);
-      if (record !== undefined) {
-        store.transaction(() => (store.meta.vectorsFile = record));
-        return none;
-      }
-    }
+    if (file && (await readsWhole(file))) return none;
     const own = lost.filter((element) => element.rootId === rootId);
     const others = lost.filter((element) => element.rootId !== rootId);
     const forgotten = new Map<number, number>();
@@ -459,21 +478,9 @@ export class VectorIndex {
   }
 }
 
-/**
- * Whether an index file reads whole, its checksum and structure verified:
- * false when it is damaged or gone; any other failure (no memory, too many
- * open files) is thrown, not taken for a lost file.
- */
-async function readsWhole(path: string): Promise<boolean> {
-  try {
-    (await FaissIndex.read(path)).close();
-    return true;
-  } catch (error) {
-    if (error instanceof FaissError && error.code === 'CORRUPT_INDEX') return false;
-    if (!existsSync(path)) return false;
-    throw error;
-  }
-}
+/** Why a file is checked before FAISS parses it here (usableFile's asWritten). */
+const NOT_WRITTEN_HERE =
+  'not written by this index on this machine (copied, cloned, restored, changed since, or recorded by an older version)';
 
 /**
  * Refuses, before any vector is read, a recorded dimension FAISS cannot

@@ -4,11 +4,24 @@
  * recorded and whether it is still as written, listing and removing them.
  * VectorIndex (vector-file.ts) decides when they are read and written.
  */
-import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { basename, join } from 'node:path';
+import { FaissError } from '../../native/errors.js';
+import { FaissIndex } from '../../native/faiss-index.js';
 import type { IndexStore } from './index-store.js';
 
-const FILE_PATTERN = /^vectors-g(\d+)\.ocvx$/;
+/** The name of a vectors file: `vectors-g<N>.ocvx`, N the generation it reflects. */
+export const FILE_PATTERN = /^vectors-g(\d+)\.ocvx$/;
 /** The container header's payload length and checksum (bytes 16 to 32): the file's identity. */
 const IDENTITY_BYTES = [16, 32] as const;
 
@@ -17,20 +30,67 @@ export function vectorFileName(generation: number): string {
   return `vectors-g${generation}.ocvx`;
 }
 
+export interface UsableFile {
+  /** The database generation the file reflects. */
+  generation: number;
+  path: string;
+  /**
+   * Written by this index on this machine and unchanged since: its stat,
+   * change time and inode included, is the one recorded when it was written.
+   * Only such a file is parsed by FAISS in this process; any other (copied,
+   * cloned, restored, touched, or recorded by an older version) is checked
+   * in a child process first (vector-file.ts).
+   */
+  asWritten: boolean;
+  /** The stat the file had when asWritten was answered: a later read checks it is still the same file. */
+  stat: string | undefined;
+}
+
 /**
- * The index file this database wrote, when it is still there unchanged: a
- * regular file with the recorded header, not ahead of the database's
- * generation, and not from before a reset.
+ * The index file this database names, when its header is still the recorded
+ * one: a regular file, not ahead of the database's generation, and not from
+ * before a reset. The record is data like the rest of the index directory
+ * (it may have come with a clone): it picks a file, and only `asWritten` says
+ * the file may be trusted.
  */
-export function usableFile(store: IndexStore): { generation: number; path: string; asWritten: boolean } | undefined {
+export function usableFile(store: IndexStore): UsableFile | undefined {
   const [name, identity, written] = store.meta.vectorsFile.split(' ');
   const generation = Number(FILE_PATTERN.exec(name ?? '')?.[1] ?? Number.NaN);
   const rebuiltAt = store.meta.rebuiltAtGeneration;
   if (!(generation <= store.generation && generation >= rebuiltAt)) return undefined;
   const path = join(store.directory, name!);
   if (identity === undefined || fileIdentity(path) !== identity) return undefined;
-  // Unchanged since its writer recorded its stat (a file written before the stat was recorded is not).
-  return { generation, path, asWritten: written !== undefined && statIdentity(path) === written };
+  const stat = statIdentity(path);
+  return { generation, path, asWritten: written !== undefined && stat === written, stat };
+}
+
+/**
+ * FAISS's index from a recorded file. One as this index wrote it is parsed
+ * here, shared or mapped as asked; any other is parsed and checked in a child
+ * process first (FaissIndex.read's `untrusted`), so that bytes made elsewhere
+ * to crash FAISS's parser crash only that child (FaissError CORRUPT_INDEX).
+ */
+export function readVectorFile(
+  file: Pick<UsableFile, 'path' | 'asWritten'>,
+  options: { shared?: boolean; mapped?: boolean } = {},
+): Promise<FaissIndex> {
+  return file.asWritten ? FaissIndex.read(file.path, options) : FaissIndex.read(file.path, { untrusted: true });
+}
+
+/**
+ * Whether a recorded file reads whole, checked as readVectorFile reads it:
+ * false when it is damaged or gone; any other failure (no memory, too many
+ * open files) is thrown, not taken for a lost file.
+ */
+export async function readsWhole(file: Pick<UsableFile, 'path' | 'asWritten'>): Promise<boolean> {
+  try {
+    (await readVectorFile(file)).close();
+    return true;
+  } catch (error) {
+    if (error instanceof FaissError && error.code === 'CORRUPT_INDEX') return false;
+    if (!existsSync(file.path)) return false;
+    throw error;
+  }
 }
 
 /**
@@ -44,11 +104,18 @@ export function fileRecord(path: string): string | undefined {
   return identity === undefined || written === undefined ? undefined : `${basename(path)} ${identity} ${written}`;
 }
 
-/** A file's size, modification time (ns) and inode: what changes when anything writes it. */
+/**
+ * A file's inode, size, modification and change times (ns): what changes
+ * when anything writes it. The change time cannot be set (no tar, cp or
+ * utime can), and with the inode it cannot be foreseen by whoever made a file
+ * elsewhere: a record made there never matches the copy here. The same fields
+ * as the database's own record (database.ts). An older version recorded three
+ * fields, which never match: its file is checked once, then written again.
+ */
 export function statIdentity(path: string): string | undefined {
   try {
     const stat = statSync(path, { bigint: true });
-    return `${stat.size}:${stat.mtimeNs}:${stat.ino}`;
+    return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
   } catch {
     return undefined;
   }

@@ -38,8 +38,8 @@ export interface VectorIndexOptions {
   shareFile?: boolean;
   /**
    * Map an IVF file's lists instead of reading the file whole, when the file
-   * is as this store wrote it (its size, modification time and inode, recorded
-   * at the checkpoint): what a one-shot search (oc-vector-search) wants, since
+   * is as this store wrote it (its inode, size, modification and change times,
+   * recorded at the checkpoint): what a one-shot search (oc-vector-search) wants, since
    * it reads the lists it probes and nothing else. Changes to replay are made
    * on a copy read whole. Default false.
    */
@@ -61,7 +61,17 @@ export type VectorIndexEvent =
    * recorded inside `to` now, and the run reads their files there (relocation.ts).
    */
   | { type: 'index-moved'; from: string; to: string }
+  /**
+   * The index, in `home`'s default place, records a repository outside `home`: it is not read,
+   * listed, searched or indexed from this index (repositories.ts).
+   */
+  | { type: 'repository-outside'; repository: string; root: string; home: string }
   | { type: 'index-written'; generation: number; vectors: number; path: string }
+  /**
+   * The recorded file was not written by this index on this machine (vector-files.ts, asWritten): it is
+   * parsed and checked in a child process before this one reads it, until an indexer run writes it again.
+   */
+  | { type: 'index-checked'; path: string; reason: string }
   | { type: 'index-placed'; device: 'cpu' | 'gpu'; vectors: number; reason: string };
 
 /** What a VectorIndex does when its options leave something out. */
