@@ -18,8 +18,8 @@ export interface PlacedElement {
 }
 
 export interface ElementPlan {
-  /** The elements kept, where they are now. */
-  kept: PlacedElement[];
+  /** The elements kept, where they are now, with the document each keeps. */
+  kept: (PlacedElement & { document: ElementDocument })[];
   /** Those of them whose lines or bytes moved. */
   moved: PlacedElement[];
   /** New documents, in the file's order, with their bytes. */
@@ -52,7 +52,7 @@ export function planElements(
       continue;
     }
     const now = { ...reusable, startLine: e.startLine, endLine: e.endLine, startByte: bytes.start, endByte: bytes.end };
-    plan.kept.push(now);
+    plan.kept.push({ ...now, document });
     // Lines above it may have changed length without changing in number: its bytes moved too.
     if (
       reusable.startLine !== now.startLine ||

@@ -3,7 +3,7 @@
  * for the tests of the migrations that follow.
  */
 import type Database from 'better-sqlite3';
-import { lexicalTables } from '../../src/store/embedded/lexical-tables.js';
+import { createLexicalTables, dropLexicalTables, lexicalTables } from '../../src/store/embedded/lexical-tables.js';
 import { prepared, setPragma } from '../../src/store/embedded/sqlite.js';
 
 /**
@@ -26,4 +26,19 @@ export function undoRepositories(db: Database.Database): void {
     else db.exec(`DROP TABLE ${own.elements}; DROP TABLE ${own.code};`);
   });
   setPragma(db, 'user_version = 4');
+}
+
+/**
+ * Schema 7 -> 6: no texts kept for the lexical rows, and each repository's lexical tables
+ * contentless_delete ones again (empty: an older ocvector's rows cannot be made from here, and
+ * migration 7 empties them anyway).
+ */
+export function undoExactLexicalStatistics(db: Database.Database): void {
+  const roots = prepared<[], number>(db, 'SELECT id FROM roots ORDER BY id').pluck().all();
+  db.exec('DROP TABLE lexical_texts');
+  for (const id of roots) {
+    dropLexicalTables(db, id);
+    createLexicalTables(db, id, 6);
+  }
+  setPragma(db, 'user_version = 6');
 }

@@ -91,8 +91,9 @@ afterAll(() => {
 /**
  * `recovers`: searches give the intact index's answers after a run. `follows`: the run
  * takes the index for one moved here (relocation.ts) and brings it up to date, so the
- * same elements answer; their order may differ where two were nearly tied, as BM25's
- * totals keep the other index's deleted rows (docs/postgres.md, "N and avgdl never shrink").
+ * same elements answer; their order may differ where two were tied (ties go by element id,
+ * which differs between the two indexes: docs/retrieval-quality.md, "An updated index ranks
+ * as a fresh one").
  */
 type Indexing = 'recovers' | 'follows' | 'refuses';
 const cases: [string, Indexing, () => void][] = [

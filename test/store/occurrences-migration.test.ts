@@ -10,7 +10,7 @@ import { Indexer, Searcher } from '../../src/internal.js';
 import { setPragma } from '../../src/store/embedded/sqlite.js';
 import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
 import { readIndex } from '../helpers/index-state.js';
-import { undoRepositories } from '../helpers/schema-downgrade.js';
+import { undoExactLexicalStatistics, undoRepositories } from '../helpers/schema-downgrade.js';
 import { SAMPLE_FILES, tempRepo, type TempRepo } from '../helpers/repo.js';
 
 let repo: TempRepo;
@@ -25,6 +25,7 @@ describe('the occurrences migration (schema 3 -> 4)', () => {
 
     // Back to schema 3: one pair of lexical tables, no occurrences table.
     const old = IndexStore.open(indexDir);
+    undoExactLexicalStatistics(databaseOf(old));
     undoRepositories(databaseOf(old));
     databaseOf(old).exec(
       'DROP TABLE occurrences; DROP INDEX elements_by_file_line; CREATE INDEX elements_by_file ON elements(file_id);',

@@ -276,7 +276,7 @@ function ftsTotals(table: string): number[] {
 
 async function pgTotals(rootId: number, tab: number): Promise<number[]> {
   const { rows } = await pool.query<{ rows: string; tokens: string[] }>(
-    `SELECT inserted_rows AS rows, inserted_tokens AS tokens FROM ${s}.lexical_totals WHERE repo_id = $1 AND tab = $2`,
+    `SELECT live_rows AS rows, live_tokens AS tokens FROM ${s}.lexical_totals WHERE repo_id = $1 AND tab = $2`,
     [rootId, tab],
   );
   return [Number(rows[0]!.rows), ...rows[0]!.tokens.map(Number)];

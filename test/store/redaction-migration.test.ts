@@ -12,6 +12,7 @@ import { Indexer } from '../../src/internal.js';
 import { prepared, setPragma } from '../../src/store/embedded/sqlite.js';
 import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
 import { readIndex } from '../helpers/index-state.js';
+import { undoExactLexicalStatistics } from '../helpers/schema-downgrade.js';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';
 import { startPostgres, type Postgres } from '../support/postgres.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/schema.js';
@@ -39,6 +40,7 @@ describe('the redaction migration (SQLite schema 5 -> 6)', () => {
     const db = databaseOf(old);
     const fileId = prepared<[string], number>(db, 'SELECT id FROM files WHERE path = ?').pluck().get('src/config.ts')!;
     prepared(db, "INSERT INTO occurrences (word, file_id, lines) VALUES (?, ?, '1')").run(LEAK, fileId);
+    undoExactLexicalStatistics(db);
     setPragma(db, 'user_version = 5');
     old.close();
 

@@ -75,9 +75,9 @@ export class IndexStore {
     this.repositories = new Repositories(db, { directory, home: this.meta.home });
     this.#s = {
       rootOfFile: prepared<[number], { rootId: number }>(db, 'SELECT root_id AS rootId FROM files WHERE id = ?'),
-      rootOfElement: prepared<[number], { rootId: number }>(
+      placeOfElement: prepared<[number], { rootId: number; fileId: number }>(
         db,
-        'SELECT f.root_id AS rootId FROM elements e JOIN files f ON f.id = e.file_id WHERE e.vector_id = ?',
+        'SELECT f.root_id AS rootId, f.id AS fileId FROM elements e JOIN files f ON f.id = e.file_id WHERE e.vector_id = ?',
       ),
       files: prepared<[number], FileRow>(
         db,
@@ -252,15 +252,15 @@ export class IndexStore {
   }
 
   /**
-   * Removes a repository: its files, elements and words, and its lexical
-   * tables, in one transaction; its vectors are tombstoned for the FAISS
-   * file (as a deleted file's). Returns how many files and elements went.
+   * Removes a repository: its files, elements and words, and its lexical tables (whole: no
+   * row is deleted from them first), in one transaction; its vectors are tombstoned for the
+   * FAISS file (as a deleted file's). Returns how many files and elements went.
    */
   dropRepository(repository: Repository, generation: number): { files: number; elements: number } {
     return this.transaction(() => {
       let elements = 0;
       const files = [...this.files(repository.id).values()];
-      for (const file of files) elements += this.deleteFile(file.id, generation).length;
+      for (const file of files) elements += this.#deleteFile(file.id, generation, false).length;
       this.repositories.remove(repository.id);
       return { files: files.length, elements };
     });
@@ -280,9 +280,15 @@ export class IndexStore {
 
   /** Deletes a file and its elements; returns the vector ids to remove from FAISS. */
   deleteFile(fileId: number, generation: number): number[] {
+    return this.#deleteFile(fileId, generation, true);
+  }
+
+  /** Deletes a file, its elements, and (`lexical`) their lexical rows; its lexical texts go with its row. */
+  #deleteFile(fileId: number, generation: number, lexical: boolean): number[] {
     const removed = this.#s.elementsOfFile.all(fileId).map((row) => row.vectorId);
     const rootId = this.#s.rootOfFile.get(fileId)?.rootId;
-    if (rootId !== undefined) for (const id of removed) this.#removeElement(rootId, id, generation);
+    if (lexical && rootId !== undefined && removed.length > 0) this.#lexical.removeRows(rootId, fileId, removed);
+    for (const id of removed) this.#removeElement(id, generation);
     this.#s.deleteFile.run(fileId);
     return removed;
   }
@@ -346,20 +352,23 @@ export class IndexStore {
           document.hash,
         ).lastInsertRowid,
       );
-      this.#lexical.add(rootId, vectorId, elementWords(document, name, update.path));
       added.push({ vectorId, document });
     }
-    for (const id of plan.removed) this.#removeElement(rootId, id, generation);
-    const kept = plan.kept.length;
-    const removed = plan.removed;
+    const words = (document: ElementDocument) => elementWords(document, elementNames(document).name, update.path);
+    this.#lexical.writeFile(rootId, fileId, {
+      added: added.map(({ vectorId, document }) => ({ id: vectorId, row: words(document) })),
+      removed: plan.removed,
+      kept: plan.kept.map(({ id, document }) => ({ id, row: () => words(document) })),
+    });
+    for (const id of plan.removed) this.#removeElement(id, generation);
     this.#s.setElementCount.run(documents.length, fileId);
     this.#occurrences.replace(fileId, extras.occurrences ?? new Map());
-    return { fileId, added, removed, kept };
+    return { fileId, added, removed: plan.removed, kept: plan.kept.length };
   }
 
-  #removeElement(rootId: number, vectorId: number, generation: number): void {
+  /** Deletes an element's row (its lexical row is the caller's) and tombstones its vector. */
+  #removeElement(vectorId: number, generation: number): void {
     this.#s.deleteElement.run(vectorId);
-    this.#lexical.remove(rootId, vectorId);
     this.#s.tombstone.run(vectorId, generation);
   }
 
@@ -375,11 +384,12 @@ export class IndexStore {
   /** Drops elements (their rows, their lexical rows) and marks their files to be read again by the next run. */
   forgetElements(vectorIds: readonly number[]): void {
     this.readFilesAgain(vectorIds);
-    for (const id of vectorIds) {
-      const rootId = this.#s.rootOfElement.get(id)?.rootId;
-      this.#s.deleteElement.run(id);
-      if (rootId !== undefined) this.#lexical.remove(rootId, id);
-    }
+    const placed = vectorIds.flatMap((id) => {
+      const place = this.#s.placeOfElement.get(id);
+      return place === undefined ? [] : [{ id, ...place }];
+    });
+    this.#lexical.forget(placed);
+    for (const { id } of placed) this.#s.deleteElement.run(id);
   }
 
   elementsOfFile(fileId: number): ElementRow[] {

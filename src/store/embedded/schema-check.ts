@@ -88,7 +88,7 @@ function expectedSchema(version: number): ExpectedSchema {
     if (version > 0) {
       db.transaction(() => applyMigrations(db, 0, version)).immediate();
       // From the schema that gives each repository its own lexical tables (no shared pair is left), one repository's.
-      if (!schemaRows(db).some((row) => row.name === 'elements_fts')) createLexicalTables(db, 1);
+      if (!schemaRows(db).some((row) => row.name === 'elements_fts')) createLexicalTables(db, 1, version);
     }
     rows = schemaRows(db);
   } finally {

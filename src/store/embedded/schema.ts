@@ -147,6 +147,7 @@ export const MIGRATIONS: readonly Migration[] = [
   -- over unread (which left migration 4's files without their words).
   UPDATE files SET hash = NULL, mtime_ms = -1;
   `,
+  /* 7 */ exactLexicalStatistics,
 ];
 
 /**
@@ -181,7 +182,7 @@ function repositories(db: Database.Database): void {
   db.exec('DROP TABLE elements_fts; DROP TABLE code_fts;');
   for (const root of roots) {
     dropLexicalTables(db, root.id);
-    createLexicalTables(db, root.id);
+    createLexicalTables(db, root.id, 5);
   }
   if (roots.length > 1)
     db.exec(`
@@ -190,6 +191,28 @@ function repositories(db: Database.Database): void {
       DELETE FROM removed_vectors;
       UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation';
       INSERT OR REPLACE INTO meta (key, value) SELECT 'rebuilt_at_generation', value FROM meta WHERE key = 'generation';`);
+}
+
+/**
+ * Lexical statistics of the rows there now (lexical-tables.ts): each file's
+ * rows' texts kept, compressed in one blob, so that a row's delete takes its
+ * tokens out of BM25's totals. The old tables cannot give their rows back (contentless), so they
+ * are made again, empty, and every file is read again by the next run, as
+ * after migration 6, which gives each element it keeps its lexical row again
+ * (elements and vectors are kept).
+ */
+function exactLexicalStatistics(db: Database.Database): void {
+  db.exec(`
+    CREATE TABLE lexical_texts (
+      file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+      texts BLOB NOT NULL
+    );`);
+  const roots = prepared<[], number>(db, 'SELECT id FROM roots ORDER BY id').pluck().all();
+  for (const rootId of roots) {
+    dropLexicalTables(db, rootId);
+    createLexicalTables(db, rootId, 7);
+  }
+  db.exec('UPDATE files SET hash = NULL, mtime_ms = -1');
 }
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -3,8 +3,8 @@
  * their BM25 scores, computed as SQLite's FTS5 computes bm25() (ext/fts5/fts5_aux.c,
  * fts5Bm25Function), operation for operation in doubles:
  *
- *   N      = rows ever inserted into the table (xRowCount: FTS5's totals, never decremented)
- *   avgdl  = (tokens ever inserted, all columns) / N
+ *   N      = the table's rows now (xRowCount: FTS5's totals, which a 'delete' takes a row out of)
+ *   avgdl  = (their tokens, all columns) / N
  *   idf_i  = ln((N - nHit_i + 0.5) / (nHit_i + 0.5)), or 1e-6 where that is <= 0
  *            (nHit_i: the rows that phrase i matches now)
  *   f_i    = sum over columns of weight_c * tf_ic (FTS5 adds weight_c per occurrence)
@@ -77,10 +77,10 @@ export function scoreSql(s: string, table: LexicalTable, all: boolean, filter?: 
   const f = Array.from({ length: TF_COLUMNS }, (_, c) => `${float(weights[c] ?? 0)} * hit.tf_${c}`).join(' + ');
   return `
     WITH ${base()}, total AS MATERIALIZED (
-      SELECT t.repo_id, t.inserted_rows AS n,
-        (SELECT sum(x) FROM unnest(t.inserted_tokens) AS x)::float8 / t.inserted_rows::float8 AS avgdl
+      SELECT t.repo_id, t.live_rows AS n,
+        (SELECT sum(x) FROM unnest(t.live_tokens) AS x)::float8 / t.live_rows::float8 AS avgdl
       FROM ${s}.lexical_totals t
-      WHERE t.repo_id = ANY($1::integer[]) AND t.tab = ANY($3::smallint[]) AND t.inserted_rows > 0
+      WHERE t.repo_id = ANY($1::integer[]) AND t.tab = ANY($3::smallint[]) AND t.live_rows > 0
     ), doc AS (
       SELECT slot.i, slot.term, st.repo_id, st.docs::bigint AS n_hit
       FROM slot JOIN ${s}.lexical_term_stats st

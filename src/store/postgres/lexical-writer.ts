@@ -98,8 +98,8 @@ export class LexicalWriter {
           inserted_tokens = ${addArrays('t.inserted_tokens', 'excluded.inserted_tokens')},
           live_rows = t.live_rows + excluded.live_rows,
           live_tokens = ${addArrays('t.live_tokens', 'excluded.live_tokens')}`,
-      // FTS5's totals stay as they are: a contentless_delete table keeps counting a deleted row.
-      // The removed elements are cut out of their files' rows (a row left empty goes), and each
+      // BM25 scores with the live totals (lexical-sql.ts), as FTS5 does since its rows leave by
+      // 'delete' (embedded/lexical-tables.ts); the inserted ones are kept, no longer read. The removed elements are cut out of their files' rows (a row left empty goes), and each
       // term's count of elements falls by as many as were cut from it.
       remove: `
         WITH gone_files AS (

@@ -148,9 +148,9 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     PRIMARY KEY (repo_id, tab, term)
   );
 
-  -- Per repository and table: rows and tokens per column. inserted_*: FTS5's own totals (bm25's
-  -- N and avgdl), which count every row ever inserted, since a contentless_delete table cannot
-  -- take a deleted row's tokens back; live_*: what is there now.
+  -- Per repository and table: rows and tokens per column. live_*: what is there now, bm25's N and
+  -- avgdl (as FTS5's, whose rows leave by 'delete'); inserted_*: every row ever inserted, which
+  -- FTS5 scored with while its tables were contentless_delete, kept and no longer read.
   CREATE TABLE ${s}.lexical_totals (
     repo_id integer NOT NULL REFERENCES ${s}.repositories (id),
     tab smallint NOT NULL CHECK (tab IN (0, 1)),
