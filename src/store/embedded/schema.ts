@@ -199,7 +199,9 @@ function repositories(db: Database.Database): void {
  * tokens out of BM25's totals. The old tables cannot give their rows back (contentless), so they
  * are made again, empty, and every file is read again by the next run, as
  * after migration 6, which gives each element it keeps its lexical row again
- * (elements and vectors are kept).
+ * (elements and vectors are kept). That read also brings every signature and
+ * description under the secret rules of the same release (gitleaks' beside
+ * ours), which searches do not apply again (search/present.ts).
  */
 function exactLexicalStatistics(db: Database.Database): void {
   db.exec(`
