@@ -6,21 +6,22 @@
  *
  * On a machine where `npm run models` has not run, startRealOllama() starts nothing and answers
  * `{ reason: 'not prepared' }` at once (a check of a stamp file: `npm test` stays as quick there),
- * and the tests written with realModelTest() are reported as skipped, each with NOT_PREPARED as its
- * note (the summary line prints it). Where OCVECTOR_REAL_MODELS=required, or a prepared server
+ * and the tests written with realModelTests() are declared skipped, each with NOT_PREPARED in its
+ * name (the summary line prints it). Where OCVECTOR_REAL_MODELS=required, or a prepared server
  * does not start, it throws: the file fails.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { it } from 'vitest';
+import { skippedName } from './skip-reason.js';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/models.sh', import.meta.url));
 
-/** How to get the real-model tests to run, for the note a skipped one carries. */
+/** How to get the real-model tests to run, for the reason a skipped one carries. */
 export const PREPARE_HINT = 'run `npm run models` (builds Ollama and imports the models, once), then `npm test`';
 
-/** The note of a real-model test that did not run because the models are not prepared here. */
+/** Why the real-model tests are skipped on a machine where the models are not prepared. */
 export const NOT_PREPARED = `the real models are not prepared here: ${PREPARE_HINT}`;
 
 export interface RealOllama {
@@ -40,20 +41,15 @@ export type RealOllamaStart =
 
 /**
  * `it` for the tests that need the real server: each runs with it where startRealOllama() started
- * one, and is reported as skipped, with NOT_PREPARED as its note, where the models are not prepared.
+ * one, and is declared skipped (`it.skipIf`), with NOT_PREPARED in its name, where the models are
+ * not prepared.
  */
 export function realModelTests(
   started: RealOllamaStart,
 ): (name: string, body: (ollama: RealOllama) => Promise<void>, timeoutMs?: number) => void {
+  const { ollama } = started;
   return (name, body, timeoutMs) =>
-    it(
-      name,
-      async (context) => {
-        if (!started.ollama) return context.skip(NOT_PREPARED);
-        await body(started.ollama);
-      },
-      timeoutMs,
-    );
+    it.skipIf(!ollama)(ollama ? name : skippedName(name, NOT_PREPARED), () => body(ollama!), timeoutMs);
 }
 
 /** The one line `scripts/models.sh --serve` prints once the server answers. */

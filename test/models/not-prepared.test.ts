@@ -26,7 +26,14 @@ function runRealModelTests(required: boolean): Promise<string> {
   return new Promise((resolve) =>
     execFile(
       process.execPath,
-      [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', ...REAL_MODEL_FILES],
+      [
+        join(ROOT, 'node_modules/vitest/vitest.mjs'),
+        'run',
+        // Verbose: vitest's default reporter names no test of a file whose tests are all skipped.
+        '--reporter=verbose',
+        '--reporter=./test/reporters/summary-line.ts',
+        ...REAL_MODEL_FILES,
+      ],
       { cwd: ROOT, env, timeout: 90_000, maxBuffer: 16 << 20 },
       (_error, stdout, stderr) => resolve(stdout + stderr),
     ),
@@ -41,7 +48,7 @@ describe('the real-model tests where the models are not prepared', () => {
     const skipped = Number(closing?.[3]);
     expect(skipped).toBeGreaterThanOrEqual(REAL_MODEL_FILES.length);
     expect(output).toContain(`\nskipped ${skipped}: ${NOT_PREPARED}\n`);
-    // vitest's own lines name each skipped test with its note.
+    // vitest's own lines name each skipped test with the reason.
     expect(output.split('\n').filter((line) => line.endsWith(`[${NOT_PREPARED}]`))).toHaveLength(skipped);
   }, 120_000);
 

@@ -1,17 +1,18 @@
 /**
  * Prints one plain closing line, "N passed, N failed, N skipped", after
  * vitest's own summary: the line CI systems that do not know vitest read.
- * Under it, one line per reason a test was skipped for (the note of a
- * `context.skip(note)`), with how many it skipped: a test that did not run
- * says why, and is never counted as passed.
+ * Under it, one line per reason tests were skipped for (the reason in a
+ * skipped test's name: test/helpers/skip-reason.ts), with how many: a skipped
+ * test says why, and is never counted as passed.
  */
 import type { Reporter, RunnerTask, RunnerTestFile } from 'vitest';
+import { skipReason } from '../helpers/skip-reason.js';
 
 interface Counts {
   passed: number;
   failed: number;
   skipped: number;
-  /** Skipped tests by their note. */
+  /** Skipped tests by their reason. */
   reasons: Map<string, number>;
 }
 
@@ -26,9 +27,8 @@ function countTests(tasks: RunnerTask[], counts: Counts) {
     else if (state === 'fail') counts.failed++;
     else {
       counts.skipped++;
-      // The note of context.skip(note): vitest keeps it on the result, without it in the type.
-      const note = (task.result as { note?: string } | undefined)?.note;
-      if (note) counts.reasons.set(note, (counts.reasons.get(note) ?? 0) + 1);
+      const reason = skipReason(task.name);
+      if (reason) counts.reasons.set(reason, (counts.reasons.get(reason) ?? 0) + 1);
     }
   }
 }
@@ -44,7 +44,7 @@ export function summaryLines(files: RunnerTestFile[], errors: unknown[]): string
   counts.failed += errors.length;
   return [
     `tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`,
-    ...[...counts.reasons].map(([note, n]) => `skipped ${n}: ${note}`),
+    ...[...counts.reasons].map(([reason, n]) => `skipped ${n}: ${reason}`),
   ];
 }
 
