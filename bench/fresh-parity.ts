@@ -1,10 +1,11 @@
 // An index updated commit by commit (this repository's last N commits, src/ and docs/) against a fresh build of the last tree: same top 10, same scores, for 45 queries; then an incremental run after a one-file change.
 // node node_modules/vite-node/vite-node.mjs bench/fresh-parity.ts  (N=20, PATHS="src docs", BASE=/tmp/...)
-import { execSync } from 'node:child_process';
+import { execFileSync, execSync } from 'node:child_process';
 import { mkdirSync, rmSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Indexer } from '../src/indexing/indexer.js';
 import { Searcher } from '../src/index.js';
+import { layOutSnapshot } from '../eval/lib/commit-history.js';
 
 const REPO = process.env.REPO ?? process.cwd();
 const N = Number(process.env.N ?? 20);
@@ -14,12 +15,13 @@ const commits = execSync(`git -C ${REPO} rev-list --first-parent -n ${N + 1} HEA
   .trim()
   .split('\n')
   .reverse();
+const gitDir = execFileSync('git', ['-C', REPO, 'rev-parse', '--absolute-git-dir'], { encoding: 'utf8' }).trim();
 
 function checkout(dir: string, commit: string) {
   mkdirSync(dir, { recursive: true });
   for (const name of readdirSync(dir))
     if (name !== '.ocvector') rmSync(join(dir, name), { recursive: true, force: true });
-  execSync(`git -C ${REPO} archive ${commit} ${PATHS.join(' ')} | tar -x -C ${dir}`);
+  layOutSnapshot(gitDir, commit, dir, PATHS);
   // Files as if checked out a while ago: the racy-mtime rule reads none twice.
   execSync(`find ${dir} -path ${dir}/.ocvector -prune -o -type f -exec touch -d '-2 minutes' {} +`);
 }
@@ -118,8 +120,6 @@ async function main() {
   });
   console.log(`same top10 order ${sameTop}/${QUERIES.length}, same set ${sameSet}, same scores ${sameScores}`);
   // One-file change: time an incremental run.
-  execSync(`echo '// touched' >> ${upd}/src/store/reads.ts`);
-  execSync(`touch -d '-2 minutes' ${upd}/src/store/reads.ts`);
   const times = [];
   for (let i = 0; i < 3; i++) {
     execSync(`echo '// touched ${i}' >> ${upd}/src/store/reads.ts && touch -d '-2 minutes' ${upd}/src/store/reads.ts`);

@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { REDACTED, redactHandKept, redactSecrets, redactSpans } from '../src/files/redact.js';
 import { scanRoot } from '../src/files/scan.js';
 import { findRuleSecrets, gitleaksRules, type RuleSet } from '../src/files/secret-rules.js';
-import { SECRET_CASES } from '../test/fixtures/secrets/corpus.js';
+import { leaked, SECRET_CASES } from '../test/fixtures/secrets/corpus.js';
 
 const { values } = parseArgs({
   options: {
@@ -76,12 +76,6 @@ async function loadSecretlint(): Promise<Redact | undefined> {
   } catch {
     return undefined;
   }
-}
-
-/** Whether a secret survived: any 8 of its characters in a row are still there. */
-function leaked(secret: string, redacted: string): boolean {
-  for (let at = 0; at + 8 <= secret.length; at++) if (redacted.includes(secret.slice(at, at + 8))) return true;
-  return false;
 }
 
 async function realFiles(): Promise<{ path: string; text: string }[]> {

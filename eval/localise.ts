@@ -31,6 +31,7 @@ import { BASELINE_LABELS, FileBaselines, type BaselineName } from './lib/localis
 import {
   ACC_KS,
   RECALL_KS,
+  distinctPaths,
   failedInstance,
   groupBy,
   scoreInstance,
@@ -215,7 +216,7 @@ async function localise(
     const at = performance.now();
     try {
       const response = await searcher.search(query, { k: SEARCH_K, mode, snippet: false });
-      record.rankings[method] = [...new Set(response.results.map((result) => result.path))];
+      record.rankings[method] = distinctPaths(response.results.map((result) => result.path));
     } catch (error) {
       record.errors[method] = (error as Error).message;
       record.rankings[method] = [];
@@ -226,13 +227,11 @@ async function localise(
   const ranked = baselines.rank(tree.dir, tree.entries, text);
   timing.bm25Ms.push(performance.now() - at);
   for (const baseline of Object.keys(BASELINE_LABELS) as BaselineName[]) record.rankings[baseline] = ranked[baseline];
-  for (const method of METHODS)
-    record.scores[method] = {
-      code: record.errors[method] ? failedInstance(gold.code) : scoreInstance(record.rankings[method]!, gold.code),
-      strict: record.errors[method]
-        ? failedInstance(gold.strict)
-        : scoreInstance(record.rankings[method]!, gold.strict),
-    };
+  for (const method of METHODS) {
+    const score = (files: string[]) =>
+      record.errors[method] ? failedInstance(files) : scoreInstance(record.rankings[method]!, files);
+    record.scores[method] = { code: score(gold.code), strict: score(gold.strict) };
+  }
   if (values.verbose) {
     const ranks = METHODS.map((method) => `${method} ${shortRanks(record.scores[method]!.code.ranks)}`).join(', ');
     log(`  ${instance.instance_id}${cut ? ' (cut)' : ''}: gold ranks ${ranks}`);
@@ -329,45 +328,22 @@ printTable(
 
 const p = (list: number[], q: number) => (list.length > 0 ? percentile(list, q).toFixed(q === 50 ? 1 : 0) : '–');
 const mean = (list: number[]) => (list.length > 0 ? list.reduce((a, b) => a + b, 0) / list.length : 0);
+const timingRow = (step: string, list: number[]) => [
+  step,
+  String(list.length),
+  p(list, 50),
+  p(list, 95),
+  mean(list).toFixed(0),
+];
 printTable(
   'Timing',
   ['step', 'count', 'p50 ms', 'p95 ms', 'mean ms'],
   [
-    [
-      'work tree moved to a commit',
-      String(timing.moveMs.length),
-      p(timing.moveMs, 50),
-      p(timing.moveMs, 95),
-      mean(timing.moveMs).toFixed(0),
-    ],
-    [
-      'index built (first commit)',
-      String(timing.buildMs.length),
-      p(timing.buildMs, 50),
-      p(timing.buildMs, 95),
-      mean(timing.buildMs).toFixed(0),
-    ],
-    [
-      'index updated (next commits)',
-      String(timing.updateMs.length),
-      p(timing.updateMs, 50),
-      p(timing.updateMs, 95),
-      mean(timing.updateMs).toFixed(0),
-    ],
-    ...modes.map((mode) => [
-      `ocvector ${mode} query (k = ${SEARCH_K})`,
-      String(timing.queryMs[mode].length),
-      p(timing.queryMs[mode], 50),
-      p(timing.queryMs[mode], 95),
-      mean(timing.queryMs[mode]).toFixed(0),
-    ]),
-    [
-      'both BM25 rankings',
-      String(timing.bm25Ms.length),
-      p(timing.bm25Ms, 50),
-      p(timing.bm25Ms, 95),
-      mean(timing.bm25Ms).toFixed(0),
-    ],
+    timingRow('work tree moved to a commit', timing.moveMs),
+    timingRow('index built (first commit)', timing.buildMs),
+    timingRow('index updated (next commits)', timing.updateMs),
+    ...modes.map((mode) => timingRow(`ocvector ${mode} query (k = ${SEARCH_K})`, timing.queryMs[mode])),
+    timingRow('both BM25 rankings', timing.bm25Ms),
   ],
 );
 const failures = records.filter((record) => Object.keys(record.errors).length > 0).length;

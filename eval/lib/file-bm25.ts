@@ -12,10 +12,8 @@ import { terms } from '../../src/internal.js';
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
 
-export interface Bm25Document {
-  path: string;
-  text: string;
-}
+/** A file, as its text or as the terms its text gives (where the caller keeps them between rankings). */
+export type Bm25Document = { path: string; text: string } | { path: string; tokens: readonly string[] };
 
 export interface Bm25Hit {
   path: string;
@@ -33,10 +31,10 @@ export class FileBm25 {
   constructor(documents: Iterable<Bm25Document>, tokenize: (text: string) => string[] = terms) {
     this.#tokenize = tokenize;
     let total = 0;
-    for (const { path, text } of documents) {
+    for (const document of documents) {
       const index = this.#paths.length;
-      const tokens = tokenize(text);
-      this.#paths.push(path);
+      const tokens = 'tokens' in document ? document.tokens : tokenize(document.text);
+      this.#paths.push(document.path);
       this.#lengths.push(tokens.length);
       total += tokens.length;
       for (const token of tokens) {

@@ -46,13 +46,8 @@ export class FileBaselines {
       }
       code.push({ path, blob: entry.blob });
     }
-    const key = (blob: string) => `\0${blob}`;
-    const tokenize = (text: string) => (text.startsWith('\0') ? this.#terms.get(text.slice(1))! : terms(text));
     const rankOver = (files: typeof code) =>
-      new FileBm25(
-        files.map((file) => ({ path: file.path, text: key(file.blob) })),
-        tokenize,
-      )
+      new FileBm25(files.map((file) => ({ path: file.path, tokens: this.#terms.get(file.blob)! })))
         .rank(query)
         .slice(0, BASELINE_DEPTH)
         .map((hit) => hit.path);

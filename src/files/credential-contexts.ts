@@ -7,6 +7,7 @@
  * match stays, to say what was there.
  */
 import type { FoundKeywords } from './keyword-scan.js';
+import { everyMatch } from './lazy-prefix.js';
 import type { SecretSpan } from './secret-rules.js';
 
 interface ContextRule {
@@ -26,7 +27,7 @@ interface ContextRule {
  * (`$PW`, `${PW}`, `%PW%`, `{0}`, `<password>`, `@PW@`), not a name in capitals
  * (a placeholder), not already redacted; and it has a digit or a symbol.
  */
-export function passwordLike(value: string): boolean {
+function passwordLike(value: string): boolean {
   if (value.length < 4 || /^[$%{<@[*]/.test(value)) return false;
   if (/^[A-Z][A-Z0-9_]*$/.test(value) || /^[*xX.•-]+$/.test(value)) return false;
   return /\d/.test(value) || /[!#$%^&*+=/~|?@_.,:-]/.test(value.slice(1));
@@ -161,9 +162,7 @@ export function findContextSecrets(text: string, found: FoundKeywords): SecretSp
   const spans: SecretSpan[] = [];
   for (const rule of CONTEXT_RULES) {
     if (!rule.needs.some((need) => found.has(need))) continue;
-    rule.pattern.lastIndex = 0;
-    for (let match = rule.pattern.exec(text); match; match = rule.pattern.exec(text)) {
-      if (match[0].length === 0) rule.pattern.lastIndex++;
+    for (const match of everyMatch(rule.pattern, text)) {
       const span = match.indices![rule.secret];
       if (!span || span[1] <= span[0] || (rule.accept && !rule.accept(match))) continue;
       spans.push({ start: span[0], end: span[1], rule: rule.id });

@@ -6,7 +6,7 @@
  * cost more than the rules themselves.
  */
 
-/** Keywords are ASCII, so the automaton moves on ASCII; any other character starts it over, but two. */
+/** Keywords are ASCII, so the automaton moves on ASCII; any other character starts it over, but two (see #present). */
 const ALPHABET = 128;
 const KELVIN_SIGN = 0x212a;
 const CAPITAL_I_WITH_DOT = 0x0130;
@@ -20,9 +20,14 @@ export interface FoundKeywords {
 export class KeywordScanner {
   readonly keywords: readonly string[];
   readonly #ids: ReadonlyMap<string, number>;
-  /** The next state, per state and character: `next[state * ALPHABET + code]`. */
+  /** The next state, per state and character: `next[state + code]`, where a state is the offset of its row. */
   readonly #next: Int32Array;
-  /** The keywords that end at each state (its own and those of its suffixes), as indices into #found. */
+  /** The first state where a keyword ends: those after it too, and none before. */
+  readonly #firstEnding: number;
+  /**
+   * The keywords that end at each state from #firstEnding (its own and those of its suffixes), as indices into
+   * #found: those of state `#firstEnding + k * ALPHABET` are from `#foundFrom[k]` to `#foundFrom[k + 1]`.
+   */
   readonly #foundFrom: Int32Array;
   readonly #found: Int32Array;
 
@@ -80,12 +85,26 @@ export class KeywordScanner {
     for (let state = 0; state < goto.length; state++) {
       for (let code = 65; code <= 90; code++) next[state * ALPHABET + code] = next[state * ALPHABET + code + 32]!;
     }
-    this.#next = next;
-    this.#foundFrom = new Int32Array(goto.length + 1);
-    ends.forEach((list, state) => {
-      this.#foundFrom[state + 1] = this.#foundFrom[state]! + list.length;
+    // Numbered anew, premultiplied by ALPHABET (a state is the offset of its row), with the states where a keyword
+    // ends last: a step is one read of the table, and one comparison tells whether a keyword ends there.
+    const order = [...goto.keys()].sort((a, b) => Number(ends[a]!.length > 0) - Number(ends[b]!.length > 0));
+    const row = new Int32Array(goto.length);
+    order.forEach((state, at) => {
+      row[state] = at * ALPHABET;
     });
-    this.#found = Int32Array.from(ends.flat());
+    this.#next = new Int32Array(next.length);
+    order.forEach((state, at) => {
+      for (let code = 0; code < ALPHABET; code++)
+        this.#next[at * ALPHABET + code] = row[next[state * ALPHABET + code]!]!;
+    });
+    const firstEndingAt = order.findIndex((state) => ends[state]!.length > 0);
+    this.#firstEnding = (firstEndingAt === -1 ? order.length : firstEndingAt) * ALPHABET;
+    const ending = order.slice(this.#firstEnding / ALPHABET);
+    this.#foundFrom = new Int32Array(ending.length + 1);
+    ending.forEach((state, at) => {
+      this.#foundFrom[at + 1] = this.#foundFrom[at]! + ends[state]!.length;
+    });
+    this.#found = Int32Array.from(ending.flatMap((state) => ends[state]!));
   }
 
   /** Which keywords `text.toLowerCase()` includes: the same answer, without the lower-cased copy. */
@@ -104,26 +123,26 @@ export class KeywordScanner {
   #present(text: string): Uint8Array {
     const present = new Uint8Array(this.keywords.length);
     const next = this.#next;
-    const foundFrom = this.#foundFrom;
-    const found = this.#found;
+    const firstEnding = this.#firstEnding;
     let state = 0;
     for (let i = 0; i < text.length; i++) {
       const code = text.charCodeAt(i);
-      if (code >= ALPHABET) {
-        state = code === KELVIN_SIGN || code === CAPITAL_I_WITH_DOT ? this.#moveOnFolded(state, code, present) : 0;
-        continue;
-      }
-      state = next[state * ALPHABET + code]!;
-      const last = foundFrom[state + 1]!;
-      for (let at = foundFrom[state]!; at < last; at++) present[found[at]!] = 1;
+      if (code < ALPHABET) state = next[state + code]!;
+      // The two characters outside ASCII that lower-case to ASCII: "k", and "i" then a combining dot (which starts over).
+      else if (code === KELVIN_SIGN) state = next[state + 107]!;
+      else if (code === CAPITAL_I_WITH_DOT) {
+        const to = next[state + 105]!;
+        if (to >= firstEnding) this.#mark(to, present);
+        state = 0;
+      } else state = 0;
+      if (state >= firstEnding) this.#mark(state, present);
     }
     return present;
   }
 
-  /** The two characters outside ASCII that lower-case to ASCII: "k", and "i" then a combining dot (which starts over). */
-  #moveOnFolded(state: number, code: number, present: Uint8Array): number {
-    const to = this.#next[state * ALPHABET + (code === KELVIN_SIGN ? 107 : 105)]!;
-    for (let at = this.#foundFrom[to]!; at < this.#foundFrom[to + 1]!; at++) present[this.#found[at]!] = 1;
-    return code === KELVIN_SIGN ? to : 0;
+  /** Marks the keywords that end at `state` (one from #firstEnding) as present. */
+  #mark(state: number, present: Uint8Array): void {
+    const k = (state - this.#firstEnding) / ALPHABET;
+    for (let at = this.#foundFrom[k]!; at < this.#foundFrom[k + 1]!; at++) present[this.#found[at]!] = 1;
   }
 }

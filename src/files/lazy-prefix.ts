@@ -32,6 +32,11 @@ function isWord(code: number): boolean {
   return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95;
 }
 
+/** Whether `code` is a character of `[\w.-]`. */
+export function wordOrDotOrDash(code: number): boolean {
+  return isWord(code) || code === 46 || code === 45;
+}
+
 /** Whether there is a word boundary before `at` in `text` (as `\b` without the `u` flag). */
 function boundaryAt(text: string, at: number): boolean {
   const before = at > 0 && isWord(text.charCodeAt(at - 1));
@@ -58,6 +63,15 @@ export function* lazyPrefixMatches(regex: LazyPrefixRegex, text: string): Genera
     yield match;
     from = match[0].length === 0 ? start + 1 : start + match[0].length;
     core.lastIndex = Math.max(core.lastIndex, from);
+  }
+}
+
+/** Every match of a global regex in the text, as a scan of the whole text finds them (an empty match steps on). */
+export function* everyMatch(regex: RegExp, text: string): Generator<RegExpExecArray> {
+  regex.lastIndex = 0;
+  for (let match = regex.exec(text); match; match = regex.exec(text)) {
+    if (match[0].length === 0) regex.lastIndex++;
+    yield match;
   }
 }
 

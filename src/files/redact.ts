@@ -8,8 +8,8 @@
 
 import { CONTEXT_NEEDS, findContextSecrets } from './credential-contexts.js';
 import { type FoundKeywords, KeywordScanner } from './keyword-scan.js';
-import { type LazyPrefixRegex, lazyPrefixMatches, replaceMatches } from './lazy-prefix.js';
-import { findRuleSecrets, gitleaksRules, type SecretSpan, shannonEntropy, wordOrDotOrDash } from './secret-rules.js';
+import { type LazyPrefixRegex, lazyPrefixMatches, replaceMatches, wordOrDotOrDash } from './lazy-prefix.js';
+import { findRuleSecrets, gitleaksRules, type SecretSpan, shannonEntropy } from './secret-rules.js';
 
 export const REDACTED = '[redacted]';
 

@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type FoundKeywords, KeywordScanner } from './keyword-scan.js';
-import { type LazyPrefixRegex, lazyPrefixMatches } from './lazy-prefix.js';
+import { everyMatch, type LazyPrefixRegex, lazyPrefixMatches, wordOrDotOrDash } from './lazy-prefix.js';
 
 const RULES_FILE = fileURLToPath(new URL('../../resources/secret-rules/gitleaks.json', import.meta.url));
 
@@ -78,7 +78,7 @@ export interface SecretSpan {
  * the rest (bench/secret-rules.ts), it catches shapes the hand-kept rules
  * miss and redacts less real code than they do.
  */
-export const LEFT_OUT_RULES: ReadonlySet<string> = new Set(['slack-webhook-url']);
+const LEFT_OUT_RULES: ReadonlySet<string> = new Set(['slack-webhook-url']);
 
 function allowlist(data: AllowlistData): Allowlist {
   return {
@@ -106,18 +106,6 @@ function topLevelAlternation(source: string): boolean {
     else if (char === '|' && depth === 0) return true;
   }
   return false;
-}
-
-/** Whether `code` is a character of `[\w.-]`. */
-export function wordOrDotOrDash(code: number): boolean {
-  return (
-    (code >= 97 && code <= 122) ||
-    (code >= 65 && code <= 90) ||
-    (code >= 48 && code <= 57) ||
-    code === 95 ||
-    code === 46 ||
-    code === 45
-  );
 }
 
 /**
@@ -211,15 +199,6 @@ function secretOf(rule: Rule, match: RegExpExecArray): { start: number; end: num
   while (start < end && match.input[start] === '\n') start++;
   while (end > start && match.input[end - 1] === '\n') end--;
   return { start, end };
-}
-
-/** Every match of a rule's regex in the text, as a scan of the whole text finds them. */
-function* everyMatch(regex: RegExp, text: string): Generator<RegExpExecArray> {
-  regex.lastIndex = 0;
-  for (let match = regex.exec(text); match; match = regex.exec(text)) {
-    if (match[0].length === 0) regex.lastIndex++;
-    yield match;
-  }
 }
 
 /**

@@ -104,9 +104,10 @@ async function statusOf(source: StoreContents, options: StatusOptions): Promise<
     );
     for (const file of files) {
       if (!here.has(file.rootId)) continue;
-      const path = join(rootOf.get(file.rootId)!, file.path);
+      const repositoryRoot = rootOf.get(file.rootId)!;
+      const path = join(repositoryRoot, file.path);
       // A path the index records leading out of its root (`..`, absolute) is data, never a file to look at.
-      if (!isInside(rootOf.get(file.rootId)!, path)) {
+      if (!isInside(repositoryRoot, path)) {
         stale.deleted.push(shown(file.rootId, file.path));
         continue;
       }

@@ -39,7 +39,7 @@ import {
   toIdArray,
   type IdsInput,
 } from './validate.js';
-import { checkInChild, defaultPlainFaissTimeoutMs, hasContainerMagic, peekIndexFile } from './plain-faiss.js';
+import { type CheckInput, checkInChild, hasContainerMagic, peekIndexFile } from './plain-faiss.js';
 
 export interface CreateIndexOptions {
   /** Vector dimension. */
@@ -175,19 +175,15 @@ export class FaissIndex {
    * this process did not write itself is read with `untrusted`.
    */
   static async read(path: string, options: LoadIndexOptions = {}): Promise<FaissIndex> {
-    const { device, plainFaiss, untrusted, plainFaissTimeoutMs } = checkLoadOptions(options);
+    const load = checkLoadOptions(options);
+    const { device } = load;
     const asked = checkFileReadOptions(options, device);
     const file = checkPath('path', path);
     const addon = loadAddon();
-    if (plainFaiss || untrusted) {
+    if (load.plainFaiss || load.untrusted) {
       const found = await peekIndexFile(file);
-      if ((found.kind === 'plain' && plainFaiss) || (found.kind === 'container' && untrusted)) {
-        const container = await checkInChild(
-          { path: file, size: found.size },
-          { addonPath: loadedAddonPath(), timeoutMs: plainFaissTimeoutMs ?? defaultPlainFaissTimeoutMs(found.size) },
-        );
-        return new FaissIndex(await addon.NativeIndex.fromBuffer(container, device, false));
-      }
+      if (found.kind !== 'other' && goesToChild(found.kind === 'container', load))
+        return FaissIndex.#checkedInChild({ path: file, size: found.size }, load);
     }
     // A container the caller trusts (its checksum verified before FAISS parses it), or what the
     // addon reports on before parsing a byte: a missing file, a directory, a FIFO, plain bytes refused.
@@ -204,20 +200,20 @@ export class FaissIndex {
    */
   static async fromBuffer(buffer: Uint8Array, options: LoadIndexOptions = {}): Promise<FaissIndex> {
     if (!(buffer instanceof Uint8Array)) throw invalidArgument('buffer must be a Buffer or Uint8Array');
-    const { device, plainFaiss, untrusted, plainFaissTimeoutMs } = checkLoadOptions(options);
+    const load = checkLoadOptions(options);
     const asBuffer = Buffer.isBuffer(buffer)
       ? buffer
       : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
     const addon = loadAddon();
-    const container = hasContainerMagic(asBuffer);
-    if ((plainFaiss && !container) || (untrusted && container)) {
-      const checked = await checkInChild(
-        { bytes: Buffer.from(asBuffer) },
-        { addonPath: loadedAddonPath(), timeoutMs: plainFaissTimeoutMs ?? defaultPlainFaissTimeoutMs(asBuffer.length) },
-      );
-      return new FaissIndex(await addon.NativeIndex.fromBuffer(checked, device, false));
-    }
-    return new FaissIndex(await addon.NativeIndex.fromBuffer(asBuffer, device, false));
+    if (goesToChild(hasContainerMagic(asBuffer), load))
+      return FaissIndex.#checkedInChild({ bytes: Buffer.from(asBuffer) }, load);
+    return new FaissIndex(await addon.NativeIndex.fromBuffer(asBuffer, load.device, false));
+  }
+
+  /** The index the checking child parsed and checked, read from the container it made (plain-faiss.ts). */
+  static async #checkedInChild(input: CheckInput, load: LoadChoice): Promise<FaissIndex> {
+    const checked = await checkInChild(input, { addonPath: loadedAddonPath(), timeoutMs: load.plainFaissTimeoutMs });
+    return new FaissIndex(await loadAddon().NativeIndex.fromBuffer(checked, load.device, false));
   }
 
   /** Vector dimension (FAISS's `d`). */
@@ -400,12 +396,15 @@ export class FaissIndex {
 /** The longest plainFaissTimeoutMs: a day. */
 const MAX_PLAIN_FAISS_TIMEOUT_MS = 86_400_000;
 
-function checkLoadOptions(options: LoadIndexOptions): {
+/** The load options, checked. */
+interface LoadChoice {
   device: Device;
   plainFaiss: boolean;
   untrusted: boolean;
   plainFaissTimeoutMs: number | undefined;
-} {
+}
+
+function checkLoadOptions(options: LoadIndexOptions): LoadChoice {
   if (typeof options !== 'object' || options === null) throw invalidArgument('load options must be an object');
   for (const name of ['plainFaiss', 'untrusted'] as const)
     if (options[name] !== undefined && typeof options[name] !== 'boolean')
@@ -420,6 +419,11 @@ function checkLoadOptions(options: LoadIndexOptions): {
     untrusted: options.untrusted ?? false,
     plainFaissTimeoutMs,
   };
+}
+
+/** Whether bytes are parsed in the checking child: a container's with `untrusted`, plain ones with `plainFaiss`. */
+function goesToChild(container: boolean, load: LoadChoice): boolean {
+  return container ? load.untrusted : load.plainFaiss;
 }
 
 /** read()'s own options, `shared` and `mapped`: booleans, for an index on the CPU. */

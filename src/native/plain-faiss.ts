@@ -82,7 +82,7 @@ export async function peekIndexFile(path: string): Promise<IndexFileKind> {
   }
 }
 
-export function defaultPlainFaissTimeoutMs(bytes: number): number {
+function defaultTimeoutMs(bytes: number): number {
   return BASE_TIMEOUT_MS + Math.ceil((bytes / 2 ** 30) * TIMEOUT_MS_PER_GIB);
 }
 
@@ -91,7 +91,8 @@ export type CheckInput = { path: string; size: number } | { bytes: Uint8Array };
 export interface ChildCheck {
   /** The addon file this process loaded: the child loads the same one. */
   addonPath: string;
-  timeoutMs: number;
+  /** Default a minute, plus a minute per GiB of input. */
+  timeoutMs?: number | undefined;
 }
 
 /**
@@ -154,6 +155,7 @@ export function checkInChild(input: CheckInput, check: ChildCheck): Promise<Buff
   const what = 'path' in input ? `index file ${input.path}` : 'index buffer';
   const inputBytes = 'path' in input ? input.size : input.bytes.byteLength;
   const allowance = BASE_MEMORY_ALLOWANCE + MEMORY_PER_INPUT_BYTE * inputBytes;
+  const timeoutMs = check.timeoutMs ?? defaultTimeoutMs(inputBytes);
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -182,7 +184,7 @@ export function checkInChild(input: CheckInput, check: ChildCheck): Promise<Buff
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill('SIGKILL');
-    }, check.timeoutMs);
+    }, timeoutMs);
     child.on('error', (error) => {
       spawnError = error;
     });
@@ -203,7 +205,7 @@ export function checkInChild(input: CheckInput, check: ChildCheck): Promise<Buff
       if (timedOut) {
         reject(
           new FaissError(
-            `${what} was not checked within ${check.timeoutMs} ms (FAISS can loop on a damaged file); if it is a large index you trust, pass a larger plainFaissTimeoutMs`,
+            `${what} was not checked within ${timeoutMs} ms (FAISS can loop on a damaged file); if it is a large index you trust, pass a larger plainFaissTimeoutMs`,
             'CORRUPT_INDEX',
           ),
         );

@@ -132,8 +132,6 @@ export interface Snapshot {
   readonly generation: number;
   /** The embedder the index's vectors were made with; undefined in an empty index. */
   readonly embedder: EmbedderRecord | undefined;
-  /** Where that embedder's server was when the index was last written: shown, never contacted (docs/security.md). */
-  readonly embedderHost: string | undefined;
   /** The repositories a search may read, oldest first (a repository still being indexed the first time is not among them). */
   readonly repositories: readonly Repository[];
   /** The reads of a search over these repositories (root ids, in the index's order). */

@@ -49,7 +49,6 @@ export interface Store {
 /** What a dry run compares the files with, read-only. */
 export interface IndexPreview {
   readonly embedder: EmbedderRecord | undefined;
-  readonly embedderHost: string | undefined;
   /** The id of the repository a run of `root` would write (the one named `repo` when given), when the index holds it. */
   repositoryId(root: string, repo: string | undefined): number | undefined;
   files(rootId: number): Map<string, FileRow>;
@@ -80,9 +79,8 @@ export interface RunStart {
 export interface StoreRun {
   /** Where the run writes, for events and the summary. */
   readonly location: string;
-  /** The embedder the store recorded (undefined: a new store), and where its server was. */
+  /** The embedder the store recorded (undefined: a new store). */
   readonly embedder: EmbedderRecord | undefined;
-  readonly embedderHost: string | undefined;
   /** The names of the store's repositories other than the run's. */
   otherRepositories(): Promise<string[]>;
   /** The error of a rebuild that would change the embedder under other repositories, in the store's own words. */

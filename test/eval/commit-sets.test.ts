@@ -6,7 +6,7 @@
  * here reads the real repositories' histories.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,50 +24,8 @@ import {
 import { ROOT, SETS_DIR } from '../../eval/lib/corpora.js';
 import { BM25_B, BM25_K1, FileBm25 } from '../../eval/lib/file-bm25.js';
 import { nonSourceRole } from '../../eval/lib/source-files.js';
+import { historyRepo } from '../helpers/history-repo.js';
 import { runNode } from '../helpers/run-node.js';
-
-/** A git repository whose commits get one author and date each, one second apart, so the history's order is fixed. */
-function historyRepo() {
-  const root = mkdtempSync(join(tmpdir(), 'ocvector-commits-'));
-  let second = 0;
-  const git = (args: string[], author = 'Ann Author <ann@example.com>') => {
-    const date = `2024-01-01T00:00:${String(second).padStart(2, '0')}Z`;
-    const [, name, email] = /^(.*) <(.*)>$/.exec(author)!;
-    return execFileSync('git', ['-C', root, '-c', 'commit.gpgsign=false', ...args], {
-      encoding: 'utf8',
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: name,
-        GIT_AUTHOR_EMAIL: email,
-        GIT_COMMITTER_NAME: name,
-        GIT_COMMITTER_EMAIL: email,
-        GIT_AUTHOR_DATE: date,
-        GIT_COMMITTER_DATE: date,
-      },
-    });
-  };
-  const commit = (subject: string, files: Record<string, string | null>, author?: string) => {
-    second++;
-    for (const [path, content] of Object.entries(files)) {
-      if (content === null) git(['rm', '-q', path]);
-      else {
-        mkdirSync(dirname(join(root, path)), { recursive: true });
-        writeFileSync(join(root, path), content);
-        git(['add', path]);
-      }
-    }
-    git(['commit', '-q', '-m', subject], author);
-    return git(['rev-parse', 'HEAD']).trim();
-  };
-  git(['init', '-q', '-b', 'main']);
-  return {
-    root,
-    git,
-    commit,
-    gitDir: join(root, '.git'),
-    cleanup: () => rmSync(root, { recursive: true, force: true }),
-  };
-}
 
 describe('commit subjects', () => {
   it('drops the pull request number a host appended, and strips a type(scope): or package: prefix', () => {
@@ -201,7 +159,7 @@ describe('building a commit set from a history', () => {
     repo.commit(
       'build(deps): bump requests from 2.0 to 2.1',
       { 'src/lexer.py': '# requests 2.1\ndef lex(text):\n    return text.split()\n' },
-      'dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com>',
+      { author: 'dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com>' },
     );
     repo.commit('fix typo in the lexer error', {
       'src/lexer.py': '# lexer\ndef lex(text):\n    return text.split()\n',

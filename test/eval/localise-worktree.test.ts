@@ -7,7 +7,6 @@
 import { execFileSync } from 'node:child_process';
 import {
   lstatSync,
-  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -17,47 +16,19 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileBaselines } from '../../eval/lib/localise-baseline.js';
 import { commitTimes, treeAt, WorkTree } from '../../eval/lib/localise-worktree.js';
+import { historyRepo } from '../helpers/history-repo.js';
 
 const root = mkdtempSync(join(tmpdir(), 'ocvector-localise-'));
-const repo = join(root, 'repo');
-let second = 0;
-function git(args: string[]): string {
-  const date = `2024-01-01T00:00:${String(second).padStart(2, '0')}Z`;
-  return execFileSync('git', ['-C', repo, '-c', 'commit.gpgsign=false', ...args], {
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 'Ann',
-      GIT_AUTHOR_EMAIL: 'ann@example.com',
-      GIT_COMMITTER_NAME: 'Ann',
-      GIT_COMMITTER_EMAIL: 'ann@example.com',
-      GIT_AUTHOR_DATE: date,
-      GIT_COMMITTER_DATE: date,
-    },
-  });
-}
-function commit(files: Record<string, string | null>, links: Record<string, string> = {}): string {
-  second++;
-  for (const [path, content] of Object.entries(files)) {
-    if (content === null) git(['rm', '-q', path]);
-    else {
-      mkdirSync(dirname(join(repo, path)), { recursive: true });
-      writeFileSync(join(repo, path), content);
-      git(['add', path]);
-    }
-  }
-  for (const [path, target] of Object.entries(links)) {
-    execFileSync('ln', ['-s', target, join(repo, path)]);
-    git(['add', path]);
-  }
-  git(['commit', '-q', '-m', `commit ${second}`]);
-  return git(['rev-parse', 'HEAD']).trim();
-}
-
+const history = historyRepo(join(root, 'repo'));
+const repo = history.root;
+/** A commit of these files and links, its subject its number. */
+let commits = 0;
+const commit = (files: Record<string, string | null>, links: Record<string, string> = {}) =>
+  history.commit(`commit ${++commits}`, files, { links });
 /** Every file and link under `dir`: path -> content or `-> target`. */
 function snapshot(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -80,8 +51,6 @@ function archived(commitId: string): Record<string, string> {
   return snapshot(dir);
 }
 
-mkdirSync(repo);
-git(['init', '-q', '-b', 'main']);
 const c1 = commit({ 'src/a.py': 'def parse_config(): pass\n', 'src/b.py': 'x = 1\n', 'docs/readme.md': 'hello\n' });
 const c2 = commit({ 'src/b.py': 'x = 2\n', 'src/deep/c.py': 'def render_widget(): pass\n' }, { 'link.py': 'src/a.py' });
 const c3 = commit({ 'src/deep/c.py': null, 'tests/test_a.py': 'def test_parse_config(): parse_config()\n' });

@@ -30,13 +30,22 @@ export function runIsolated(code: string, options: { timeout?: number; cwd?: str
   const dir = mkdtempSync(join(tmpdir(), 'ocvector-isolated-'));
   const script = join(dir, 'child.mjs');
   writeFileSync(script, prelude + code);
+  return runChild(['--expose-gc', script], { timeout: options.timeout ?? 30_000, cwd: options.cwd }).finally(() =>
+    rmSync(dir, { recursive: true, force: true }),
+  );
+}
+
+/** Runs `node <args>` in a child, killed (SIGKILL) past `timeout` ms: how it ended, never a rejection. */
+export function runChild(
+  args: readonly string[],
+  options: { timeout: number; cwd?: string | undefined },
+): Promise<Isolated> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--expose-gc', script],
-      { cwd: options.cwd ?? ROOT, timeout: options.timeout ?? 30_000, killSignal: 'SIGKILL', maxBuffer: 16 << 20 },
+      [...args],
+      { cwd: options.cwd ?? ROOT, timeout: options.timeout, killSignal: 'SIGKILL', maxBuffer: 16 << 20 },
       (error, stdout, stderr) => {
-        rmSync(dir, { recursive: true, force: true });
         const failure = error as
           | (Error & { code?: number | string; signal?: NodeJS.Signals | null; killed?: boolean })
           | null;

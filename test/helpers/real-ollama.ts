@@ -19,7 +19,7 @@ import { skippedName } from './skip-reason.js';
 const SCRIPT = fileURLToPath(new URL('../../scripts/models.sh', import.meta.url));
 
 /** How to get the real-model tests to run, for the reason a skipped one carries. */
-export const PREPARE_HINT = 'run `npm run models` (builds Ollama and imports the models, once), then `npm test`';
+const PREPARE_HINT = 'run `npm run models` (builds Ollama and imports the models, once), then `npm test`';
 
 /** Why the real-model tests are skipped on a machine where the models are not prepared. */
 export const NOT_PREPARED = `the real models are not prepared here: ${PREPARE_HINT}`;
@@ -64,7 +64,7 @@ export const REQUIRED_VARIABLE = 'OCVECTOR_REAL_MODELS';
 export async function startRealOllama(options: { startTimeoutMs?: number } = {}): Promise<RealOllamaStart> {
   if (!(await prepared())) {
     if (process.env[REQUIRED_VARIABLE] === 'required')
-      throw new Error(`${REQUIRED_VARIABLE}=required, and the real models are not prepared here: ${PREPARE_HINT}`);
+      throw new Error(`${REQUIRED_VARIABLE}=required, and ${NOT_PREPARED}`);
     return { reason: 'not prepared' };
   }
 

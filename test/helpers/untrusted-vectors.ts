@@ -6,13 +6,12 @@
  * attacker's copy, which the copy here cannot have (another inode, another
  * change time), whatever its modification time.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IndexStore } from '../../src/store/embedded/index-store.js';
 import { fileRecord, usableFile, vectorFileName } from '../../src/store/embedded/vector-files.js';
-import type { Isolated } from './isolated.js';
+import { type Isolated, runChild } from './isolated.js';
 import { xxh64 } from './xxh64.js';
 
 export const UNTRUSTED_FIXTURES = new URL('../fixtures/untrusted-vectors/', import.meta.url).pathname;
@@ -73,23 +72,7 @@ const VICTIM = `${ROOT}test/security/untrusted-vectors-child.ts`;
  * vite-node) in a child process: a crash is its signal, not this process's end.
  */
 export function runVictim(args: readonly string[], timeout = 90_000): Promise<Isolated> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [`${ROOT}node_modules/vite-node/vite-node.mjs`, VICTIM, ...args],
-      { cwd: ROOT, timeout, killSignal: 'SIGKILL', maxBuffer: 16 << 20 },
-      (error, stdout, stderr) => {
-        const failure = error as (Error & { code?: number | string; signal?: NodeJS.Signals | null }) | null;
-        resolve({
-          code: failure ? (typeof failure.code === 'number' ? failure.code : null) : 0,
-          signal: failure?.signal ?? null,
-          timedOut: failure?.signal === 'SIGKILL',
-          stdout,
-          stderr,
-        });
-      },
-    );
-  });
+  return runChild([`${ROOT}node_modules/vite-node/vite-node.mjs`, VICTIM, ...args], { timeout });
 }
 
 /** The JSON lines a victim printed. */

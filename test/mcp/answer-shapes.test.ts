@@ -8,8 +8,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { connectInMemory } from '../helpers/mcp-memory.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { McpAccess } from '../../src/mcp/access.js';
 import { createCodebaseMcpService } from '../../src/mcp/server.js';
@@ -23,12 +23,8 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-async function connect(access: McpAccess): Promise<Client> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await service.connect(access).connect(serverSide);
-  const client = new Client({ name: 'ocvector-test', version: '1.0.0' });
-  await client.connect(clientSide);
-  return client;
+function connect(access: McpAccess): Promise<Client> {
+  return connectInMemory(service.connect(access));
 }
 
 /** The `type` arrays in a JSON schema, by path. */

@@ -7,8 +7,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { connectInMemory } from '../helpers/mcp-memory.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { McpAccess } from '../../src/mcp/access.js';
 import { MCP_TOOLS } from '../../src/mcp/registry.js';
@@ -29,12 +29,8 @@ afterAll(async () => {
 const READER: McpAccess = { name: 'agents', repos: '*', write: false };
 const WRITER: McpAccess = { name: 'ci', repos: '*', write: true };
 
-async function connect(access: McpAccess): Promise<Client> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await service.connect(access).connect(serverSide);
-  const client = new Client({ name: 'ocvector-test', version: '1.0.0' });
-  await client.connect(clientSide);
-  return client;
+function connect(access: McpAccess): Promise<Client> {
+  return connectInMemory(service.connect(access));
 }
 
 /** Each registered tool with its name and its access, as the service lists it. */

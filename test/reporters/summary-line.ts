@@ -34,7 +34,7 @@ function countTests(tasks: RunnerTask[], counts: Counts) {
 }
 
 /** The closing lines for these files: the counts, then each reason for a skip. */
-export function summaryLines(files: RunnerTestFile[], errors: unknown[]): string[] {
+function summaryLines(files: RunnerTestFile[], errors: unknown[]): string[] {
   const counts: Counts = { passed: 0, failed: 0, skipped: 0, reasons: new Map() };
   for (const file of files) {
     // A file that failed to load counts as a failure, not as zero tests.

@@ -110,32 +110,36 @@ async function serveThroughNpm(): Promise<{ npm: ChildProcess; serving: Serving 
   return { npm, serving };
 }
 
+/** Sends `signal` to npm and waits for it to exit. */
+async function signalNpm(npm: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  const exited = once(npm, 'exit');
+  npm.kill(signal);
+  await exited;
+}
+
+/** The script, the server and its runners: all gone within a few seconds. */
+async function expectAllGone(serving: Serving): Promise<void> {
+  const pids = [serving.script, serving.server, ...serving.runners];
+  await within(5_000, () => pids.every(gone));
+  expect(pids.filter((pid) => !gone(pid))).toEqual([]);
+}
+
 describe('scripts/models.sh --serve stops with whoever started it', () => {
   it('SIGTERM to npm: the script, the server and its runners are gone within a few seconds', async () => {
     const { npm, serving } = await serveThroughNpm();
-    const exited = once(npm, 'exit');
-    npm.kill('SIGTERM');
-    await exited;
-    const pids = [serving.script, serving.server, ...serving.runners];
-    await within(5_000, () => pids.every(gone));
-    expect(pids.filter((pid) => !gone(pid))).toEqual([]);
+    await signalNpm(npm, 'SIGTERM');
+    await expectAllGone(serving);
   }, 60_000);
 
   it('npm killed outright (SIGKILL): the server and its runners are gone within a few seconds', async () => {
     const { npm, serving } = await serveThroughNpm();
-    const exited = once(npm, 'exit');
-    npm.kill('SIGKILL');
-    await exited;
-    const pids = [serving.script, serving.server, ...serving.runners];
-    await within(5_000, () => pids.every(gone));
-    expect(pids.filter((pid) => !gone(pid))).toEqual([]);
+    await signalNpm(npm, 'SIGKILL');
+    await expectAllGone(serving);
   }, 60_000);
 
   it('SIGTERM to the script: it stops the server and the runners the server left behind', async () => {
     const { serving } = await serveThroughNpm();
     process.kill(serving.script, 'SIGTERM');
-    const pids = [serving.script, serving.server, ...serving.runners];
-    await within(5_000, () => pids.every(gone));
-    expect(pids.filter((pid) => !gone(pid))).toEqual([]);
+    await expectAllGone(serving);
   }, 60_000);
 });

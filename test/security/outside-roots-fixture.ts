@@ -3,8 +3,7 @@
  * at a root outside the clone, holding a file with a marker no answer may show
  * (outside-roots*.test.ts).
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
 import { prepared } from '../../src/store/embedded/sqlite.js';
@@ -24,23 +23,20 @@ export function cleanUp(): void {
   for (const cleanup of cleanups.splice(0)) cleanup();
 }
 
-function scratch(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-export function clone(): TempRepo {
-  const repo = tempRepo(searchFixtureFiles());
+/** A temporary directory holding `files`, removed by cleanUp(). */
+function made(files: Record<string, string>): TempRepo {
+  const repo = tempRepo(files);
   cleanups.push(() => repo.cleanup());
   return repo;
 }
 
+export function clone(): TempRepo {
+  return made(searchFixtureFiles());
+}
+
 /** A directory outside every clone holding the secret file: a stand-in for /etc or a home directory. */
 export function outsideDirectory(): string {
-  const dir = scratch('ocvector-outside-');
-  writeFileSync(join(dir, SECRET_FILE), SECRET);
-  return dir;
+  return made({ [SECRET_FILE]: SECRET }).root;
 }
 
 /**

@@ -6,8 +6,7 @@
  */
 import { statSync, symlinkSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { connectInMemory } from '../helpers/mcp-memory.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Searcher } from '../../src/internal.js';
 import { indexStatus } from '../../src/indexing/status.js';
@@ -52,10 +51,7 @@ describe.each(ROOTS)('a clone whose index records a root at %s', (_, root) => {
     expect(JSON.stringify(status)).not.toContain(SECRET_FILE);
 
     const mcp = createCodebaseMcpServer({ root: repo.root, indexDir, indexer: { llm: false, embedder: 'builtin' } });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await mcp.mcp.connect(serverSide);
-    const client = new Client({ name: 'ocvector-test', version: '1.0.0' });
-    await client.connect(clientSide);
+    const client = await connectInMemory(mcp.mcp);
     try {
       const shown = await client.callTool({ name: 'index_status', arguments: {} });
       expect(shown.isError).toBeFalsy();

@@ -6,11 +6,11 @@
  * OLLAMA_HOST), and an index run on it without one is refused (exit 2),
  * naming the flag. OCVECTOR_API_KEY goes only to the server named.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/index.js';
-import { type FakeOllama, fakeEmbeddingServer } from '../helpers/fake-ollama.js';
-import { type FakeOpenAI, fakeOpenAIEmbeddingServer } from '../helpers/fake-openai.js';
-import type { TempRepo } from '../helpers/repo.js';
+import { fakeEmbeddingServer } from '../helpers/fake-ollama.js';
+import { fakeOpenAIEmbeddingServer } from '../helpers/fake-openai.js';
+import { cleanedUpAfterEach } from '../helpers/repo.js';
 import { runCli } from '../helpers/run-node.js';
 import { searchRepo } from '../helpers/search-repo.js';
 
@@ -18,20 +18,12 @@ const QUERY = 'checksum of a file';
 /** The user's key and no embedder chosen: only the flags (and the index) could say where to go. */
 const KEYED = { OCVECTOR_EMBEDDER: '', OCVECTOR_API_KEY: 'sk-users-own' };
 
-let repo: TempRepo | undefined;
-let openai: FakeOpenAI | undefined;
-let ollama: FakeOllama | undefined;
-afterEach(async () => {
-  repo?.cleanup();
-  await openai?.close();
-  await ollama?.close();
-  repo = openai = ollama = undefined;
-});
+const owned = cleanedUpAfterEach();
 
 describe('oc-vector-search and oc-vector-index on an index that records an OpenAI-compatible server', () => {
   it('send it nothing unless the user names it: search answers lexically, index refuses, each naming the flag', async () => {
-    repo = searchRepo();
-    const server = (openai = await fakeOpenAIEmbeddingServer(32));
+    const repo = (owned.repo = searchRepo());
+    const server = (owned.fake = await fakeOpenAIEmbeddingServer(32));
     const embedder = { kind: 'openai', baseUrl: server.url, model: 'fake-embed' } as const;
     await new Indexer({ path: repo.root, embedder, llm: false }).run();
     const requests = server.headers.length;
@@ -63,8 +55,8 @@ describe('oc-vector-search and oc-vector-index on an index that records an OpenA
 
 describe('oc-vector-search on an index that records an Ollama server', () => {
   it('asks the host the user names (--ollama-host, OLLAMA_HOST), never the recorded one', async () => {
-    repo = searchRepo();
-    const server = (ollama = await fakeEmbeddingServer(32));
+    const repo = (owned.repo = searchRepo());
+    const server = (owned.fake = await fakeEmbeddingServer(32));
     await new Indexer({ path: repo.root, embedder: { host: server.url, model: 'fake-embed' }, llm: false }).run();
     const embeds = server.embeds.length;
 

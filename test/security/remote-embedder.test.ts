@@ -8,14 +8,13 @@
  * OpenAI-compatible model is answered lexically, or refused, with the
  * option to give; naming the server uses the vectors again.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { connectInMemory } from '../helpers/mcp-memory.js';
+import { describe, expect, it } from 'vitest';
 import { EmbedderError, Indexer, Searcher } from '../../src/index.js';
 import { createCodebaseMcpServer } from '../../src/mcp/server.js';
 import { type FakeOllama, fakeEmbeddingServer } from '../helpers/fake-ollama.js';
 import { type FakeOpenAI, fakeOpenAIEmbeddingServer } from '../helpers/fake-openai.js';
-import type { TempRepo } from '../helpers/repo.js';
+import { cleanedUpAfterEach, type TempRepo } from '../helpers/repo.js';
 import { searchRepo } from '../helpers/search-repo.js';
 
 const QUERY = 'checksum of a file';
@@ -24,33 +23,25 @@ const NAMES_THE_OPTION = /--openai-base-url.*OCVECTOR_OPENAI_BASE_URL.*embedderO
 /** Code a user adds to the clone after it arrived: an index run must not send it anywhere on the index's word. */
 const NEW_CODE = 'export function privateQuarterlyForecast() { return "do not send me"; }\n';
 
-let repo: TempRepo | undefined;
-let openai: FakeOpenAI | undefined;
-let ollama: FakeOllama | undefined;
-afterEach(async () => {
-  repo?.cleanup();
-  await openai?.close();
-  await ollama?.close();
-  repo = openai = ollama = undefined;
-});
+const owned = cleanedUpAfterEach();
 
 /** The fixture indexed through a fake OpenAI-compatible server: the index records `openai:fake-embed` and its URL. */
-async function indexRecordingOpenAI(): Promise<{ indexDir: string; server: FakeOpenAI }> {
-  repo = searchRepo();
-  const server = (openai = await fakeOpenAIEmbeddingServer(32));
+async function indexRecordingOpenAI(): Promise<{ repo: TempRepo; indexDir: string; server: FakeOpenAI }> {
+  const repo = (owned.repo = searchRepo());
+  const server = (owned.fake = await fakeOpenAIEmbeddingServer(32));
   const embedder = { kind: 'openai', baseUrl: server.url, model: 'fake-embed' } as const;
   const indexer = new Indexer({ path: repo.root, embedder, llm: false });
   await indexer.run();
-  return { indexDir: indexer.indexDir, server };
+  return { repo, indexDir: indexer.indexDir, server };
 }
 
 /** The fixture indexed through a fake Ollama server: the index records `ollama:fake-embed` and its URL. */
-async function indexRecordingOllama(): Promise<{ indexDir: string; server: FakeOllama }> {
-  repo = searchRepo();
-  const server = (ollama = await fakeEmbeddingServer(32));
+async function indexRecordingOllama(): Promise<{ repo: TempRepo; indexDir: string; server: FakeOllama }> {
+  const repo = (owned.repo = searchRepo());
+  const server = (owned.fake = await fakeEmbeddingServer(32));
   const indexer = new Indexer({ path: repo.root, embedder: { host: server.url, model: 'fake-embed' }, llm: false });
   await indexer.run();
-  return { indexDir: indexer.indexDir, server };
+  return { repo, indexDir: indexer.indexDir, server };
 }
 
 describe('an index that records an OpenAI-compatible server', () => {
@@ -98,10 +89,10 @@ describe('an index that records an OpenAI-compatible server', () => {
   });
 
   it('is not updated without a base URL: the run is refused, naming the option, before the new code is read', async () => {
-    const { indexDir, server } = await indexRecordingOpenAI();
+    const { repo, indexDir, server } = await indexRecordingOpenAI();
     const requests = server.headers.length;
-    repo!.write('src/forecast.ts', NEW_CODE);
-    const run = new Indexer({ path: repo!.root, indexDir, llm: false, embedderOptions: { openai: { apiKey: 'k' } } })
+    repo.write('src/forecast.ts', NEW_CODE);
+    const run = new Indexer({ path: repo.root, indexDir, llm: false, embedderOptions: { openai: { apiKey: 'k' } } })
       .run()
       .catch((error: unknown) => error);
     const refused = await run;
@@ -111,7 +102,7 @@ describe('an index that records an OpenAI-compatible server', () => {
 
     // Named, the same run embeds the new code there.
     const named = new Indexer({
-      path: repo!.root,
+      path: repo.root,
       indexDir,
       llm: false,
       embedderOptions: { openai: { baseUrl: server.url } },
@@ -124,13 +115,10 @@ describe('an index that records an OpenAI-compatible server', () => {
   });
 
   it('is answered over MCP without a request to the server, with a note naming the option', async () => {
-    const { indexDir, server } = await indexRecordingOpenAI();
+    const { repo, indexDir, server } = await indexRecordingOpenAI();
     const requests = server.headers.length;
-    const mcp = createCodebaseMcpServer({ root: repo!.root, indexDir, indexer: { llm: false } });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await mcp.mcp.connect(serverSide);
-    const client = new Client({ name: 'ocvector-test', version: '1.0.0' });
-    await client.connect(clientSide);
+    const mcp = createCodebaseMcpServer({ root: repo.root, indexDir, indexer: { llm: false } });
+    const client = await connectInMemory(mcp.mcp);
     try {
       const found = await client.callTool({ name: 'codebase_search', arguments: { query: QUERY, k: 3 } });
       const output = found.structuredContent as { results: { name: string }[]; fallback_used: boolean; note?: string };
@@ -151,7 +139,7 @@ describe('an index that records an OpenAI-compatible server', () => {
 
 describe('an index that records an Ollama server', () => {
   it('is never sent a query or code at the recorded host: without a host given, the local default is asked', async () => {
-    const { indexDir, server } = await indexRecordingOllama();
+    const { repo, indexDir, server } = await indexRecordingOllama();
     const embeds = server.embeds.length;
     const searcher = await Searcher.open({ indexDir });
     try {
@@ -160,9 +148,9 @@ describe('an index that records an Ollama server', () => {
     } finally {
       searcher.close();
     }
-    repo!.write('src/forecast.ts', NEW_CODE);
+    repo.write('src/forecast.ts', NEW_CODE);
     // Whatever the local default makes of it (no server there: the run stops), the recorded host hears nothing.
-    await new Indexer({ path: repo!.root, indexDir, llm: false }).run().catch(() => undefined);
+    await new Indexer({ path: repo.root, indexDir, llm: false }).run().catch(() => undefined);
     expect(server.embeds.length).toBe(embeds);
 
     // The host named by the user: the query goes there.

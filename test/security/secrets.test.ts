@@ -11,15 +11,24 @@ import { redactSecrets } from '../../src/files/redact.js';
 import { findRuleSecrets } from '../../src/files/secret-rules.js';
 import { Indexer } from '../../src/indexing/indexer.js';
 import { Searcher } from '../../src/search/searcher.js';
-import { SECRET_CASES } from '../fixtures/secrets/corpus.js';
+import { leaked, SECRET_CASES } from '../fixtures/secrets/corpus.js';
 import { cleanedUpAfterEach, tempRepo } from '../helpers/repo.js';
 
 const owned = cleanedUpAfterEach();
 
-/** Whether any 8 characters of the secret in a row are left: half a password is a leak. */
-function leaked(secret: string, text: string): boolean {
-  for (let at = 0; at + 8 <= secret.length; at++) if (text.includes(secret.slice(at, at + 8))) return true;
-  return false;
+/** What `run` writes to stdout, kept from the test's own output. */
+async function printedBy(run: () => Promise<void>): Promise<string> {
+  let printed = '';
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    printed += String(chunk);
+    return true;
+  });
+  try {
+    await run();
+  } finally {
+    write.mockRestore();
+  }
+  return printed;
 }
 
 const caseById = (id: string) => SECRET_CASES.find((secretCase) => secretCase.id === id)!;
@@ -134,19 +143,12 @@ describe('snippets of every output are redacted as the index redacts them', () =
 
   it('in the CLI’s text and --json', async () => {
     const indexDir = await indexed();
-    let printed = '';
-    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      printed += String(chunk);
-      return true;
-    });
-    try {
+    const printed = await printedBy(async () => {
       for (const query of QUERIES) {
         expect(await searchMain([query, '--db', indexDir, '-k', '10'])).toBe(0);
         expect(await searchMain([query, '--db', indexDir, '-k', '10', '--json'])).toBe(0);
       }
-    } finally {
-      write.mockRestore();
-    }
+    });
     expect(printed).toContain('[redacted]');
     expect(printed).toContain('"snippet"');
     for (const secret of SECRETS) expect(leaked(secret, printed), secret).toBe(false);
@@ -156,19 +158,12 @@ describe('snippets of every output are redacted as the index redacts them', () =
 describe('--refs lines are redacted as the index redacts them', () => {
   it('in the CLI’s text and --json, a key block named on its first line included', async () => {
     const indexDir = await indexed();
-    let printed = '';
-    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      printed += String(chunk);
-      return true;
-    });
-    try {
+    const printed = await printedBy(async () => {
       for (const symbol of ['dbPass', 'RELEASE_KEY']) {
         expect(await searchMain(['--refs', symbol, '--db', indexDir])).toBe(0);
         expect(await searchMain(['--refs', symbol, '--db', indexDir, '--json'])).toBe(0);
       }
-    } finally {
-      write.mockRestore();
-    }
+    });
     expect(printed).toContain('const dbPass = "[redacted]"');
     expect(printed).toContain('RELEASE_KEY = `[redacted]');
     for (const secret of SECRETS) expect(leaked(secret, printed), secret).toBe(false);

@@ -13,6 +13,8 @@ import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Searcher } from '../../src/internal.js';
 import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
+import { madeSchemaRows } from '../../src/store/embedded/schema-check.js';
+import { CURRENT_SCHEMA_ROWS } from '../../src/store/embedded/schema-reference.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/embedded/schema.js';
 import { openSqlite, pragmaValue, prepared, setPragma } from '../../src/store/embedded/sqlite.js';
 import { indexBuiltin } from '../helpers/index-builtin.js';
@@ -122,6 +124,10 @@ describe('the SQL an index carries is never run', () => {
           `schema ${from}, ${roots} roots`,
         ).toMatchObject(UNTRUSTED);
       }
+  });
+
+  it('the schema an index is checked against, written out, is the one the migrations make', () => {
+    expect(CURRENT_SCHEMA_ROWS).toEqual(madeSchemaRows(SCHEMA_VERSION));
   });
 
   it('every connection is defensive: trusted_schema off, sqlite_schema not writable, and nothing calls unsafeMode()', async () => {

@@ -11,9 +11,9 @@
 import { utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Indexer } from '../../src/indexing/indexer.js';
 import { Searcher, type SearchResult } from '../../src/search/searcher.js';
 import type { PostgresChoice } from '../../src/store/open.js';
+import { indexBuiltin } from '../helpers/index-builtin.js';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';
 import { startPostgres, type Postgres } from '../support/postgres.js';
 
@@ -179,7 +179,7 @@ describe('an index updated through a history answers as a fresh build of the sam
     await compareWithFresh({
       index: async (root, name) => {
         roots.set(name, root);
-        await new Indexer({ path: root, embedder: 'builtin', llm: false, threads: 1 }).run();
+        await indexBuiltin(root, { threads: 1 });
       },
       open: (name) => Searcher.open({ indexDir: join(roots.get(name)!, '.ocvector') }),
     });
@@ -198,14 +198,7 @@ describe('an index updated through a history answers as a fresh build of the sam
       const store = (schema: string): PostgresChoice => ({ url: postgres.url, schema });
       await compareWithFresh({
         index: async (root, name) => {
-          await new Indexer({
-            path: root,
-            store: store(name),
-            repo: 'app',
-            embedder: 'builtin',
-            llm: false,
-            threads: 1,
-          }).run();
+          await indexBuiltin(root, { store: store(name), repo: 'app', threads: 1 });
         },
         open: (name) => Searcher.open({ store: store(name) }),
       });

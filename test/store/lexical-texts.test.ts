@@ -8,10 +8,10 @@
 import { join } from 'node:path';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Indexer } from '../../src/internal.js';
 import { dropRepository } from '../../src/store/embedded/drop-repository.js';
 import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
 import { prepared } from '../../src/store/embedded/sqlite.js';
+import { indexBuiltin } from '../helpers/index-builtin.js';
 import { undoExactLexicalStatistics } from '../helpers/schema-downgrade.js';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';
 
@@ -36,7 +36,7 @@ function repoOf(files: Record<string, string>): TempRepo {
 }
 
 function index(path: string, options: { indexDir?: string; repo?: string; rebuild?: boolean } = {}) {
-  return new Indexer({ path, embedder: 'builtin', llm: false, threads: 1, ...options }).run();
+  return indexBuiltin(path, { threads: 1, ...options });
 }
 
 /** Runs work on the index's database, as a writer. */
@@ -74,11 +74,15 @@ function expectTextsMatchElements(indexDir: string): number {
   });
 }
 
-function fileId(indexDir: string, path: string): number {
-  return withDatabase(
-    indexDir,
-    (db) => prepared<[string], number>(db, 'SELECT id FROM files WHERE path = ?').pluck().get(path)!,
-  );
+function fileId(db: ReturnType<typeof databaseOf>, path: string): number {
+  return prepared<[string], number>(db, 'SELECT id FROM files WHERE path = ?').pluck().get(path)!;
+}
+
+/** The file's elements (their vector ids), in order. */
+function elementIds(db: ReturnType<typeof databaseOf>, file: number): number[] {
+  return prepared<[number], number>(db, 'SELECT vector_id FROM elements WHERE file_id = ? ORDER BY vector_id')
+    .pluck()
+    .all(file);
 }
 
 describe('lexical texts: one blob per file, a row per element, none left over', () => {
@@ -99,11 +103,8 @@ describe('lexical texts: one blob per file, a row per element, none left over', 
     expect(expectTextsMatchElements(indexDir)).toBe(2);
 
     // Elements forgotten (their vectors lost): their rows go, the file keeps the others' texts.
-    const c = fileId(indexDir, 'src/c.ts');
     withDatabase(indexDir, (db, store) => {
-      const ids = prepared<[number], number>(db, 'SELECT vector_id FROM elements WHERE file_id = ? ORDER BY vector_id')
-        .pluck()
-        .all(c);
+      const ids = elementIds(db, fileId(db, 'src/c.ts'));
       store.transaction(() => store.forgetElements(ids.slice(0, 2)));
     });
     expect(expectTextsMatchElements(indexDir)).toBe(2);
@@ -156,14 +157,8 @@ describe('damaged lexical texts: CORRUPT, saying to rebuild; a rebuild recovers'
       const indexDir = join(repo.root, '.ocvector');
       await index(repo.root);
       withDatabase(indexDir, (db) => {
-        const id = prepared<[string], number>(db, 'SELECT id FROM files WHERE path = ?').pluck().get('src/a.ts')!;
-        const ids = prepared<[number], number>(
-          db,
-          'SELECT vector_id FROM elements WHERE file_id = ? ORDER BY vector_id',
-        )
-          .pluck()
-          .all(id);
-        prepared(db, 'UPDATE lexical_texts SET texts = ? WHERE file_id = ?').run(blob(ids), id);
+        const id = fileId(db, 'src/a.ts');
+        prepared(db, 'UPDATE lexical_texts SET texts = ? WHERE file_id = ?').run(blob(elementIds(db, id)), id);
       });
       // A change that removes an element: its delete needs the file's texts.
       repo.write('src/a.ts', functions('alpha', 2));

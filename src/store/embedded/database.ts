@@ -5,7 +5,6 @@
  * that is a link or holds links (index-files.ts), or whose schema is not
  * ocvector's (schema-check.ts), is refused before SQLite runs anything on it.
  */
-import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import {
@@ -15,6 +14,7 @@ import {
   makePrivateDirectory,
   readSmallFile,
   replaceFile,
+  statIdentity,
   touchPrivateFile,
 } from './index-files.js';
 import { LOCK_FILE } from './lock.js';
@@ -41,13 +41,13 @@ export interface OpenDatabaseOptions {
 
 export function openDatabase(directory: string, options: OpenDatabaseOptions = {}): Database.Database {
   const path = join(directory, DATABASE_FILE);
-  checkIndexFiles(directory);
-  // Read before the chmod below, which moves the file's change time.
+  // Read before the chmod below, which moves the file's change time; it follows no link.
   const unchanged = !options.readonly && unchangedSinceLastWriter(directory);
   if (options.readonly) {
+    checkIndexFiles(directory);
     if (!entryExists(path)) throw new StoreError(`no index at ${directory}: run oc-vector-index first`, 'NOT_FOUND');
   } else {
-    prepareDirectory(directory);
+    prepareDirectory(directory); // checks the index's files as a reader does
     // Created here so that its mode is ours; SQLite gives -wal and -shm the same mode.
     touchPrivateFile(path, directory);
   }
@@ -89,7 +89,8 @@ export function recordLastWriter(directory: string): void {
   try {
     if (entryExists(join(directory, `${DATABASE_FILE}-wal`))) return; // another connection still has it open
     // Renamed over the old record: a link in its place is replaced, never written through.
-    replaceFile(join(directory, CHECKED_FILE), fileIdentity(join(directory, DATABASE_FILE)));
+    const identity = statIdentity(join(directory, DATABASE_FILE));
+    if (identity !== undefined) replaceFile(join(directory, CHECKED_FILE), identity);
   } catch {
     // unrecorded: the next writer checks the file
   }
@@ -99,15 +100,11 @@ export function recordLastWriter(directory: string): void {
 export function unchangedSinceLastWriter(directory: string): boolean {
   try {
     if (entryExists(join(directory, `${DATABASE_FILE}-wal`))) return false; // a writer did not close: a crash, or one running
-    return readSmallFile(join(directory, CHECKED_FILE)) === fileIdentity(join(directory, DATABASE_FILE));
+    const identity = statIdentity(join(directory, DATABASE_FILE));
+    return identity !== undefined && readSmallFile(join(directory, CHECKED_FILE)) === identity;
   } catch {
     return false;
   }
-}
-
-function fileIdentity(path: string): string {
-  const info = lstatSync(path, { bigint: true });
-  return `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
 }
 
 /**

@@ -17,11 +17,12 @@ import {
   recordLastWriter,
   unchangedSinceLastWriter,
 } from './database.js';
+import { statIdentity } from './index-files.js';
 import { IndexMeta } from './meta.js';
 import { checkSchema } from './schema-check.js';
 import { SCHEMA_VERSION } from './schema.js';
 import { openSqlite, pragmaValue, prepared, setPragma } from './sqlite.js';
-import { FILE_PATTERN, fileRecord, statIdentity } from './vector-files.js';
+import { FILE_PATTERN, fileRecord } from './vector-files.js';
 
 /** Copies the index at `source` to `target`, which must not exist; returns why it did not, leaving nothing there. */
 export async function copyIndex(

@@ -66,6 +66,24 @@ export function entryExists(path: string): boolean {
 }
 
 /**
+ * A file's inode, size, modification and change times (ns), never through a link: what
+ * changes when anything writes it. The change time cannot be set (no tar, cp or utime can),
+ * and with the inode it cannot be foreseen by whoever made a file elsewhere: a record made
+ * there never matches the copy here. The record of the database's last writer
+ * (database.ts) and of the vectors file it wrote (vector-files.ts) are this. An older
+ * version recorded three fields for a vectors file, which never match: its file is checked
+ * once, then written again. Undefined when nothing is there.
+ */
+export function statIdentity(path: string): string | undefined {
+  try {
+    const stat = lstatSync(path, { bigint: true });
+    return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Creates the index directory (0700), or makes an existing one private; a link in its
  * place is refused, never chmodded or filled. The directories above it are made as
  * needed, and may be links.

@@ -29,10 +29,6 @@ export class EmbeddedPreview implements IndexPreview {
     return this.#store.embedder;
   }
 
-  get embedderHost(): string | undefined {
-    return this.#store.meta.embedderHost;
-  }
-
   repositoryId(root: string, repo: string | undefined): number | undefined {
     const { repositories } = this.#store;
     return (repo !== undefined ? repositories.byName(repo) : repositories.byRoot(root))?.id;

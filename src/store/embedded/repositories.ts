@@ -12,7 +12,6 @@ import {
   type Confinement,
   confinementOf,
   findRelocation,
-  homeOf,
   relocated,
   type Relocation,
   servesRoot,
@@ -65,7 +64,15 @@ export class Repositories {
    * lies in a repository's default place: never served (see the file's comment).
    */
   outside(): Repository[] {
+    if (this.#confinement === undefined) return [];
     return this.#everyRow().filter((repository) => !this.#serves(repository));
+  }
+
+  /** Says which repositories the index records outside its home, and so leaves out. */
+  noteOutside(onEvent: ((event: VectorIndexEvent) => void) | undefined): void {
+    if (!onEvent || this.#confinement === undefined) return;
+    const { home } = this.#confinement;
+    for (const { name, root } of this.outside()) onEvent({ type: 'repository-outside', repository: name, root, home });
   }
 
   /** Every repository's id, served or not: what a search's scope is compared with. */
@@ -202,18 +209,6 @@ export class Repositories {
 function moved<R extends Repository>(repository: R, moves: ReadonlyMap<number, string>): R {
   const root = moves.get(repository.id);
   return root === undefined ? repository : { ...repository, root };
-}
-
-/** Says which repositories the index at `directory` records outside its home, and so leaves out. */
-export function noteOutside(
-  repositories: Repositories,
-  directory: string,
-  onEvent: ((event: VectorIndexEvent) => void) | undefined,
-): void {
-  if (!onEvent) return;
-  const home = homeOf(directory) ?? directory;
-  for (const { name, root } of repositories.outside())
-    onEvent({ type: 'repository-outside', repository: name, root, home });
 }
 
 function rootOutside(root: string, home: string): StoreError {

@@ -10,22 +10,21 @@
  * The statements are compared as SQL tokens, not text: an index migrated from an older
  * schema holds the same statements as one made new, but a table renamed by a migration (the
  * lexical tables of migration 5) is stored with its name quoted and its statement's spacing,
- * and the lexical tables of each repository differ only by its root id. The schema this ocvector makes is built once
- * a process, in a database in memory, by the same migrations.
+ * and the lexical tables of each repository differ only by its root id. The schema of this
+ * ocvector's version is written out (schema-reference.ts, checked against the migrations
+ * by a test); an older version's, met once before migrating, is built in a database in
+ * memory by the same migrations.
  */
 import type Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { StoreError } from '../errors.js';
 import { createLexicalTables } from './lexical-tables.js';
 import { applyMigrations } from './migrate.js';
+import { CURRENT_SCHEMA_ROWS } from './schema-reference.js';
+import { SCHEMA_VERSION } from './schema.js';
 import { openSqlite, prepared } from './sqlite.js';
 
-interface SchemaRow {
-  type: string;
-  name: string;
-  tbl_name: string;
-  sql: string | null;
-}
+type SchemaRow = (typeof CURRENT_SCHEMA_ROWS)[number];
 
 interface ExpectedSchema {
   /** Every object this version makes, by shape. */
@@ -79,24 +78,30 @@ function schemaRows(db: Database.Database): SchemaRow[] {
   return prepared<[], SchemaRow>(db, 'SELECT type, name, tbl_name, sql FROM sqlite_schema').all();
 }
 
-function expectedSchema(version: number): ExpectedSchema {
-  let expected = expectedByVersion.get(version);
-  if (expected) return expected;
+/** The objects the migrations make at `version`, with one repository's lexical tables where it keeps them apart. */
+export function madeSchemaRows(version: number): SchemaRow[] {
   const db = openSqlite(':memory:');
-  let rows: SchemaRow[];
   try {
     if (version > 0) {
       db.transaction(() => applyMigrations(db, 0, version)).immediate();
       // From the schema that gives each repository its own lexical tables (no shared pair is left), one repository's.
       if (!schemaRows(db).some((row) => row.name === 'elements_fts')) createLexicalTables(db, 1, version);
     }
-    rows = schemaRows(db);
+    return schemaRows(db);
   } finally {
     db.close();
   }
+}
+
+function expectedSchema(version: number): ExpectedSchema {
+  let expected = expectedByVersion.get(version);
+  if (expected) return expected;
+  const rows = version === SCHEMA_VERSION ? CURRENT_SCHEMA_ROWS : madeSchemaRows(version);
   expected = { allowed: new Set(), required: new Map(), names: new Set() };
   for (const row of rows) {
-    const { shape } = shapeOf(row);
+    const { shape, text } = shapeOf(row);
+    // An index made new holds these texts as they are: its objects need not be taken apart again.
+    shapeByText.set(text, shape);
     expected.allowed.add(shape);
     expected.names.add(`${row.type} ${canonicalName(row.name)}`);
     // Optional: a repository's tables (an index may hold none yet), and the migrations' log (older ocvectors kept none).

@@ -31,7 +31,6 @@ import {
   type VectorScope,
 } from '../reads.js';
 import { ReferenceReader } from './reference-reader.js';
-import { noteOutside } from './repositories.js';
 import type { Repository } from '../rows.js';
 import { SearchReader, type FilterSql } from './search-reader.js';
 import type { IndexStore } from './index-store.js';
@@ -100,7 +99,7 @@ export class EmbeddedSearchStore implements SearchStore {
       withoutVectors: true,
     });
     const problem = opened.vectors ? undefined : opened.vectorsProblem;
-    noteOutside(opened.store.repositories, opened.store.directory, options.onEvent);
+    opened.store.repositories.noteOutside(options.onEvent);
     return new EmbeddedSearchStore(opened.store, opened.vectors, problem, opened.embedder, options);
   }
 
@@ -169,7 +168,6 @@ export class EmbeddedSearchStore implements SearchStore {
     return {
       generation,
       embedder,
-      embedderHost: store.meta.embedderHost,
       repositories,
       reads: (roots) => this.#reads(roots, repositories.length),
       vectors: vectors ? vectorReads(vectors, this.#repositories.partial) : { problem: this.#problem ?? 'no vectors' },

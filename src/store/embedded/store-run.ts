@@ -11,7 +11,6 @@ import type { RunStart, RunTarget, RunTotals, StoreRun } from '../store.js';
 import { StoreError } from '../errors.js';
 import { prepareDirectory } from './database.js';
 import { IndexStore } from './index-store.js';
-import { noteOutside } from './repositories.js';
 import { WriteLock } from './lock.js';
 import { EmbeddedRunWriter } from './run-writer.js';
 import type { EmbeddedStoreOptions } from './search-store.js';
@@ -53,7 +52,7 @@ export class EmbeddedRun implements StoreRun {
         // An index moved or copied with its repository keeps what it holds: its roots follow it (relocation.ts).
         const moved = store.settleLocation();
         if (moved) options.onEvent?.({ type: 'index-moved', ...moved });
-        noteOutside(store.repositories, indexDir, options.onEvent);
+        store.repositories.noteOutside(options.onEvent);
       } catch (error) {
         store.close();
         throw error;
@@ -67,10 +66,6 @@ export class EmbeddedRun implements StoreRun {
 
   get embedder(): EmbedderRecord | undefined {
     return this.#store.embedder;
-  }
-
-  get embedderHost(): string | undefined {
-    return this.#store.meta.embedderHost;
   }
 
   async otherRepositories(): Promise<string[]> {

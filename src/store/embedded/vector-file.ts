@@ -52,6 +52,7 @@ import { MAX_DIMENSION } from '../../native/validate.js';
 import { StoreError } from './database.js';
 import { GpuCopy } from './gpu-copy.js';
 import type { IndexStore } from './index-store.js';
+import { statIdentity } from './index-files.js';
 import { nlistOf, nprobeFor, planIndex, typeChanged } from './index-plan.js';
 import { readTrainingSample, TRAINING_VECTORS_PER_LIST, vectorPages } from './vector-pages.js';
 import {
@@ -60,7 +61,6 @@ import {
   readsWhole,
   readVectorFile,
   removeQuietly,
-  statIdentity,
   type UsableFile,
   usableFile,
   vectorFileName,

@@ -4,20 +4,11 @@
  * recorded and whether it is still as written, listing and removing them.
  * VectorIndex (vector-file.ts) decides when they are read and written.
  */
-import {
-  closeSync,
-  constants,
-  existsSync,
-  lstatSync,
-  openSync,
-  readdirSync,
-  readSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
+import { closeSync, constants, existsSync, lstatSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { FaissError } from '../../native/errors.js';
 import { FaissIndex } from '../../native/faiss-index.js';
+import { statIdentity } from './index-files.js';
 import type { IndexStore } from './index-store.js';
 
 /** The name of a vectors file: `vectors-g<N>.ocvx`, N the generation it reflects. */
@@ -102,23 +93,6 @@ export function fileRecord(path: string): string | undefined {
   const identity = fileIdentity(path);
   const written = statIdentity(path);
   return identity === undefined || written === undefined ? undefined : `${basename(path)} ${identity} ${written}`;
-}
-
-/**
- * A file's inode, size, modification and change times (ns): what changes
- * when anything writes it. The change time cannot be set (no tar, cp or
- * utime can), and with the inode it cannot be foreseen by whoever made a file
- * elsewhere: a record made there never matches the copy here. The same fields
- * as the database's own record (database.ts). An older version recorded three
- * fields, which never match: its file is checked once, then written again.
- */
-export function statIdentity(path: string): string | undefined {
-  try {
-    const stat = statSync(path, { bigint: true });
-    return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The identity bytes of a regular file's container header, as hex; undefined for anything else. */

@@ -77,7 +77,7 @@ export class PostgresSearchStore implements SearchStore {
 
   async #snapshot(client: Queryable): Promise<Snapshot> {
     const { s, schema } = this.#connection;
-    const { generation, embedder, embedderHost } = await readState(client, s);
+    const { generation, embedder } = await readState(client, s);
     const repositories = await this.#repositoriesAt(client, generation);
     const all = repositories.map((repository) => repository.id);
     const at = this.#atGeneration;
@@ -102,7 +102,6 @@ export class PostgresSearchStore implements SearchStore {
     return {
       generation,
       embedder,
-      embedderHost,
       repositories,
       reads: (roots) => new PostgresScopeReads(client, schema, s, roots),
       vectors:

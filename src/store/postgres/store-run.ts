@@ -55,10 +55,6 @@ export class PostgresStoreRun implements StoreRun {
     return this.#run.state.embedder;
   }
 
-  get embedderHost(): string | undefined {
-    return this.#run.state.embedderHost;
-  }
-
   otherRepositories(): Promise<string[]> {
     return this.#run.otherRepositories();
   }
