@@ -15,6 +15,7 @@
  *   npm run eval:localise -- --mode hybrid --mode lexical     one row per mode (default hybrid)
  *   npm run eval:localise -- --reuse                          keep the work trees and indexes of the last run
  *   npm run eval:localise -- --json out.json                  every instance's ranked files and gold ranks
+ *   npm run eval:localise -- --features f.jsonl               each --files answer's features, for eval/tune-files.ts
  *
  * Work trees and indexes go to --work-dir (default eval/.cache/localise/), one
  * folder per repository; git directories are read from --mirrors (default
@@ -56,6 +57,7 @@ const { values } = parseArgs({
     mode: { type: 'string', multiple: true },
     reuse: { type: 'boolean' },
     json: { type: 'string' },
+    features: { type: 'string' },
     verbose: { type: 'boolean' },
   },
 });
@@ -95,8 +97,11 @@ const gitDirOf = (name: string) => {
 
 // --- methods and records ------------------------------------------------------------
 
-const METHODS: string[] = [...modes.map((mode) => `ocvector ${mode}`), 'bm25', 'bm25-source'];
+/** `ocvector files`: Searcher.searchFiles, the file-level answer to an issue (its element search in the first mode). */
+const FILES_METHOD = 'ocvector files';
+const METHODS: string[] = [FILES_METHOD, ...modes.map((mode) => `ocvector ${mode}`), 'bm25', 'bm25-source'];
 const LABELS: Record<string, string> = {
+  [FILES_METHOD]: `ocvector --files (${modes[0]}), no model`,
   ...Object.fromEntries(modes.map((mode) => [`ocvector ${mode}`, `ocvector ${mode}, no model`])),
   ...BASELINE_LABELS,
 };
@@ -118,11 +123,16 @@ interface InstanceRecord {
 }
 
 const records: InstanceRecord[] = [];
+/** With --features: each instance's ranked files with their scaled features, for choosing the weights (eval/tune-files.ts). */
+const features: object[] | undefined = values.features ? [] : undefined;
 const timing = {
   moveMs: [] as number[],
   buildMs: [] as number[],
   updateMs: [] as number[],
   queryMs: Object.fromEntries(modes.map((mode) => [mode, [] as number[]])) as Record<SearchMode, number[]>,
+  filesMs: [] as number[],
+  /** Issue length of each files search, beside its time: for the latency of long issues. */
+  filesLength: [] as number[],
   bm25Ms: [] as number[],
   missingBlobs: new Set<string>(),
 };
@@ -223,6 +233,26 @@ async function localise(
     }
     timing.queryMs[mode].push(performance.now() - at);
   }
+  const filesAt = performance.now();
+  try {
+    const response = await searcher.searchFiles(text, {
+      k: SEARCH_K,
+      mode: modes[0]!,
+      explain: features !== undefined,
+    });
+    record.rankings[FILES_METHOD] = response.files.map((file) => file.path);
+    features?.push({
+      instance_id: instance.instance_id,
+      split: inSplit(instance.instance_id, 'dev') ? 'dev' : 'held-out',
+      gold: gold.code,
+      files: response.files.map((file) => ({ path: file.path, ...file.explain! })),
+    });
+  } catch (error) {
+    record.errors[FILES_METHOD] = (error as Error).message;
+    record.rankings[FILES_METHOD] = [];
+  }
+  timing.filesMs.push(performance.now() - filesAt);
+  timing.filesLength.push(text.length);
   const at = performance.now();
   const ranked = baselines.rank(tree.dir, tree.entries, text);
   timing.bm25Ms.push(performance.now() - at);
@@ -275,7 +305,7 @@ process.stdout.write(
   `\nIssue localisation: ${records.length} instances of ${setName}, ${byRepo.size} repositories; ` +
     `Acc@k = every gold file in the first k distinct files, in % (MRR: 1/rank of the first gold file).\n` +
     `Issue texts over ${MAX_QUERY_LENGTH.toLocaleString('en-US')} characters: ${cutCount} of ${records.length}; ` +
-    `ocvector was given their first ${MAX_QUERY_LENGTH.toLocaleString('en-US')} (the most a search takes), BM25 the whole text.\n`,
+    `an element search (ocvector hybrid, lexical) was given their first ${MAX_QUERY_LENGTH.toLocaleString('en-US')} (the most a search takes); ocvector --files and BM25 the whole text.\n`,
 );
 
 for (const gold of ['code', 'strict'] as Gold[]) {
@@ -343,6 +373,11 @@ printTable(
     timingRow('index built (first commit)', timing.buildMs),
     timingRow('index updated (next commits)', timing.updateMs),
     ...modes.map((mode) => timingRow(`ocvector ${mode} query (k = ${SEARCH_K})`, timing.queryMs[mode])),
+    timingRow(`ocvector --files (k = ${SEARCH_K}, whole text)`, timing.filesMs),
+    timingRow(
+      'ocvector --files, issues over 5,000 characters',
+      timing.filesMs.filter((_, i) => timing.filesLength[i]! > 5_000),
+    ),
     timingRow('both BM25 rankings', timing.bm25Ms),
   ],
 );
@@ -352,6 +387,9 @@ process.stdout.write(
     `Searches that failed (scored 0): ${failures}. Blobs the mirrors lack (left out of the trees): ${timing.missingBlobs.size}. ` +
     `Work trees and indexes: ${workDir}.\n`,
 );
+
+if (values.features && features)
+  writeFileSync(values.features, `${features.map((line) => JSON.stringify(line)).join('\n')}\n`);
 
 if (values.json)
   writeFileSync(

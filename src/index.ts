@@ -95,6 +95,12 @@ export type {
   ReferencesOptions,
   ReferencesResponse,
 } from './search/references.js';
+export type {
+  FileEvidence,
+  FileResult,
+  FileSearchOptions,
+  FileSearchResponse,
+} from './search/localise/file-search.js';
 export { findIndex } from './search/find-index.js';
 export type { FoundIndex } from './search/find-index.js';
 
@@ -102,6 +108,8 @@ export type { FoundIndex } from './search/find-index.js';
 export { CodebaseSearchTool } from './tool/codebase-search-tool.js';
 export { FindReferencesTool } from './tool/find-references-tool.js';
 export type { FindReferencesArgs, FindReferencesOutput } from './tool/references-schema.js';
+export { FindFilesTool } from './tool/find-files-tool.js';
+export type { FileEvidenceHit, FileHit, FindFilesArgs, FindFilesOutput } from './tool/files-schema.js';
 export type {
   AgentTool,
   CodebaseSearchToolOptions,

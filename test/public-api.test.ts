@@ -41,6 +41,7 @@ const PUBLIC_RUNTIME_NAMES = [
   // the agent tool
   'CodebaseSearchTool',
   'FindReferencesTool',
+  'FindFilesTool',
   'toOllamaTool',
   'toOpenAITool',
   'toAnthropicTool',

@@ -19,6 +19,11 @@ export type LlmFallbackReason =
 export type AnalysisEvent =
   | { type: 'skipped'; path: string; reason: SkipReason; detail: string }
   | { type: 'warning'; path: string; message: string }
+  /**
+   * The model is to be asked about a file (its answers are not cached): so many calls, one per
+   * part with something to ask. With the answers that follow, what a run's progress counts.
+   */
+  | { type: 'llm-asking'; path: string; calls: number }
   /** The model's answer was used: elements matched, and those dropped (not in the syntax tree). */
   | { type: 'llm-enriched'; path: string; matched: number; dropped: number; parts: number; cached: boolean }
   /**

@@ -4,14 +4,15 @@
  * options (a flag wins over its variable).
  */
 import { API_KEY_VARIABLE } from '../models/openai-client.js';
+import { embedderBackendNames, type EmbedderBackendName } from '../vector/backends.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import type { OpenAIEmbedderOptions } from '../vector/openai-embedder.js';
 
 export interface Environment {
   /** OLLAMA_HOST: the Ollama server, as the ollama CLI itself reads it. */
   ollamaHost: string | undefined;
-  /** OCVECTOR_EMBEDDER: builtin, ollama, openai, or auto (anything else). Unset: the index's own, else auto. */
-  embedder: 'builtin' | 'ollama' | 'openai' | 'auto' | undefined;
+  /** OCVECTOR_EMBEDDER: a registered embedder backend's name (builtin, ollama, openai), or auto (anything else). Unset: the index's own, else auto. */
+  embedder: EmbedderBackendName | 'auto' | undefined;
   /** OCVECTOR_EMBEDDING_MODEL: the embedding model (Ollama's, or the OpenAI-compatible server's). */
   embeddingModel: string | undefined;
   /** OCVECTOR_ANALYSIS_MODEL: the analysis model (Ollama's, or the OpenAI-compatible server's). */
@@ -43,7 +44,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
   const embedder = env.OCVECTOR_EMBEDDER?.toLowerCase();
   return {
     ollamaHost: env.OLLAMA_HOST || undefined,
-    embedder: embedder === undefined ? undefined : isNamedEmbedder(embedder) ? embedder : 'auto',
+    embedder: embedder === undefined ? undefined : embedderBackendNames().includes(embedder) ? embedder : 'auto',
     embeddingModel: env.OCVECTOR_EMBEDDING_MODEL || undefined,
     analysisModel: env.OCVECTOR_ANALYSIS_MODEL || undefined,
     openaiBaseUrl: env.OCVECTOR_OPENAI_BASE_URL || undefined,
@@ -54,10 +55,6 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     store: env.OCVECTOR_STORE || undefined,
     schema: env.OCVECTOR_SCHEMA || undefined,
   };
-}
-
-function isNamedEmbedder(name: string): name is 'builtin' | 'ollama' | 'openai' {
-  return name === 'builtin' || name === 'ollama' || name === 'openai';
 }
 
 /** What the library is to ask of Ollama: `--ollama-host` before OLLAMA_HOST, and the embedding model. */

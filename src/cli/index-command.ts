@@ -18,12 +18,18 @@ import { openStore } from '../store/open.js';
 import { badRepositoryName, isRepositoryName } from '../store/repository-name.js';
 import type { DroppedIndex } from '../store/store.js';
 import { EXIT, UsageError } from './exit.js';
-import { analysisChoice } from './analysis-choice.js';
+import { analysisChoice, analysisKinds, analysisKindsHelp } from './analysis-choice.js';
 import { IndexReporter, mergeSummaries, renderRunReport } from './index-report.js';
 import { renderDryRun, renderStatus } from './plan-report.js';
 import { colorEnabled, formatDuration, makeStyle, plural } from './terminal.js';
 import { configure, parseInteger, parseSize, runCommand } from './program.js';
-import { embedderChoice, EMBEDDER_KINDS, type EmbedderKind, OPENAI_BASE_URL_HELP } from './embedder-choice.js';
+import {
+  embedderChoice,
+  embedderKinds,
+  type EmbedderKind,
+  embeddingModelNeededWith,
+  OPENAI_BASE_URL_HELP,
+} from './embedder-choice.js';
 import { ollamaOptions, openAIOptions, readEnvironment } from './environment.js';
 import { addStoreOptions, storeChoice } from './store-choice.js';
 
@@ -71,19 +77,19 @@ export async function indexMain(argv: readonly string[]): Promise<number> {
     .addOption(
       new Option(
         '--llm <kind>',
-        "the analysis model's server: ollama, or openai (with --model and --openai-base-url) (default: Ollama when it has the model)",
-      ).choices(['ollama', 'openai']),
+        `the analysis model's server: ${analysisKindsHelp()} (default: Ollama when it has the model)`,
+      ).choices(analysisKinds()),
     )
     .option('--model <name>', 'analysis model (default: qwen2.5-coder on Ollama, or OCVECTOR_ANALYSIS_MODEL)')
     .addOption(
       new Option(
         '--embedder <kind>',
         "embedder for a new index (default: the index's own; for a new one Ollama when it has the model, else built-in)",
-      ).choices([...EMBEDDER_KINDS]),
+      ).choices(embedderKinds()),
     )
     .option(
       '--embedding-model <name>',
-      'embedding model (default: nomic-embed-text on Ollama, or OCVECTOR_EMBEDDING_MODEL; needed with --embedder openai)',
+      `embedding model (default: nomic-embed-text on Ollama, or OCVECTOR_EMBEDDING_MODEL; needed with ${embeddingModelNeededWith()})`,
     )
     .option('--ollama-host <url>', 'Ollama server (default: OLLAMA_HOST, else http://127.0.0.1:11434)')
     .option('--openai-base-url <url>', OPENAI_BASE_URL_HELP)
@@ -187,8 +193,7 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
   process.once('SIGTERM', onSignal);
   try {
     const embedder = embedderChoice(options, env);
-    const servers = { ollamaHost: ollama.host, openaiBaseUrl: openai.baseUrl };
-    const llm = await analysisChoice(options, servers, env, (note) => {
+    const llm = await analysisChoice(options, { ollama, openai }, env, (note) => {
       if (!options.quiet && !options.json) process.stderr.write(`note: ${note}\n`);
     });
     const common: Omit<IndexerOptions, 'path'> = {
@@ -228,6 +233,8 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
       style: makeStyle(colorEnabled(process.stderr)),
       progress: options.progress && !options.quiet && !options.json,
       quiet: Boolean(options.quiet),
+      // The embedded index keeps the model's answers between runs; a shared store does not yet.
+      keepsModelAnswers: !store,
     });
     const summaries = [];
     try {

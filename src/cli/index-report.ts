@@ -7,11 +7,18 @@ import { readFileSync } from 'node:fs';
 import { unavailableGrammarIn } from '../analysis/ast/grammar-warning.js';
 import { byPath } from '../files/scan.js';
 import type { IndexEvent, IndexSummary } from '../indexing/events.js';
+import { RunProgress } from './run-progress.js';
 import { formatCount, formatDuration, plural, ProgressBar, type Style } from './terminal.js';
 import { logLine } from '../mcp/log-line.js';
 
 /** Warnings printed as they happen; the rest are counted in the summary. */
 const WARNINGS_SHOWN = 10;
+
+/**
+ * How often the progress line is drawn again while nothing finishes (a model's first answer may
+ * take minutes): the bar itself keeps to one line every 5 s off a terminal.
+ */
+const PROGRESS_TICK_MS = 1_000;
 
 export interface RunReport {
   summary: IndexSummary;
@@ -28,19 +35,38 @@ export class IndexReporter {
   readonly fallbacks: Record<string, number> = {};
   excluded = 0;
   readonly #bar: ProgressBar | undefined;
+  readonly #progress = new RunProgress();
+  #ticking: NodeJS.Timeout | undefined;
+  readonly #stream: NodeJS.WriteStream;
   readonly #style: Style;
   readonly #quiet: boolean;
   #warnings = 0;
+  /** Files the model answered in this run (not from the cache): their answers stay if the run is stopped. */
+  #filesAnswered = 0;
+  readonly #keepsModelAnswers: boolean;
   /** Languages whose grammar could not be loaded, said once each. */
   readonly #unavailableGrammars = new Set<string>();
 
-  constructor(options: { style: Style; progress: boolean; quiet: boolean }) {
+  /**
+   * `stream`: where progress and warnings go (default stderr). `keepsModelAnswers`: the index keeps
+   * the model's answers between runs (the embedded one), so a stopped run can say so.
+   */
+  constructor(options: {
+    style: Style;
+    progress: boolean;
+    quiet: boolean;
+    stream?: NodeJS.WriteStream;
+    keepsModelAnswers?: boolean;
+  }) {
     this.#style = options.style;
+    this.#keepsModelAnswers = options.keepsModelAnswers ?? false;
     this.#quiet = options.quiet;
-    this.#bar = options.progress ? new ProgressBar(process.stderr, 'files') : undefined;
+    this.#stream = options.stream ?? process.stderr;
+    this.#bar = options.progress ? new ProgressBar(this.#stream, 'files') : undefined;
   }
 
   onEvent = (event: IndexEvent): void => {
+    if (this.#bar) this.#trackProgress(event);
     switch (event.type) {
       case 'index-copied':
         this.#say(`started from a copy of the main worktree's index, ${this.#style.path(event.from)}`);
@@ -53,9 +79,6 @@ export class IndexReporter {
       case 'scan-done':
         this.excluded += event.excluded;
         break;
-      case 'progress':
-        this.#bar?.update(event.done, event.total);
-        break;
       case 'file-skipped':
         this.skipped.push({ path: event.path, reason: event.reason, detail: event.detail });
         break;
@@ -63,8 +86,15 @@ export class IndexReporter {
         this.failed.push({ path: event.path, error: event.error });
         this.#warn(`${event.path}: ${event.error}`);
         break;
+      case 'run-aborted':
+        if (this.#filesAnswered > 0 && this.#keepsModelAnswers)
+          this.#say(
+            `the model's answers for ${plural(this.#filesAnswered, 'file')} are kept in the index: the next run asks only about the other files`,
+          );
+        break;
       case 'analysis':
-        if (event.event.type === 'llm-fallback')
+        if (event.event.type === 'llm-enriched' && !event.event.cached && event.event.parts > 0) this.#filesAnswered++;
+        else if (event.event.type === 'llm-fallback')
           this.fallbacks[event.event.reason] = (this.fallbacks[event.event.reason] ?? 0) + 1;
         else if (event.event.type === 'llm-circuit-open')
           this.#warn(
@@ -98,7 +128,34 @@ export class IndexReporter {
   };
 
   finish(): void {
+    this.#stopTicking();
     this.#bar?.done();
+  }
+
+  /**
+   * The progress line, drawn as files finish and every second between (a file may wait minutes
+   * for the model): with what the model is doing, and the time left from its measured pace.
+   */
+  #trackProgress(event: IndexEvent): void {
+    this.#progress.onEvent(event);
+    if (event.type === 'scan-done' || event.type === 'progress') this.#drawProgress();
+    if (event.type === 'scan-done' && this.#progress.started && !this.#ticking) {
+      this.#ticking = setInterval(() => this.#drawProgress(), PROGRESS_TICK_MS);
+      // A run that ends without finish() (an error thrown past it) is not kept alive by the bar.
+      this.#ticking.unref();
+    }
+    if (event.type === 'run-done' || event.type === 'run-aborted') this.#stopTicking();
+  }
+
+  #drawProgress(): void {
+    if (!this.#progress.started) return;
+    const { done, total, detail, etaMs } = this.#progress.line();
+    this.#bar?.update(done, total, detail, etaMs);
+  }
+
+  #stopTicking(): void {
+    clearInterval(this.#ticking);
+    this.#ticking = undefined;
   }
 
   report(summary: IndexSummary): RunReport {
@@ -123,14 +180,14 @@ export class IndexReporter {
   #say(message: string): void {
     if (this.#quiet) return;
     this.#bar?.done();
-    process.stderr.write(`${this.#style.dim('note:')} ${message}\n`);
+    this.#stream.write(`${this.#style.dim('note:')} ${message}\n`);
   }
 
   #warn(message: string, { capped = true } = {}): void {
     if (this.#quiet) return;
     if (capped && ++this.#warnings > WARNINGS_SHOWN) return;
     this.#bar?.done();
-    process.stderr.write(`${this.#style.warn('warning:')} ${message}\n`);
+    this.#stream.write(`${this.#style.warn('warning:')} ${message}\n`);
   }
 }
 

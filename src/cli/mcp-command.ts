@@ -17,8 +17,14 @@ import { logLine } from '../mcp/log-line.js';
 import { readTokensFile, type TokenTable } from '../mcp/tokens.js';
 import { findIndex } from '../search/find-index.js';
 import { DEFAULT_TOOL_BUDGET } from '../tool/budget.js';
-import { analysisChoice } from './analysis-choice.js';
-import { embedderChoice, EMBEDDER_KINDS, type EmbedderKind, OPENAI_BASE_URL_HELP } from './embedder-choice.js';
+import { analysisChoice, analysisKinds, analysisKindsHelp } from './analysis-choice.js';
+import {
+  embedderChoice,
+  embedderKinds,
+  type EmbedderKind,
+  embeddingModelNeededWith,
+  OPENAI_BASE_URL_HELP,
+} from './embedder-choice.js';
 import { ollamaOptions, openAIOptions, readEnvironment } from './environment.js';
 import { EXIT, UsageError } from './exit.js';
 import { configure, parseInteger, runCommand, VERSION } from './program.js';
@@ -51,23 +57,20 @@ const PROGRAM = 'oc-vector-mcp';
 export async function mcpMain(argv: readonly string[]): Promise<number> {
   const program = configure(
     new Command(PROGRAM),
-    'Serve the code index over MCP (stdio, or Streamable HTTP with --http): codebase_search, find_references, index_status and reindex.',
+    'Serve the code index over MCP (stdio, or Streamable HTTP with --http): codebase_search, find_references, find_files_to_change, index_status and reindex.',
   )
     .argument('[root]', 'the directory to serve (default: the root of the index at or above the current directory)')
     .option('--db <dir>', 'index directory (default: <root>/.ocvector)');
   addDeviceOption(addStoreOptions(program))
     .option('--no-llm', 'reindex with syntax-tree analysis only')
     .addOption(
-      new Option(
-        '--llm <kind>',
-        "reindex's analysis model server: ollama, or openai (with --model and --openai-base-url)",
-      ).choices(['ollama', 'openai']),
+      new Option('--llm <kind>', `reindex's analysis model server: ${analysisKindsHelp()}`).choices(analysisKinds()),
     )
     .option('--model <name>', 'analysis model for reindex (default: qwen2.5-coder when the Ollama server has it)')
-    .addOption(new Option('--embedder <kind>', 'embedder when reindex creates the index').choices([...EMBEDDER_KINDS]))
+    .addOption(new Option('--embedder <kind>', 'embedder when reindex creates the index').choices(embedderKinds()))
     .option(
       '--embedding-model <name>',
-      'embedding model when reindex creates the index (needed with --embedder openai)',
+      `embedding model when reindex creates the index (needed with ${embeddingModelNeededWith()})`,
     )
     .option('--ollama-host <url>', 'Ollama server (default: OLLAMA_HOST, else http://127.0.0.1:11434)')
     .option('--openai-base-url <url>', OPENAI_BASE_URL_HELP)
@@ -120,7 +123,7 @@ async function serve(rootArgument: string | undefined, options: McpCliOptions): 
     : (findIndex(process.cwd())?.root ?? findRoot(process.cwd()));
   const indexDir = options.db ? resolve(options.db) : defaultIndexDir(root);
   const store = storeChoice(options, env);
-  const llm = await analysisChoice(options, { ollamaHost: ollama.host, openaiBaseUrl: openai.baseUrl }, env, log);
+  const llm = await analysisChoice(options, { ollama, openai }, env, log);
   const serverOptions: CodebaseMcpServerOptions = {
     root,
     indexDir,

@@ -77,6 +77,9 @@ export function renderDryRun(report: DryRunReport, style: Style): string {
     `  estimate   ${formatDuration(e.totalMs)} (analysis ${formatDuration(e.analysisMs)}, embedding ${formatDuration(e.embeddingMs)}, model ${formatDuration(e.modelMs)}, writes ${formatDuration(e.writeMs)})`,
   );
   lines.push(`             ${style.dim(`assumes ${e.assumptions}`)}`);
+  // A model's pace depends on the machine (minutes a call for a small model on a CPU): the run measures it.
+  if (report.calls.model > 0)
+    lines.push(`             ${style.dim("the run's progress gives the time left from the model's own pace")}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -9,6 +9,12 @@ import { relative, resolve, sep } from 'node:path';
 import { Command, Option } from 'commander';
 import { TEXT_ELEMENT_TYPES } from '../analysis/element.js';
 import { findIndex } from '../search/find-index.js';
+import {
+  describeEmptyPathFilter,
+  type ResolvedPathFilter,
+  resolvePathFilter,
+  searchedRepositories,
+} from '../search/path-filter.js';
 import { canonicalLanguage, ELEMENT_TYPES, LANGUAGES } from '../search/filters.js';
 import type { ScoreExplanation } from '../search/ranking/score.js';
 import {
@@ -24,8 +30,10 @@ import {
 import { DEFAULT_REFERENCE_SITES, MAX_REFERENCE_SITES, type ReferencesResponse } from '../search/references.js';
 import { moreLinesMarker } from '../search/source.js';
 import { referencesSummary, renderReferences } from './references-report.js';
+import { renderFiles } from './files-report.js';
+import { MAX_ISSUE_LENGTH } from '../search/localise/file-search.js';
 import { StoreError } from '../store/errors.js';
-import { EXIT } from './exit.js';
+import { EXIT, UsageError } from './exit.js';
 import { configure, parseInteger, parseList, runCommand } from './program.js';
 import { colorEnabled, formatDuration, makeStyle, type Style } from './terminal.js';
 import { OPENAI_BASE_URL_HELP } from './embedder-choice.js';
@@ -49,6 +57,7 @@ interface SearchCliOptions {
   ollamaHost?: string;
   openaiBaseUrl?: string;
   refs?: boolean;
+  files?: boolean;
   repo?: string[];
   store?: string;
   schema?: string;
@@ -64,14 +73,17 @@ export async function searchMain(argv: readonly string[]): Promise<number> {
     new Command(PROGRAM),
     'Search the index of the code around you: hybrid semantic (vector) and lexical (BM25) search.',
   )
-    .argument('<query...>', 'what to look for: words, an identifier (getUserById, Index.search) or a path (src/store)')
+    .argument(
+      '<query...>',
+      'what to look for: words, an identifier (getUserById, Index.search) or a path (src/store); with --files, a whole issue (- reads it from standard input)',
+    )
     .option(
       '-k, --limit <n>',
       `results to show, 1 to ${MAX_K} (default 10; with --refs, lines, default ${DEFAULT_REFERENCE_SITES})`,
     )
     .option(
-      '--path <prefix-or-glob>',
-      'only files under this root-relative prefix, or matching this glob (src/**/*.ts, *.py)',
+      '--path <path-or-glob>',
+      'only files under this directory, this file, or matching this glob (src/**/*.ts, *.py): relative to the current directory, as results are printed, or absolute',
     )
     .option('--lang <languages>', `only these languages, comma-separated (${LANGUAGES.join(', ')})`)
     .option('--type <types>', `only these element types, comma-separated (${ELEMENT_TYPES.join(', ')})`)
@@ -104,14 +116,20 @@ export async function searchMain(argv: readonly string[]): Promise<number> {
       '--refs',
       'the query is a symbol (getUserById, Index.search): list its definitions and every line that uses it, by file (-k counts lines, default 2000)',
     )
+    .option(
+      '--files',
+      `which files to change: the query is an issue, a bug report or a request (up to ${MAX_ISSUE_LENGTH.toLocaleString('en-US')} characters, tracebacks and code included); files ranked, with the evidence for each`,
+    )
     .option('--no-snippet', 'no code, only locations')
     .option('--snippet-lines <n>', 'lines of code shown per result', '12');
 
-  return runCommand<SearchCliOptions>(program, argv, (args, options) =>
-    options.refs
-      ? runReferences((args[0] as string[]).join(' '), options)
-      : runSearch((args[0] as string[]).join(' '), options),
-  );
+  return runCommand<SearchCliOptions>(program, argv, async (args, options) => {
+    const query = (args[0] as string[]).join(' ');
+    if (options.refs && options.files) throw new UsageError('--refs and --files ask different questions: give one');
+    if (options.refs) return runReferences(query, options);
+    if (options.files) return runFiles(query === '-' ? await readStandardInput() : query, options);
+    return runSearch(query, options);
+  });
 }
 
 /** --refs: a symbol's definitions and uses, from the index alone. */
@@ -184,37 +202,19 @@ function indexDirOf(options: SearchCliOptions): string {
 }
 
 async function runSearch(query: string, options: SearchCliOptions): Promise<number> {
-  const k = parseInteger(options.limit ?? String(SEARCH_DEFAULTS.k), '-k', 1, MAX_K);
   const snippetLines = parseInteger(options.snippetLines, '--snippet-lines', 1, 1_000);
-  const language = options.lang ? parseList(options.lang, '--lang', LANGUAGES, canonicalLanguage) : undefined;
-  const type = options.type ? parseList(options.type, '--type', ELEMENT_TYPES) : undefined;
-
-  const searcher = await Searcher.open({
-    ...whereOf(options),
-    embedderOptions: { ollama: ollamaOptions(options.ollamaHost), openai: openAIOptions(options.openaiBaseUrl) },
-  });
-  let response: SearchResponse;
-  let showRepo = false;
-  try {
-    response = await searcher.search(query, {
-      k,
-      mode: options.mode,
-      ...(options.path ? { path: options.path } : {}),
-      ...(language ? { language } : {}),
-      ...(type ? { type } : {}),
-      snippet: options.snippet ? { maxLines: snippetLines } : false,
-      ...(options.explain ? { explain: true } : {}),
-      ...reposOf(options),
-    });
-    showRepo = searcher.repositories().length > 1;
-  } finally {
-    searcher.close();
-  }
+  const { response, showRepo, pathFilter } = await askSearcher(options, (searcher, common) =>
+    searcher.search(query, { ...common, snippet: options.snippet ? { maxLines: snippetLines } : false }),
+  );
 
   const errStyle = makeStyle(colorEnabled(process.stderr));
   if (response.fallback) process.stderr.write(`${errStyle.warn('warning:')} ${response.fallback.reason}\n`);
+  // What the path was matched against, when it left nothing (on stderr with --json too: stdout is the response).
+  const emptyNote =
+    pathFilter && response.results.length === 0 ? `${describeEmptyPathFilter(pathFilter)}\n` : undefined;
   if (options.json) {
     process.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
+    if (emptyNote) process.stderr.write(emptyNote);
     return EXIT.OK;
   }
   const style = makeStyle(colorEnabled(process.stdout));
@@ -225,7 +225,96 @@ async function runSearch(query: string, options: SearchCliOptions): Promise<numb
       `${results.length === 0 ? 'no results' : `${results.length} result${results.length === 1 ? '' : 's'}`} in ${formatDuration(timings.totalMs)} (${response.mode}, ${response.kind} query, ${response.elements} elements, ${response.embedder})`,
     ) + '\n',
   );
+  if (emptyNote) process.stderr.write(emptyNote);
   return EXIT.OK;
+}
+
+/** What a search and a file search share: how many, the mode, the filters, the repositories. */
+interface CommonOptions {
+  k: number;
+  mode: SearchMode;
+  path?: string;
+  language?: string[];
+  type?: string[];
+  explain?: boolean;
+  repos?: string[];
+}
+
+/**
+ * Opens the index, resolves --path against the current directory and the
+ * repositories (a path names the repositories it lies in: only those are
+ * searched), asks, and closes.
+ */
+async function askSearcher<T>(
+  options: SearchCliOptions,
+  ask: (searcher: Searcher, common: CommonOptions) => Promise<T>,
+): Promise<{ response: T; showRepo: boolean; pathFilter: ResolvedPathFilter | undefined }> {
+  const k = parseInteger(options.limit ?? String(SEARCH_DEFAULTS.k), '-k', 1, MAX_K);
+  const language = options.lang ? parseList(options.lang, '--lang', LANGUAGES, canonicalLanguage) : undefined;
+  const type = options.type ? parseList(options.type, '--type', ELEMENT_TYPES) : undefined;
+  const searcher = await Searcher.open({
+    ...whereOf(options),
+    embedderOptions: { ollama: ollamaOptions(options.ollamaHost), openai: openAIOptions(options.openaiBaseUrl) },
+  });
+  try {
+    const pathFilter =
+      options.path === undefined
+        ? undefined
+        : resolvePathFilter(options.path, process.cwd(), await searchedRepositories(searcher, options.repo));
+    const response = await ask(searcher, {
+      k,
+      mode: options.mode,
+      ...(pathFilter?.path !== undefined ? { path: pathFilter.path } : {}),
+      ...(language ? { language } : {}),
+      ...(type ? { type } : {}),
+      ...(options.explain ? { explain: true } : {}),
+      ...(pathFilter && pathFilter.repos.length > 0
+        ? { repos: pathFilter.repos.map((repository) => repository.name) }
+        : reposOf(options)),
+    });
+    return { response, showRepo: searcher.repositories().length > 1, pathFilter };
+  } finally {
+    searcher.close();
+  }
+}
+
+/** --files: the files an issue points at, with the evidence for each. */
+async function runFiles(issue: string, options: SearchCliOptions): Promise<number> {
+  const { response, showRepo, pathFilter } = await askSearcher(options, (searcher, common) =>
+    searcher.searchFiles(issue, common),
+  );
+  const errStyle = makeStyle(colorEnabled(process.stderr));
+  if (response.fallback) process.stderr.write(`${errStyle.warn('warning:')} ${response.fallback.reason}\n`);
+  const emptyNote = pathFilter && response.files.length === 0 ? `${describeEmptyPathFilter(pathFilter)}\n` : undefined;
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
+    if (emptyNote) process.stderr.write(emptyNote);
+    return EXIT.OK;
+  }
+  process.stdout.write(renderFiles(response, makeStyle(colorEnabled(process.stdout)), showRepo));
+  const count = response.files.length;
+  process.stderr.write(
+    errStyle.dim(
+      `${count === 0 ? 'no files' : `${count} file${count === 1 ? '' : 's'}`} in ${formatDuration(response.timings.totalMs)} (${response.mode}; an issue of ${response.length.toLocaleString('en-US')} characters)`,
+    ) + '\n',
+  );
+  if (emptyNote) process.stderr.write(emptyNote);
+  return EXIT.OK;
+}
+
+/** The query from standard input (`-`), for a text too long or too rich for a command line. */
+async function readStandardInput(): Promise<string> {
+  if (process.stdin.isTTY)
+    throw new UsageError('- reads the issue from standard input: pipe or redirect it (< issue.md)');
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of process.stdin) {
+    chunks.push(chunk as Buffer);
+    length += (chunk as Buffer).length;
+    // Past the limit the search refuses it anyway: stop reading rather than hold an endless stream.
+    if (length > 4 * MAX_ISSUE_LENGTH) break;
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Results as people read them: path:line, type and name, score and signals, then the code with line numbers. */

@@ -62,15 +62,17 @@ export function formatBytes(bytes: number): string {
 
 /**
  * Progress over a known number of items: rate and ETA. On a TTY one line is
- * redrawn at most ten times a second; elsewhere a plain line is printed
- * every 5 seconds and at the end, so logs stay readable.
+ * redrawn at most ten times a second; elsewhere a plain line is printed at
+ * the first update, then every 5 seconds and at the end, so logs stay
+ * readable. Updates that change nothing are how a caller shows that a slow
+ * item is still under way (IndexReporter calls every second).
  */
 export class ProgressBar {
   readonly #stream: NodeJS.WriteStream;
   readonly #tty: boolean;
   readonly #label: string;
-  #started = 0;
-  #lastDraw = 0;
+  #started: number | undefined;
+  #lastDraw: number | undefined;
   #drawn = false;
 
   constructor(stream: NodeJS.WriteStream, label: string) {
@@ -79,19 +81,23 @@ export class ProgressBar {
     this.#label = label;
   }
 
-  update(done: number, total: number, detail = ''): void {
+  /**
+   * `etaMs`: the time left as the caller measures it (a model's pace) instead of from the items'
+   * rate, or null where the caller knows of none yet.
+   */
+  update(done: number, total: number, detail = '', etaMs?: number | null): void {
     const now = performance.now();
-    if (this.#started === 0) this.#started = now;
+    this.#started ??= now;
     const elapsed = (now - this.#started) / 1000;
     const rate = elapsed > 0 ? done / elapsed : 0;
-    const eta = rate > 0 ? (total - done) / rate : 0;
-    const percent = total > 0 ? Math.floor((done / total) * 100) : 100;
     // No rate or ETA before the first item is done: "0.0/s" says nothing.
-    const speed =
-      done > 0 && elapsed > 0 ? `  ${rate.toFixed(rate < 10 ? 1 : 0)}/s  ETA ${formatDuration(eta * 1000)}` : '';
-    const stats = `${done}/${total} ${this.#label}${speed}`;
+    const eta = etaMs !== undefined ? etaMs : rate > 0 ? ((total - done) / rate) * 1000 : null;
+    const percent = total > 0 ? Math.floor((done / total) * 100) : 100;
+    const rateText = rate > 0 ? `  ${rate.toFixed(rate < 10 ? 1 : 0)}/s` : '';
+    const etaText = eta === null ? '' : `  ETA ${formatDuration(eta)}`;
+    const stats = `${done}/${total} ${this.#label}${rateText}${etaText}`;
     if (this.#tty) {
-      if (now - this.#lastDraw < 100 && done < total) return;
+      if (this.#lastDraw !== undefined && now - this.#lastDraw < 100 && done < total) return;
       this.#lastDraw = now;
       const width = 24;
       const filled = Math.round((percent / 100) * width);
@@ -101,10 +107,9 @@ export class ProgressBar {
       this.#stream.write(`\r\u001b[K${line.slice(0, columns - 1)}`);
       this.#drawn = true;
     } else {
-      if (this.#lastDraw === 0) this.#lastDraw = now;
-      if (now - this.#lastDraw < 5_000 && done < total) return;
+      if (this.#lastDraw !== undefined && now - this.#lastDraw < 5_000 && done < total) return;
       this.#lastDraw = now;
-      this.#stream.write(`${percent}% ${stats}\n`);
+      this.#stream.write(`${percent}% ${stats}${detail ? `  ${detail}` : ''}\n`);
     }
   }
 

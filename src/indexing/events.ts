@@ -37,7 +37,8 @@ export type IndexEvent =
   | { type: 'file-skipped'; path: string; reason: SkipReason; detail: string }
   | { type: 'file-failed'; path: string; error: string }
   | { type: 'file-removed'; path: string; removed: number }
-  | { type: 'progress'; done: number; total: number }
+  /** One more file of the run's `total` is done (`path`, whatever became of it). */
+  | { type: 'progress'; done: number; total: number; path: string }
   | { type: 'analysis'; event: AnalysisEvent }
   | { type: 'vector-index'; event: VectorIndexEvent }
   | { type: 'run-aborted'; reason: string }

@@ -3,7 +3,10 @@
  * that follows the change. Files whose size and mtime match the database
  * are not read; files read and found equal (same hash) are not analysed;
  * elements whose document is unchanged are not embedded and keep their
- * vector. Every batch of files is one SQLite transaction. The FAISS file is
+ * vector. In the embedded store each batch of files is one SQLite
+ * transaction, except a rebuild or a repository new to an index that holds
+ * others, which commits once at the end (the shared store writes as
+ * store/postgres/ says). The FAISS file is
  * derived from the database: written at a checkpoint, and brought level by
  * replaying later changes whenever it is opened (see store/embedded/vector-file.ts),
  * so a crash at any moment leaves an index that opens consistent, and a

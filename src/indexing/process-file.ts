@@ -53,7 +53,13 @@ export async function processFile(
   }
   const { text, bytes } = reading;
   let file = reading.file;
-  if (run.enricher && file.source === 'ast') file = await run.enricher.enrich(file, text);
+  if (run.enricher && file.source === 'ast') {
+    file = await run.enricher.enrich(file, text);
+    // A file whose model call the abort cut off has the syntax tree's analysis alone: recorded, it
+    // would count as indexed and never be asked about again. Left out, the next run asks the
+    // model about it, and the answers that came before the abort are in the cache.
+    run.signal?.throwIfAborted();
+  }
   outcome.language = file.language;
   outcome.documents = buildDocuments(file, text.split('\n'));
   outcome.lineStarts = new LineStarts(bytes);

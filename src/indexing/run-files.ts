@@ -112,7 +112,7 @@ async function indexFiles(setup: RunSetup, run: IndexRun, candidates: readonly S
     width,
     async (scanned) => {
       await run.add(await processFile(run, scanned, setup.limits.maxBytes, setup.emit));
-      setup.emit({ type: 'progress', done: ++done, total: candidates.length });
+      setup.emit({ type: 'progress', done: ++done, total: candidates.length, path: scanned.path });
     },
     run.signal,
   );

@@ -51,8 +51,9 @@ export function scopeRepos(
 }
 
 /**
- * The arguments of a codebase_search or find_references call as this access
- * may make them: the token's repositories put into `repos`, or the error to
+ * The arguments of a search tool's call (codebase_search, find_references,
+ * find_files_to_change) as this access may make them: the token's
+ * repositories put into `repos`, or the error to
  * answer instead (as the tool words an unknown repository). `takesRepos`:
  * whether the tool has a `repos` argument; without one, a token limited to
  * some repositories cannot be held to them, so it is refused. `known`: the

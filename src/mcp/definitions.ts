@@ -1,7 +1,7 @@
 /**
  * What clients list of each tool of the MCP server: names, titles,
  * descriptions, annotations, and the JSON schemas of their arguments and
- * answers (codebase_search's and find_references' are the agent tools' own,
+ * answers (codebase_search's, find_references' and find_files_to_change's are the agent tools' own,
  * so that MCP clients and the agent adapters see the very same schema).
  * registry.ts joins each to its handler and its access.
  */
@@ -32,7 +32,7 @@ export const REINDEX_ARGS = {
   additionalProperties: false,
 } as const;
 
-type ToolSources = Pick<SharedState, 'search' | 'references'>;
+type ToolSources = Pick<SharedState, 'search' | 'references' | 'files'>;
 
 /** readOnlyHint is left out: the registry (registry.ts) sets it from the tool's access. */
 export function searchDefinition({ search }: ToolSources): Tool {
@@ -54,6 +54,17 @@ export function referencesDefinition({ references }: ToolSources): Tool {
     inputSchema: references.parameters as unknown as Tool['inputSchema'],
     outputSchema: references.outputSchema as unknown as Tool['outputSchema'],
     annotations: { title: 'Find references', openWorldHint: false },
+  };
+}
+
+export function filesDefinition({ files }: ToolSources): Tool {
+  return {
+    name: files.name,
+    title: 'Find the files to change',
+    description: files.description,
+    inputSchema: files.parameters as unknown as Tool['inputSchema'],
+    outputSchema: files.outputSchema as unknown as Tool['outputSchema'],
+    annotations: { title: 'Find the files to change', openWorldHint: false },
   };
 }
 

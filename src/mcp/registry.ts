@@ -8,11 +8,25 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolAccess } from './access.js';
-import { referencesDefinition, reindexDefinition, searchDefinition, statusDefinition } from './definitions.js';
-import { referencesCall, reindexCall, searchCall, statusCall, type SharedState, type ToolHandler } from './tools.js';
+import {
+  filesDefinition,
+  referencesDefinition,
+  reindexDefinition,
+  searchDefinition,
+  statusDefinition,
+} from './definitions.js';
+import {
+  filesCall,
+  referencesCall,
+  reindexCall,
+  searchCall,
+  statusCall,
+  type SharedState,
+  type ToolHandler,
+} from './tools.js';
 
 export interface McpTool {
-  /** What clients list; codebase_search's and find_references' schemas come from the shared agent tools. */
+  /** What clients list; the search tools' schemas (codebase_search, find_references, find_files_to_change) come from the agent tools. */
   readonly definition: (shared: SharedState) => Tool;
   readonly handler: ToolHandler;
   readonly access: ToolAccess;
@@ -21,6 +35,7 @@ export interface McpTool {
 export const MCP_TOOLS: readonly McpTool[] = [
   { definition: searchDefinition, handler: searchCall, access: 'read' },
   { definition: referencesDefinition, handler: referencesCall, access: 'read' },
+  { definition: filesDefinition, handler: filesCall, access: 'read' },
   { definition: statusDefinition, handler: statusCall, access: 'read' },
   { definition: reindexDefinition, handler: reindexCall, access: 'write' },
 ];

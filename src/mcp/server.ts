@@ -1,8 +1,10 @@
 /**
- * The index as an MCP server: `codebase_search` and `find_references`
- * (read-only), `index_status` (read-only) and `reindex` (brings the index up
- * to date, incrementally). registry.ts lists them, each with its definition
- * (definitions.ts), its handler (tools.ts) and its access.
+ * The index as an MCP server: `codebase_search`, `find_references` and
+ * `find_files_to_change` (read-only: code by meaning or name, a symbol's
+ * uses, the files an issue points at), `index_status` (read-only) and
+ * `reindex` (brings the index up to date, incrementally). registry.ts lists
+ * them, each with its definition (definitions.ts), its handler (tools.ts)
+ * and its access.
  *
  * Two levels: a service holds what every connection shares (one Searcher,
  * open for the life of the service, so a search pays for opening the index
@@ -24,6 +26,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { CodebaseSearchTool, type CodebaseSearchToolOptions } from '../tool/codebase-search-tool.js';
+import { FindFilesTool } from '../tool/find-files-tool.js';
 import { FindReferencesTool } from '../tool/find-references-tool.js';
 import { FULL_ACCESS, mayCall, type McpAccess } from './access.js';
 import { safeLogger } from './log-line.js';
@@ -95,6 +98,7 @@ export function createCodebaseMcpService(options: CodebaseMcpServerOptions): Cod
     ...(store ? { store } : {}),
     search,
     references: new FindReferencesTool(search),
+    files: new FindFilesTool(search),
     indexer: options.indexer ?? {},
     reindexing: Promise.resolve(),
   };

@@ -16,6 +16,7 @@ import { storeStatus, type IndexStatus } from '../indexing/status.js';
 import { openStore, type PostgresChoice } from '../store/open.js';
 import { StoreError } from '../store/errors.js';
 import type { CodebaseSearchTool } from '../tool/codebase-search-tool.js';
+import type { FindFilesTool } from '../tool/find-files-tool.js';
 import type { FindReferencesTool } from '../tool/find-references-tool.js';
 import { PathOutsideRootError } from '../files/errors.js';
 import { confineToRoots } from '../tool/paths.js';
@@ -31,6 +32,7 @@ export interface SharedState {
   readonly store?: PostgresChoice;
   readonly search: CodebaseSearchTool;
   readonly references: FindReferencesTool;
+  readonly files: FindFilesTool;
   readonly indexer: Pick<
     IndexerOptions,
     'llm' | 'embedder' | 'embedderOptions' | 'ollama' | 'openai' | 'threads' | 'limits'
@@ -119,6 +121,23 @@ export async function referencesCall(
       : await references.execute(call.args);
   log(
     `${references.name} ${shownValue(raw.symbol ?? '')}: ${output.error ? `error: ${output.error}` : `${output.total} lines in ${output.total_files} files`} (${took()})`,
+  );
+  return structured(output, output.error !== undefined);
+}
+
+export async function filesCall(
+  { search, files }: SharedState,
+  { access, log }: Caller,
+  raw: Record<string, unknown>,
+  _extra: RequestExtra,
+  took: () => string,
+): Promise<CallToolResult> {
+  const call = await scoped(search, files, raw, access);
+  const output =
+    'error' in call ? { files: [], fallback_used: false, error: call.error } : await files.execute(call.args);
+  // shownValue shows the issue's first characters and its length: the whole may be 100,000 characters.
+  log(
+    `${files.name} ${shownValue(raw.issue ?? '')}: ${output.error ? `error: ${output.error}` : `${output.files.length} files`} (${took()})`,
   );
   return structured(output, output.error !== undefined);
 }
@@ -267,7 +286,7 @@ async function reindexTarget(
  * how fresh it is.
  */
 
-/** index_status without the store-wide figures (docs/mcp.md). */
+/** index_status without the store-wide figures (docs/architecture.md, "The MCP server over HTTP"). */
 function ownFiguresOfStatus(status: IndexStatus): Omit<IndexStatus, 'generation' | 'sizeBytes' | 'vectorIndex'> & {
   vectorIndex: Pick<IndexStatus['vectorIndex'], 'description'>;
 } {
@@ -293,7 +312,7 @@ function structured(output: object, isError?: boolean): CallToolResult {
 
 /**
  * A tool's error, in the shape every tool answers one: JSON with an `error` sentence, as text and as
- * structured content (codebase_search and find_references add their empty results beside it).
+ * structured content (the search tools add their empty results beside it).
  */
 export function toolError(message: string): CallToolResult {
   return structured({ error: message }, true);

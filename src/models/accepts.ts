@@ -7,7 +7,8 @@ import { connect } from 'node:net';
 /**
  * Whether something accepts a connection at the host and port of `url` within `timeoutMs`. A
  * user with no model server (the default) is told by a refused connection, without loading
- * the Ollama client and Node's fetch: about 35 ms of a first index's start (docs/performance.md).
+ * the Ollama client and Node's fetch, which took most of that answer's time (docs/performance.md,
+ * "The figures behind the constants").
  * A URL that cannot be parsed is not judged here (true): the client reports it.
  */
 export function accepts(url: string, timeoutMs: number): Promise<boolean> {

@@ -20,7 +20,7 @@ export type OllamaFailure = ServerFailure;
  */
 export function ollamaClient(host: string, options: OllamaClientOptions): Ollama {
   // Loaded at the first client, not at import: a run without Ollama (the
-  // built-in embedder, a search) saves its load, about 30 ms of the start.
+  // built-in embedder, a search) saves its load (docs/performance.md, "The figures behind the constants").
   const { Ollama } = require('ollama') as typeof import('ollama');
   return new Ollama({ host, fetch: boundedFetch(options) });
 }

@@ -18,7 +18,11 @@ export { canonicalLanguage, LANGUAGE_ALIASES, LANGUAGES };
 export const ELEMENT_TYPES: readonly ElementType[] = [...CODE_ELEMENT_TYPES, ...TEXT_ELEMENT_TYPES];
 
 export interface SearchFilters {
-  /** A root-relative path prefix (`src/store`) or a glob (`src/**\/*.ts`, `*.py`). */
+  /**
+   * A root-relative path prefix (`src/store`) or a glob (`src/**\/*.ts`, `*.py`); a glob also
+   * matches the path it spells. The CLIs and the agent tool resolve what a user gives
+   * (relative to the current directory, absolute) to this form first: search/path-filter.ts.
+   */
   path?: string;
   /** Languages as the index names them (see LANGUAGES): typescript, python, go, rust, ..., markdown, text. */
   language?: string | readonly string[];
@@ -44,11 +48,13 @@ export function compileFilters(filters: SearchFilters): CompiledFilters {
       // The literal part before the first wildcard narrows the SQL side.
       const literal = path.slice(0, path.search(/[*?[]/));
       if (literal) conditions.pathStartsWith = literal;
-      checks.push((row) => glob.test(row.path));
+      // A path as printed works as a filter, brackets and all (`app/[slug]/page.tsx`): spelled out, it is itself too.
+      const itself = underPath(path.endsWith('/') ? path.slice(0, -1) : path);
+      checks.push((row) => glob.test(row.path) || itself(row.path));
     } else {
       conditions.under = path;
-      const prefix = `${path}/`;
-      checks.push((row) => row.path === path || row.path.startsWith(prefix));
+      const under = underPath(path);
+      checks.push((row) => under(row.path));
     }
   }
   const languages = list(filters.language);
@@ -68,6 +74,12 @@ export function compileFilters(filters: SearchFilters): CompiledFilters {
     matches: (row) => checks.every((check) => check(row)),
     active: checks.length > 0,
   };
+}
+
+/** Whether a path is `path` itself or lies under it. */
+function underPath(path: string): (candidate: string) => boolean {
+  const prefix = `${path}/`;
+  return (candidate) => candidate === path || candidate.startsWith(prefix);
 }
 
 /** `./src/` -> `src`; the root itself (`.`, `/`, empty) is no filter. */

@@ -8,9 +8,11 @@
  * seen yet) one pass over the pattern a character: never exponential.
  *
  * The meaning is the RegExp's: `**` crosses directories, `*` and `?` do
- * not, `[...]` is a class (`[!...]` or `[^...]` negated, `a-z` a range), an
- * unclosed `[` is itself. A pattern without a slash matches the file name
- * anywhere (`*.py`), as in .gitignore.
+ * not, `[...]` is a class (`[!...]` or `[^...]` negated, `a-z` a range;
+ * `[[]` is a literal `[`). A pattern without a slash matches the file name
+ * anywhere (`*.py`), as in .gitignore. A class never closed (`[`) or with
+ * nothing in it (`[]`, `[!]`) is refused with SearchError BAD_OPTION: it
+ * used to be read as itself, and matched nothing without a word (issue 57).
  */
 import { SearchError } from './errors.js';
 
@@ -67,8 +69,13 @@ function tokenize(glob: string): Token[] {
         } else tokens.push({ kind: 'any' });
       } else tokens.push({ kind: 'segment' });
     } else if (c === '?') tokens.push({ kind: 'one' });
-    else if (c === '[' && glob.indexOf(']', i + 1) > i) {
+    else if (c === '[') {
       const end = glob.indexOf(']', i + 1);
+      if (end < 0)
+        throw new SearchError(
+          `the glob ${glob} has a [ that is never closed: end the class with ], or write [[] for a literal [`,
+          'BAD_OPTION',
+        );
       tokens.push({ kind: 'class', test: parseClass(glob.slice(i + 1, end)) });
       i = end;
     } else tokens.push({ kind: 'char', code: glob.charCodeAt(i) });
@@ -79,6 +86,11 @@ function tokenize(glob: string): Token[] {
 /** The body of `[...]`: a leading `!` or `^` negates; `a-z` is a range; anything else (a backslash too) is itself. */
 function parseClass(body: string): (code: number) => boolean {
   const negated = body[0] === '!' || body[0] === '^';
+  if (body.length === (negated ? 1 : 0))
+    throw new SearchError(
+      `the glob's class [${body}] is empty: put the characters to match between [ and ] (write [[] for a literal [)`,
+      'BAD_OPTION',
+    );
   const ranges: [number, number][] = [];
   for (let j = negated ? 1 : 0; j < body.length; j++) {
     const low = body.charCodeAt(j);

@@ -14,6 +14,7 @@ export type SearchService = Pick<
   | 'currentRepositories'
   | 'searchRoots'
   | 'search'
+  | 'searchFiles'
   | 'references'
   | 'embedderStatus'
 > & {

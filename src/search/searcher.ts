@@ -29,15 +29,17 @@ import { SearchError } from './errors.js';
 import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
 import { candidatesWanted, DEFAULT_FUSION_WEIGHTS, type FusionWeights, type ScoredHit } from './ranking/fusion.js';
 import { FILTERED_OVERFETCH } from './ranking/knobs.js';
-import { NO_LEXICAL_EVIDENCE, type LexicalEvidence } from './lexical-search.js';
+import { NO_LEXICAL_EVIDENCE } from './lexical-search.js';
 import { SearchScopes, type SearchScope } from './scopes.js';
 import { parseQuery, type ParsedQuery, type QueryKind } from './query.js';
 import { presentResults } from './present.js';
-import { rankCandidates, type Evidence, type RankedHit } from './ranking/ranking.js';
+import type { RankedHit } from './ranking/ranking.js';
+import { rankEvidence } from './rank-evidence.js';
 import type { EmbedderStatus, SearchMode, SearchResponse, SearchTimings } from './response.js';
 import { findReferences, type ReferencesOptions, type ReferencesResponse } from './references.js';
 import { SourceCache, SourceReader, type SnippetOptions, type SourceStates, StoredSources } from './source.js';
 import { SEARCH_DEFAULTS, validateK, validateMode, validateQuery } from './validate.js';
+import { searchFiles, type FileSearchOptions, type FileSearchResponse } from './localise/file-search.js';
 
 export type {
   EmbedderStatus,
@@ -203,6 +205,28 @@ export class Searcher {
   }
 
   /**
+   * Which files an issue, a bug report or a request points at, ranked, with
+   * the evidence for each (search/localise/file-search.ts). Takes the whole
+   * text, up to MAX_ISSUE_LENGTH characters.
+   */
+  searchFiles(text: string, options: FileSearchOptions = {}): Promise<FileSearchResponse> {
+    return searchFiles(
+      {
+        search: (query, searchOptions) => this.#search(query, searchOptions),
+        readScope: (repos, work) =>
+          this.#read((snapshot) =>
+            work(this.#scopes.resolve(snapshot, repos), snapshot, {
+              names: this.#scopes.names,
+              roots: this.#scopes.roots,
+            }),
+          ),
+      },
+      text,
+      options,
+    );
+  }
+
+  /**
    * A symbol's definitions and every line where its name occurs, grouped by
    * file (search/references.ts). From the index alone: no embedder, no model.
    */
@@ -273,7 +297,8 @@ export class Searcher {
 
       t = performance.now();
       const explain = options.explain ?? SEARCH_DEFAULTS.explain;
-      const ranked = await this.#rank(scope, parsed, lexical, vectorHits, filters, { k, mode, explain });
+      const weights = mode === 'hybrid' ? this.#weights[parsed.kind] : undefined;
+      const ranked = await rankEvidence(scope, parsed, lexical, vectorHits, filters, { k, mode, explain, weights });
       timings.fusionMs = performance.now() - t;
 
       t = performance.now();
@@ -452,44 +477,6 @@ export class Searcher {
     await embedder.init({ dimension: this.#record.dimension });
     this.#embedder = embedder;
     return embedder;
-  }
-
-  /** The ranking stack (search/ranking/ranking.ts) over the rows of every candidate that passes the filters. */
-  async #rank(
-    scope: SearchScope,
-    parsed: ParsedQuery,
-    lexical: LexicalEvidence,
-    vectorHits: ScoredHit[],
-    filters: CompiledFilters,
-    { k, mode, explain }: { k: number; mode: SearchMode; explain: boolean },
-  ): Promise<RankedHit<ElementRecord>[]> {
-    const weights =
-      mode === 'lexical'
-        ? { lexical: 1, vector: 0 }
-        : mode === 'vector'
-          ? { lexical: 0, vector: 1 }
-          : this.#weights[parsed.kind];
-    const ids = new Set<number>([
-      ...lexical.elements.map((hit) => hit.id),
-      ...vectorHits.map((hit) => hit.id),
-      ...lexical.definitions,
-      ...lexical.namedFiles.flatMap((file) => file.ids),
-      ...(lexical.spelledAsTyped ?? []),
-    ]);
-    const rows = await scope.reads.rows([...ids]);
-    // Gone since the vectors were brought level (an indexer committed meanwhile), or filtered out.
-    for (const [id, row] of rows) if (!filters.matches(row)) rows.delete(id);
-    const evidence: Evidence = {
-      lexical: lexical.elements,
-      vector: vectorHits,
-      definitions: lexical.definitions,
-      namedFiles: new Set(lexical.namedFiles.map((file) => file.fileId)),
-      namedFileElements: new Set(lexical.namedFiles.flatMap((file) => file.ids)),
-      files: lexical.files,
-      wholeWord: lexical.wholeWord,
-      spelledAsTyped: lexical.spelledAsTyped,
-    };
-    return rankCandidates(parsed, evidence, rows, { k, weights, lexicalSignals: mode !== 'vector', explain });
   }
 }
 

@@ -14,16 +14,14 @@ export const SEARCH_DEFAULTS = {
 export const MAX_K = 100;
 export const MAX_QUERY_LENGTH = 2_000;
 
-export function validateQuery(query: unknown): string {
+/** A query's text, trimmed; `limit`: the most characters taken (a file search takes a whole issue). */
+export function validateQuery(query: unknown, limit = MAX_QUERY_LENGTH): string {
   if (typeof query !== 'string')
     throw new SearchError(`the query must be a string, not ${query === null ? 'null' : typeof query}`, 'BAD_QUERY');
   const text = query.trim();
   if (!text) throw new SearchError('the query is empty', 'BAD_QUERY');
-  if (text.length > MAX_QUERY_LENGTH)
-    throw new SearchError(
-      `the query is ${text.length} characters long; at most ${MAX_QUERY_LENGTH} are allowed`,
-      'BAD_QUERY',
-    );
+  if (text.length > limit)
+    throw new SearchError(`the query is ${text.length} characters long; at most ${limit} are allowed`, 'BAD_QUERY');
   // Punctuation alone matches nothing in the lexical index, and embeds to noise.
   if (!/[\p{L}\p{N}]/u.test(text))
     throw new SearchError(

@@ -83,10 +83,20 @@ export interface ScopeReads {
   matchCount(match: LexicalMatch): Promise<number>;
   /** For BM25 over whole files: per term, how many elements of each file hold it. */
   fileTermCounts(terms: readonly LexicalMatch[], generation: number): Promise<FileTermCounts>;
+  /** The indexed files of these repositories (to match the paths a text names against). */
+  files(): Promise<IndexedFile[]>;
   /** Elements in these repositories. */
   elementCount(): Promise<number>;
   /** Their element ids, ascending (what a scoped k-NN may return). */
   elementIds(): Promise<number[]>;
+}
+
+/** A file of the index, as a search names it. */
+export interface IndexedFile {
+  fileId: number;
+  rootId: number;
+  /** Relative to its repository's root, with forward slashes. */
+  path: string;
 }
 
 /** The k-NN half of a search. */

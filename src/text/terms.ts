@@ -23,8 +23,25 @@ export function splitIdentifier(word: string): string[] {
   return parts;
 }
 
+/**
+ * Stems already made: a search's ranking stems each candidate's words against
+ * each query word (a long issue's hundreds of words), and both keep repeating.
+ * Cleared whole when full: a simple bound, refilled by the next searches.
+ */
+const STEMS = new Map<string, string>();
+const MAX_STEMS = 50_000;
+
 /** A light suffix stripper (a small subset of Porter's), enough to join inflections. */
 export function stem(word: string): string {
+  let stemmed = STEMS.get(word);
+  if (stemmed === undefined) {
+    if (STEMS.size >= MAX_STEMS) STEMS.clear();
+    STEMS.set(word, (stemmed = stemWord(word)));
+  }
+  return stemmed;
+}
+
+function stemWord(word: string): string {
   if (word.length <= 3 || /\d/.test(word)) return word;
   let w = word;
   if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;

@@ -5,9 +5,12 @@
  * answers with a stable, size-bounded structure. It never throws into the
  * agent loop: every failure is an answer that says what went wrong.
  */
+import { existsSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import { lazyValidator } from '../lazy-validator.js';
-import { canonicalLanguage } from '../search/filters.js';
+import { canonicalLanguage, compileFilters } from '../search/filters.js';
+import { type RepositoryDirectory, searchedRepositories, splitGlob } from '../search/path-filter.js';
 import { findIndex } from '../search/find-index.js';
 import { SearchError } from '../search/errors.js';
 import { SearcherPool } from '../search/pool/searcher-pool.js';
@@ -23,7 +26,7 @@ import { withMoreLines } from '../search/source.js';
 import { StoreError } from '../store/errors.js';
 import { clip, fitToBudget, MAX_NOTE_CHARS, resolveBudget, type ToolBudget } from './budget.js';
 import { PathOutsideRootError } from '../files/errors.js';
-import { confineToRoots } from './paths.js';
+import { confineToRoots, holdingRoot } from './paths.js';
 import {
   CODEBASE_SEARCH_DESCRIPTION,
   CODEBASE_SEARCH_NAME,
@@ -35,6 +38,7 @@ import {
   type CodebaseSearchHit,
   type CodebaseSearchOutput,
 } from './schema.js';
+import type { FindFilesArgs } from './files-schema.js';
 import type { FindReferencesArgs } from './references-schema.js';
 import { isSecretPath, redactSecrets } from './secrets.js';
 
@@ -49,7 +53,8 @@ export interface AgentTool<Output = unknown> {
 /** A call to approve, its arguments checked against its tool's schema: by tool name. */
 export type PermissionRequest =
   | { tool: 'codebase_search'; arguments: CodebaseSearchArgs }
-  | { tool: 'find_references'; arguments: FindReferencesArgs };
+  | { tool: 'find_references'; arguments: FindReferencesArgs }
+  | { tool: 'find_files_to_change'; arguments: FindFilesArgs };
 
 export type PermissionDecision = boolean | { allow: boolean; reason?: string };
 
@@ -128,10 +133,23 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
     }
 
     let pathPrefix: string | undefined;
+    let repos = args.repos;
+    let searched: RepositoryDirectory[] = [];
     try {
       // Checked against the repositories this search reads, not the index's first one.
-      if (args.path_prefix !== undefined)
-        pathPrefix = confineToRoots(await searcher.searchRoots(args.repos), args.path_prefix);
+      if (args.path_prefix !== undefined) {
+        searched = await searchedRepositories(searcher, args.repos);
+        const dirs = searched.map((repository) => repository.dir);
+        pathPrefix = confineToRoots(dirs, args.path_prefix);
+        // An absolute path names one repository: relative to it, the path means nothing in the others.
+        const holder = isAbsolute(args.path_prefix.trim()) ? holdingRoot(dirs, args.path_prefix) : undefined;
+        if (holder !== undefined) {
+          searched = searched.filter((repository) => repository.dir === holder);
+          repos = searched.map((repository) => repository.name);
+        }
+        // A malformed glob is refused before the permission prompt, not after it.
+        if (pathPrefix) compileFilters({ path: pathPrefix });
+      }
     } catch (error) {
       if (error instanceof PathOutsideRootError)
         return failure(`path_prefix refused: ${error.message}; give a path inside the repository, such as src/`);
@@ -151,7 +169,7 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
         ...(pathPrefix ? { path: pathPrefix } : {}),
         ...(args.language ? { language: canonicalLanguage(args.language)! } : {}),
         ...(args.element_type ? { type: args.element_type } : {}),
-        ...(args.repos ? { repos: args.repos } : {}),
+        ...(repos ? { repos } : {}),
         ...(args.explain ? { explain: true } : {}),
         snippet: { maxLines: this.budget.snippetMaxLines, maxChars: this.budget.snippetMaxChars },
       });
@@ -160,10 +178,10 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
         return failure(`invalid arguments: ${error.message}`);
       throw error;
     }
-    return this.#answer(response, args);
+    return this.#answer(response, args, pathPrefix ? { path: pathPrefix, searched } : undefined);
   }
 
-  /** The Searcher (or pool) behind the tool, opened on first use (find_references shares it). */
+  /** The Searcher (or pool) behind the tool, opened on first use (find_references and find_files_to_change share it). */
   openSearcher(): Promise<SearchService> {
     if (!this.#searcher) {
       const opening = (async () => {
@@ -211,13 +229,17 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
     }
   }
 
-  #answer(response: SearchResponse, args: CodebaseSearchArgs): CodebaseSearchOutput {
+  #answer(
+    response: SearchResponse,
+    args: CodebaseSearchArgs,
+    prefix: { path: string; searched: readonly RepositoryDirectory[] } | undefined,
+  ): CodebaseSearchOutput {
     const hits = response.results.filter((result) => !isSecretPath(result.path)).map(toHit);
     const fitted = fitToBudget(hits, response.fallback !== undefined, this.budget.maxOutputChars);
     const notes: string[] = [];
     if (response.fallback)
       notes.push(`semantic search is unavailable (${response.fallback.reason}), so these are keyword matches only`);
-    if (hits.length === 0) notes.push(emptyNote(args));
+    if (hits.length === 0) notes.push(emptyNote(args, prefix));
     if (fitted.truncated)
       notes.push(
         'some results or snippets were left out to stay within the size budget: narrow the query, lower k or use path_prefix',
@@ -259,11 +281,30 @@ function explanationOf({ terms, tier }: NonNullable<SearchResult['explain']>): C
 }
 
 /** 4 decimals: what a score says to a model. */
-function roundScore(value: number): number {
+export function roundScore(value: number): number {
   return Math.round(value * 10_000) / 10_000;
 }
 
-function emptyNote(args: CodebaseSearchArgs): string {
+/**
+ * What to try after an empty answer. With path_prefix, what it was matched
+ * as (root-relative, as results show paths) and whether the repositories
+ * hold it; no directory is named (a caller may be allowed some repositories
+ * only).
+ */
+function emptyNote(
+  args: CodebaseSearchArgs,
+  prefix: { path: string; searched: readonly RepositoryDirectory[] } | undefined,
+): string {
+  const generic = genericNote(args);
+  if (!prefix) return generic;
+  const { head } = splitGlob(prefix.path);
+  const held = prefix.searched.some((repository) => existsSync(join(repository.dir, head)));
+  return held
+    ? `${generic}; path_prefix was matched as ${prefix.path}, relative to the repository root as results show paths`
+    : `${generic}; no repository searched has ${head.replace(/\/$/, '')} (path_prefix is relative to the repository root, as results show paths)`;
+}
+
+function genericNote(args: CodebaseSearchArgs): string {
   const filters = [
     args.path_prefix && 'path_prefix',
     args.language && 'language',

@@ -12,3 +12,11 @@ export { redactSecrets, isSecretPath, REDACTED } from './secrets.js';
 export { confineToRoots } from './paths.js';
 export { FindReferencesTool, fitReferences } from './find-references-tool.js';
 export { FIND_REFERENCES_NAME, FIND_REFERENCES_PARAMETERS, FIND_REFERENCES_OUTPUT } from './references-schema.js';
+export { FindFilesTool, fitFiles } from './find-files-tool.js';
+export {
+  FIND_FILES_NAME,
+  FIND_FILES_PARAMETERS,
+  FIND_FILES_OUTPUT,
+  DEFAULT_FILES_LIMIT,
+  MAX_FILES_LIMIT,
+} from './files-schema.js';

@@ -31,8 +31,7 @@ export function confineToRoots(
   let candidate = path.trim().replace(/\\/g, '/');
   let within = roots;
   if (isAbsolute(candidate)) {
-    // The deepest root that holds it, should one repository sit inside another's directory.
-    const root = roots.filter((r) => isInside(r, candidate)).sort((a, b) => b.length - a.length)[0];
+    const root = holdingRoot(roots, candidate);
     if (root === undefined) throw new PathOutsideRootError(`${path} is outside ${where}`);
     candidate = relative(root, candidate).split(sep).join('/');
     within = [root];
@@ -43,6 +42,12 @@ export function confineToRoots(
   const clean = normalized === '.' || normalized === './' ? '' : normalized.replace(/^\.\//, '');
   for (const root of within) refuseLinksOut(root, clean, `${path} resolves outside ${where} (through a symbolic link)`);
   return clean;
+}
+
+/** The deepest of `roots` that holds the absolute `path` (one repository may sit inside another's directory). */
+export function holdingRoot(roots: readonly string[], path: string): string | undefined {
+  const candidate = path.trim().replace(/\\/g, '/');
+  return roots.filter((root) => isInside(root, candidate)).sort((a, b) => b.length - a.length)[0];
 }
 
 /** Symlinks: the deepest part of `clean` that exists under `root` must resolve inside the real root. */

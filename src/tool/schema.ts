@@ -76,7 +76,7 @@ export const CODEBASE_SEARCH_PARAMETERS = {
       minLength: 1,
       maxLength: 500,
       description:
-        'Only files under this path, relative to the repository root (src/auth, or a file). A glob such as src/**/*.py works too.',
+        'Only files under this path, relative to the repository root as results show paths (src/auth, or a file), or absolute. A glob such as src/**/*.py works too.',
     },
     language: { type: 'string', enum: LANGUAGE_NAMES, description: 'Only files in this language.' },
     element_type: { type: 'string', enum: [...ELEMENT_TYPES], description: 'Only elements of this kind.' },

@@ -48,4 +48,18 @@ export interface EmbedderBackend<Options extends object = object> {
    * document is never sent to the model twice.
    */
   readonly recomputesCheaply?: boolean;
+  /**
+   * What a model name is to this backend, for the CLIs' --embedding-model:
+   * 'refused' (it has no models), 'optional' (it has a default; the
+   * default), or required, with what the model is ("the embedding model the
+   * server serves"): the CLIs' choices, checks and help come from this.
+   */
+  readonly modelName?: 'refused' | 'optional' | { readonly required: string };
+  /**
+   * Deprecated, for the backends that came before the options map: their
+   * options may also be given at the top level of an Indexer's or a
+   * Searcher's options (`ollama: { … }`), under the backend's name; the
+   * map's own win where both say (embedderOptionsOf).
+   */
+  readonly optionsAtTopLevel?: true;
 }

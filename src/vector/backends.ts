@@ -3,7 +3,8 @@
  * of the backend's options in the one options map, and what the ids of its
  * embedders start with, before a colon (`ollama:nomic-embed-text`). A new
  * backend is one file (its EmbedderBackend, backend.ts) and one entry in
- * EMBEDDER_BACKENDS; its options type comes with it. An application or a test
+ * EMBEDDER_BACKENDS; its options type comes with it, and the CLIs offer it
+ * (cli/embedder-choice.ts reads the registry). An application or a test
  * may register one at run time (registerEmbedderBackend); such a backend
  * runs on the calling thread only.
  */
@@ -77,22 +78,42 @@ export function optionsFor(options: EmbedderOptions, name: string): object {
   return options[name] ?? {};
 }
 
+/** The backends of this version whose options may also be given at the top level (EmbedderBackend.optionsAtTopLevel). */
+type AtTopLevel = {
+  [Name in keyof Registered]: Registered[Name] extends { readonly optionsAtTopLevel: true } ? Name : never;
+}[keyof Registered];
+
+/** An Indexer's or a Searcher's options, as far as embedderOptionsOf reads them. */
+export type WithEmbedderOptions = { embedderOptions?: EmbedderOptions | undefined } & {
+  [Name in AtTopLevel]?: EmbedderOptions[Name];
+};
+
 /**
  * The one options map from an Indexer's or a Searcher's options, with the
- * fields that came before it (`ollama`, `openai`, deprecated) under their
- * backends' names; the map's own options win where both name one.
+ * fields that came before it (deprecated: those of the backends marked
+ * optionsAtTopLevel) under their backends' names; the map's own options
+ * win where both name one.
  */
-export function embedderOptionsOf(options: {
-  embedderOptions?: EmbedderOptions | undefined;
-  ollama?: EmbedderOptions['ollama'];
-  openai?: EmbedderOptions['openai'];
-}): EmbedderOptions {
-  const { embedderOptions = {}, ollama, openai } = options;
-  return {
-    ...embedderOptions,
-    ...(ollama || embedderOptions.ollama ? { ollama: { ...ollama, ...embedderOptions.ollama } } : {}),
-    ...(openai || embedderOptions.openai ? { openai: { ...openai, ...embedderOptions.openai } } : {}),
-  };
+export function embedderOptionsOf(options: WithEmbedderOptions): EmbedderOptions {
+  const { embedderOptions = {} } = options;
+  const merged: Record<string, object | undefined> = { ...embedderOptions };
+  for (const backend of Object.values(EMBEDDER_BACKENDS) as EmbedderBackend<object>[]) {
+    if (!backend.optionsAtTopLevel) continue;
+    const before = (options as Readonly<Record<string, object | undefined>>)[backend.name];
+    const own = embedderOptions[backend.name];
+    if (before || own) merged[backend.name] = { ...before, ...own };
+  }
+  return merged;
+}
+
+/** The names of the backends registered, in the order they were (this version's first). */
+export function embedderBackendNames(): string[] {
+  return [...registered.keys()];
+}
+
+/** The backends registered, in the order they were (this version's first). */
+export function embedderBackends(): EmbedderBackend<object>[] {
+  return [...registered.values()];
 }
 
 /** Whether `embedder` can run on the indexer's worker threads, and the id they make it from. */

@@ -74,6 +74,7 @@ export const builtinBackend: EmbedderBackend<Record<string, never>> = {
   },
   workerId: (embedder) => (embedder instanceof BuiltinEmbedder ? embedder.id : undefined),
   recomputesCheaply: true,
+  modelName: 'refused',
 };
 
 /** `v2:512` (an id past `builtin:`) → its version and dimension. */
@@ -100,7 +101,7 @@ export class BuiltinEmbedder implements Embedder {
   /**
    * A document's weight per feature, by the feature's slot, and the slots in
    * the order first met: summing into an array is faster than a Map keyed
-   * by feature (measured in docs/performance.md), with the same vectors.
+   * by feature (measured in docs/history/performance.md), with the same vectors.
    * Zero between documents.
    */
   #sums = new Float64Array(4096);

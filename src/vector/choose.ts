@@ -7,26 +7,29 @@
  * index's recorded id may pick the model, its recorded host is never asked.
  * The backends themselves are in backends.ts.
  */
-import { accepts } from '../models/accepts.js';
-import { ollamaClient } from '../models/ollama-client.js';
 import { resolveOllamaHost } from '../models/config.js';
+import { ollamaHasModel } from '../models/ollama-has-model.js';
 import { backendNamed, backendOfId, type EmbedderBackendName, type EmbedderOptions, optionsFor } from './backends.js';
 import { BuiltinEmbedder } from './builtin-embedder.js';
 import type { Embedder } from './embedder.js';
 import { DEFAULT_EMBEDDING_MODEL, OllamaEmbedder, type OllamaEmbedderOptions } from './ollama-embedder.js';
 import type { OpenAIEmbedderOptions } from './openai-embedder.js';
 
+export { ollamaHasModel };
+
 /**
  * An embedder, or how to make one: 'auto', a backend's name ('builtin',
  * 'ollama', 'openai', or one registered), or options of one backend, named
- * by `kind` (Ollama's without one).
+ * by `kind` (Ollama's without one); any backend by `kind` with a model
+ * (the rest of its options from the options map).
  */
 export type EmbedderChoice =
   | Embedder
   | 'auto'
   | EmbedderBackendName
   | OllamaEmbedderOptions
-  | (OpenAIEmbedderOptions & { kind: 'openai' });
+  | (OpenAIEmbedderOptions & { kind: 'openai' })
+  | { kind: EmbedderBackendName; model?: string };
 
 /** @deprecated The options map is EmbedderOptions; this is its old name. */
 export type EmbedderServers = EmbedderOptions;
@@ -79,18 +82,4 @@ export async function chooseEmbedder(
 export function isOutdatedIndex(recordedId: string, embedder: Embedder): boolean {
   const found = backendOfId(recordedId);
   return found?.backend.isOutdated?.(found.rest, embedder) ?? false;
-}
-
-/** True when a server answers at `host` within a second and lists the model. */
-export async function ollamaHasModel(host: string, model: string): Promise<boolean> {
-  // Nothing listening (no Ollama here): known without loading the client.
-  if (!(await accepts(host, 1_000))) return false;
-  try {
-    // Through the client: its answer is size-capped and the deadline covers reading it.
-    const { models } = (await ollamaClient(host, { timeoutMs: 1_000 }).list()) as { models?: { name?: string }[] };
-    const wanted = model.includes(':') ? model : `${model}:latest`;
-    return (models ?? []).some((m) => m.name === model || m.name === wanted);
-  } catch {
-    return false;
-  }
 }

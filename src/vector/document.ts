@@ -13,8 +13,10 @@
  * does not re-embed it.
  *
  * Beside it, each document carries the code its element holds in the
- * lexical index (all of its own lines, not the cut snippet): that text is
- * indexed, never stored.
+ * lexical index (all of its own lines, not the cut snippet). That text is
+ * not a column of any row: the embedded store keeps it only compressed, per
+ * file, for the lexical index's deletes (lexical_texts), and the shared
+ * store keeps each file's text (deflated) for searches without a checkout.
  */
 import { createHash } from 'node:crypto';
 import type { CodeElement, CodeFile } from '../analysis/types.js';
@@ -27,7 +29,7 @@ export interface ElementDocument {
   text: string;
   /** What is embedded: the document without its `Lines:` line. */
   embeddingText: string;
-  /** The element's own lines, for the lexical index (not stored). */
+  /** The element's own lines, for the lexical index (kept only as the lexical texts, compressed). */
   code: string;
   /**
    * sha256 of `embeddingText` and `code` (hex, 32 chars): the embedding

@@ -97,7 +97,7 @@ export function roundToHalf(vector: Float32Array): Float32Array {
 /**
  * A vector as the embedded store keeps it: at half precision (a tag byte,
  * then binary16, little-endian) when that loses nothing, as float32
- * otherwise. Blobs written before 2026-11-28 are all float32; both are read
+ * otherwise. Blobs written by earlier versions are all float32; both are read
  * back (`decodeStoredVector`), so an index needs no migration.
  */
 export function encodeStoredVector(vector: Float32Array): Buffer {

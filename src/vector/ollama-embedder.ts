@@ -40,11 +40,12 @@ export interface OllamaEmbedderOptions extends RemoteEmbedderOptions {
  * name, else the local default (the user's own machine), never one an
  * index recorded: the index keeps the URL for --status only.
  */
-export const ollamaBackend: EmbedderBackend<OllamaEmbedderOptions> = {
+export const ollamaBackend = {
   name: 'ollama',
   create: (options) => new OllamaEmbedder(options),
   fromId: (model, options) => new OllamaEmbedder({ ...options, model }),
-};
+  optionsAtTopLevel: true,
+} satisfies EmbedderBackend<OllamaEmbedderOptions>;
 
 export class OllamaEmbedder extends RemoteEmbedder {
   readonly #host: string;

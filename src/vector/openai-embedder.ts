@@ -36,14 +36,16 @@ export interface OpenAIEmbedderOptions extends RemoteEmbedderOptions, OpenAIServ
  * --status), but an index is data that may come with a clone, and the
  * server it names would be sent the queries, the code and the API key.
  */
-export const openaiBackend: EmbedderBackend<OpenAIEmbedderOptions> = {
+export const openaiBackend = {
   name: 'openai',
   create: (options) => new OpenAIEmbedder(options),
   fromId: (model, options) => {
     if (!options.baseUrl?.trim()) throw new EmbedderError(NO_SERVER_NAMED, 'NOT_CONFIGURED');
     return new OpenAIEmbedder({ ...options, model });
   },
-};
+  modelName: { required: 'the embedding model the server serves' },
+  optionsAtTopLevel: true,
+} satisfies EmbedderBackend<OpenAIEmbedderOptions>;
 
 /**
  * Why an index of an OpenAI-compatible server's model is not embedded for

@@ -113,8 +113,9 @@ describe('a good answer enriches the syntax tree', () => {
     expect(fake.chats).toHaveLength(FIXTURE_CALLS);
     expect(prompts.map((prompt) => askedIn(prompt).size).reduce((a, b) => a + b)).toBe(undocumented.length);
     expect(events.at(-1)).toEqual(ALL_DESCRIBED);
-    expect(events.slice(0, -1)).toEqual(
-      prompts.map((_, part) => ({
+    expect(events.slice(0, -1)).toEqual([
+      { type: 'llm-asking', path, calls: FIXTURE_CALLS },
+      ...prompts.map((_, part) => ({
         type: 'llm-answer',
         path,
         part,
@@ -122,7 +123,7 @@ describe('a good answer enriches the syntax tree', () => {
         outcome: 'valid',
         seconds: expect.any(Number),
       })),
-    );
+    ]);
 
     // The format fixes the elements asked about, in order: the model writes descriptions, not names or lines.
     const request = fake.chats[0]!;
@@ -229,6 +230,7 @@ describe('every failure ends in the AST result, with the fallback reported', () 
     const file = await enricher.enrich(astOnly, text);
     expect(file.elements.some((e) => e.name === 'InventedHelper')).toBe(false);
     expect(events.filter((e) => e.type !== 'llm-answer')).toEqual([
+      { type: 'llm-asking', path, calls: FIXTURE_CALLS },
       expect.objectContaining({ type: 'llm-enriched', matched: undocumented.length, dropped: FIXTURE_CALLS }),
     ]);
     await server!.close();
@@ -296,6 +298,7 @@ describe('every failure ends in the AST result, with the fallback reported', () 
     const enricher = new OllamaEnricher({ host: await FakeOllama.refusingUrl(), onEvent: (e) => events.push(e) });
     expect(await enricher.enrich(astOnly, text)).toEqual(astOnly);
     expect(events).toEqual([
+      { type: 'llm-asking', path, calls: FIXTURE_CALLS },
       expect.objectContaining({
         type: 'llm-fallback',
         reason: 'unreachable',

@@ -47,6 +47,7 @@ describe('the MCP tools answer alike', () => {
         [reader, 'index_status', { verbose: true }, /^index_status takes no arguments \(got verbose\)$/],
         [reader, 'codebase_search', { query: 'retry' }, /^no index at /],
         [reader, 'find_references', { symbol: 'retry' }, /^no index at /],
+        [reader, 'find_files_to_change', { issue: 'retry' }, /^no index at /],
         [reader, 'reindex', {}, /^reindex needs a token with write access/],
         [writer, 'reindex', { path: '../..' }, /^path refused: /],
       ];

@@ -195,6 +195,7 @@ describe('oc-vector-mcp over Streamable HTTP, with tokens', () => {
       expect((await reader.listTools()).tools.map((tool) => tool.name)).toEqual([
         'codebase_search',
         'find_references',
+        'find_files_to_change',
         'index_status',
       ]);
       const refused = await reader.callTool({ name: 'reindex', arguments: {} });
@@ -386,7 +387,7 @@ describe('oc-vector-mcp over Streamable HTTP, with tokens', () => {
     expect(elsewhere.status).toBe(404);
     expect(await elsewhere.json()).toMatchObject({ error: { message: 'nothing at /admin: MCP is served at /mcp' } });
     const client = await connectWithToken(server.url, READ);
-    expect((await client.listTools()).tools.length).toBe(3);
+    expect((await client.listTools()).tools.length).toBe(4);
     await client.close();
   });
 });
@@ -421,6 +422,7 @@ describe('oc-vector-mcp over Streamable HTTP, without tokens', () => {
       expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
         'codebase_search',
         'find_references',
+        'find_files_to_change',
         'index_status',
         'reindex',
       ]);

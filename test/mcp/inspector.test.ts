@@ -1,7 +1,7 @@
 /**
  * oc-vector-mcp driven by the official MCP Inspector's CLI mode
  * (@modelcontextprotocol/inspector, pinned), as a user checks a server
- * before registering it: it lists the four tools and calls them.
+ * before registering it: it lists the five tools and calls them.
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -37,12 +37,13 @@ describe('oc-vector-mcp under the MCP Inspector CLI', () => {
       );
     });
 
-  it('lists codebase_search, find_references, index_status and reindex, with their input schemas', async () => {
+  it('lists codebase_search, find_references, find_files_to_change, index_status and reindex, with their input schemas', async () => {
     const { tools } = (await inspect(['--method', 'tools/list'])) as {
       tools: { name: string; inputSchema: { properties: Record<string, unknown> } }[];
     };
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       'codebase_search',
+      'find_files_to_change',
       'find_references',
       'index_status',
       'reindex',

@@ -48,10 +48,18 @@ describe('oc-vector-mcp over stdio, with the SDK client', () => {
     repo.cleanup();
   });
 
-  it('lists four tools with their schemas, and marks only reindex as writing', async () => {
+  it('lists five tools with their schemas, and marks only reindex as writing', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['codebase_search', 'find_references', 'index_status', 'reindex']);
-    const [search, references, status, reindex] = tools;
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'codebase_search',
+      'find_references',
+      'find_files_to_change',
+      'index_status',
+      'reindex',
+    ]);
+    const [search, references, files, status, reindex] = tools;
+    expect(files!.inputSchema).toMatchObject({ required: ['issue'], properties: { issue: { type: 'string' } } });
+    expect(files!.annotations).toMatchObject({ readOnlyHint: true });
     expect(references!.inputSchema).toMatchObject({ required: ['symbol'], properties: { symbol: { type: 'string' } } });
     expect(references!.annotations).toMatchObject({ readOnlyHint: true });
     expect(search!.inputSchema).toMatchObject({
@@ -168,7 +176,7 @@ describe('oc-vector-mcp over stdio, with the SDK client', () => {
       structuredContent: { error: 'index_status takes no arguments (got verbose)' },
     });
     await expect(client.callTool({ name: 'drop_database', arguments: {} })).rejects.toThrow(
-      /unknown tool "drop_database"; available: codebase_search, find_references, index_status, reindex/,
+      /unknown tool "drop_database"; available: codebase_search, find_references, find_files_to_change, index_status, reindex/,
     );
     // A request whose params break the protocol's own schema.
     await expect(

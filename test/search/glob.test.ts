@@ -87,9 +87,6 @@ const GLOBS = [
   'src/[^ab].ts',
   'src/[a-c].ts',
   'src/[a-].ts',
-  'src/[]].ts',
-  'src/[!].ts',
-  'src/[x.ts',
   'src/\\[id].ts',
   '[[]id].ts',
   'a+b(1).ts',
@@ -141,6 +138,17 @@ describe('globs', () => {
     ['**/'.repeat(120) + 'x', 'a/b/xy', false],
   ])('%s on %s: %s', (glob, path, expected) => {
     expect(compileGlob(glob).test(path)).toBe(expected);
+  });
+
+  // Each used to be read as itself (an unclosed `[`) or as a class of nothing, and matched nothing without a word (issue 57).
+  it.each([
+    ['src/[x.ts', /the glob src\/\[x\.ts has a \[ that is never closed/],
+    ['[', /never closed: end the class with \], or write \[\[\] for a literal \[/],
+    ['src/[]].ts', /the glob's class \[\] is empty/],
+    ['src/[!].ts', /the glob's class \[!\] is empty/],
+  ])('refuses the malformed %s in one sentence', (glob, message) => {
+    expect(() => compileGlob(glob)).toThrow(SearchError);
+    expect(() => compileGlob(glob)).toThrow(message);
   });
 
   it('refuses a class whose range is out of order, in one sentence', () => {

@@ -301,6 +301,28 @@ describe('the two stores, against each other', () => {
       );
     }));
 
+  it('answer a file search the same, the file the traceback fails in first', () =>
+    bothStores(async (embedded, shared) => {
+      // A JavaScript traceback through the project's CSV parser, in an issue of prose around it.
+      const issue = [
+        'Quoted fields with a newline break the importer',
+        '',
+        'Importing a spreadsheet export whose quoted cells hold line breaks splits the row in two.',
+        '```',
+        'TypeError: Cannot read properties of undefined (reading trim)',
+        '    at parseCsv (/home/me/app/src/util/csv.ts:4:22)',
+        '    at importRows (/home/me/app/src/import.ts:10:3)',
+        '```',
+      ].join('\n');
+      for (const options of [{}, { repos: ['app'] }]) {
+        const files = async (searcher: Searcher) =>
+          (await searcher.searchFiles(issue, { ...options, k: 5 })).files.map((file) => `${file.repo} ${file.path}`);
+        const want = await files(embedded);
+        expect(want[0]).toBe('app src/util/csv.ts');
+        expect(await files(shared)).toEqual(want);
+      }
+    }));
+
   it('list the same references', () =>
     bothStores(async (embedded, shared) => {
       for (const symbol of ['prepared', 'hashPassword', 'IndexStore.open', 'transaction']) {

@@ -16,6 +16,11 @@ export function analysisCacheKey(model: string, promptVersion: string, text: str
   return createHash('sha256').update(`${model}\0${promptVersion}\0${content}`).digest('hex');
 }
 
+/** The key of one part's answer, for a file asked about in several parts: its lines, under the file's key. */
+export function analysisPartKey(fileKey: string, part: { firstLine: number; lastLine: number }): string {
+  return `${fileKey}:${part.firstLine}-${part.lastLine}`;
+}
+
 export class MemoryAnalysisCache implements AnalysisCache {
   readonly #entries = new Map<string, ModelAnswer[]>();
 

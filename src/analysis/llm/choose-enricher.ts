@@ -1,20 +1,32 @@
 /**
- * Which enricher `llm` describes: none, an Ollama model (the default), or a
- * model on an OpenAI-compatible server (only when asked for: nothing
- * probes for one).
+ * Which enricher `llm` describes: none, a model of the default backend (a
+ * local Ollama), or one of the backend its `kind` names (an
+ * OpenAI-compatible server: only when asked for, nothing probes for one).
+ * The backends themselves are in backends.ts.
  */
+import { analysisBackendNamed, type AnalysisBackendName, DEFAULT_ANALYSIS_BACKEND } from './backends.js';
 import type { ModelEnricher, ModelEnricherOptions } from './model-enricher.js';
-import { OllamaEnricher, type OllamaEnricherOptions } from './ollama-enricher.js';
-import { OpenAIEnricher, type OpenAIEnricherOptions } from './openai-enricher.js';
-import type { OpenAIServerOptions } from '../../models/openai-client.js';
+import type { OllamaEnricherOptions } from './ollama-enricher.js';
+import type { OpenAIEnricherOptions } from './openai-enricher.js';
 
-/** false: AST only. true or Ollama options: an Ollama model. `kind: 'openai'`: an OpenAI-compatible server. */
-export type LlmChoice = boolean | OllamaEnricherOptions | (OpenAIEnricherOptions & { kind: 'openai' });
+/**
+ * false: AST only. true or Ollama options: an Ollama model. `kind: 'openai'`:
+ * an OpenAI-compatible server. Any backend by `kind` with a model (one
+ * registered at run time included).
+ */
+export type LlmChoice =
+  | boolean
+  | OllamaEnricherOptions
+  | (OpenAIEnricherOptions & { kind: 'openai' })
+  | (ModelEnricherOptions & { kind: AnalysisBackendName; model?: string });
 
-/** Settings from elsewhere (where the embedder's server is, its deadline) that `llm` may override. */
+/**
+ * Settings from elsewhere (where the embedder's server is, its deadline)
+ * that `llm` may override, under each backend's name (`ollama`, `openai`):
+ * a backend takes only what belongs to its server (AnalysisBackend.serverSettings).
+ */
 export interface EnricherServers {
-  ollama?: Pick<OllamaEnricherOptions, 'host' | 'timeoutMs'>;
-  openai?: OpenAIServerOptions;
+  readonly [backend: string]: object | undefined;
 }
 
 /** The enricher for `llm`, or undefined when it is false; `run` adds what belongs to one run (cache, signal, events). */
@@ -24,15 +36,9 @@ export function makeEnricher(
   run: Pick<ModelEnricherOptions, 'cache' | 'signal' | 'onEvent'>,
 ): ModelEnricher | undefined {
   if (llm === false) return undefined;
-  if (llm !== true && llm.kind === 'openai')
-    return new OpenAIEnricher({ ...serverPart(servers.openai), ...llm, ...run });
-  return new OllamaEnricher({ ...servers.ollama, ...(llm === true ? {} : llm), ...run });
-}
-
-/** Where the server is and how to reach it, without what belongs to another use of it (an embedding model). */
-function serverPart(options: OpenAIServerOptions = {}): OpenAIServerOptions {
-  const { baseUrl, apiKey, timeoutMs, maxResponseBytes } = options;
-  return Object.fromEntries(
-    Object.entries({ baseUrl, apiKey, timeoutMs, maxResponseBytes }).filter(([, value]) => value !== undefined),
-  );
+  const choice: { kind?: string } = llm === true ? {} : llm;
+  const backend = analysisBackendNamed(choice.kind ?? DEFAULT_ANALYSIS_BACKEND);
+  const server = servers[backend.name];
+  const fromServer = server ? (backend.serverSettings?.(server) ?? server) : {};
+  return backend.create({ ...fromServer, ...choice, ...run });
 }

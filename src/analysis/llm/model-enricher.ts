@@ -11,7 +11,7 @@
 import type { Enricher } from '../analyzer.js';
 import type { AnalysisEvent, LlmFallbackReason } from '../events.js';
 import type { CodeElement, CodeFile } from '../types.js';
-import { analysisCacheKey, MemoryAnalysisCache, type AnalysisCache } from './cache.js';
+import { analysisCacheKey, analysisPartKey, MemoryAnalysisCache, type AnalysisCache } from './cache.js';
 import { CallSlots } from '../../models/call-slots.js';
 import { CircuitBreaker } from '../../models/circuit-breaker.js';
 import { MODEL_ENRICHER_DEFAULTS } from '../../models/config.js';
@@ -20,6 +20,7 @@ import { planParts } from './parts.js';
 import { reconcile } from './reconcile.js';
 import {
   buildPrompt,
+  cachedAnswers,
   checkAnswer,
   PROMPT_VERSION,
   type Checked,
@@ -122,8 +123,8 @@ export abstract class ModelEnricher implements Enricher {
     const path = file.path;
     try {
       const key = analysisCacheKey(this.#cacheModel, PROMPT_VERSION, text);
-      const cached = await this.#cache.get(key);
-      const answers = cached ?? (await this.#ask(file, text));
+      const cached = cachedAnswers(await this.#cache.get(key));
+      const answers = cached ?? (await this.#ask(file, text, key));
       const result = reconcile(file, answers);
       const answered = answers.reduce((n, a) => n + a.elements.length, 0);
       if (answered > 0 && (result.matched === 0 || result.dropped > result.matched)) {
@@ -149,10 +150,12 @@ export abstract class ModelEnricher implements Enricher {
     }
   }
 
-  /** Model calls `enrich` would make for this file now: 0 when its answers are cached, else one per part asked about. */
+  /** Model calls `enrich` would make for this file now: one per part asked about whose answer is not cached. */
   async plannedCalls(file: CodeFile, text: string): Promise<number> {
-    if (await this.#cache.get(analysisCacheKey(this.#cacheModel, PROMPT_VERSION, text))) return 0;
-    return this.#questions(file, text.split('\n')).length;
+    const key = analysisCacheKey(this.#cacheModel, PROMPT_VERSION, text);
+    if (cachedAnswers(await this.#cache.get(key))) return 0;
+    const questions = await this.#withCachedParts(this.#questions(file, text.split('\n')), key);
+    return questions.filter(({ answer }) => !answer).length;
   }
 
   /**
@@ -171,14 +174,42 @@ export abstract class ModelEnricher implements Enricher {
       .filter(({ part, elements }) => elements.length > 0 || (part.index === 0 && !file.summary));
   }
 
-  async #ask(file: CodeFile, text: string): Promise<ModelAnswer[]> {
+  /**
+   * Each question with its part's answer where the cache holds one. The answers of a file in
+   * several parts are cached part by part as they come (a part can take minutes on a CPU): a run
+   * stopped between parts asks only about the others next time. A file in one part is cached
+   * whole as soon as it is answered.
+   */
+  async #withCachedParts(
+    questions: { part: PromptPart; elements: CodeElement[] }[],
+    key: string,
+  ): Promise<{ part: PromptPart; elements: CodeElement[]; answer: ModelAnswer | undefined }[]> {
+    if (questions.length < 2) return questions.map((question) => ({ ...question, answer: undefined }));
+    return Promise.all(
+      questions.map(async (question) => {
+        const cached = cachedAnswers(await this.#cache.get(analysisPartKey(key, question.part)));
+        return { ...question, answer: cached?.length === 1 ? cached[0] : undefined };
+      }),
+    );
+  }
+
+  async #ask(file: CodeFile, text: string, key: string): Promise<ModelAnswer[]> {
     const lines = text.split('\n');
     const answers: ModelAnswer[] = [];
-    for (const { part, elements } of this.#questions(file, lines)) {
+    const questions = await this.#withCachedParts(this.#questions(file, lines), key);
+    const calls = questions.filter(({ answer }) => !answer).length;
+    if (calls > 0) this.#emit({ type: 'llm-asking', path: file.path, calls });
+    for (const { part, elements, answer } of questions) {
+      if (answer) {
+        answers.push(answer);
+        continue;
+      }
       const slice = lines.slice(part.firstLine - 1, part.lastLine);
       const prompt = buildPrompt(file.path, file.language, slice, part.count > 1 ? part : undefined, elements);
       const format = answerFormatFor(file.path, file.language, elements);
-      answers.push(await this.#askWithRetry(prompt, format, file.path, part.index));
+      const fresh = await this.#askWithRetry(prompt, format, file.path, part.index);
+      if (questions.length > 1) await this.#cache.set(analysisPartKey(key, part), [fresh]);
+      answers.push(fresh);
     }
     return answers;
   }

@@ -13,6 +13,8 @@ import {
 } from '../../models/ollama-client.js';
 import { OLLAMA_ENRICHER_DEFAULTS, resolveOllamaHost } from '../../models/config.js';
 import type { ServerFailure } from '../../models/http.js';
+import { ollamaHasModel } from '../../models/ollama-has-model.js';
+import type { AnalysisBackend } from './backend.js';
 import { type ChatReply, type ChatUsage, ModelEnricher, type ModelEnricherOptions } from './model-enricher.js';
 import type { AnswerFormat } from './answer-format.js';
 
@@ -26,6 +28,25 @@ export interface OllamaEnricherOptions extends ModelEnricherOptions {
   /** The model's context window in tokens (sent as num_ctx). Default 8,192. */
   contextTokens?: number;
 }
+
+/**
+ * Ollama's analysis backend, the default one (backends.ts). It takes the
+ * address and the deadline of the Ollama server given elsewhere (the
+ * embedder's), never its model.
+ */
+export const ollamaAnalysisBackend: AnalysisBackend<OllamaEnricherOptions> = {
+  name: 'ollama',
+  create: (options) => new OllamaEnricher(options),
+  serverSettings(settings) {
+    const { host, timeoutMs } = settings as OllamaEnricherOptions;
+    return { ...(host !== undefined ? { host } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
+  },
+  async unavailable(model, settings) {
+    const wanted = model ?? OLLAMA_ENRICHER_DEFAULTS.model;
+    const url = resolveOllamaHost((settings as OllamaEnricherOptions).host);
+    return (await ollamaHasModel(url, wanted)) ? undefined : `no analysis model ${wanted} at ${url}`;
+  },
+};
 
 export class OllamaEnricher extends ModelEnricher {
   readonly #client: Ollama;

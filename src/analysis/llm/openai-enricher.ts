@@ -21,6 +21,7 @@ import {
   unknownModelRemedy,
 } from '../../models/openai-client.js';
 import { checkAnswer, RESULT_SCHEMA, type Checked } from './resources.js';
+import type { AnalysisBackend } from './backend.js';
 import { strictSchema, withoutNulls } from './strict-schema.js';
 
 export interface OpenAIEnricherOptions extends ModelEnricherOptions, OpenAIServerOptions {
@@ -39,6 +40,29 @@ const RESPONSE_FORMAT = {
   type: 'json_schema',
   json_schema: { name: 'ocvector_analysis', schema: strictSchema(RESULT_SCHEMA), strict: true },
 } as const;
+
+/**
+ * The analysis backend of OpenAI-compatible servers: used only when asked
+ * for, with a model and a base URL (nothing is guessed, nothing probed). It
+ * takes the address, key and deadline of the server given elsewhere (the
+ * embedder's), never its model.
+ */
+export const openaiAnalysisBackend: AnalysisBackend<OpenAIEnricherOptions> = {
+  name: 'openai',
+  create: (options) => new OpenAIEnricher(options),
+  serverSettings(settings) {
+    const { baseUrl, apiKey, timeoutMs, maxResponseBytes } = settings as OpenAIServerOptions;
+    return Object.fromEntries(
+      Object.entries({ baseUrl, apiKey, timeoutMs, maxResponseBytes }).filter(([, value]) => value !== undefined),
+    );
+  },
+  modelName: { required: 'the chat model the server serves' },
+  needs: {
+    setting: 'baseUrl',
+    flag: '--openai-base-url',
+    what: "the server's base URL, e.g. http://127.0.0.1:8080/v1",
+  },
+};
 
 export class OpenAIEnricher extends ModelEnricher {
   readonly #client: OpenAIClient;

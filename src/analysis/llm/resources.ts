@@ -72,6 +72,16 @@ export function checkAnswer(content: string, adapt: (value: unknown) => unknown 
   return { ok: false, reason: 'schema-violation', detail: describeErrors(validateAnswer.errors ?? []) };
 }
 
+/**
+ * Answers read back from a cache, as the schema has them, or undefined (a miss) for anything
+ * else: the cache of an index is data that may have come with a clone (docs/security.md), so
+ * what it holds is checked as a model's reply is.
+ */
+export function cachedAnswers(value: unknown): ModelAnswer[] | undefined {
+  if (!Array.isArray(value) || !value.every((answer) => validateAnswer(answer))) return undefined;
+  return value as ModelAnswer[];
+}
+
 function describeErrors(errors: ErrorObject[]): string {
   return errors
     .slice(0, 5)

@@ -16,7 +16,13 @@ import { SearchError } from '../errors.js';
 import type { SearchEvent, SearcherOptions } from '../searcher.js';
 
 /** The Searcher methods a worker answers. */
-export type PooledMethod = 'search' | 'references' | 'searchRoots' | 'currentRepositories' | 'embedderStatus';
+export type PooledMethod =
+  | 'search'
+  | 'searchFiles'
+  | 'references'
+  | 'searchRoots'
+  | 'currentRepositories'
+  | 'embedderStatus';
 
 /** What a worker opens its Searcher with: SearcherOptions that can cross to another thread. */
 export type WorkerSearcherOptions = Omit<SearcherOptions, 'embedder' | 'store' | 'onEvent'> & {

@@ -171,6 +171,10 @@ export class SearcherPool implements SearchService {
     return this.#call('search', args);
   }
 
+  searchFiles(...args: Parameters<SearchService['searchFiles']>): ReturnType<SearchService['searchFiles']> {
+    return this.#call('searchFiles', args);
+  }
+
   references(...args: Parameters<SearchService['references']>): ReturnType<SearchService['references']> {
     return this.#call('references', args);
   }

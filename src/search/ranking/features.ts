@@ -15,12 +15,13 @@ import {
   type PathRole,
   type PathWordMatch,
 } from './path-priors.js';
+import { lookAlikeShareByFile } from './look-alikes.js';
 import type { ParsedQuery } from '../query.js';
 import type { ElementRecord } from '../../store/rows.js';
 
 /** An element as ranking sees it: the columns of its record that ranking reads (tests pass plain objects of just these). */
 export type CandidateRow = Pick<ElementRecord, 'id' | 'fileId' | 'path' | 'type' | 'name' | 'startLine' | 'endLine'> &
-  Partial<Pick<ElementRecord, 'language'>>;
+  Partial<Pick<ElementRecord, 'language' | 'signature' | 'description'>>;
 
 /** What the two halves of the search found for a query. */
 export interface Evidence {
@@ -64,6 +65,13 @@ export interface Features {
   fileName: number;
   /** BM25 over whole files, the file's over the best file's. */
   fileBm25: number;
+  /**
+   * For a request for a change whose words its file's candidates hold only in a look-alike
+   * form (`atomic` for `atomically`, in their names, signatures and descriptions): the share of
+   * the request's words, by weight, not held that way (look-alikes.ts); it scales fileBm25.
+   * Undefined (1) otherwise.
+   */
+  asWrittenShare?: number;
   /** The roles of its path that the query did not ask for, and the product of their priors (each raised to rolePriorPower). */
   roles: readonly PathRole[];
   rolePrior: number;
@@ -89,6 +97,8 @@ export interface FeatureContext {
   definingFiles: ReadonlySet<number>;
   /** pathWordMatch by path, as a file's elements share it. */
   pathMatches: Map<string, PathWordMatch>;
+  /** For a request for a change: lookAlikeShareByFile of its candidates, by file id. */
+  spelled: ReadonlyMap<number, number> | undefined;
 }
 
 export function featureContext<Row extends CandidateRow>(
@@ -99,15 +109,20 @@ export function featureContext<Row extends CandidateRow>(
 ): FeatureContext {
   const queryWords = parsed.text.split(/\s+/);
   const split = queryWords.flatMap((word) => word.split(/[^\p{L}\p{N}]+/u));
+  const keywords = parsed.kind === 'prose' ? meaningfulWords(queryWords) : [];
   return {
     parsed,
     evidence,
     lexicalSignals,
     requested: requestedRoles(split),
     words: new Set(split.map((word) => word.toLowerCase())),
-    keywords: parsed.kind === 'prose' ? meaningfulWords(queryWords) : [],
+    keywords,
     definingFiles: lexicalSignals ? filesDefining(parsed, evidence, rows) : new Set(),
     pathMatches: new Map(),
+    spelled:
+      lexicalSignals && parsed.asksChange && keywords.length > 0
+        ? lookAlikeShareByFile(keywords, rows.values())
+        : undefined,
   };
 }
 
@@ -138,6 +153,8 @@ export function features(candidate: Candidate, row: CandidateRow, context: Featu
   if (parsed.identifiers.length > 0 && isCodeElementType(row.type))
     measured.name = nameMatch(row.name, parsed.identifiers);
   measured.definingFile = context.definingFiles.has(row.fileId);
+  const spelled = context.spelled?.get(row.fileId);
+  if (spelled !== undefined) measured.asWrittenShare = spelled;
   measured.namedFile = evidence.namedFiles.has(row.fileId);
   measured.path = parsed.paths.length > 0 && parsed.paths.some((hint) => row.path.toLowerCase().includes(hint));
   if (context.keywords.length > 0) {

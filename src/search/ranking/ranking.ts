@@ -11,12 +11,14 @@
  * 4. tiers, for a query of names only (`tierOf`): its definitions, then the
  *    elements holding a whole name it spells as typed, then in another
  *    spelling, then the rest, each tier in score order;
- * 5. diversify: a file's evidence counted once (`spreadOverFiles`), one hit
- *    per stretch of code (`withoutNested`);
+ * 5. diversify: a file's evidence counted once (`spreadOverFiles`), an
+ *    element's built and declaration copies folded into its source
+ *    (`foldCopies`), one hit per stretch of code (`withoutNested`);
  * 6. present: the searcher reads the snippets (present.ts).
  *
  * Every stage is kept because the benchmark says so (docs/retrieval-quality.md).
  */
+import { copyFormat, copyKey, copyRank } from './copies.js';
 import { gatherCandidates, type FusionWeights, type NameMatch } from './fusion.js';
 import { featureContext, features, type CandidateRow, type Evidence, type Features } from './features.js';
 import {
@@ -76,7 +78,9 @@ export type RankStep =
   /** A further hit of a file already listed: lost its file's evidence, and FURTHER_HIT_DECAY to a power. */
   | { stage: 'furtherHit'; fileBonus: number; decay: number }
   /** A short container that took the place and score of its members listed above it. */
-  | { stage: 'container'; score: number };
+  | { stage: 'container'; score: number }
+  /** A source that took the place and score of a copy of it listed above it (a built `.js`, a `.d.ts`). */
+  | { stage: 'copyOf'; score: number };
 
 /** What found a result, as the searcher reports it. */
 export interface RankSignals {
@@ -114,7 +118,7 @@ export function rankCandidates<Row extends CandidateRow>(
     parsed.kind === 'path' && scored.some((hit) => hit.signals.path)
       ? scored.filter((hit) => hit.signals.path)
       : scored;
-  const ranked = withoutNested(spreadOverFiles(confined), options.k);
+  const ranked = withoutNested(foldCopies(spreadOverFiles(confined)), options.k);
   return options.explain ? ranked.map((hit) => ({ ...hit, explanation: explainScore(hit, weights) })) : ranked;
 }
 
@@ -237,6 +241,55 @@ function spreadOverFiles<Row extends CandidateRow>(ranked: readonly RankedHit<Ro
     return { ...hit, score: (hit.score - hit.fileBonus) * decay, fileBonus: 0, steps: [...hit.steps, step] };
   });
   return spread.sort(byScore);
+}
+
+/**
+ * One answer per element, not one per copy a package ships: an element's
+ * copies (copies.ts: the same name in the built JavaScript or the
+ * declarations of the same module) fold into the one nearest the source,
+ * TypeScript before JavaScript before declarations, which takes the best
+ * place among them. Two files of one format (`node/x.ts`, `browser/x.ts`)
+ * are not copies of each other, and both stay.
+ */
+function foldCopies<Row extends CandidateRow>(ranked: readonly RankedHit<Row>[]): RankedHit<Row>[] {
+  const groups = new Map<string, RankedHit<Row>[]>();
+  for (const hit of ranked) {
+    const key = copyKey(hit.row.path, hit.row.name);
+    if (key === undefined) continue;
+    const group = groups.get(key);
+    if (group) group.push(hit);
+    else groups.set(key, [hit]);
+  }
+  const folded = new Set<RankedHit<Row>>();
+  const replaced = new Map<RankedHit<Row>, RankedHit<Row>>();
+  for (const group of groups.values()) {
+    if (group.length < 2) continue;
+    // Nearest the source first; among equals, the better placed (the list is best first, the sort stable).
+    const bySource = [...group].sort((a, b) => copyRank(a.row.path)! - copyRank(b.row.path)!);
+    const kept: RankedHit<Row>[] = [];
+    for (const hit of bySource) {
+      const rank = copyRank(hit.row.path)!;
+      const copyOf = kept.some(
+        (other) => copyRank(other.row.path)! < rank || copyFormat(other.row.path) !== copyFormat(hit.row.path),
+      );
+      if (copyOf) folded.add(hit);
+      else kept.push(hit);
+    }
+    const source = kept[0]!;
+    const best = group[0]!;
+    if (best !== source && folded.has(best))
+      replaced.set(source, {
+        ...source,
+        score: best.score,
+        tier: best.tier,
+        steps: [...source.steps, { stage: 'copyOf', score: best.score }],
+      });
+  }
+  if (folded.size === 0) return [...ranked];
+  return ranked
+    .filter((hit) => !folded.has(hit))
+    .map((hit) => replaced.get(hit) ?? hit)
+    .sort(byScore);
 }
 
 /**

@@ -52,7 +52,8 @@ export function scoreOf(f: Features, w: ScoreWeights, terms?: ScoreTerm[]): Scor
   file += add('namedFile', one(f.namedFile), w.namedFile);
   file += add('path', one(f.path), w.path);
   file += add('pathWords', f.pathWords, w.pathWords) + add('fileName', f.fileName * f.fileBm25, w.fileName);
-  file += add('fileBm25', f.fileBm25, w.fileBm25);
+  // A request's whole-file BM25 less the words its file holds only as look-alikes (features.ts, asWrittenShare).
+  file += add('fileBm25', f.fileBm25 * (f.asWrittenShare ?? 1), w.fileBm25);
   // The path's priors. The roles' multiply as their product (`rolePrior`, features.ts), explained one role a term.
   let prior = f.rolePrior;
   for (const role of f.roles) multiply(ROLE_TERMS[role], ROLE_PRIOR[role] ** f.rolePriorPower);

@@ -39,7 +39,8 @@ export async function copyIndex(
     staging = mkdtempSync(`${target}.copying-`);
     prepareDirectory(staging);
     // A source as its last writer left it, checked page by page when that writer opened it, makes a copy
-    // that needs no check of its own (1.5 s of a seeded index of Spring Framework's 183 MB database).
+    // that needs no check of its own: the check grows with the database and would be most of a seeded
+    // run (docs/performance.md, "The figures behind the constants").
     const checked = unchangedSinceLastWriter(source);
     // Opened as a search opens it: a read-only connection would leave the WAL's files behind, and the
     // source's next writer would take them for a crash's and check every page.

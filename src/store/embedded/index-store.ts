@@ -63,6 +63,8 @@ export class IndexStore {
   readonly #lexical: LexicalRows;
   /** The repositories (roots) the index covers. */
   readonly repositories: Repositories;
+  /** Model answers cached inside the open span: written again if it is rolled back (rollbackSpan). */
+  readonly #answersInSpan = new Map<string, string>();
 
   private constructor(directory: string, db: Database.Database, readonly: boolean) {
     this.directory = directory;
@@ -169,14 +171,30 @@ export class IndexStore {
    */
   beginSpan(): void {
     this.#db.exec('BEGIN IMMEDIATE');
+    this.#answersInSpan.clear();
   }
 
   commitSpan(): void {
     if (this.#db.inTransaction) this.#db.exec('COMMIT');
+    this.#answersInSpan.clear();
   }
 
+  /**
+   * Undoes the span, but for the model answers cached in it: an interrupted rebuild asks the model
+   * again only about what it had not answered (minutes a call on a small machine).
+   */
   rollbackSpan(): void {
     if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
+    const answers = [...this.#answersInSpan];
+    this.#answersInSpan.clear();
+    if (answers.length === 0 || this.readonly) return;
+    try {
+      this.transaction(() => {
+        for (const [key, json] of answers) this.#s.putAnalysis.run(key, json, Date.now());
+      });
+    } catch {
+      // A cache, written back on the way out of a failed run: the run's own error is the one to report.
+    }
   }
 
   get inTransaction(): boolean {
@@ -487,13 +505,16 @@ export class IndexStore {
         const row = this.#s.getAnalysis.get(key);
         if (!row) return undefined;
         try {
+          // Parsed only: the enricher checks the answers against the schema (cachedAnswers).
           return JSON.parse(row.answers) as ModelAnswer[];
         } catch {
           return undefined; // a damaged entry is a miss, not a failure
         }
       },
       set: (key: string, answers: ModelAnswer[]) => {
-        this.#s.putAnalysis.run(key, JSON.stringify(answers), Date.now());
+        const json = JSON.stringify(answers);
+        this.#s.putAnalysis.run(key, json, Date.now());
+        if (this.#db.inTransaction) this.#answersInSpan.set(key, json);
       },
     };
   }

@@ -14,6 +14,7 @@ import { databaseOf, type IndexStore } from './index-store.js';
 import { lexicalTables, type LexicalTableNames } from './lexical-tables.js';
 import { pragmaValue, prepared, setPragma } from './sqlite.js';
 import type { ElementRecord, FileTermCounts } from '../rows.js';
+import type { IndexedFile } from '../reads.js';
 import { sumById, type IdScore } from '../id-scores.js';
 
 export interface FilterSql {
@@ -115,6 +116,10 @@ export class SearchReader {
         db,
         `SELECT id, path FROM files WHERE status = 'indexed'${this.#scope.sql}`,
       ),
+      files: prepared<string[], IndexedFile>(
+        db,
+        `SELECT id AS fileId, root_id AS rootId, path FROM files WHERE status = 'indexed'${this.#scope.sql} ORDER BY id`,
+      ),
       elementCount: prepared<string[], { n: number }>(
         db,
         `SELECT coalesce(sum(element_count), 0) AS n FROM files WHERE 1${this.#scope.sql}`,
@@ -135,6 +140,11 @@ export class SearchReader {
   /** Elements in the searched repositories, as their files record them. */
   elementCount(): number {
     return this.#sql.elementCount.get(...this.#scope.params)!.n;
+  }
+
+  /** The indexed files of the searched repositories. */
+  files(): IndexedFile[] {
+    return this.#sql.files.all(...this.#scope.params);
   }
 
   /** The vector ids of the searched repositories' elements, ascending (what a scoped k-NN may return). */

@@ -401,6 +401,10 @@ class EmbeddedScopeReads implements ScopeReads {
     );
   }
 
+  async files() {
+    return this.#reader.files();
+  }
+
   async elementCount() {
     return this.#indexElements ? this.#indexElements() : this.#reader.elementCount();
   }

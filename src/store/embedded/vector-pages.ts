@@ -11,12 +11,10 @@ import type { VectorRowsRead } from './vector-rows.js';
 
 /**
  * Vectors an IVF index is trained on, per list (FAISS asks for at least 39).
- * On Spring Framework's 154,788 vectors (IVF2048, nprobe 128; `npm run
- * bench:ivf-training`, 1,000 queries) training on 40 a list took 10.7 s
- * against 20.3 s on all of them and held 320 MiB against 605 (the sample and
- * FAISS's copy of it: what puts a first index of such a repository over 1 GB),
- * for recall@10 against exact search of 0.928 against 0.933 (64 a list:
- * 16.2 s, 0.930).
+ * The sample and FAISS's copy of it are in memory while it trains: training
+ * on every vector is what put a first index of a large repository over 1 GB,
+ * for little recall (`npm run bench:ivf-training`; the figures are in
+ * docs/performance.md, "A large repository").
  */
 export const TRAINING_VECTORS_PER_LIST = 40;
 

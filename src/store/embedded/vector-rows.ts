@@ -150,7 +150,7 @@ export class VectorRows {
       'SELECT 1 AS one FROM embeddings WHERE embedder != ? LIMIT 1',
     ).get(embedder);
     // With no other embedder's rows, a DELETE without WHERE frees the pages whole (SQLite's truncate
-    // optimisation) instead of visiting every row and index entry: 0.8 s against 2.0 s on Spring's.
+    // optimisation) instead of visiting every row and index entry (docs/performance.md, "How the vectors are kept").
     if (!others) return prepared(this.#db, 'DELETE FROM embeddings').run().changes;
     return prepared(this.#db, 'DELETE FROM embeddings WHERE embedder = ?').run(embedder).changes;
   }

@@ -2,7 +2,7 @@
  * Array parameters as PostgreSQL array literals, joined at once. node-postgres converts, tests
  * and appends each value of an array on its own (and escapes each string twice, by regular
  * expression): for a batch's hundreds of thousands of lexical terms and occurrences that was
- * a tenth of an indexing run's client time (docs/postgres.md).
+ * a tenth of an indexing run's client time (docs/history/postgres.md).
  */
 
 /**

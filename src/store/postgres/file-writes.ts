@@ -16,9 +16,9 @@ import type { Statement } from './statement.js';
 type Write = Extract<FileWrite, { kind: 'write' }>;
 
 /**
- * zlib's fastest level: on the compiler's lib/ (19.1 MB) it deflates in 117 ms to 4.2 MB, where
- * the default level took 393 ms for 3.3 MB, on the indexer's thread that also builds every
- * statement (docs/postgres.md). The vectors take ten times the room either way.
+ * zlib's fastest level: about a third of the default level's time for a little more room, on the
+ * indexer's thread that also builds every statement (docs/postgres.md, "The figures behind the
+ * constants"). The vectors take ten times the room either way.
  */
 const DEFLATE = { level: 1 };
 

@@ -8,10 +8,11 @@
 
 /**
  * Elements a run holds before it opens its transaction on a server of one backend (each with
- * its vector, text and words: about 100 MB at 768 dimensions); past them, the transaction stays
+ * its vector, text and words: a bound on the memory held); past them, the transaction stays
  * open to the commit. A PostgreSQL server holds none: there an open transaction stops no other
  * connection, and writing each batch as it comes overlaps the writes with the reading and
- * embedding of the next (holding them all took a 1,500-file run from 6.6 to 12.5 s).
+ * embedding of the next, which holding them would give up (docs/postgres.md, "The figures
+ * behind the constants").
  */
 const HELD_ELEMENTS_MAX = 20_000;
 

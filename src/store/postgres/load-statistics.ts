@@ -3,9 +3,9 @@
  * autovacuum analyses a table only after its naptime has passed: until then the planner
  * estimates a repository's rows without statistics. The vectors' table is the one that
  * matters: CREATE INDEX records its row count, and a filter on repositories of unknown
- * selectivity then looks narrow enough that an exact scan seems cheaper than the HNSW index
- * (a search of two 21,007-element repositories took 131 ms where the index answers in 42:
- * docs/postgres.md). So a run that wrote many elements analyses what it wrote, once committed.
+ * selectivity then looks narrow enough that an exact scan seems cheaper than the HNSW index,
+ * and searches take three times as long (docs/postgres.md, "The figures behind the constants").
+ * So a run that wrote many elements analyses what it wrote, once committed.
  */
 import type { Queryable } from './serial.js';
 import { findVectorSpace, partitionTable } from './vector-space.js';
@@ -17,8 +17,8 @@ export const ANALYZE_AFTER_ELEMENTS = 2_000;
  * The tables a run fills, by their growth per element, and the columns to analyse where not all:
  * those searches and writes filter and join on. The arrays and long texts (a posting's entries, a
  * word's lines, an element's indexed texts, a vector) are left out. No plan reads their
- * statistics, and they cost most of the work: on the compiler's lib/, lexical_postings (132,314
- * rows) took 221 ms whole and 61 ms by these columns, lexical_rows 49 and 8 ms.
+ * statistics, and they cost most of the work (docs/postgres.md, "The figures behind the
+ * constants").
  */
 const LOADED_TABLES: readonly { table: string; columns?: readonly string[] }[] = [
   { table: 'elements' },

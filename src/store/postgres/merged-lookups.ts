@@ -2,7 +2,7 @@
  * A run's lookups of stored vectors by document hash, merged. The indexer asks once per file,
  * and a run's connection answers one query at a time, each answer read in a turn of the event
  * loop: a first load of 125 files queued 250 lookups on it, and its batches' statements waited
- * behind them, a turn each, while the indexer built the next batch (docs/postgres.md). Here the
+ * behind them, a turn each, while the indexer built the next batch (docs/history/postgres.md). Here the
  * hashes asked while a lookup is under way wait for it and go together in the next one.
  */
 export type ReadVectors = (hashes: readonly string[]) => Promise<Map<string, Float32Array>>;

@@ -189,13 +189,13 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     renewed_at timestamptz NOT NULL
   );
   `,
-  // The secret patterns grew (see ../schema.ts, migration 6): a repository's next run reads every
+  // The secret patterns grew (see ../embedded/schema.ts, migration 6): a repository's next run reads every
   // file again (mtime_ms -1: not passed over on its stat), so the content, words and terms kept
   // for it are rewritten as today's patterns redact them. Until then, snippets are redacted again
   // as they are served (tool/secrets.ts).
   /* 4 */ (s) => `UPDATE ${s}.files SET hash = NULL, mtime_ms = -1;`,
   // A file's words are checked against files no more: the check, a lookup per row, was more than
-  // half of writing them (tRPC's packages/, 52,739 rows: 375 ms with it, 166 without). The writer
+  // half of writing them (docs/postgres.md, "The figures behind the constants"). The writer
   // deletes a file's words before the file (file-writes.ts, run-writer.ts, run-state.ts), and
   // every read of them joins files, so a word left behind by a fault would never be served.
   /* 5 */ (s) => `ALTER TABLE ${s}.occurrences DROP CONSTRAINT IF EXISTS occurrences_repo_id_file_id_fkey;`,

@@ -7,7 +7,7 @@
 import type { Queryable } from './serial.js';
 import { TEXT_ELEMENT_TYPES } from '../../analysis/element.js';
 import { normalizeStem } from '../../files/rules.js';
-import type { FilterConditions } from '../reads.js';
+import type { FilterConditions, IndexedFile } from '../reads.js';
 import type { LexicalMatch, ScopeReads } from '../reads.js';
 import type { ElementRecord, FileTermCounts } from '../rows.js';
 import { filterSql } from './filter-sql.js';
@@ -152,6 +152,15 @@ export class PostgresScopeReads implements ScopeReads {
       files,
       averageSize: averageSize ?? 0,
     };
+  }
+
+  async files(): Promise<IndexedFile[]> {
+    const { rows } = await this.#db.query<IndexedFile>(
+      `SELECT id AS "fileId", repo_id AS "rootId", path FROM ${this.#s}.files
+       WHERE repo_id = ANY($1::integer[]) AND status = 'indexed' ORDER BY repo_id, id`,
+      [this.#roots],
+    );
+    return rows;
   }
 
   async elementCount(): Promise<number> {

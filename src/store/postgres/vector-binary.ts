@@ -1,8 +1,8 @@
 /**
  * Vectors in pgvector's binary form, both ways. A batch of vectors as text is about 4.5 bytes a
- * component to format on the client and to parse again, one strtof each, on the server: for the
- * compiler's lib/ (21,007 vectors of 512 dimensions), about 0.5 s of the client's thread and more
- * of the server's (docs/postgres.md). In binary each component is its 4 bytes, copied.
+ * component to format on the client and to parse again, one strtof each, on the server: a
+ * noticeable share of a load's time on both (docs/postgres.md, "The figures behind the
+ * constants"). In binary each component is its 4 bytes, copied.
  *
  * pgvector's vector_recv and vector_send (src/vector.c): int16 dimensions, int16 unused (0), then
  * each component a float4, all in network byte order. An array parameter in binary is

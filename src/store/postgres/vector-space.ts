@@ -16,7 +16,7 @@
  *
  * A repository's own partition and index (schema 7): its first load builds its graph in memory
  * after the vectors are in (buildVectorIndex), where one shared graph took every later
- * repository's vectors one insert at a time (docs/postgres.md); a search of one repository
+ * repository's vectors one insert at a time (docs/history/postgres.md); a search of one repository
  * walks its graph alone, and a search of several merges their ordered scans (Merge Append).
  * No foreign key ties the vectors to `elements`: attaching a partition would then wait on every
  * run writing elements. The writer removes an element's vector with it, and a search reads
@@ -155,8 +155,8 @@ function vectorColumns(dimension: number): string {
 
 /**
  * A vector of more than about 500 floats passes TOAST's 2 kB threshold and would move out of
- * its row (one more lookup for every vector a scan reads: docs/postgres.md, where a search's
- * time goes, gives the k-NN's time either way); kept in the row while the row fits a page, as
+ * its row (one more lookup for every vector a scan reads: docs/postgres.md, "The figures behind
+ * the constants", gives the k-NN's time either way); kept in the row while the row fits a page, as
  * pgvector's README advises. Set on the space's table, whose partitions made in it take it
  * (PARTITION OF), and on a partition made apart.
  */
@@ -168,14 +168,14 @@ function inlineStorage(table: string, dimension: number): string {
  * Makes a repository's partition of a space's table when it has none, and its HNSW index now,
  * or, with `indexLater`, leaves the index to the caller (buildVectorIndex, once the vectors of
  * a first load are in: pgvector builds a graph in memory about five times faster than it
- * inserts the same vectors one by one: docs/postgres.md); `indexPending` then says so.
+ * inserts the same vectors one by one: docs/history/postgres.md); `indexPending` then says so.
  *
  * `apart`: the partition is made and committed on a connection of that pool, at once, rather
  * than in the caller's transaction. CREATE TABLE … PARTITION OF locks the space's whole table
  * against every search until the transaction ends, a whole indexing run; ATTACH PARTITION, in a
  * transaction of its own, waits only for another attach. The caller's transaction sees the
  * partition from its next statement, even holding a lock on the space's table (tried:
- * docs/postgres.md). Without `apart` (a space this transaction created, which no one else sees yet; or a server
+ * docs/history/postgres.md). Without `apart` (a space this transaction created, which no one else sees yet; or a server
  * of one backend, PGlite), the partition is made in the caller's transaction.
  */
 export async function placeRepository(
@@ -231,8 +231,8 @@ export async function spaceOfRun(
  * A repository's HNSW index (placeRepository says when it is the caller's to build), built by
  * as many processes as the server gives a maintenance command (max_parallel_maintenance_workers).
  * The server plans workers by the table's size, and a table loaded in this transaction looks
- * empty to it: left alone it built the compiler's lib/ (7,481 vectors) with one, in 1.5 s; with
- * two workers, 1.0 s on 2 cores (docs/postgres.md). The setting is put back after (a build
+ * empty to it: left alone it builds with one process, slower than with the workers the server
+ * allows (docs/postgres.md, "The figures behind the constants"). The setting is put back after (a build
  * that fails ends the transaction, and the setting with it).
  */
 export async function buildVectorIndex(

@@ -2,7 +2,7 @@
  * A run's batches written while the next is built. Building a batch's statements (its words as
  * FTS5 would index them, its postings, its vectors as text, its files deflated) is the client's
  * CPU, and running them the server's; done in turns, each waited while the other worked
- * (docs/postgres.md). Here a batch's statements are built on the indexer's thread, then queued
+ * (docs/history/postgres.md). Here a batch's statements are built on the indexer's thread, then queued
  * to run in order on the run's connection after those of the batches before, and write()
  * returns: the indexer builds the next batch while the server runs this one.
  *

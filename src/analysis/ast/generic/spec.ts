@@ -30,8 +30,9 @@
  * `@statement` rather than by a parent in each pattern: tree-sitter
  * analyses a pattern against every parse state its parent can be in, and
  * Elixir's query, with each pattern under `source` and again under
- * `do_block`, took 171 ms to compile in each analysis thread, against 62
- * (matching cost the same).
+ * `do_block`, took almost three times as long to compile in each analysis
+ * thread (matching cost the same; docs/performance.md, "The figures behind
+ * the constants").
  */
 import type { AccessModifier, CodeElementType } from '../../types.js';
 

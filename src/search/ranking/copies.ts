@@ -1,0 +1,57 @@
+/**
+ * Copies of a source file that a JavaScript package ships beside it: the
+ * built JavaScript (`.js`, `.mjs`, `.cjs`) of a TypeScript source and the
+ * declarations (`.d.ts`, `.d.mts`, `.d.cts`) of either. zod ships each
+ * module five times (`src/v4/core/parse.ts`, `v4/core/parse.js`, `.cjs`,
+ * `.d.ts`, `.d.cts`), so each element came back five times in a top 10.
+ * An element's copies are the elements of the same name in files of the
+ * same module path: the path less its extension and its build or source
+ * directories (`src/`, `dist/`, `lib/`, `esm/`, `cjs/`, `types/`, …). Two
+ * sources of one format (`node/x.ts`, `browser/x.ts`) are not copies.
+ */
+import { posix } from 'node:path';
+
+/** How close to the source a copy is: TypeScript, then JavaScript, then declarations (which say the least). */
+export type CopyRank = 0 | 1 | 2;
+
+const DECLARATION = /\.d\.[mc]?ts$/;
+const TYPESCRIPT = /\.[mc]?tsx?$/;
+const JAVASCRIPT = /\.[mc]?jsx?$/;
+/** Directories a package's sources and builds sit under: not part of the module's path. */
+const BUILD_ROOTS = new Set(
+  'src source sources lib libs dist build built out output esm cjs es es5 es6 es2015 es2020 mjs umd node browser types typings dts'.split(
+    ' ',
+  ),
+);
+
+/** The file's place among copies of one module, or undefined for a file that is not JavaScript or TypeScript. */
+export function copyRank(path: string): CopyRank | undefined {
+  if (DECLARATION.test(path)) return 2;
+  if (TYPESCRIPT.test(path)) return 0;
+  if (JAVASCRIPT.test(path)) return 1;
+  return undefined;
+}
+
+/**
+ * The module a JavaScript or TypeScript file is a copy of: its path less the extension and the
+ * build or source directories anywhere in it (`src/v4/core/parse.ts` and `v4/core/parse.d.cts`:
+ * `v4/core/parse`; `packages/a/src/x.ts` and `packages/a/dist/esm/x.js`: `packages/a/x`).
+ */
+export function modulePath(path: string): string {
+  const segments = path
+    .replace(DECLARATION, '')
+    .replace(/\.[mc]?[jt]sx?$/, '')
+    .split('/');
+  const name = segments.pop()!;
+  return [...segments.filter((segment) => !BUILD_ROOTS.has(segment.toLowerCase())), name].join('/');
+}
+
+/** The extension that tells a copy's format (`.d.cts`, `.cjs`, `.ts`). */
+export function copyFormat(path: string): string {
+  return DECLARATION.exec(path)?.[0] ?? posix.extname(path);
+}
+
+/** The key an element shares with its copies; undefined for an element of a file that has none. */
+export function copyKey(path: string, name: string): string | undefined {
+  return copyRank(path) === undefined ? undefined : `${modulePath(path)}\0${name}`;
+}
