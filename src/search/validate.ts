@@ -14,6 +14,9 @@ export const SEARCH_DEFAULTS = {
 export const MAX_K = 100;
 export const MAX_QUERY_LENGTH = 2_000;
 
+const WHOLE_ISSUE_HINT =
+  ' (for a whole issue or bug report: oc-vector-search --files, or the find_files_to_change tool)';
+
 /** A query's text, trimmed; `limit`: the most characters taken (a file search takes a whole issue). */
 export function validateQuery(query: unknown, limit = MAX_QUERY_LENGTH): string {
   if (typeof query !== 'string')
@@ -21,7 +24,11 @@ export function validateQuery(query: unknown, limit = MAX_QUERY_LENGTH): string 
   const text = query.trim();
   if (!text) throw new SearchError('the query is empty', 'BAD_QUERY');
   if (text.length > limit)
-    throw new SearchError(`the query is ${text.length} characters long; at most ${limit} are allowed`, 'BAD_QUERY');
+    throw new SearchError(
+      // A query that long is most often an issue pasted whole: the file search takes it.
+      `the query is ${text.length} characters long; at most ${limit} are allowed${limit === MAX_QUERY_LENGTH ? WHOLE_ISSUE_HINT : ''}`,
+      'BAD_QUERY',
+    );
   // Punctuation alone matches nothing in the lexical index, and embeds to noise.
   if (!/[\p{L}\p{N}]/u.test(text))
     throw new SearchError(

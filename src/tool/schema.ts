@@ -23,6 +23,7 @@ export const CODEBASE_SEARCH_DESCRIPTION = [
   'line range, signature, a short description and its code. Results come best first.',
   'Describe the behaviour you are after in a few words, or give the exact name; narrow with path_prefix,',
   'language or element_type. A result marked stale is from a file edited since it was indexed: re-read the file.',
+  'For a whole issue or bug report (tracebacks and all), find_files_to_change answers which files to change.',
 ].join(' ');
 
 /** A JSON schema (draft-07 subset) as tool definitions carry it. */
@@ -62,7 +63,7 @@ export const CODEBASE_SEARCH_PARAMETERS = {
       minLength: 1,
       maxLength: MAX_QUERY_LENGTH,
       description:
-        'What to find: a description of the behaviour ("validate a session token"), an identifier (hashPassword, Index.search) or a path (src/auth).',
+        'What to find: a description of the behaviour ("validate a session token"), an identifier (hashPassword, Index.search) or a path (src/auth). A whole issue goes to find_files_to_change.',
     },
     k: {
       type: 'integer',
