@@ -20,7 +20,7 @@ import type { CompiledFilters } from '../filters.js';
 import { fileScores } from '../ranking/file-evidence.js';
 import type { LexicalSearch, LexicalScope } from '../lexical-search.js';
 import { nameSegments, searchTerms } from '../query.js';
-import type { IssueReading } from './issue-reading.js';
+import type { IssueReading, TraceFrame } from './issue-reading.js';
 
 export type FeatureName = 'frame' | 'path' | 'module' | 'defines' | 'mentions' | 'error' | 'text' | 'elements';
 export const FEATURES: readonly FeatureName[] = [
@@ -52,6 +52,9 @@ const MAX_FILE_TERMS = 60;
 /** Error messages searched, and elements read per message. */
 const MAX_ERRORS = 5;
 const ERROR_HITS = 20;
+/** Frames, paths and dotted names matched at most (each a scan of the index's paths): the deepest frames, the first paths. */
+const MAX_FRAMES = 30;
+const MAX_PATHS = 50;
 /** A path named by its last segments only counts when it matches at most this many files. */
 const MAX_SUFFIX_MATCHES = 3;
 
@@ -81,11 +84,12 @@ export async function gatherEvidence(
   };
 
   const byPath = new PathIndex(files);
-  for (const frame of issue.frames)
+  for (const frame of deepestFrames(issue.frames))
     for (const file of byPath.find(frame.path))
       add(file, 'frame', 0.5 + 0.5 * frame.depth, `in the traceback${frame.name ? ` (${frame.name})` : ''}`);
-  for (const path of issue.paths) for (const file of byPath.find(path)) add(file, 'path', 1, `named: ${path}`);
-  for (const dotted of [...issue.dotted, ...qualifiedNames(issue)])
+  for (const path of issue.paths.slice(0, MAX_PATHS))
+    for (const file of byPath.find(path)) add(file, 'path', 1, `named: ${path}`);
+  for (const dotted of [...issue.dotted, ...qualifiedNames(issue)].slice(0, MAX_PATHS))
     for (const { file, share } of byPath.modules(dotted)) add(file, 'module', share, `module of ${dotted}`);
 
   const names = [...issue.names].sort((a, b) => b[1] - a[1]).slice(0, MAX_NAMES);
@@ -94,6 +98,16 @@ export async function gatherEvidence(
   await addErrors(scope, issue.errors, filters, add);
   await addFileText(scope, issue, add, byPath);
   return candidates;
+}
+
+/** Each frame once (a traceback repeated, a recursion), the deepest MAX_FRAMES. */
+function deepestFrames(frames: readonly TraceFrame[]): TraceFrame[] {
+  const deepest = new Map<string, TraceFrame>();
+  for (const frame of frames) {
+    const key = `${frame.path}\0${frame.name ?? ''}`;
+    if ((deepest.get(key)?.depth ?? -1) < frame.depth) deepest.set(key, frame);
+  }
+  return [...deepest.values()].sort((a, b) => b.depth - a.depth).slice(0, MAX_FRAMES);
 }
 
 export function fileKey(file: { rootId: number; fileId: number }): string {
