@@ -4,7 +4,7 @@
  * README says: lib/localise-metrics.ts). Per repository one work tree is
  * moved from base commit to base commit (oldest first, only the changed
  * files written: lib/localise-worktree.ts), the index updated incrementally
- * after each move (the built-in embedder, no model: a user's flow), each
+ * after each move (the built-in embedder unless --embedder names a model: a user's flow), each
  * issue of that commit searched, and a whole-file BM25 over the same tree
  * ranked beside it in the same run (lib/localise-baseline.ts).
  *
@@ -16,6 +16,8 @@
  *   npm run eval:localise -- --reuse                          keep the work trees and indexes of the last run
  *   npm run eval:localise -- --json out.json                  every instance's ranked files and gold ranks
  *   npm run eval:localise -- --features f.jsonl               each --files answer's features, for eval/tune-files.ts
+ *   npm run eval:localise -- --embedder ollama:all-minilm:l6-v2 [--ollama-host <url>]   a model server's embeddings
+ *                                                            (`npm run models -- --serve` serves it; default builtin)
  *
  * Work trees and indexes go to --work-dir (default eval/.cache/localise/), one
  * folder per repository; git directories are read from --mirrors (default
@@ -41,6 +43,7 @@ import {
 } from './lib/localise-metrics.js';
 import { inSplit, loadInstances, loadRepos, type LocaliseInstance, type Split } from './lib/localise-set.js';
 import { commitTimes, WorkTree } from './lib/localise-worktree.js';
+import { embedderFlag } from './lib/embedder-flag.js';
 
 /** Results asked of a search: the most a search gives, so a ranking has as many files as it can. */
 const SEARCH_K = 100;
@@ -58,6 +61,9 @@ const { values } = parseArgs({
     reuse: { type: 'boolean' },
     json: { type: 'string' },
     features: { type: 'string' },
+    embedder: { type: 'string', default: 'builtin' },
+    'ollama-host': { type: 'string' },
+    'openai-base-url': { type: 'string' },
     verbose: { type: 'boolean' },
   },
 });
@@ -79,6 +85,16 @@ const limit = values.limit === undefined ? Number.POSITIVE_INFINITY : Number(val
 if (values.limit !== undefined && !(Number.isInteger(limit) && limit >= 1))
   fail(`--limit takes a whole number of instances per repository, not ${values.limit}`);
 const workDir = resolve(values['work-dir']!);
+const { choice: embedderChoice, options: embedderOptions } = (() => {
+  try {
+    return embedderFlag(values.embedder!, {
+      ollamaHost: values['ollama-host'],
+      openaiBaseUrl: values['openai-base-url'],
+    });
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+})();
 
 const repos = loadRepos(join(dataDir, 'repos.json'));
 const all = loadInstances(setFile);
@@ -99,10 +115,12 @@ const gitDirOf = (name: string) => {
 
 /** `ocvector files`: Searcher.searchFiles, the file-level answer to an issue (its element search in the first mode). */
 const FILES_METHOD = 'ocvector files';
+/** How the runs embed: no model (the built-in embedder), or the model the flag names. */
+const embedderLabel = values.embedder === 'builtin' ? 'no model' : values.embedder!;
 const METHODS: string[] = [FILES_METHOD, ...modes.map((mode) => `ocvector ${mode}`), 'bm25', 'bm25-source'];
 const LABELS: Record<string, string> = {
-  [FILES_METHOD]: `ocvector --files (${modes[0]}), no model`,
-  ...Object.fromEntries(modes.map((mode) => [`ocvector ${mode}`, `ocvector ${mode}, no model`])),
+  [FILES_METHOD]: `ocvector --files (${modes[0]}), ${embedderLabel}`,
+  ...Object.fromEntries(modes.map((mode) => [`ocvector ${mode}`, `ocvector ${mode}, ${embedderLabel}`])),
   ...BASELINE_LABELS,
 };
 type Gold = 'code' | 'strict';
@@ -173,7 +191,8 @@ for (const [name, instances] of byRepo) {
       path: tree.dir,
       root: tree.dir,
       indexDir,
-      embedder: 'builtin',
+      embedder: embedderChoice,
+      embedderOptions,
       llm: false,
     }).run();
     (isBuild ? timing.buildMs : timing.updateMs).push(summary.durationMs);
@@ -182,7 +201,7 @@ for (const [name, instances] of byRepo) {
         `${name} @ ${commit.slice(0, 10)}: ${move.fresh ? 'laid out' : 'moved'} (${move.written} written, ${move.removed} removed, ${move.missing.length} missing blobs) in ${(move.ms / 1000).toFixed(1)} s; ` +
           `index ${isBuild ? 'built' : 'updated'} in ${(summary.durationMs / 1000).toFixed(1)} s (${summary.files.added} added, ${summary.files.changed} changed, ${summary.files.deleted} deleted; ${summary.elements.total} elements)`,
       );
-    const searcher = await Searcher.open({ indexDir });
+    const searcher = await Searcher.open({ indexDir, embedderOptions });
     try {
       for (const instance of atCommit) records.push(await localise(instance, searcher, baselines, tree));
     } finally {

@@ -16,7 +16,8 @@
 import { posix } from 'node:path';
 import type { IndexedFile } from '../../store/reads.js';
 import { splitIdentifier, words } from '../../text/terms.js';
-import type { CompiledFilters } from '../filters.js';
+import { compileFilters, type CompiledFilters, type SearchFilters } from '../filters.js';
+import { detectLanguage } from '../../analysis/language-names.js';
 import { fileScores } from '../ranking/file-evidence.js';
 import type { LexicalSearch, LexicalScope } from '../lexical-search.js';
 import { nameSegments, searchTerms } from '../query.js';
@@ -68,10 +69,18 @@ export interface EvidenceScope extends LexicalScope {
 export async function gatherEvidence(
   scope: EvidenceScope,
   issue: IssueReading,
-  filters: CompiledFilters,
+  requested: SearchFilters,
 ): Promise<Map<string, FileCandidate>> {
+  const filters = compileFilters(requested);
   const files = await scope.reads.files();
-  const keep = (file: IndexedFile) => filters.matches({ path: file.path, language: null, type: '' });
+  // A file is kept by the path and language filters (its language told by its name); element types
+  // narrow only the element reads (definitions, errors, the element search).
+  const byFile = compileFilters({
+    ...(requested.path !== undefined ? { path: requested.path } : {}),
+    ...(requested.language !== undefined ? { language: requested.language } : {}),
+  });
+  const keep = (file: IndexedFile) =>
+    byFile.matches({ path: file.path, language: detectLanguage(file.path), type: 'file' });
   const candidates = new Map<string, FileCandidate>();
   const add = (file: IndexedFile, feature: FeatureName, value: number, why: string) => {
     if (!keep(file)) return;

@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import type { Snapshot } from '../../store/reads.js';
-import { compileFilters, type SearchFilters } from '../filters.js';
+import type { SearchFilters } from '../filters.js';
 import type { SearchMode } from '../response.js';
 import type { SearchScope } from '../scopes.js';
 import { MAX_K, MAX_QUERY_LENGTH, validateK, validateMode, validateQuery } from '../validate.js';
@@ -105,7 +105,6 @@ export async function searchFiles(
     ...(options.language !== undefined ? { language: options.language } : {}),
     ...(options.type !== undefined ? { type: options.type } : {}),
   };
-  const compiled = compileFilters(filters);
 
   const elements = await host.search(elementQuery(issue), {
     ...filters,
@@ -117,7 +116,7 @@ export async function searchFiles(
   const elementsMs = performance.now() - started;
 
   const { ranked, places } = await host.readScope(options.repos, async (scope, snapshot, places) => {
-    const candidates = await gatherEvidence({ ...scope, generation: snapshot.generation }, issue, compiled);
+    const candidates = await gatherEvidence({ ...scope, generation: snapshot.generation }, issue, filters);
     addElementEvidence(candidates, elements.results, await scope.reads.files(), places);
     return { ranked: rankFiles(candidates.values(), weights), places };
   });

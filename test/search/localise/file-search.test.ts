@@ -149,6 +149,15 @@ describe('an issue answered with files', () => {
     expect(first!.explain!.features.defines).toBe(1);
   });
 
+  it('keeps to the languages and paths asked for, every kind of evidence included', async () => {
+    const issue = 'Engine fails\n  File "/srv/venv/site-packages/pkg/core/engine.py", line 11, in run_engine\n';
+    const python = await searcher.searchFiles(issue, { k: 3, language: 'python' });
+    expect(python.files[0]!.path).toBe('pkg/core/engine.py');
+    expect(python.files[0]!.evidence.map((evidence) => evidence.kind)).toContain('frame');
+    const docs = await searcher.searchFiles(issue, { k: 3, path: 'docs' });
+    expect(docs.files.map((file) => file.path)).toEqual(['docs/engine.rst']);
+  });
+
   it('refuses an empty text and one past the limit, naming it', async () => {
     await expect(searcher.searchFiles('  ')).rejects.toThrow(SearchError);
     await expect(searcher.searchFiles('x'.repeat(MAX_ISSUE_LENGTH + 1))).rejects.toThrow(
