@@ -3,8 +3,7 @@
  * `find_files_to_change` (read-only: code by meaning or name, a symbol's
  * uses, the files an issue points at), `index_status` (read-only) and
  * `reindex` (brings the index up to date, incrementally). registry.ts lists
- * them, each with its definition (definitions.ts), its handler (tools.ts)
- * and its access.
+ * them; each is one object in its own file under tools/ (mcp-tool.ts).
  *
  * Two levels: a service holds what every connection shares (one Searcher,
  * open for the life of the service, so a search pays for opening the index
@@ -30,9 +29,10 @@ import { FindFilesTool } from '../tool/find-files-tool.js';
 import { FindReferencesTool } from '../tool/find-references-tool.js';
 import { FULL_ACCESS, mayCall, type McpAccess } from './access.js';
 import { safeLogger } from './log-line.js';
-import { listedDefinition, MCP_TOOLS } from './registry.js';
+import { listedDefinition, type McpTool, type SharedState } from './mcp-tool.js';
+import { MCP_TOOLS } from './registry.js';
 import { ScreenedMcpServer } from './request-screen.js';
-import { toolError, type SharedState } from './tools.js';
+import { toolError } from './tool-answer.js';
 import type { PostgresChoice } from '../store/open.js';
 
 export interface CodebaseMcpServerOptions {
@@ -84,6 +84,18 @@ export function createCodebaseMcpServer(options: CodebaseMcpServerOptions): Code
 
 /** The shared state of the MCP server: the index is opened on the first call, and stays open until close(). */
 export function createCodebaseMcpService(options: CodebaseMcpServerOptions): CodebaseMcpService {
+  return createMcpServiceServing(MCP_TOOLS, options);
+}
+
+/**
+ * The service, serving `tools` in the order clients list them, each of its
+ * own name. Not exported by `ocvector/mcp` (its tools are MCP_TOOLS): a
+ * test registers a tool of its own here, beside the built-in ones.
+ */
+export function createMcpServiceServing(
+  tools: readonly McpTool[],
+  options: CodebaseMcpServerOptions,
+): CodebaseMcpService {
   const { root } = options;
   const indexDir = options.indexDir ?? join(root, '.ocvector');
   const { store } = options;
@@ -105,7 +117,10 @@ export function createCodebaseMcpService(options: CodebaseMcpServerOptions): Cod
   // Every line through one escaper: a caller's query or symbol cannot start a line of its own.
   const log = safeLogger(options.onLog);
   const version = options.version ?? '0.0.0';
-  const registered = MCP_TOOLS.map((tool) => ({ ...tool, listed: listedDefinition(tool, shared) }));
+  const registered = distinctlyNamed(tools).map((tool) => ({
+    ...tool,
+    listed: listedDefinition(tool),
+  }));
 
   return {
     tools: registered.map((tool) => tool.listed),
@@ -143,6 +158,16 @@ export function createCodebaseMcpService(options: CodebaseMcpServerOptions): Cod
       await shared.search.close();
     },
   };
+}
+
+/** The tools as given, refused when two share a name (a call names one tool, and clients key tools by name). */
+function distinctlyNamed(tools: readonly McpTool[]): readonly McpTool[] {
+  const names = new Set<string>();
+  for (const { name } of tools) {
+    if (names.has(name)) throw new RangeError(`two MCP tools are named "${name}": each tool needs a name of its own`);
+    names.add(name);
+  }
+  return tools;
 }
 
 /** A JSON-RPC error with a plain message (McpError would prefix its code, and the client prefixes it again). */

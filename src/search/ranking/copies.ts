@@ -55,3 +55,26 @@ export function copyFormat(path: string): string {
 export function copyKey(path: string, name: string): string | undefined {
   return copyRank(path) === undefined ? undefined : `${modulePath(path)}\0${name}`;
 }
+
+/**
+ * The module each file ships a copy of, for the files among `paths` that are copies of one
+ * another (`src/x.ts`, `x.js`, `x.d.ts`): such files hold the same text, so they are one file's
+ * evidence, to be counted once. A module with two files of one format (`node/x.ts` and
+ * `browser/x.ts`) has two sources, and each of its files stays a file of its own.
+ */
+export function sharedModules(paths: Iterable<string>): Map<string, string> {
+  const filesOf = new Map<string, Set<string>>();
+  for (const path of paths) {
+    if (copyRank(path) === undefined) continue;
+    const module = modulePath(path);
+    const files = filesOf.get(module);
+    if (files) files.add(path);
+    else filesOf.set(module, new Set([path]));
+  }
+  const moduleOf = new Map<string, string>();
+  for (const [module, files] of filesOf) {
+    if (files.size < 2 || new Set([...files].map(copyFormat)).size < files.size) continue;
+    for (const path of files) moduleOf.set(path, module);
+  }
+  return moduleOf;
+}

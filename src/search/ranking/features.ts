@@ -99,6 +99,8 @@ export interface FeatureContext {
   pathMatches: Map<string, PathWordMatch>;
   /** For a request for a change: lookAlikeShareByFile of its candidates, by file id. */
   spelled: ReadonlyMap<number, number> | undefined;
+  /** Whole-file BM25 by file id, the copies of one module (copies.ts) each with the best of theirs. */
+  fileBm25: ReadonlyMap<number, number> | undefined;
 }
 
 export function featureContext<Row extends CandidateRow>(
@@ -106,6 +108,8 @@ export function featureContext<Row extends CandidateRow>(
   evidence: Evidence,
   rows: ReadonlyMap<number, Row>,
   lexicalSignals: boolean,
+  /** The module each candidate file is a copy of, where it ships copies (copies.ts `sharedModules`). */
+  moduleOf: ReadonlyMap<string, string>,
 ): FeatureContext {
   const queryWords = parsed.text.split(/\s+/);
   const split = queryWords.flatMap((word) => word.split(/[^\p{L}\p{N}]+/u));
@@ -123,13 +127,35 @@ export function featureContext<Row extends CandidateRow>(
       lexicalSignals && parsed.asksChange && keywords.length > 0
         ? lookAlikeShareByFile(keywords, rows.values())
         : undefined,
+    fileBm25: evidence.files && fileBm25OverCopies(evidence.files, rows.values(), moduleOf),
   };
+}
+
+/**
+ * One module shipped as copies (`src/x.ts`, `x.js`, `x.cjs`) is one text, and its elements are
+ * its file's evidence alike: each copy takes the best whole-file BM25 among them (a build's
+ * shorter copy scores higher), so no copy's weak element outranks the module's best one for it.
+ */
+function fileBm25OverCopies(
+  files: ReadonlyMap<number, number>,
+  rows: Iterable<CandidateRow>,
+  moduleOf: ReadonlyMap<string, string>,
+): ReadonlyMap<number, number> {
+  if (moduleOf.size === 0) return files;
+  const fileIds = new Map<string, number>();
+  for (const row of rows) fileIds.set(row.path, row.fileId);
+  const best = new Map<string, number>();
+  for (const [path, module] of moduleOf)
+    best.set(module, Math.max(best.get(module) ?? 0, files.get(fileIds.get(path)!) ?? 0));
+  const out = new Map(files);
+  for (const [path, module] of moduleOf) out.set(fileIds.get(path)!, best.get(module)!);
+  return out;
 }
 
 /** The features of one candidate. */
 export function features(candidate: Candidate, row: CandidateRow, context: FeatureContext): Features {
   const { parsed, evidence, lexicalSignals } = context;
-  const fileBm25 = evidence.files?.get(row.fileId) ?? 0;
+  const fileBm25 = context.fileBm25?.get(row.fileId) ?? 0;
   const roles = heldBackRoles(row.path, context.requested, row.language ?? undefined, context.words);
   const rolePriorPower = parsed.asksChange ? CHANGE_ROLE_PRIOR_POWER : 1;
   const measured: Features = {

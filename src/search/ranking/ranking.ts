@@ -11,14 +11,15 @@
  * 4. tiers, for a query of names only (`tierOf`): its definitions, then the
  *    elements holding a whole name it spells as typed, then in another
  *    spelling, then the rest, each tier in score order;
- * 5. diversify: a file's evidence counted once (`spreadOverFiles`), an
- *    element's built and declaration copies folded into its source
- *    (`foldCopies`), one hit per stretch of code (`withoutNested`);
+ * 5. diversify: an element's built and declaration copies folded into its
+ *    source (`foldCopies`), a file's evidence counted once, and a module's
+ *    once over its copies (`spreadOverFiles`), one hit per stretch of code
+ *    (`withoutNested`);
  * 6. present: the searcher reads the snippets (present.ts).
  *
  * Every stage is kept because the benchmark says so (docs/retrieval-quality.md).
  */
-import { copyFormat, copyKey, copyRank } from './copies.js';
+import { copyFormat, copyKey, copyRank, sharedModules } from './copies.js';
 import { gatherCandidates, type FusionWeights, type NameMatch } from './fusion.js';
 import { featureContext, features, type CandidateRow, type Evidence, type Features } from './features.js';
 import {
@@ -75,7 +76,7 @@ export interface RankedHit<Row extends CandidateRow> {
 export type RankStep =
   /** Took the score of a better place in its file (its chunk counted lower there). */
   | { stage: 'orderInFile'; score: number }
-  /** A further hit of a file already listed: lost its file's evidence, and FURTHER_HIT_DECAY to a power. */
+  /** A further hit of a file (or of a module's copies) already listed: lost its file's evidence, and FURTHER_HIT_DECAY to a power. */
   | { stage: 'furtherHit'; fileBonus: number; decay: number }
   /** A short container that took the place and score of its members listed above it. */
   | { stage: 'container'; score: number }
@@ -108,9 +109,11 @@ export function rankCandidates<Row extends CandidateRow>(
   options: RankingOptions,
 ): RankedHit<Row>[] {
   const weights = weightsFor(parsed, options.weights);
+  // Which candidates' files are copies of one module (copies.ts): one file's evidence, counted once.
+  const moduleOf = sharedModules(new Set(Array.from(rows.values(), (row) => row.path)));
   // A candidate nothing found (a vector at or below zero cosine, with no other evidence) is not a result: no padding to k.
   // One that holds the name asked for is, though neither list had it (found by its spelling).
-  const scored = score(parsed, evidence, rows, weights, options.lexicalSignals).filter(
+  const scored = score(parsed, evidence, rows, weights, options.lexicalSignals, moduleOf).filter(
     (hit) => hit.score > 0 || hit.tier > 0,
   );
   // A path query names files: when some match, only they answer it.
@@ -118,7 +121,7 @@ export function rankCandidates<Row extends CandidateRow>(
     parsed.kind === 'path' && scored.some((hit) => hit.signals.path)
       ? scored.filter((hit) => hit.signals.path)
       : scored;
-  const ranked = withoutNested(foldCopies(spreadOverFiles(confined)), options.k);
+  const ranked = withoutNested(spreadOverFiles(foldCopies(confined), moduleOf), options.k);
   return options.explain ? ranked.map((hit) => ({ ...hit, explanation: explainScore(hit, weights) })) : ranked;
 }
 
@@ -129,11 +132,12 @@ function score<Row extends CandidateRow>(
   rows: ReadonlyMap<number, Row>,
   weights: ScoreWeights,
   lexicalSignals: boolean,
+  moduleOf: ReadonlyMap<string, string>,
 ): RankedHit<Row>[] {
   const candidates = gatherCandidates(evidence.lexical, evidence.vector);
   for (const id of [...evidence.definitions, ...(evidence.spelledAsTyped ?? [])])
     if (!candidates.has(id)) candidates.set(id, { id, lexical: 0, vector: 0 });
-  const context = featureContext(parsed, evidence, rows, lexicalSignals);
+  const context = featureContext(parsed, evidence, rows, lexicalSignals, moduleOf);
   const out: RankedHit<Row>[] = [];
   for (const candidate of candidates.values()) {
     const row = rows.get(candidate.id);
@@ -153,7 +157,7 @@ function score<Row extends CandidateRow>(
     const tier = lexicalSignals && parsed.exactFirst ? tierOf(row.id, measured, evidence) : 0;
     out.push({ row, score, tier, fileBonus, signals, features: measured, coherence: 0, steps: NO_STEPS });
   }
-  addFileCoherence(out, FILE_COHERENCE);
+  addFileCoherence(out, FILE_COHERENCE, moduleOf);
   out.sort(byScore);
   if (parsed.kind === 'prose') orderWithinFiles(out);
   return out;
@@ -178,16 +182,31 @@ function tierOf(id: number, measured: Features, evidence: Evidence): Tier {
  * likely the answer than one with a single lucky hit. Each of its elements
  * gets `weight` times the file's summed score over the best file's sum, so
  * files move as a whole and the order inside a file stays the elements' own.
- * All of a file's candidates count.
+ * All of a file's candidates count. The copies of one module (copies.ts)
+ * each take the best sum among them: one text, split over several files,
+ * whose candidates each copy holds only some of.
  */
-function addFileCoherence<Row extends CandidateRow>(sorted: RankedHit<Row>[], weight: number): void {
+function addFileCoherence<Row extends CandidateRow>(
+  sorted: RankedHit<Row>[],
+  weight: number,
+  moduleOf: ReadonlyMap<string, string>,
+): void {
   if (weight <= 0 || sorted.length === 0) return;
   const sums = new Map<number, number>();
   for (const hit of sorted) sums.set(hit.row.fileId, (sums.get(hit.row.fileId) ?? 0) + Math.max(0, hit.score));
+  const moduleSums = new Map<string, number>();
+  for (const hit of sorted) {
+    const module = moduleOf.get(hit.row.path);
+    if (module !== undefined) moduleSums.set(module, Math.max(moduleSums.get(module) ?? 0, sums.get(hit.row.fileId)!));
+  }
+  const sumOf = (row: Row) => {
+    const module = moduleOf.get(row.path);
+    return module === undefined ? sums.get(row.fileId)! : moduleSums.get(module)!;
+  };
   const top = Math.max(...sums.values());
   if (top <= 0) return;
   for (const hit of sorted) {
-    hit.coherence = sums.get(hit.row.fileId)! / top;
+    hit.coherence = sumOf(hit.row) / top;
     const bonus = weight * hit.coherence;
     hit.score += bonus;
     hit.fileBonus += bonus;
@@ -229,12 +248,18 @@ function orderWithinFiles<Row extends CandidateRow>(sorted: RankedHit<Row>[]): v
  * hit of that file keeps only its own evidence (FURTHER_HIT_DECAY less
  * from the third on), then the list is sorted again. A second element of
  * the right file is still listed when it matches well on its own.
+ * Copies of one module (`src/x.ts`, `x.js`, `x.d.ts`: copies.ts) are one
+ * file here: each holds the same text, so each holds the same evidence again.
  */
-function spreadOverFiles<Row extends CandidateRow>(ranked: readonly RankedHit<Row>[]): RankedHit<Row>[] {
-  const listed = new Map<number, number>();
+function spreadOverFiles<Row extends CandidateRow>(
+  ranked: readonly RankedHit<Row>[],
+  moduleOf: ReadonlyMap<string, string>,
+): RankedHit<Row>[] {
+  const listed = new Map<number | string, number>();
   const spread = ranked.map((hit) => {
-    const before = listed.get(hit.row.fileId) ?? 0;
-    listed.set(hit.row.fileId, before + 1);
+    const file = moduleOf.get(hit.row.path) ?? hit.row.fileId;
+    const before = listed.get(file) ?? 0;
+    listed.set(file, before + 1);
     if (before === 0) return hit;
     const decay = FURTHER_HIT_DECAY ** (before - 1);
     const step: RankStep = { stage: 'furtherHit', fileBonus: hit.fileBonus, decay };
@@ -248,8 +273,9 @@ function spreadOverFiles<Row extends CandidateRow>(ranked: readonly RankedHit<Ro
  * copies (copies.ts: the same name in the built JavaScript or the
  * declarations of the same module) fold into the one nearest the source,
  * TypeScript before JavaScript before declarations, which takes the best
- * place among them. Two files of one format (`node/x.ts`, `browser/x.ts`)
- * are not copies of each other, and both stay.
+ * place among them, with the file evidence that place counted (the file
+ * stage after this counts it once per module). Two files of one format
+ * (`node/x.ts`, `browser/x.ts`) are not copies of each other, and both stay.
  */
 function foldCopies<Row extends CandidateRow>(ranked: readonly RankedHit<Row>[]): RankedHit<Row>[] {
   const groups = new Map<string, RankedHit<Row>[]>();
@@ -281,6 +307,7 @@ function foldCopies<Row extends CandidateRow>(ranked: readonly RankedHit<Row>[])
       replaced.set(source, {
         ...source,
         score: best.score,
+        fileBonus: best.fileBonus,
         tier: best.tier,
         steps: [...source.steps, { stage: 'copyOf', score: best.score }],
       });
