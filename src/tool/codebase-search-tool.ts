@@ -5,14 +5,10 @@
  * answers with a stable, size-bounded structure. It never throws into the
  * agent loop: every failure is an answer that says what went wrong.
  */
-import { existsSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import { lazyValidator } from '../lazy-validator.js';
-import { canonicalLanguage, compileFilters } from '../search/filters.js';
-import { type RepositoryDirectory, searchedRepositories, splitGlob } from '../search/path-filter.js';
+import { canonicalLanguage } from '../search/filters.js';
 import { findIndex } from '../search/find-index.js';
-import { SearchError } from '../search/errors.js';
 import { SearcherPool } from '../search/pool/searcher-pool.js';
 import type { SearchService } from '../search/search-service.js';
 import {
@@ -25,8 +21,7 @@ import {
 import { withMoreLines } from '../search/source.js';
 import { StoreError } from '../store/errors.js';
 import { clip, fitToBudget, MAX_NOTE_CHARS, resolveBudget, type ToolBudget } from './budget.js';
-import { PathOutsideRootError } from '../files/errors.js';
-import { confineToRoots, holdingRoot } from './paths.js';
+import { emptyPrefixNote, type PathScope, refusalOf, scopePathPrefix } from './path-scope.js';
 import {
   CODEBASE_SEARCH_DESCRIPTION,
   CODEBASE_SEARCH_NAME,
@@ -132,31 +127,17 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
       return failure((error as Error).message);
     }
 
-    let pathPrefix: string | undefined;
-    let repos = args.repos;
-    let searched: RepositoryDirectory[] = [];
+    // Checked against the repositories this search reads, before the permission prompt (path-scope.ts).
+    let scope: PathScope | undefined;
     try {
-      // Checked against the repositories this search reads, not the index's first one.
-      if (args.path_prefix !== undefined) {
-        searched = await searchedRepositories(searcher, args.repos);
-        const dirs = searched.map((repository) => repository.dir);
-        pathPrefix = confineToRoots(dirs, args.path_prefix);
-        // An absolute path names one repository: relative to it, the path means nothing in the others.
-        const holder = isAbsolute(args.path_prefix.trim()) ? holdingRoot(dirs, args.path_prefix) : undefined;
-        if (holder !== undefined) {
-          searched = searched.filter((repository) => repository.dir === holder);
-          repos = searched.map((repository) => repository.name);
-        }
-        // A malformed glob is refused before the permission prompt, not after it.
-        if (pathPrefix) compileFilters({ path: pathPrefix });
-      }
+      if (args.path_prefix !== undefined) scope = await scopePathPrefix(searcher, args.path_prefix, args.repos);
     } catch (error) {
-      if (error instanceof PathOutsideRootError)
-        return failure(`path_prefix refused: ${error.message}; give a path inside the repository, such as src/`);
-      if (error instanceof SearchError && error.code !== 'CLOSED')
-        return failure(`invalid arguments: ${error.message}`);
+      const refusal = refusalOf(error);
+      if (refusal !== undefined) return failure(refusal);
       throw error;
     }
+    const pathPrefix = scope?.path;
+    const repos = scope ? scope.repos : args.repos;
 
     const permission = await this.ask({ tool: this.name, arguments: args });
     if (permission !== true) return failure(`the call was denied${permission ? `: ${permission}` : ''}`);
@@ -174,11 +155,11 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
         snippet: { maxLines: this.budget.snippetMaxLines, maxChars: this.budget.snippetMaxChars },
       });
     } catch (error) {
-      if (error instanceof SearchError && error.code !== 'CLOSED')
-        return failure(`invalid arguments: ${error.message}`);
+      const refusal = refusalOf(error);
+      if (refusal !== undefined) return failure(refusal);
       throw error;
     }
-    return this.#answer(response, args, pathPrefix ? { path: pathPrefix, searched } : undefined);
+    return this.#answer(response, args, pathPrefix && scope ? scope : undefined);
   }
 
   /** The Searcher (or pool) behind the tool, opened on first use (find_references and find_files_to_change share it). */
@@ -232,7 +213,7 @@ export class CodebaseSearchTool implements AgentTool<CodebaseSearchOutput> {
   #answer(
     response: SearchResponse,
     args: CodebaseSearchArgs,
-    prefix: { path: string; searched: readonly RepositoryDirectory[] } | undefined,
+    prefix: Pick<PathScope, 'path' | 'searched'> | undefined,
   ): CodebaseSearchOutput {
     const hits = response.results.filter((result) => !isSecretPath(result.path)).map(toHit);
     const fitted = fitToBudget(hits, response.fallback !== undefined, this.budget.maxOutputChars);
@@ -285,23 +266,10 @@ export function roundScore(value: number): number {
   return Math.round(value * 10_000) / 10_000;
 }
 
-/**
- * What to try after an empty answer. With path_prefix, what it was matched
- * as (root-relative, as results show paths) and whether the repositories
- * hold it; no directory is named (a caller may be allowed some repositories
- * only).
- */
-function emptyNote(
-  args: CodebaseSearchArgs,
-  prefix: { path: string; searched: readonly RepositoryDirectory[] } | undefined,
-): string {
+/** What to try after an empty answer; with path_prefix, what it was matched as (path-scope.ts). */
+function emptyNote(args: CodebaseSearchArgs, prefix: Pick<PathScope, 'path' | 'searched'> | undefined): string {
   const generic = genericNote(args);
-  if (!prefix) return generic;
-  const { head } = splitGlob(prefix.path);
-  const held = prefix.searched.some((repository) => existsSync(join(repository.dir, head)));
-  return held
-    ? `${generic}; path_prefix was matched as ${prefix.path}, relative to the repository root as results show paths`
-    : `${generic}; no repository searched has ${head.replace(/\/$/, '')} (path_prefix is relative to the repository root, as results show paths)`;
+  return prefix ? emptyPrefixNote(generic, prefix) : generic;
 }
 
 function genericNote(args: CodebaseSearchArgs): string {

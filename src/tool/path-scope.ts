@@ -2,8 +2,7 @@
  * A tool's `path_prefix` argument, by codebase_search's rule: confined to
  * the repositories the call searches (paths.ts), an absolute path narrowing
  * them to the one that holds it, and a malformed glob refused before the
- * permission prompt, not after it. find_files_to_change uses it;
- * CodebaseSearchTool still spells the same steps inline.
+ * permission prompt, not after it. codebase_search and find_files_to_change use it.
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
