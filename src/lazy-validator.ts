@@ -1,7 +1,7 @@
 /**
  * An ajv validator compiled on its first call. Loading ajv and compiling a
- * schema took about 60 ms of every CLI's start (issue 41: the first answer),
- * though most runs never validate a model's answer or a tool's arguments.
+ * schema is a visible share of a CLI's start (docs/performance.md), though
+ * most runs never validate a model's answer or a tool's arguments.
  */
 import { createRequire } from 'node:module';
 import type { ErrorObject, Options, ValidateFunction } from 'ajv';

@@ -43,7 +43,7 @@ export function formatDuration(ms: number): string {
   return `${minutes} min ${Math.round((ms % 60_000) / 1_000)} s`;
 }
 
-/** `1,024`. Whole numbers are grouped by hand: the first toLocaleString loads ICU's locale data, about 14 ms of a CLI's run. */
+/** `1,024`. Whole numbers are grouped by hand: the first toLocaleString loads ICU's locale data, a cost every report would pay (docs/performance.md). */
 export function formatCount(n: number): string {
   if (!Number.isSafeInteger(n)) return n.toLocaleString('en-US');
   return String(n).replace(/\B(?=(\d{3})+$)/g, ',');

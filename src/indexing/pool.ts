@@ -71,8 +71,7 @@ function workerFile(): URL {
  * Requests a worker holds at once: the one it runs and the next. The calling thread hands out
  * work only between its own tasks, and an indexer's commit of a batch keeps it busy for a tenth
  * of a second or more; with a request waiting in its port, a worker goes on meanwhile instead of
- * idling until the commit ends. (tRPC's packages/, 508 files on 2 cores: a first index 2.36 s
- * with one request a worker, 2.15 s with two: docs/performance.md.)
+ * idling until the commit ends (measured: docs/performance.md, "The figures behind the constants").
  */
 const REQUESTS_PER_WORKER = 2;
 

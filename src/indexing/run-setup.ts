@@ -103,9 +103,9 @@ export class RunSetup {
 
   /**
    * Starts the analysis threads now, for a run that will need them (a first index): each loads
-   * the analysis modules and tree-sitter, 0.1 to 0.2 s on 2 cores, while this thread opens the
-   * index and lists the files, where it would start only once the plan is made
-   * (docs/performance.md). analyzerFor takes them; closeEarlyAnalysis closes them if it never does.
+   * the analysis modules and tree-sitter while this thread opens the index and lists the files,
+   * where it would start only once the plan is made (the load's cost: docs/performance.md, "The
+   * figures behind the constants"). analyzerFor takes them; closeEarlyAnalysis closes them if it never does.
    */
   startAnalysisEarly(): void {
     if (this.options.analyzer || this.#early) return;
@@ -182,10 +182,9 @@ export function startsAfresh(run: RunOptions, recorded: EmbedderRecord | undefin
  * Files in flight: enough to keep the analysis threads busy while the
  * indexer's thread builds documents and commits batches (64 files), and,
  * when vectors come from a model server, enough that analysis runs ahead
- * while earlier files wait for theirs. A first index of tRPC's packages/ on
- * 2 cores took 2.36 s with 8 and 2.15 s with 32 (docs/performance.md); the
- * bound keeps the largest files, which go first, from all being in memory
- * at once on a machine of many cores.
+ * while earlier files wait for theirs (measured: docs/performance.md, "The
+ * figures behind the constants"); the bound keeps the largest files, which
+ * go first, from all being in memory at once on a machine of many cores.
  */
 export function filesInFlight(analyzer: FileAnalyzer | undefined, waitsForServer: boolean): number {
   const analysing = Math.min(64, Math.max(16, (analyzer?.threads ?? 1) * 16));

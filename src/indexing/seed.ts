@@ -1,8 +1,8 @@
 /**
  * A first index of a linked git worktree starts from a copy of its main worktree's
- * index (issue 41: an agent given a worktree of its own waits for its first answer as
- * long as a first index takes, 2.5 s for 500 files and a minute for a monorepo, to
- * rebuild what the main checkout's index holds already). The copy's repository
+ * index: an agent given a worktree of its own would otherwise wait for its first answer
+ * as long as a first index takes, to rebuild what the main checkout's index holds
+ * already (docs/performance.md). The copy's repository
  * follows it into the worktree (store/embedded/relocation.ts), and the run then reads
  * and hashes every file, as a checkout's files are all new to it, analysing and
  * embedding only those that differ from the main checkout's.

@@ -28,8 +28,7 @@ import { seedFromMainWorktree } from './seed.js';
 /**
  * Files from which a first index starts its analysis threads before it lists them: a few are
  * analysed on the calling thread (run-setup.ts), and for a handful more the threads' start
- * gains nothing. A first index of 3 files took 0.54 s with them started early, 0.40 s without
- * (docs/performance.md).
+ * costs more than it saves (docs/performance.md, "The figures behind the constants").
  */
 const EARLY_ANALYSIS_MIN_FILES = 64;
 
