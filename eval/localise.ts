@@ -43,7 +43,7 @@ import {
 } from './lib/localise-metrics.js';
 import { inSplit, loadInstances, loadRepos, type LocaliseInstance, type Split } from './lib/localise-set.js';
 import { commitTimes, WorkTree } from './lib/localise-worktree.js';
-import { embedderFlag } from './lib/embedder-flag.js';
+import { embedderFromFlags } from './lib/embedder-flag.js';
 
 /** Results asked of a search: the most a search gives, so a ranking has as many files as it can. */
 const SEARCH_K = 100;
@@ -85,16 +85,7 @@ const limit = values.limit === undefined ? Number.POSITIVE_INFINITY : Number(val
 if (values.limit !== undefined && !(Number.isInteger(limit) && limit >= 1))
   fail(`--limit takes a whole number of instances per repository, not ${values.limit}`);
 const workDir = resolve(values['work-dir']!);
-const { choice: embedderChoice, options: embedderOptions } = (() => {
-  try {
-    return embedderFlag(values.embedder!, {
-      ollamaHost: values['ollama-host'],
-      openaiBaseUrl: values['openai-base-url'],
-    });
-  } catch (error) {
-    return fail((error as Error).message);
-  }
-})();
+const { choice: embedderChoice, options: embedderOptions } = embedderFromFlags(values, fail);
 
 const repos = loadRepos(join(dataDir, 'repos.json'));
 const all = loadInstances(setFile);

@@ -45,7 +45,7 @@ import { loadPublished, publishedSummary, PUBLISHED_METHODS } from './lib/publis
 import { isPostgresUrl, type PostgresChoice } from '../src/store/open.js';
 import { startPostgres } from '../test/support/postgres.js';
 import { ollamaOptions } from '../src/cli/environment.js';
-import { embedderFlag } from './lib/embedder-flag.js';
+import { embedderFromFlags } from './lib/embedder-flag.js';
 import type { IndexEvent } from '../src/indexing/events.js';
 import { ModelTally } from './lib/model-tally.js';
 
@@ -84,16 +84,7 @@ const MODES: SearchMode[] = (values.mode as SearchMode[] | undefined) ?? ['lexic
 for (const mode of MODES)
   if (!['lexical', 'vector', 'hybrid'].includes(mode)) fail(`--mode must be lexical, vector or hybrid, not ${mode}`);
 
-const { choice: embedderChoice, options: embedderOptions } = (() => {
-  try {
-    return embedderFlag(values.embedder!, {
-      ollamaHost: values['ollama-host'],
-      openaiBaseUrl: values['openai-base-url'],
-    });
-  } catch (error) {
-    return fail((error as Error).message);
-  }
-})();
+const { choice: embedderChoice, options: embedderOptions } = embedderFromFlags(values, fail);
 
 const all = loadBenchmarkRepos(join(benchmarkDir, 'repos.json'));
 const wanted = values.repo ? all.filter((repo) => values.repo!.includes(repo.name)) : all;

@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { FEATURES, type FeatureName } from '../src/search/localise/file-evidence.js';
-import { DEFAULT_FILE_WEIGHTS, type FileWeights } from '../src/search/localise/file-ranking.js';
+import { DEFAULT_FILE_WEIGHTS, fileScore, type FileWeights } from '../src/search/localise/file-ranking.js';
 import { printTable } from '../bench/lib/stats.js';
 
 interface Line {
@@ -39,11 +39,7 @@ function score(set: readonly Line[], weights: FileWeights): { acc1: number; acc5
   let mrr = 0;
   for (const line of set) {
     const ranked = line.files
-      .map((file) => {
-        let sum = 0;
-        for (const feature of FEATURES) sum += weights[feature] * (file.features[feature] ?? 0);
-        return { path: file.path, score: sum * file.roles ** weights.rolePower * (file.code ? 1 : weights.notCode) };
-      })
+      .map((file) => ({ path: file.path, score: fileScore(file, weights).score }))
       .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1));
     const ranks = line.gold.map((gold) => ranked.findIndex((file) => file.path === gold));
     const worst = ranks.includes(-1) ? Number.POSITIVE_INFINITY : Math.max(...ranks);

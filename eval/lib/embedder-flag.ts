@@ -26,3 +26,18 @@ export function embedderFlag(
     return { choice: 'openai', options: { openai: { ...openAIOptions(servers.openaiBaseUrl), model } } };
   throw new Error(`--embedder takes builtin, ollama:<model> or openai:<model>, not ${value}`);
 }
+
+/** The flags' embedder (`--embedder`, `--ollama-host`, `--openai-base-url`), or `fail` with the sentence that says why not. */
+export function embedderFromFlags(
+  values: { embedder?: string | undefined; 'ollama-host'?: string | undefined; 'openai-base-url'?: string | undefined },
+  fail: (message: string) => never,
+): EvalEmbedder {
+  try {
+    return embedderFlag(values.embedder ?? 'builtin', {
+      ollamaHost: values['ollama-host'],
+      openaiBaseUrl: values['openai-base-url'],
+    });
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+}

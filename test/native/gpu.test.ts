@@ -4,30 +4,43 @@
  * (scripts/build-gpu.sh), and run only there; this file runs everywhere and
  * checks what needs no GPU: that gpuInfo() answers coherently, that a GPU
  * request without one fails or falls back and says why, the checks made
- * before any GPU call, and copies between devices on the CPU. The GPU tests
- * count as one skipped test here, with the reason.
+ * before any GPU call, and copies between devices on the CPU. Where a device
+ * and the GPU addon are, it runs the GPU suite too; elsewhere that is one
+ * skipped test here, with the reason.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FaissError, FaissIndex, gpuInfo } from '../../src/index.js';
 import { GPU_MAX_K, cannotRemoveMessage, checkGpuSearch } from '../../src/native/validate.js';
 import { randomVectors } from '../helpers/vectors.js';
 import { rejection } from '../helpers/rejection.js';
 import { skippedName } from '../helpers/skip-reason.js';
+import { GPU_ADDON } from './gpu/gpu-addon.js';
 
 const gpu = gpuInfo();
 const nvidiaSmi = spawnSync('nvidia-smi', ['-L'], { encoding: 'utf8' });
 const deviceHere = nvidiaSmi.status === 0 && /^GPU \d/m.test(nvidiaSmi.stdout);
 
-// The GPU suite is its own (npm run test:gpu): counted here as one skipped test, with the reason.
-it.skip(
-  skippedName(
-    'the GPU tests (test/native/gpu/)',
-    deviceHere
-      ? 'not part of this suite: this machine has a CUDA device, run them with npm run test:gpu'
-      : `no CUDA device here (and ${gpu.reason}); on a machine with an NVIDIA GPU: npm run test:gpu`,
-  ),
-  () => {},
+// The GPU suite is its own (npm run test:gpu, test/native/gpu/): where a CUDA device and the GPU addon are here,
+// this suite runs it too and passes only when it passes; elsewhere it is one skipped test, with the reason.
+const gpuAddonHere = existsSync(GPU_ADDON);
+const gpuSuiteReason = !deviceHere
+  ? `no CUDA device here (and ${gpu.reason}); on a machine with an NVIDIA GPU: npm run test:gpu`
+  : 'no GPU addon: build it with bash scripts/build-gpu.sh (npm run test:gpu does)';
+it.skipIf(!deviceHere || !gpuAddonHere)(
+  deviceHere && gpuAddonHere
+    ? 'the GPU tests (test/native/gpu/)'
+    : skippedName('the GPU tests (test/native/gpu/)', gpuSuiteReason),
+  () => {
+    const run = spawnSync(
+      process.execPath,
+      ['node_modules/vitest/vitest.mjs', 'run', '--config', 'test/native/gpu/vitest.config.ts'],
+      { encoding: 'utf8', timeout: 1_800_000 },
+    );
+    expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+  },
+  1_800_000,
 );
 
 describe('GPU detection', () => {

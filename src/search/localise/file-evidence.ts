@@ -65,12 +65,12 @@ export interface EvidenceScope extends LexicalScope {
   generation: number;
 }
 
-/** Gathers the evidence of every kind but `elements` for the files of `scope`. */
+/** Gathers the evidence of every kind but `elements` for the files of `scope`; with the files it read. */
 export async function gatherEvidence(
   scope: EvidenceScope,
   issue: IssueReading,
   requested: SearchFilters,
-): Promise<Map<string, FileCandidate>> {
+): Promise<{ candidates: Map<string, FileCandidate>; files: IndexedFile[] }> {
   const filters = compileFilters(requested);
   const files = await scope.reads.files();
   // A file is kept by the path and language filters (its language told by its name); element types
@@ -106,7 +106,7 @@ export async function gatherEvidence(
   await addMentions(scope, names.slice(0, MAX_MENTIONED), files.length, add, byPath);
   await addErrors(scope, issue.errors, filters, add);
   await addFileText(scope, issue, add, byPath);
-  return candidates;
+  return { candidates, files };
 }
 
 /** Each frame once (a traceback repeated, a recursion), the deepest MAX_FRAMES. */

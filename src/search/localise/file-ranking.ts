@@ -61,22 +61,30 @@ export function rankFiles(candidates: Iterable<FileCandidate>, weights: Readonly
     }
   const ranked = list.map((candidate): RankedFile => {
     const scaled: Partial<Record<FeatureName, number>> = {};
-    let sum = 0;
     for (const feature of FEATURES) {
       const value = candidate.features[feature];
-      if (!value) continue;
-      scaled[feature] = value / best.get(feature)!;
-      sum += weights[feature] * scaled[feature]!;
+      if (value) scaled[feature] = value / best.get(feature)!;
     }
     const { roles, code } = fileRole(candidate.file.path);
-    const prior = roles ** weights.rolePower * (code ? 1 : weights.notCode);
-    return { candidate, score: sum * prior, scaled, prior, roles, code };
+    const { score, prior } = fileScore({ features: scaled, roles, code }, weights);
+    return { candidate, score, scaled, prior, roles, code };
   });
   return ranked.sort(
     (a, b) =>
       b.score - a.score ||
       (a.candidate.file.path < b.candidate.file.path ? -1 : a.candidate.file.path > b.candidate.file.path ? 1 : 0),
   );
+}
+
+/** A file's score from its scaled features and what it is for (also what eval:tune-files re-scores with). */
+export function fileScore(
+  file: { features: Partial<Record<FeatureName, number>>; roles: number; code: boolean },
+  weights: Readonly<FileWeights>,
+): { score: number; prior: number } {
+  let sum = 0;
+  for (const feature of FEATURES) sum += weights[feature] * (file.features[feature] ?? 0);
+  const prior = file.roles ** weights.rolePower * (file.code ? 1 : weights.notCode);
+  return { score: sum * prior, prior };
 }
 
 /** What a file is for: the product of its roles' priors (tests, docs, examples …), and whether it is code. */

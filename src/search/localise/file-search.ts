@@ -116,8 +116,8 @@ export async function searchFiles(
   const elementsMs = performance.now() - started;
 
   const { ranked, places } = await host.readScope(options.repos, async (scope, snapshot, places) => {
-    const candidates = await gatherEvidence({ ...scope, generation: snapshot.generation }, issue, filters);
-    addElementEvidence(candidates, elements.results, await scope.reads.files(), places);
+    const { candidates, files } = await gatherEvidence({ ...scope, generation: snapshot.generation }, issue, filters);
+    addElementEvidence(candidates, elements.results, files, places);
     return { ranked: rankFiles(candidates.values(), weights), places };
   });
   const files = ranked.slice(0, k).map(({ candidate, score, scaled, prior, roles, code }): FileResult => {

@@ -162,11 +162,13 @@ export function tracebackFrames(text: string): TraceFrame[] {
     if (!spans.some(([at, end]) => m.index! >= at && m.index! < end)) add(m, false, { path: normalizePath(m[1]!) });
   frames.sort((a, b) => a.at - b.at);
   // Depth by the order each kind writes its frames in, counted within that kind.
+  const total = { last: frames.filter((found) => found.innermostLast).length, first: 0 };
+  total.first = frames.length - total.last;
+  const seen = { last: 0, first: 0 };
   return frames.map(({ innermostLast, frame }) => {
-    const same = frames.filter((other) => other.innermostLast === innermostLast);
-    const i = same.findIndex((other) => other.frame === frame);
-    const position = innermostLast ? i + 1 : same.length - i;
-    return { ...frame, depth: position / same.length };
+    const kind = innermostLast ? 'last' : 'first';
+    const position = innermostLast ? ++seen.last : total.first - seen.first++;
+    return { ...frame, depth: position / total[kind] };
   });
 }
 

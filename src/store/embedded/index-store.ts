@@ -6,7 +6,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { AnalysisCache } from '../../analysis/llm/cache.js';
-import type { ModelAnswer } from '../../analysis/llm/resources.js';
+import { AnalysisCacheRows } from './analysis-cache-rows.js';
 import type { ElementDocument } from '../../vector/document.js';
 import { elementNames, elementWords } from '../element-texts.js';
 import { planElements } from '../element-plan.js';
@@ -63,8 +63,8 @@ export class IndexStore {
   readonly #lexical: LexicalRows;
   /** The repositories (roots) the index covers. */
   readonly repositories: Repositories;
-  /** Model answers cached inside the open span: written again if it is rolled back (rollbackSpan). */
-  readonly #answersInSpan = new Map<string, string>();
+  /** The analysis model's cached answers, kept through a rolled-back span. */
+  readonly #analysis: AnalysisCacheRows;
 
   private constructor(directory: string, db: Database.Database, readonly: boolean) {
     this.directory = directory;
@@ -74,6 +74,7 @@ export class IndexStore {
     this.#vectors = new VectorRows(db);
     this.#occurrences = new OccurrenceRows(db);
     this.#lexical = new LexicalRows(db);
+    this.#analysis = new AnalysisCacheRows(db);
     this.repositories = new Repositories(db, { directory, home: this.meta.home });
     this.#s = {
       rootOfFile: prepared<[number], { rootId: number }>(db, 'SELECT root_id AS rootId FROM files WHERE id = ?'),
@@ -122,8 +123,6 @@ export class IndexStore {
       ),
       deleteElement: prepared(db, 'DELETE FROM elements WHERE vector_id = ?'),
       tombstone: prepared(db, 'INSERT OR REPLACE INTO removed_vectors (vector_id, generation) VALUES (?, ?)'),
-      getAnalysis: prepared<[string], { answers: string }>(db, 'SELECT answers FROM analysis_cache WHERE key = ?'),
-      putAnalysis: prepared(db, 'INSERT OR REPLACE INTO analysis_cache (key, answers, created_at) VALUES (?, ?, ?)'),
       elementCount: prepared<[], { n: number }>(db, 'SELECT count(*) AS n FROM elements'),
     };
   }
@@ -171,12 +170,12 @@ export class IndexStore {
    */
   beginSpan(): void {
     this.#db.exec('BEGIN IMMEDIATE');
-    this.#answersInSpan.clear();
+    this.#analysis.spanSettled();
   }
 
   commitSpan(): void {
     if (this.#db.inTransaction) this.#db.exec('COMMIT');
-    this.#answersInSpan.clear();
+    this.#analysis.spanSettled();
   }
 
   /**
@@ -185,16 +184,7 @@ export class IndexStore {
    */
   rollbackSpan(): void {
     if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
-    const answers = [...this.#answersInSpan];
-    this.#answersInSpan.clear();
-    if (answers.length === 0 || this.readonly) return;
-    try {
-      this.transaction(() => {
-        for (const [key, json] of answers) this.#s.putAnalysis.run(key, json, Date.now());
-      });
-    } catch {
-      // A cache, written back on the way out of a failed run: the run's own error is the one to report.
-    }
+    if (!this.readonly) this.#analysis.restoreAfterRollback();
   }
 
   get inTransaction(): boolean {
@@ -500,22 +490,6 @@ export class IndexStore {
   }
 
   analysisCache(): AnalysisCache {
-    return {
-      get: (key: string) => {
-        const row = this.#s.getAnalysis.get(key);
-        if (!row) return undefined;
-        try {
-          // Parsed only: the enricher checks the answers against the schema (cachedAnswers).
-          return JSON.parse(row.answers) as ModelAnswer[];
-        } catch {
-          return undefined; // a damaged entry is a miss, not a failure
-        }
-      },
-      set: (key: string, answers: ModelAnswer[]) => {
-        const json = JSON.stringify(answers);
-        this.#s.putAnalysis.run(key, json, Date.now());
-        if (this.#db.inTransaction) this.#answersInSpan.set(key, json);
-      },
-    };
+    return this.#analysis.cache();
   }
 }

@@ -4,9 +4,9 @@
  * are freed before the CUDA runtime unloads (or not at all), never after it:
  * a FAISS GPU destructor that runs after it aborts the process.
  */
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runNode } from '../../helpers/run-node.js';
-import { GPU_ADDON } from './gpu-addon.js';
+import { GPU_ADDON, describeGpu } from './gpu-addon.js';
 
 const opening = `
   const addon = require(${JSON.stringify(GPU_ADDON)});
@@ -31,7 +31,7 @@ async function run(body: string) {
   return runNode(['-e', `${opening}\n${body}`], { cwd: process.cwd(), timeout: 120_000 });
 }
 
-describe('exit with open GPU indexes', () => {
+describeGpu('exit with open GPU indexes', () => {
   it.each([
     ['the event loop empties', `openSome().then(() => console.log('done'));`, 0],
     ['process.exit(0)', `openSome().then(() => { console.log('done'); process.exit(0); });`, 0],

@@ -1,6 +1,11 @@
 /** The GPU addon the GPU tests load: OCVECTOR_NATIVE_PATH, or the one scripts/build-gpu.sh builds. */
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { describe } from 'vitest';
+import type { GpuInfo } from '../../../src/index.js';
+import { skippedName } from '../../helpers/skip-reason.js';
 
 export const GPU_ADDON =
   process.env.OCVECTOR_NATIVE_PATH ??
@@ -16,4 +21,17 @@ export function deviceMemoryMiB(pid = process.pid): number {
     if (Number(who) === pid) return Number(used);
   }
   return 0;
+}
+
+/** Why the GPU tests cannot run here (no GPU addon, no CUDA device), or undefined where they can. Loads the addon. */
+export function gpuUnavailable(): string | undefined {
+  if (!existsSync(GPU_ADDON)) return `no GPU addon at ${GPU_ADDON}; build it with bash scripts/build-gpu.sh`;
+  const gpu = (createRequire(import.meta.url)(GPU_ADDON) as { gpuInfo(): GpuInfo }).gpuInfo();
+  return gpu.compiled && gpu.devices > 0 ? undefined : gpu.reason;
+}
+
+/** A suite of GPU tests: run where a GPU can run it, else reported skipped with the reason. */
+export function describeGpu(name: string, body: () => void): void {
+  const reason = gpuUnavailable();
+  describe.skipIf(reason !== undefined)(reason === undefined ? name : skippedName(name, reason), body);
 }

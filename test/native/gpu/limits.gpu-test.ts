@@ -4,7 +4,8 @@
  * restricted to allowed ids (they take no IDSelector), and k or nprobe past
  * FAISS's GPU limit (2048), in the facade and in the addon itself.
  */
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { describeGpu } from './gpu-addon.js';
 import { FaissError, FaissIndex } from '../../../src/index.js';
 import { loadAddon } from '../../../src/native/addon.js';
 import { GPU_MAX_K } from '../../../src/native/validate.js';
@@ -24,7 +25,7 @@ async function failure(call: () => unknown): Promise<FaissError> {
   return error as FaissError;
 }
 
-describe('GPU limits', () => {
+describeGpu('GPU limits', () => {
   it.each([
     ['Flat', true],
     ['IVF32,Flat', false],

@@ -3,14 +3,15 @@
  * there: Flat and IVF move to the GPU with their own kind (so nprobe works),
  * HNSW stays on the CPU and says why.
  */
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { describeGpu } from './gpu-addon.js';
 import { FaissError, FaissIndex, gpuInfo } from '../../../src/index.js';
 import { randomVectors } from '../../helpers/vectors.js';
 
 const d = 64;
 const vectors = randomVectors(4096, d, 1);
 
-describe('placement on a GPU', () => {
+describeGpu('placement on a GPU', () => {
   it('gpuInfo(): the GPU build sees a device and gives no reason', () => {
     expect(gpuInfo()).toMatchObject({ compiled: true, devices: expect.any(Number), reason: '' });
     expect(gpuInfo().devices).toBeGreaterThanOrEqual(1);

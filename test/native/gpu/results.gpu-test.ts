@@ -6,7 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
+import { describeGpu } from './gpu-addon.js';
 import { FaissIndex, type Metric } from '../../../src/index.js';
 import { clusteredVectors, recallAtK } from '../../helpers/vectors.js';
 import { expectSameNeighbours } from './same-neighbours.js';
@@ -20,7 +21,7 @@ const queries = clusteredVectors(nq, d, 2);
 const dir = mkdtempSync(join(tmpdir(), 'ocvector-gpu-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('GPU results equal the CPU results', () => {
+describeGpu('GPU results equal the CPU results', () => {
   it.each(['ip', 'l2'] as Metric[])('Flat, %s, with and without ids: the same neighbours', async (metric) => {
     for (const ids of [false, true]) {
       const cpu = await FaissIndex.create({ dimension: d, metric, ids });

@@ -5,15 +5,15 @@
  * threads, without corrupting each other.
  */
 import { Worker } from 'node:worker_threads';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { FaissIndex, gpuInfo } from '../../../src/index.js';
 import { randomVectors } from '../../helpers/vectors.js';
-import { GPU_ADDON, deviceMemoryMiB } from './gpu-addon.js';
+import { GPU_ADDON, describeGpu, deviceMemoryMiB } from './gpu-addon.js';
 import { expectSameNeighbours } from './same-neighbours.js';
 
 const d = 32;
 
-describe('shared GPU resources', () => {
+describeGpu('shared GPU resources', () => {
   it('six small indexes share one set of resources: memory grows by the first only; freed with the last', async () => {
     expect(gpuInfo().sharedResources).toBe(0);
     const indexes: FaissIndex[] = [];

@@ -4,7 +4,8 @@
  * database as it changes (additions added to the copy, a removal makes it
  * again), and concurrent queries answered together.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeGpu } from './gpu-addon.js';
 import { Indexer } from '../../../src/indexing/indexer.js';
 import { FaissIndex } from '../../../src/index.js';
 import { SearchBatcher } from '../../../src/native/search-batcher.js';
@@ -23,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => repo.cleanup());
 
-describe('VectorIndex on a GPU', () => {
+describeGpu('VectorIndex on a GPU', () => {
   it("device 'gpu': searches go to a GPU copy that answers as the CPU index, and follow the database's changes", async () => {
     const events: VectorIndexEvent[] = [];
     const opened = await openIndex(indexer.indexDir, {

@@ -12,7 +12,6 @@ export default defineConfig({
   root: fileURLToPath(new URL('../../..', import.meta.url)),
   test: {
     include: ['test/native/gpu/**/*.gpu-test.ts'],
-    globalSetup: ['test/native/gpu/global-setup.ts'],
     setupFiles: ['test/native/gpu/setup.ts'],
     pool: 'forks',
     // One GPU: one file at a time, so that each file's device memory figures are its own.
