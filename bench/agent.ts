@@ -24,10 +24,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CodebaseSearchTool, Searcher } from '../src/index.js';
 import { buildCorpus, libSubset, pickQueries } from './lib/corpus.js';
-import { describeMachine } from './lib/machine.js';
+import { describeMachine } from '../eval/lib/machine.js';
 import { writeFigures } from './lib/out.js';
-import { markdownTable, PAGES, replaceGeneratedSection } from './lib/readme.js';
-import { ms, percentile, printTable } from './lib/stats.js';
+import { markdownTable, PAGES, replaceGeneratedSection } from '../eval/lib/readme.js';
+import { ms, percentile, printTable } from '../eval/lib/stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const quick = process.argv.includes('--quick');

@@ -16,10 +16,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AnalysisPool, analyzeText, detectLanguage, isSkipped } from '../src/internal.js';
 import { parse } from '../src/analysis/ast/parsers.js';
-import { describeMachine } from './lib/machine.js';
+import { describeMachine } from '../eval/lib/machine.js';
 import { writeFigures } from './lib/out.js';
-import { markdownTable, PAGES, replaceGeneratedSection } from './lib/readme.js';
-import { mib, ms, printTable } from './lib/stats.js';
+import { markdownTable, PAGES, replaceGeneratedSection } from '../eval/lib/readme.js';
+import { mib, ms, printTable } from '../eval/lib/stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);

@@ -29,8 +29,8 @@ import * as current from '../src/index.js';
 import { annotationsFile, loadBenchmarkQueries, loadBenchmarkRepos, ndcgAt10 } from '../src/eval/benchmark.js';
 import { loadEvalSet } from '../src/eval/set.js';
 import { ROOT } from '../eval/lib/corpora.js';
-import { describeMachine } from './lib/machine.js';
-import { ms, percentile, printTable } from './lib/stats.js';
+import { describeMachine } from '../eval/lib/machine.js';
+import { ms, percentile, printTable } from '../eval/lib/stats.js';
 
 const { values } = parseArgs({
   options: {

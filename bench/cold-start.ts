@@ -24,9 +24,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { describeMachine } from './lib/machine.js';
+import { describeMachine } from '../eval/lib/machine.js';
 import { writeFigures } from './lib/out.js';
-import { median, printTable } from './lib/stats.js';
+import { median, printTable } from '../eval/lib/stats.js';
 
 interface Run {
   indexS: number;

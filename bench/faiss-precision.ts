@@ -15,11 +15,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FaissIndex } from '../src/native/faiss-index.js';
+// An internal bench: the precision of the embedded store's FAISS file, its lists and nprobe as the store plans them.
 import { nlistOf, nprobeFor, planIndex } from '../src/store/embedded/index-plan.js';
 import { TRAINING_VECTORS_PER_LIST } from '../src/store/embedded/vector-pages.js';
 import { indexVectors } from './lib/index-vectors.js';
-import { describeMachine } from './lib/machine.js';
-import { ms, percentile, printTable } from './lib/stats.js';
+import { describeMachine } from '../eval/lib/machine.js';
+import { ms, percentile, printTable } from '../eval/lib/stats.js';
 
 const { values } = parseArgs({
   options: {

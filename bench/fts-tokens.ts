@@ -8,11 +8,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+// An internal bench: FTS5 inserting the same text is timed in SQLite opened as the embedded store opens it.
 import { openSqlite, prepared } from '../src/store/embedded/sqlite.js';
 import { FTS_TOKENIZE, ftsTokens } from '../src/text/fts-tokens.js';
 import { lexicalText } from '../src/text/terms.js';
-import { describeMachine } from './lib/machine.js';
-import { median, printTable } from './lib/stats.js';
+import { describeMachine } from '../eval/lib/machine.js';
+import { median, printTable } from '../eval/lib/stats.js';
 
 const SECONDS = 2;
 const src = fileURLToPath(new URL('../src', import.meta.url));

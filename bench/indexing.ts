@@ -35,10 +35,10 @@ import {
 } from '../src/internal.js';
 import { FakeOllama } from '../test/helpers/fake-ollama.js';
 import { clusteredVectors } from '../test/helpers/vectors.js';
-import { describeMachine } from './lib/machine.js';
+import { describeMachine } from '../eval/lib/machine.js';
 import { writeFigures } from './lib/out.js';
-import { markdownTable, PAGES, replaceGeneratedSection } from './lib/readme.js';
-import { mib, ms, printTable } from './lib/stats.js';
+import { markdownTable, PAGES, replaceGeneratedSection } from '../eval/lib/readme.js';
+import { mib, ms, printTable } from '../eval/lib/stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const quick = process.argv.includes('--quick');

@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { MAX_QUERY_LENGTH, Searcher } from '../src/internal.js';
 import { ROOT } from '../eval/lib/corpora.js';
 import { loadInstances } from '../eval/lib/localise-set.js';
-import { percentile, printTable } from './lib/stats.js';
+import { percentile, printTable } from '../eval/lib/stats.js';
 
 const { values } = parseArgs({
   options: {

@@ -12,6 +12,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FaissIndex } from '../src/native/faiss-index.js';
+// An internal bench: IVF training of the embedded store's FAISS file, over an existing index's vectors.
 import { openIndex } from '../src/store/embedded/open-index.js';
 import { nprobeFor, planIndex } from '../src/store/embedded/index-plan.js';
 import { VECTOR_INDEX_DEFAULTS } from '../src/store/embedded/vector-file.js';
@@ -19,8 +20,8 @@ import { readTrainingSample } from '../src/store/embedded/vector-pages.js';
 import { embedderFromId } from '../src/vector/choose.js';
 import { pickQueries } from './lib/corpus.js';
 import { indexVectors } from './lib/index-vectors.js';
-import { describeMachine } from './lib/machine.js';
-import { ms, printTable } from './lib/stats.js';
+import { describeMachine } from '../eval/lib/machine.js';
+import { ms, printTable } from '../eval/lib/stats.js';
 
 const { values } = parseArgs({
   options: {

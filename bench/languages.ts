@@ -35,9 +35,9 @@ import { grammarOf, loadedGrammars, parse } from '../src/analysis/ast/parsers.js
 import { LANGUAGES } from '../src/analysis/languages.js';
 import { loadBenchmarkRepos } from '../src/eval/benchmark.js';
 import type { Figures as AnalysisFigures } from './analysis.js';
-import { describeMachine } from './lib/machine.js';
+import { describeMachine } from '../eval/lib/machine.js';
 import { writeFigures } from './lib/out.js';
-import { mib, ms, printTable } from './lib/stats.js';
+import { mib, ms, printTable } from '../eval/lib/stats.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);

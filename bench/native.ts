@@ -18,14 +18,14 @@ import { fileURLToPath } from 'node:url';
 import { FaissIndex, blasInfo, faissVersion, getNumThreads, setNumThreads } from '../src/index.js';
 import { clusteredVectors, recallAtK, seededRandom } from '../test/helpers/vectors.js';
 import { measureEventLoopLag, type LagFigures } from './lib/event-loop.js';
-import { describeMachine } from './lib/machine.js';
+import { describeMachine } from '../eval/lib/machine.js';
 import { RawBaseline, buildRawBaseline, type RawMode } from './lib/raw-baseline.js';
 import { writeFigures } from './lib/out.js';
 import { compareAllowed } from './lib/allowed.js';
 import { compareConcurrency, compareGpu } from './lib/gpu.js';
 import { comparePrebuilt } from './lib/prebuilt.js';
-import { markdownTable, PAGES, replaceGeneratedSection } from './lib/readme.js';
-import { median, mib, ms, percentile, printTable, timed } from './lib/stats.js';
+import { markdownTable, PAGES, replaceGeneratedSection } from '../eval/lib/readme.js';
+import { median, mib, ms, percentile, printTable, timed } from '../eval/lib/stats.js';
 
 const quick = process.argv.includes('--quick');
 if (process.argv.includes('--prebuilt')) {

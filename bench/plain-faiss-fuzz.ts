@@ -9,7 +9,7 @@
  * 30 mutants per type (300 reads) take about 30 s on 2 cores.
  */
 import { MUTANT_KINDS, inPool, makePlainFixture, mutate, readMutant } from '../test/helpers/faiss-mutants.js';
-import { printTable } from './lib/stats.js';
+import { printTable } from '../eval/lib/stats.js';
 
 function flag(name: string, fallback: number): number {
   const at = process.argv.indexOf(name);

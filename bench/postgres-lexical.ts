@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { analyzeText } from '../src/analysis/analyzer.js';
 import { ftsExpression, parseQuery } from '../src/search/query.js';
+// An internal bench: each store's lexical reader and writer, below the seam, compared query by query.
 import { LexicalReader } from '../src/store/postgres/lexical-reader.js';
 import { type LexicalElement, LexicalWriter } from '../src/store/postgres/lexical-writer.js';
 import { migratePostgres } from '../src/store/postgres/schema.js';
@@ -26,8 +27,8 @@ import { IndexStore } from '../src/store/embedded/index-store.js';
 import { lexicalText } from '../src/text/terms.js';
 import { buildDocuments, qualifiedName } from '../src/vector/document.js';
 import { insertElements, insertRepositories, startPostgres } from '../test/support/postgres.js';
-import { describeMachine } from './lib/machine.js';
-import { median, percentile, printTable } from './lib/stats.js';
+import { describeMachine } from '../eval/lib/machine.js';
+import { median, percentile, printTable } from '../eval/lib/stats.js';
 
 const PASSES = 7;
 const LIMIT = 100;

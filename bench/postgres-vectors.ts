@@ -14,6 +14,7 @@
  */
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+// An internal bench: pgvector's HNSW index against an exact scan, below the PostgreSQL store's seam.
 import { migratePostgres } from '../src/store/postgres/schema.js';
 import { nearestSql, VectorReader, type VectorHit } from '../src/store/postgres/vector-reader.js';
 import {
@@ -26,8 +27,8 @@ import { type ElementVector, VectorWriter } from '../src/store/postgres/vector-w
 import { BUILTIN_DEFAULT_DIMENSION } from '../src/vector/builtin-embedder.js';
 import { clusteredVectors } from '../test/helpers/vectors.js';
 import { insertElements, insertRepositories, startPostgres } from '../test/support/postgres.js';
-import { describeMachine } from './lib/machine.js';
-import { ms, percentile, printTable } from './lib/stats.js';
+import { describeMachine } from '../eval/lib/machine.js';
+import { ms, percentile, printTable } from '../eval/lib/stats.js';
 import { inTransaction } from '../src/store/postgres/transaction.js';
 
 const { values } = parseArgs({ options: { url: { type: 'string' }, n: { type: 'string' } } });

@@ -13,12 +13,12 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IndexStore, Searcher } from '../src/internal.js';
-import { databaseOf } from '../src/store/embedded/index-store.js';
+// An internal bench: the occurrences table's size is read from the embedded store's SQLite (dbstat).
 import { prepared } from '../src/store/embedded/sqlite.js';
 import { buildCorpus, libFiles, libSubset } from './lib/corpus.js';
-import { describeMachine } from './lib/machine.js';
+import { describeMachine } from '../eval/lib/machine.js';
 import { writeFigures } from './lib/out.js';
-import { mib, ms, percentile, printTable } from './lib/stats.js';
+import { mib, ms, percentile, printTable } from '../eval/lib/stats.js';
 
 const quick = process.argv.includes('--quick');
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
@@ -42,7 +42,7 @@ async function measure(corpus: string, root: string): Promise<Figures> {
   let occurrenceBytes: number;
   const elements = store.elementCount;
   try {
-    const db = databaseOf(store);
+    const db = store.database;
     occurrenceBytes = prepared<[], { bytes: number }>(
       db,
       "SELECT sum(pgsize) AS bytes FROM dbstat WHERE name IN ('occurrences', 'occurrences_by_file')",

@@ -18,10 +18,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Searcher, type SearchResponse, type SearchTimings } from '../src/index.js';
 import { buildCorpus, libFiles, libSubset, pickQueries } from './lib/corpus.js';
-import { describeMachine } from './lib/machine.js';
+import { describeMachine } from '../eval/lib/machine.js';
 import { writeFigures } from './lib/out.js';
-import { markdownTable, PAGES, replaceGeneratedSection } from './lib/readme.js';
-import { ms, percentile, printTable } from './lib/stats.js';
+import { markdownTable, PAGES, replaceGeneratedSection } from '../eval/lib/readme.js';
+import { ms, percentile, printTable } from '../eval/lib/stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const quick = process.argv.includes('--quick');

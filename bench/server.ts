@@ -19,11 +19,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { pickQueries } from './lib/corpus.js';
 import { askConcurrently } from './lib/mcp-load.js';
-import { markdownTable, PAGES, replaceGeneratedSection } from './lib/readme.js';
+import { markdownTable, PAGES, replaceGeneratedSection } from '../eval/lib/readme.js';
 import { IndexStore } from '../src/internal.js';
-import { describeMachine } from './lib/machine.js';
+import { describeMachine } from '../eval/lib/machine.js';
 import { writeFigures } from './lib/out.js';
-import { percentile, printTable } from './lib/stats.js';
+import { percentile, printTable } from '../eval/lib/stats.js';
 
 const { values: args } = parseArgs({
   options: {

@@ -19,8 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Figures as AnalysisCorpusFigures } from './analysis.js';
 import { OUT_DIR, readFigures, type Recorded } from './lib/out.js';
-import { markdownTable, PAGES, replaceGeneratedSection } from './lib/readme.js';
-import { mib, ms, printTable } from './lib/stats.js';
+import { markdownTable, PAGES, replaceGeneratedSection } from '../eval/lib/readme.js';
+import { mib, ms, printTable } from '../eval/lib/stats.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

@@ -41,9 +41,9 @@ import { askConcurrently } from './lib/mcp-load.js';
 import { createCodebaseMcpService } from '../src/mcp/server.js';
 import { parseTokens, type TokenTable } from '../src/mcp/tokens.js';
 import { libFiles, LIB, pickQueries } from './lib/corpus.js';
-import { describeMachine } from './lib/machine.js';
+import { describeMachine } from '../eval/lib/machine.js';
 import { writeFigures } from './lib/out.js';
-import { ms, percentile, printTable } from './lib/stats.js';
+import { ms, percentile, printTable } from '../eval/lib/stats.js';
 
 const { values: args } = parseArgs({
   options: {

@@ -28,7 +28,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Indexer, MAX_QUERY_LENGTH, Searcher, type SearchMode } from '../src/internal.js';
-import { percentile, printTable } from '../bench/lib/stats.js';
+import { percentile, printTable } from './lib/stats.js';
 import { ROOT } from './lib/corpora.js';
 import { BASELINE_LABELS, FileBaselines, type BaselineName } from './lib/localise-baseline.js';
 import {

@@ -36,9 +36,9 @@ import {
   type QueryKind,
   type RetrievalScores,
 } from '../src/internal.js';
-import { describeMachine } from '../bench/lib/machine.js';
-import { markdownTable, PAGES, replaceGeneratedSection } from '../bench/lib/readme.js';
-import { printTable } from '../bench/lib/stats.js';
+import { describeMachine } from './lib/machine.js';
+import { markdownTable, PAGES, replaceGeneratedSection } from './lib/readme.js';
+import { printTable } from './lib/stats.js';
 import { commitCorporaDir, commitSetSource, gitDirOf } from './lib/commit-corpora.js';
 import { runCommitSet, SEARCH_K, type CommitSetReport } from './lib/commit-eval.js';
 import { resolveCommit } from './lib/commit-history.js';

@@ -37,9 +37,9 @@ import {
   type BenchmarkSummary,
   type RepoScore,
 } from '../src/eval/benchmark.js';
-import { describeMachine } from '../bench/lib/machine.js';
-import { markdownTable, PAGES, replaceGeneratedSection } from '../bench/lib/readme.js';
-import { percentile, printTable } from '../bench/lib/stats.js';
+import { describeMachine } from './lib/machine.js';
+import { markdownTable, PAGES, replaceGeneratedSection } from './lib/readme.js';
+import { percentile, printTable } from './lib/stats.js';
 import { ROOT } from './lib/corpora.js';
 import { loadPublished, publishedSummary, PUBLISHED_METHODS } from './lib/published.js';
 import { isPostgresUrl, type PostgresChoice } from '../src/store/open.js';

@@ -11,7 +11,8 @@
 import { readFileSync } from 'node:fs';
 import { FEATURES, type FeatureName } from '../src/search/localise/file-evidence.js';
 import { DEFAULT_FILE_WEIGHTS, fileScore, type FileWeights } from '../src/search/localise/file-ranking.js';
-import { printTable } from '../bench/lib/stats.js';
+import { scoreInstance, summariseScores } from './lib/localise-metrics.js';
+import { printTable } from './lib/stats.js';
 
 interface Line {
   instance_id: string;
@@ -34,22 +35,18 @@ const lines: Line[] = paths.flatMap((path) =>
 
 /** Acc@1, Acc@5 (every gold file in the first k) and MRR of `weights` over `set`. */
 function score(set: readonly Line[], weights: FileWeights): { acc1: number; acc5: number; mrr: number } {
-  let acc1 = 0;
-  let acc5 = 0;
-  let mrr = 0;
-  for (const line of set) {
-    const ranked = line.files
-      .map((file) => ({ path: file.path, score: fileScore(file, weights).score }))
-      .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1));
-    const ranks = line.gold.map((gold) => ranked.findIndex((file) => file.path === gold));
-    const worst = ranks.includes(-1) ? Number.POSITIVE_INFINITY : Math.max(...ranks);
-    const first = Math.min(...ranks.map((rank) => (rank < 0 ? Number.POSITIVE_INFINITY : rank)));
-    if (worst < 1) acc1++;
-    if (worst < 5) acc5++;
-    if (Number.isFinite(first)) mrr += 1 / (first + 1);
-  }
-  const n = Math.max(1, set.length);
-  return { acc1: acc1 / n, acc5: acc5 / n, mrr: mrr / n };
+  const scores = summariseScores(
+    set.map((line) => {
+      const ranked = line.files
+        .map((file) => ({ path: file.path, score: fileScore(file, weights).score }))
+        .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1));
+      return scoreInstance(
+        ranked.map((file) => file.path),
+        line.gold,
+      );
+    }),
+  );
+  return { acc1: scores.acc[1], acc5: scores.acc[5], mrr: scores.mrr };
 }
 
 const objective = (set: readonly Line[], weights: FileWeights) => {

@@ -2,7 +2,9 @@
  * ocvector: local semantic code search. The public API: what an
  * application needs to index a repository, search it, hand the search to
  * an agent, and use the FAISS binding on its own; the errors it may catch;
- * the types of all of these. test/public-api.test.ts pins the list.
+ * the types of all of these. docs/api.md says what each name is for, and
+ * test/docs/api.test.ts keeps it and this list the same: a name added here
+ * is a promise to users, a name removed breaks them.
  *
  * Everything else (the store, the analysis internals, query parsing,
  * ranking, the evaluation harness) is reachable from `ocvector/internal`
@@ -26,7 +28,7 @@ export { SearchError } from './search/errors.js';
 export type { SearchErrorCode } from './search/errors.js';
 
 // Indexing.
-export { Indexer, INDEXER_DEFAULTS } from './indexing/indexer.js';
+export { Indexer } from './indexing/indexer.js';
 export type { IndexerOptions, RunOptions } from './indexing/indexer.js';
 export type { FileChange, IndexEvent, IndexSummary, LastRun } from './indexing/events.js';
 export { watchIndex } from './indexing/watch.js';
@@ -34,16 +36,14 @@ export type { IndexWatcher, WatchOptions } from './indexing/watch.js';
 export { indexStatus } from './indexing/status.js';
 export type { IndexStatus, StatusOptions } from './indexing/status.js';
 export type { DryRunGroup, DryRunReport } from './indexing/dry-run.js';
-export type { VectorIndexEvent, VectorIndexOptions } from './store/open.js';
+export type { PostgresChoice, StoreChoice, VectorIndexEvent, VectorIndexOptions } from './store/open-options.js';
 
 // Analysis: the analyzer on its own, and what the Indexer accepts in place of its own parts.
 export { Analyzer } from './analysis/analyzer.js';
 export type { AnalyzerOptions, Enricher } from './analysis/analyzer.js';
 export { createAnalyzer } from './analysis/create.js';
 export type { CreateAnalyzerOptions } from './analysis/create.js';
-export { OllamaEnricher } from './analysis/llm/ollama-enricher.js';
 export type { OllamaEnricherOptions } from './analysis/llm/ollama-enricher.js';
-export { OpenAIEnricher } from './analysis/llm/openai-enricher.js';
 export type { OpenAIEnricherOptions } from './analysis/llm/openai-enricher.js';
 export type { ModelEnricher, ModelEnricherOptions } from './analysis/llm/model-enricher.js';
 export type { LlmChoice } from './analysis/llm/choose-enricher.js';
@@ -52,9 +52,10 @@ export type { FileAnalyzer } from './indexing/pool.js';
 export type { AnalysisEvent, LlmFallbackReason } from './analysis/events.js';
 export { isSkipped } from './analysis/types.js';
 export type { AnalysisResult, CodeElement, CodeFile, ElementType, Language, SkippedFile } from './analysis/types.js';
+export type { ContentLimits } from './analysis/content.js';
 export { resolveOllamaHost } from './models/config.js';
 
-// Embedders.
+// Embedders, and the registry that takes another kind.
 export type { Embedder, EmbedderInitOptions, QueryEmbeddingOptions } from './vector/embedder.js';
 export { BuiltinEmbedder } from './vector/builtin-embedder.js';
 export type { BuiltinEmbedderOptions } from './vector/builtin-embedder.js';
@@ -64,13 +65,14 @@ export { OpenAIEmbedder } from './vector/openai-embedder.js';
 export type { OpenAIEmbedderOptions } from './vector/openai-embedder.js';
 export type { RemoteEmbedderOptions } from './vector/remote-embedder.js';
 export { ollamaHasModel } from './vector/choose.js';
-export type { EmbedderChoice, EmbedderServers } from './vector/choose.js';
+export type { EmbedderChoice } from './vector/choose.js';
 export type { EmbedderBackend } from './vector/backend.js';
+export { registerEmbedderBackend } from './vector/backends.js';
 export type { EmbedderBackendName, EmbedderOptions } from './vector/backends.js';
 
 // Search.
-export { Searcher, SEARCH_DEFAULTS } from './search/searcher.js';
-export { SearcherPool, MAX_SEARCH_WORKERS } from './search/pool/searcher-pool.js';
+export { Searcher } from './search/searcher.js';
+export { SearcherPool } from './search/pool/searcher-pool.js';
 export type { SearcherPoolOptions } from './search/pool/searcher-pool.js';
 export type { SearchService } from './search/search-service.js';
 export type {
@@ -123,7 +125,6 @@ export type {
   CodebaseSearchHit,
   CodebaseSearchOutput,
   CodebaseSearchScoreTerm,
-  JsonSchema,
 } from './tool/schema.js';
 export type { ToolBudget } from './tool/budget.js';
 export {
@@ -138,7 +139,6 @@ export {
 export type {
   AnthropicToolDefinition,
   FunctionToolDefinition,
-  ToolCallRequest,
   ToolCallResult,
 } from './tool/adapters.js';
 

@@ -13,11 +13,12 @@
  * bench/out/native-allowed.json; docs/performance.md quotes them by hand.
  */
 import { FaissIndex, type KnnResult, type SearchParams, faissVersion, getNumThreads } from '../../src/index.js';
+// An internal bench: Flat and IVF as the embedded store plans its FAISS file at each size.
 import { nprobeFor, planIndex } from '../../src/store/embedded/index-plan.js';
 import { clusteredVectors, recallAtK } from '../../test/helpers/vectors.js';
-import { describeMachine } from './machine.js';
+import { describeMachine } from '../../eval/lib/machine.js';
 import { writeFigures } from './out.js';
-import { median, ms, printTable, timed } from './stats.js';
+import { median, ms, printTable, timed } from '../../eval/lib/stats.js';
 
 const d = 768;
 const k = 10;

@@ -7,7 +7,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyzeText, Indexer, IndexStore } from '../../src/internal.js';
-import { ms } from './stats.js';
+import { ms } from '../../eval/lib/stats.js';
 
 export const LIB = fileURLToPath(new URL('../../node_modules/typescript/lib', import.meta.url));
 

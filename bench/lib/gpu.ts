@@ -18,12 +18,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FaissIndex, type KnnResult, faissVersion, gpuInfo, setNativeAddonPath } from '../../src/index.js';
 import { SearchBatcher, type Searchable } from '../../src/native/search-batcher.js';
+// An internal bench: Flat and IVF as the embedded store plans its FAISS file at each size.
 import { nprobeFor, planIndex } from '../../src/store/embedded/index-plan.js';
 import { normalizeRows, recallAtK, seededRandom } from '../../test/helpers/vectors.js';
-import { describeMachine } from './machine.js';
+import { describeMachine } from '../../eval/lib/machine.js';
 import { writeFigures } from './out.js';
-import { PAGES, markdownTable, replaceGeneratedSection } from './readme.js';
-import { median, ms, printTable, timed } from './stats.js';
+import { PAGES, markdownTable, replaceGeneratedSection } from '../../eval/lib/readme.js';
+import { median, ms, printTable, timed } from '../../eval/lib/stats.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);

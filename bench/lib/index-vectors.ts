@@ -3,6 +3,7 @@
  * database, and those it no longer keeps (the built-in embedder's, once
  * checkpointed) from the index's FAISS file.
  */
+// An internal bench helper: the embedded store's vectors, read from its database and FAISS file as a rebuild reads them.
 import { openIndex } from '../../src/store/embedded/open-index.js';
 import type { EmbedderRecord } from '../../src/store/rows.js';
 import { vectorPages } from '../../src/store/embedded/vector-pages.js';

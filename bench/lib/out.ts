@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeMachine } from './machine.js';
+import { describeMachine } from '../../eval/lib/machine.js';
 
 /** OCVECTOR_BENCH_OUT moves it (the suite's tests; figures of several machines kept apart). */
 export const OUT_DIR = process.env.OCVECTOR_BENCH_OUT ?? fileURLToPath(new URL('../out', import.meta.url));

@@ -10,9 +10,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeMachine } from './machine.js';
+import { describeMachine } from '../../eval/lib/machine.js';
 import { writeFigures } from './out.js';
-import { median, ms, printTable } from './stats.js';
+import { median, ms, printTable } from '../../eval/lib/stats.js';
 
 interface Side {
   faiss: string;

@@ -1,5 +1,5 @@
 /** What every analyser shares: a new element with empty details, and text folded for display. */
-import type { CodeElement, CodeElementType, TextElementType } from './types.js';
+import type { CodeElement, CodeElementType, TextElementType } from './element-types.js';
 
 export type ElementFields = Pick<
   CodeElement,

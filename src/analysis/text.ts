@@ -83,7 +83,13 @@ export function markdownSections(path: string, text: string): CodeElement[] {
   return sections;
 }
 
-export function configDocument(path: string, language: Language, text: string): CodeElement {
+/** A config file as one document; `keys` reads its top-level keys (its language record says how). */
+export function configDocument(
+  path: string,
+  language: Language,
+  text: string,
+  keys: (text: string) => string[],
+): CodeElement {
   const lines = text.split('\n');
   const document = element({
     type: 'document',
@@ -94,33 +100,10 @@ export function configDocument(path: string, language: Language, text: string): 
     signature: `${language} ${basename(path)}`,
     description: '',
   });
-  document.properties = topLevelKeys(language, text);
+  document.properties = keys(text)
+    .slice(0, 100)
+    .map((name): PropertyInfo => ({ name, type: '', accessors: [] }));
   return document;
-}
-
-function topLevelKeys(language: Language, text: string): PropertyInfo[] {
-  let keys: string[] = [];
-  if (language === 'json') {
-    try {
-      const value: unknown = JSON.parse(text);
-      if (value && typeof value === 'object' && !Array.isArray(value)) keys = Object.keys(value);
-    } catch {
-      // JSON with comments, or broken: the document is indexed without keys.
-    }
-  } else if (language === 'toml') {
-    // Keys before the first [table] are top-level; after it, only tables are.
-    let inTable = false;
-    for (const line of text.split('\n')) {
-      const table = /^\[+([^\]]+)\]+/.exec(line);
-      if (table) {
-        inTable = true;
-        keys.push(table[1]!.trim());
-      } else if (!inTable) keys.push(...(/^([A-Za-z0-9_.-]+)\s*=/.exec(line)?.slice(1) ?? []));
-    }
-  } else {
-    for (const line of text.split('\n')) keys.push(...(/^([A-Za-z0-9_.-]+)\s*:/.exec(line)?.slice(1) ?? []));
-  }
-  return keys.slice(0, 100).map((name) => ({ name, type: '', accessors: [] }));
 }
 
 export function textWindows(path: string, text: string): CodeElement[] {

@@ -165,7 +165,7 @@ async function runIndexCommand(paths: string[], options: IndexCliOptions): Promi
       );
       return EXIT.OK;
     }
-    if (!target.drop)
+    if (!target.capabilities.drop)
       throw new UsageError(
         '--drop on a shared store removes one repository: name it with --repo (the store itself is a schema of your database: drop that there)',
       );

@@ -14,6 +14,7 @@ import { defaultIndexDir, findRoot } from '../files/root.js';
 import { isLoopback, serveMcpOverHttp } from '../mcp/http.js';
 import { createCodebaseMcpServer, createCodebaseMcpService, type CodebaseMcpServerOptions } from '../mcp/server.js';
 import { logLine } from '../mcp/log-line.js';
+import { MCP_TOOLS } from '../mcp/registry.js';
 import { readTokensFile, type TokenTable } from '../mcp/tokens.js';
 import { findIndex } from '../search/find-index.js';
 import { DEFAULT_TOOL_BUDGET } from '../tool/budget.js';
@@ -57,7 +58,7 @@ const PROGRAM = 'oc-vector-mcp';
 export async function mcpMain(argv: readonly string[]): Promise<number> {
   const program = configure(
     new Command(PROGRAM),
-    'Serve the code index over MCP (stdio, or Streamable HTTP with --http): codebase_search, find_references, find_files_to_change, index_status and reindex.',
+    `Serve the code index over MCP (stdio, or Streamable HTTP with --http): ${toolNames()}.`,
   )
     .argument('[root]', 'the directory to serve (default: the root of the index at or above the current directory)')
     .option('--db <dir>', 'index directory (default: <root>/.ocvector)');
@@ -257,4 +258,10 @@ function where(options: CodebaseMcpServerOptions): string {
   return options.store
     ? `${withoutPassword(options.store.url)}, schema ${options.store.schema ?? DEFAULT_POSTGRES_SCHEMA}`
     : String(options.indexDir);
+}
+
+/** The registered tools' names, as a sentence lists them (`a, b and c`): the help says what the server serves. */
+function toolNames(): string {
+  const names = MCP_TOOLS.map((tool) => tool.name);
+  return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names.join('');
 }

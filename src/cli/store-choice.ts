@@ -5,8 +5,7 @@
  * rather than in the URL, where `ps` shows it.
  */
 import { type Command, Option } from 'commander';
-import { isPostgresUrl, type PostgresChoice } from '../store/open.js';
-import { badSchemaName, DEFAULT_POSTGRES_SCHEMA } from '../store/open.js';
+import { badSchemaName, DEFAULT_POSTGRES_SCHEMA, namesStore, type PostgresChoice } from '../store/open.js';
 import type { Environment } from './environment.js';
 import { UsageError } from './exit.js';
 
@@ -38,7 +37,7 @@ export function storeChoice(options: StoreCliOptions, env: Environment): Postgre
     return undefined;
   }
   if (options.db !== undefined) throw new UsageError('--db and --store cannot be used together: choose one index');
-  if (!isPostgresUrl(url))
+  if (!namesStore(url))
     throw new UsageError(
       `--store takes a PostgreSQL URL (postgres://user@host:5432/db), not ${JSON.stringify(url.slice(0, 80))}`,
     );

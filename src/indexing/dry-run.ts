@@ -1,10 +1,10 @@
 /**
  * What an indexing run would do, before doing it: files, elements, and model
  * calls per language and directory, and an estimate of the time. The dry run
- * plans the files as a run does (run-setup.ts), and reads, hashes and parses
- * the ones that changed by the same step (read-and-analyze.ts): that is how
- * elements are counted. It calls no model and writes nothing, not even the
- * index directory.
+ * plans the files as a run does (indexer-setup.ts), and takes the ones that
+ * changed through the run's read stage and builds their documents as it does
+ * (file-stages.ts): that is how elements are counted. It calls no model and
+ * writes nothing, not even the index directory.
  */
 import type { Enricher } from '../analysis/analyzer.js';
 import type { CodeFile } from '../analysis/types.js';
@@ -12,13 +12,13 @@ import type { ScannedFile } from '../files/scan.js';
 import { openStore } from '../store/open.js';
 import type { FileRow } from '../store/rows.js';
 import type { IndexPreview } from '../store/store.js';
-import { buildDocuments } from '../vector/document.js';
 import { eachConcurrently } from './index-run.js';
 import type { RunOptions } from './options.js';
 import { changedByStat } from './plan.js';
 import type { AnalysisPool, FileAnalyzer } from './pool.js';
-import { readAndAnalyze } from './read-and-analyze.js';
-import { filesInFlight, startsAfresh, type RunSetup } from './run-setup.js';
+import { newFileRecord } from './file-record.js';
+import { addDocuments, readFile } from './file-stages.js';
+import { filesInFlight, startsAfresh, type IndexerSetup } from './indexer-setup.js';
 
 /** Assumptions behind the estimate, stated in the report. */
 export const DRY_RUN_ASSUMPTIONS = {
@@ -65,10 +65,10 @@ export interface DryRunReport {
  * What `run` would do with these options, without doing it: files, elements
  * and model calls per language and directory, and an estimate of the time.
  */
-export async function dryRun(setup: RunSetup, run: RunOptions): Promise<DryRunReport> {
+export async function dryRun(setup: IndexerSetup, run: RunOptions): Promise<DryRunReport> {
   const started = performance.now();
   const signal = setup.signalFor(run);
-  const store = (await openStore(undefined, { indexDir: setup.indexDir })).preview?.();
+  const store = (await openStore(setup.options.store, { indexDir: setup.indexDir })).preview();
   let pool: AnalysisPool | undefined;
   try {
     const recorded = run.rebuild ? undefined : store?.embedder;
@@ -154,24 +154,25 @@ async function tallyFile(
   scanned: ScannedFile,
   { store, known, embedderId, enricher, analyzer, maxBytes, tally }: DryRunContext,
 ): Promise<void> {
-  const row = known.get(scanned.path);
-  const reading = await readAndAnalyze(scanned, row, analyzer, maxBytes);
-  if (reading.status === 'same-content') {
+  const record = newFileRecord(scanned, known.get(scanned.path));
+  await readFile(record, analyzer, maxBytes);
+  if (record.change === 'unchanged') {
     tally.sameContent++;
     return;
   }
-  if (reading.status !== 'analysed') {
+  const { row, code, text } = record;
+  if (!code || text === undefined) {
     tally.skipped++;
     return;
   }
-  const { file, text } = reading;
   const live = new Set(row && store ? store.elementHashes(row.id) : []);
-  const documents = buildDocuments(file, text.split('\n'));
+  addDocuments(record);
+  const { documents } = record;
   const toEmbed = new Set(
     documents.filter((d) => !live.has(d.hash) && !store?.hasEmbedding(embedderId, d.hash)).map((d) => d.hash),
   ).size;
-  const modelCalls = enricher && file.source === 'ast' ? await enricher.plannedCalls(file, text) : 0;
-  tally.add(file, documents.length, toEmbed, modelCalls);
+  const modelCalls = enricher && code.source === 'ast' ? await enricher.plannedCalls(code, text) : 0;
+  tally.add(code, documents.length, toEmbed, modelCalls);
 }
 
 /** Accumulates per-file counts into the report's groups. */

@@ -2,7 +2,7 @@
  * Reading one file for the index, wherever it runs: read it, hash it, and analyse it unless its
  * content is the one the index holds. The analysis threads run it with a synchronous read
  * (worker.ts), the indexer's own thread with the promise API when it analyses a few files
- * itself (read-and-analyze.ts, which turns the outcome into a FileReading either way).
+ * itself. Either way the run's read stage (file-stages.ts) puts the answer in the file's record.
  */
 import type { AnalysisOutput } from '../analysis/analyzer.js';
 import { contentHash } from '../files/hash.js';

@@ -1,74 +1,55 @@
 /**
- * One indexing run's state, in one object (the run's "baton"): where it
- * writes (a RunWriter of either store), the embedder it writes with, the
- * files it found, the summary it fills, and the outcomes waiting to be
- * committed. The Indexer decides what to do; an IndexRun writes it down, a
- * batch of files at a time.
+ * One indexing run, in one object: the store's side of it (a StoreRun of either store), the
+ * embedder and the analysis it works with, the files the index held before it, the summary it
+ * fills, and the files waiting to be written. The stages (file-stages.ts) read from it; it
+ * writes their records (file-record.ts), a batch of files at a time, and removes the vanished
+ * files.
  */
 import type { Enricher } from '../analysis/analyzer.js';
-import type { FileAnalyzer } from './pool.js';
-import type { LineStarts } from '../files/line-starts.js';
-import type { ScannedFile } from '../files/scan.js';
 import type { FileRow } from '../store/rows.js';
-import type { FileWrite, RunWriter } from '../store/writes.js';
-import type { ElementDocument } from '../vector/document.js';
+import type { StoreRun } from '../store/store.js';
 import type { Embedder } from '../vector/embedder.js';
 import type { EmbeddingQueue } from './embedding-queue.js';
-import type { FileChange, IndexEvent, IndexSummary } from './events.js';
+import type { IndexEvent, IndexSummary } from './events.js';
+import { type FileRecord, fileWrite } from './file-record.js';
+import type { FileAnalyzer } from './pool.js';
 
 /** Files written per batch. */
 const FILES_PER_COMMIT = 64;
 
-/** What became of one file: written by the next commit. */
-export interface FileOutcome {
-  scanned: ScannedFile;
-  row: FileRow | undefined;
-  change: FileChange | 'unchanged' | 'skipped' | 'failed';
-  hash: string | null;
-  language: string | null;
-  error: string | null;
-  documents: ElementDocument[];
-  vectors: Map<string, Float32Array>;
-  mtimeMs: number;
-  /** The file's line starts in its bytes as read: each element's byte range is recorded with it. */
-  lineStarts?: LineStarts;
-  /** Its words and their lines (text/occurrences.ts), for references. */
-  occurrences?: Map<string, string>;
-  /** Its text as analysed (credentials redacted), for a store that keeps it. */
-  text?: string;
-}
-
-export interface IndexRunParts {
-  writer: RunWriter;
-  embedder: Embedder;
-  /** The root's files as recorded before the run. */
-  known: Map<string, FileRow>;
-  summary: IndexSummary;
-  signal: AbortSignal | undefined;
-  queue: EmbeddingQueue;
-  enricher: Enricher | undefined;
-  /** Absent when no file needs analysing. */
-  analyzer: FileAnalyzer | undefined;
-  emit: (event: IndexEvent) => void;
-}
-
 export class IndexRun {
-  readonly writer: RunWriter;
+  /** Where it writes. */
+  readonly store: StoreRun;
   readonly embedder: Embedder;
+  /** The repository's files as the index held them before the run. */
   readonly known: Map<string, FileRow>;
   readonly summary: IndexSummary;
   readonly signal: AbortSignal | undefined;
   readonly queue: EmbeddingQueue;
   readonly enricher: Enricher | undefined;
+  /** Absent when no file needs analysing. */
   readonly analyzer: FileAnalyzer | undefined;
-  readonly #emit: (event: IndexEvent) => void;
-  #batch: FileOutcome[] = [];
+  /** Files over this size are not read. */
+  readonly maxBytes: number;
+  readonly emit: (event: IndexEvent) => void;
+  #batch: FileRecord[] = [];
   /** Batches are written one after another, in the order they filled. */
   #writing: Promise<unknown> = Promise.resolve();
   #wrote = false;
 
-  constructor(parts: IndexRunParts) {
-    this.writer = parts.writer;
+  constructor(parts: {
+    store: StoreRun;
+    embedder: Embedder;
+    known: Map<string, FileRow>;
+    summary: IndexSummary;
+    signal: AbortSignal | undefined;
+    queue: EmbeddingQueue;
+    enricher: Enricher | undefined;
+    analyzer: FileAnalyzer | undefined;
+    maxBytes: number;
+    emit: (event: IndexEvent) => void;
+  }) {
+    this.store = parts.store;
     this.embedder = parts.embedder;
     this.known = parts.known;
     this.summary = parts.summary;
@@ -76,7 +57,8 @@ export class IndexRun {
     this.queue = parts.queue;
     this.enricher = parts.enricher;
     this.analyzer = parts.analyzer;
-    this.#emit = parts.emit;
+    this.maxBytes = parts.maxBytes;
+    this.emit = parts.emit;
   }
 
   /** Whether the run has changed the index. */
@@ -87,34 +69,34 @@ export class IndexRun {
   /** How many elements of each document a file has in the index: so many copies keep their vectors. */
   liveCopies(row: FileRow | undefined): Map<string, number> {
     const copies = new Map<string, number>();
-    for (const hash of row ? this.writer.elementHashes(row.id) : []) copies.set(hash, (copies.get(hash) ?? 0) + 1);
+    for (const hash of row ? this.store.elementHashes(row.id) : []) copies.set(hash, (copies.get(hash) ?? 0) + 1);
     return copies;
   }
 
-  /** Queues a file's outcome; a full batch is committed at once. */
-  async add(outcome: FileOutcome): Promise<void> {
-    this.#batch.push(outcome);
+  /** Write: queues a file's record; a full batch is committed at once. */
+  async write(record: FileRecord): Promise<void> {
+    this.#batch.push(record);
     if (this.#batch.length >= FILES_PER_COMMIT) await this.flush();
   }
 
-  /** Commits the outcomes queued so far (after the batches before them). */
+  /** Commits the records queued so far (after the batches before them). */
   flush(): Promise<void> {
-    const outcomes = this.#batch;
+    const records = this.#batch;
     this.#batch = [];
-    const done = this.#writing.then(() => this.commit(outcomes));
+    const done = this.#writing.then(() => this.commit(records));
     this.#writing = done.catch(() => {});
     return done;
   }
 
-  /** Writes files' outcomes in one batch, then reports them. */
-  async commit(outcomes: readonly FileOutcome[]): Promise<void> {
-    if (outcomes.length === 0) return;
+  /** Writes files' records in one batch, then reports them. */
+  async commit(records: readonly FileRecord[]): Promise<void> {
+    if (records.length === 0) return;
     const { summary } = this;
-    const written = await this.writer.write(outcomes.map(fileWrite));
+    const written = await this.store.write(records.map(fileWrite));
     const events: IndexEvent[] = [];
-    outcomes.forEach((outcome, i) => {
-      const { scanned } = outcome;
-      if (outcome.change === 'unchanged') {
+    records.forEach((record, i) => {
+      const { scanned } = record;
+      if (record.change === 'unchanged') {
         summary.files.unchanged++;
         events.push({ type: 'file-unchanged', path: scanned.path });
         return;
@@ -124,15 +106,15 @@ export class IndexRun {
       summary.elements.added += result.added;
       summary.elements.removed += result.removed;
       summary.elements.kept += result.kept;
-      if (outcome.change === 'skipped') summary.files.skipped++;
-      else if (outcome.change === 'failed') summary.files.failed++;
+      if (record.change === 'skipped') summary.files.skipped++;
+      else if (record.change === 'failed') summary.files.failed++;
       else {
-        summary.files[outcome.change]++;
+        summary.files[record.change]++;
         events.push({
           type: 'file-indexed',
           path: scanned.path,
-          change: outcome.change,
-          elements: outcome.documents.length,
+          change: record.change,
+          elements: record.documents.length,
           added: result.added,
           removed: result.removed,
           kept: result.kept,
@@ -140,7 +122,7 @@ export class IndexRun {
         });
       }
     });
-    for (const event of events) this.#emit(event);
+    for (const event of events) this.emit(event);
   }
 
   /** Removes vanished files in one batch. */
@@ -149,9 +131,9 @@ export class IndexRun {
     const rows = paths.map((path) => known.get(path)).filter((row): row is FileRow => row !== undefined);
     if (rows.length === 0) return;
     const addedHashes = new Set<string>();
-    for (const row of (await this.writer.files()).values())
+    for (const row of (await this.store.files()).values())
       if (row.hash && !known.has(row.path)) addedHashes.add(row.hash);
-    const removed = await this.writer.remove(rows.map((row) => row.id));
+    const removed = await this.store.remove(rows.map((row) => row.id));
     this.#wrote = true;
     rows.forEach((row, i) => {
       // The same content under a new path: a rename, already indexed under its new name.
@@ -160,34 +142,9 @@ export class IndexRun {
         summary.files.renamed++;
       } else summary.files.deleted++;
       summary.elements.removed += removed[i]!;
-      this.#emit({ type: 'file-removed', path: row.path, removed: removed[i]! });
+      this.emit({ type: 'file-removed', path: row.path, removed: removed[i]! });
     });
   }
-}
-
-/** What a file's outcome asks of the store. */
-function fileWrite(outcome: FileOutcome): FileWrite {
-  const { scanned, row } = outcome;
-  if (outcome.change === 'unchanged') return { kind: 'touch', row: row!, size: scanned.size, mtimeMs: outcome.mtimeMs };
-  const status = outcome.change === 'skipped' ? 'skipped' : outcome.change === 'failed' ? 'failed' : 'indexed';
-  return {
-    kind: 'write',
-    // A failed file keeps no hash, so the next run tries it again.
-    update: {
-      path: scanned.path,
-      language: outcome.language,
-      size: scanned.size,
-      mtimeMs: outcome.mtimeMs,
-      hash: status === 'failed' ? null : outcome.hash,
-      status,
-      error: outcome.error,
-    },
-    documents: outcome.documents,
-    vectors: outcome.vectors,
-    lineBytes: outcome.lineStarts,
-    occurrences: outcome.occurrences,
-    text: status === 'indexed' ? outcome.text : undefined,
-  };
 }
 
 /**

@@ -14,10 +14,11 @@
  *
  * This module is the facade: it finds the root and resolves each run's
  * options. The work is beside it: the plan of a run (plan.ts), what a run
- * sets up from the options (run-setup.ts), the real run (update-index.ts)
- * and one file in it (process-file.ts), the dry run (dry-run.ts), and the
- * read, hash and analysis step the two kinds of run share
- * (read-and-analyze.ts).
+ * sets up from the options (indexer-setup.ts), the real run (update-index.ts,
+ * run-files.ts) and its run object (index-run.ts), one record per file
+ * (file-record.ts) filled by the stages read, analyse and embed
+ * (file-stages.ts), and the dry run (dry-run.ts), which takes the same read
+ * stage.
  */
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -25,12 +26,11 @@ import { DEFAULT_CONTENT_LIMITS } from '../analysis/content.js';
 import { PathOutsideRootError } from '../files/errors.js';
 import { defaultIndexDir, findRoot } from '../files/root.js';
 import { isInside } from '../files/scan.js';
-import { StoreError } from '../store/errors.js';
-import { postgresChoice } from '../store/open.js';
+import { checkStoreChoice } from '../store/open.js';
 import { dryRun, type DryRunReport } from './dry-run.js';
 import type { IndexSummary } from './events.js';
 import type { IndexerOptions, RunOptions } from './options.js';
-import { RunSetup } from './run-setup.js';
+import { IndexerSetup } from './indexer-setup.js';
 import { updateIndex } from './update-index.js';
 
 export { INDEXER_DEFAULTS, type IndexerOptions, type RunOptions } from './options.js';
@@ -39,7 +39,7 @@ export class Indexer {
   readonly root: string;
   readonly indexDir: string;
   readonly #options: IndexerOptions;
-  readonly #setup: RunSetup;
+  readonly #setup: IndexerSetup;
 
   constructor(options: IndexerOptions) {
     this.#options = options;
@@ -47,9 +47,9 @@ export class Indexer {
     if (!isInside(this.root, options.path))
       throw new PathOutsideRootError(`${resolve(options.path)} is outside the root ${this.root}`);
     this.indexDir = resolve(options.indexDir ?? defaultIndexDir(this.root));
-    // A store that is no PostgreSQL URL is refused now, not at the first run.
-    postgresChoice(options.store);
-    this.#setup = new RunSetup({
+    // A store no kind of store claims is refused now, not at the first run.
+    checkStoreChoice(options.store);
+    this.#setup = new IndexerSetup({
       root: this.root,
       indexDir: this.indexDir,
       options,
@@ -69,14 +69,10 @@ export class Indexer {
   /**
    * What `run` would do, without doing it: files, elements and model calls
    * per language and directory, and an estimate of the time. Reads and
-   * parses the changed files; calls no model and writes nothing.
+   * parses the changed files; calls no model and writes nothing. A store that cannot be
+   * previewed refuses (StoreError BAD_OPTION, saying what to do instead).
    */
   async dryRun(runOptions: RunOptions = {}): Promise<DryRunReport> {
-    if (postgresChoice(this.#options.store))
-      throw new StoreError(
-        'a dry run reads the embedded index only: leave --store out to estimate a run (its figures hold for the shared store too)',
-        'BAD_OPTION',
-      );
     return dryRun(this.#setup, await this.#resolveRun(runOptions));
   }
 

@@ -11,7 +11,7 @@ import type { FileRow } from '../store/rows.js';
 import type { IndexEvent } from './events.js';
 import type { RunOptions } from './options.js';
 
-export interface RunPlan {
+export interface FilePlan {
   /** The files found to look at. */
   scanned: ScannedFile[];
   /** Indexed paths that are not there to index any more. */
@@ -34,7 +34,7 @@ export async function planRun(
   { root, scope, emit, signal }: PlanScope,
   run: RunOptions,
   known: Map<string, FileRow>,
-): Promise<RunPlan> {
+): Promise<FilePlan> {
   let excluded = 0;
   let skipped = 0;
   const onExcluded = (file: ExcludedFile) => {
@@ -80,7 +80,7 @@ export async function planRun(
 }
 
 /** The files to read: all but those whose stat matches the index. */
-export function changedByStat(plan: RunPlan, known: Map<string, FileRow>): ScannedFile[] {
+export function changedByStat(plan: FilePlan, known: Map<string, FileRow>): ScannedFile[] {
   return plan.scanned.filter((file) => !unchangedByStat(known.get(file.path), file));
 }
 

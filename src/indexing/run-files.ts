@@ -1,44 +1,25 @@
 /**
- * What a run does the same way whatever store it writes to: the plan of
- * files against what the index holds, the summary, and the loop that reads,
- * analyses and embeds the changed files several at a time and hands their
- * outcomes to the run (index-run.ts) batch by batch, then removes the
- * vanished ones.
+ * What a run does the same way whatever store it writes to: the plan of files against what the
+ * index holds, the summary, and the run object (index-run.ts) that takes the changed files
+ * through the stages (file-stages.ts) several at a time and writes them batch by batch, then
+ * removes the vanished ones.
  */
-import type { AnalysisCache } from '../analysis/llm/cache.js';
 import type { ScannedFile } from '../files/scan.js';
-import type { FileRow } from '../store/rows.js';
-import type { RunWriter } from '../store/writes.js';
+import type { StoreRun } from '../store/store.js';
 import type { Embedder } from '../vector/embedder.js';
-import { EmbeddingQueue, type EmbeddingQueueOptions } from './embedding-queue.js';
+import { EmbeddingQueue } from './embedding-queue.js';
 import type { IndexSummary } from './events.js';
+import { indexFile } from './file-stages.js';
 import { eachConcurrently, IndexRun, largestFirst } from './index-run.js';
+import { filesInFlight, type IndexerSetup } from './indexer-setup.js';
 import type { RunOptions } from './options.js';
 import { changedByStat } from './plan.js';
 import { embedderOnPool } from './pooled-embedder.js';
-import { processFile } from './process-file.js';
-import { filesInFlight, type RunSetup } from './run-setup.js';
 
-/** What a store gives the shared part of a run. */
-export interface RunStore {
-  /** Where the index is, for the summary (a directory, or a database). */
-  location: string;
-  /** The repository's files as the index holds them before the run. */
-  known: Map<string, FileRow>;
-  writer: RunWriter;
-  /** Vectors the store holds already, by document hash. */
-  lookup: EmbeddingQueueOptions['lookup'];
-  /** Where the analysis model's answers are cached, when the store keeps them. */
-  analysisCache?: AnalysisCache | undefined;
-}
-
-/** The shared part's outcome: the summary so far, the run, and why it stopped early, if it did. */
+/** The run, its summary so far, and why it stopped early, if it did. */
 export interface ChangesIndexed {
-  summary: IndexSummary;
   run: IndexRun;
   stopped: unknown;
-  /** The analysis model asked for, or null when analysis by a model was off. */
-  analysisModel: string | null;
 }
 
 /**
@@ -47,13 +28,13 @@ export interface ChangesIndexed {
  * stopped). The analysis threads are closed before it returns.
  */
 export async function indexChanges(
-  setup: RunSetup,
+  setup: IndexerSetup,
   options: RunOptions,
   signal: AbortSignal | undefined,
   embedder: Embedder,
-  store: RunStore,
+  store: StoreRun,
 ): Promise<ChangesIndexed> {
-  const { known } = store;
+  const known = await store.files();
   const plan = await setup.plan(options, known, signal);
   const summary = newSummary(setup.root, store.location, embedder.id, plan.scanned.length);
   summary.files.skipped += plan.skipped;
@@ -67,7 +48,7 @@ export async function indexChanges(
     excluded: plan.excluded,
   });
 
-  const enricher = setup.enricherFor(store.analysisCache, signal);
+  const enricher = setup.enricherFor(store.analysisCache(), signal);
   const analysis = setup.analyzerFor(candidates.length);
   try {
     const embedding = embedderOnPool(embedder, analysis.pool);
@@ -75,10 +56,10 @@ export async function indexChanges(
     const queue = new EmbeddingQueue(embedding, {
       ...setup.embeddingBatching(embedder, embedding !== embedder ? analysis.pool?.threads : undefined),
       ...(signal ? { signal } : {}),
-      lookup: store.lookup,
+      lookup: (hashes) => store.embeddings(hashes),
     });
     const run = new IndexRun({
-      writer: store.writer,
+      store,
       embedder,
       known,
       summary,
@@ -86,33 +67,34 @@ export async function indexChanges(
       queue,
       enricher,
       analyzer: analysis.analyzer,
+      maxBytes: setup.limits.maxBytes,
       emit: setup.emit,
     });
-    const stopped = await indexFiles(setup, run, candidates);
+    const stopped = await indexFiles(run, candidates);
     if (stopped === undefined && !signal?.aborted) await run.removeDeleted(plan.deleted);
     queue.close();
     summary.embeddings = { computed: queue.computed, cached: queue.cached };
     summary.calls = { embedding: embedding.calls - embedCallsBefore, model: enricher?.calls ?? 0 };
-    return { summary, run, stopped, analysisModel: enricher?.model ?? null };
+    return { run, stopped };
   } finally {
     await analysis.pool?.close();
   }
 }
 
 /**
- * Reads, analyses and embeds the files, several at a time, and commits
+ * Takes the files through the stages, several at a time, and writes
  * them in batches (those done so far also when the run stops). Returns why
  * it stopped early, if it did.
  */
-async function indexFiles(setup: RunSetup, run: IndexRun, candidates: readonly ScannedFile[]): Promise<unknown> {
+async function indexFiles(run: IndexRun, candidates: readonly ScannedFile[]): Promise<unknown> {
   let done = 0;
   const width = filesInFlight(run.analyzer, !run.embedder.inProcess);
   const stopped = await eachConcurrently(
     largestFirst(candidates),
     width,
     async (scanned) => {
-      await run.add(await processFile(run, scanned, setup.limits.maxBytes, setup.emit));
-      setup.emit({ type: 'progress', done: ++done, total: candidates.length, path: scanned.path });
+      await run.write(await indexFile(run, scanned));
+      run.emit({ type: 'progress', done: ++done, total: candidates.length, path: scanned.path });
     },
     run.signal,
   );

@@ -10,14 +10,14 @@
 import { existsSync, lstatSync } from 'node:fs';
 import { defaultIndexDir } from '../files/root.js';
 import { worktreeLinkOf } from '../files/worktree.js';
-import { copyIndex, postgresChoice } from '../store/open.js';
+import type { Store } from '../store/store.js';
 import type { RunOptions } from './options.js';
-import type { RunSetup } from './run-setup.js';
+import type { IndexerSetup } from './indexer-setup.js';
 
-/** Copies the main worktree's index where this run would make a new one, when it can start from it. */
-export async function seedFromMainWorktree(setup: RunSetup, run: RunOptions): Promise<void> {
+/** Copies the main worktree's index where this run would make a new one, when its store can start from a copy. */
+export async function seedFromMainWorktree(setup: IndexerSetup, store: Store, run: RunOptions): Promise<void> {
   const { options, root, indexDir } = setup;
-  if (options.seed === false || run.rebuild || options.rebuild || postgresChoice(options.store)) return;
+  if (options.seed === false || run.rebuild || options.rebuild || !store.capabilities.seedFromCopy) return;
   // Only into the worktree's own default place: an index named with --db is the caller's to fill.
   if (indexDir !== defaultIndexDir(root) || existsSync(indexDir)) return;
   const link = worktreeLinkOf(root);
@@ -29,7 +29,7 @@ export async function seedFromMainWorktree(setup: RunSetup, run: RunOptions): Pr
     setup.emit({ type: 'index-not-copied', from: source, why: link.why });
     return;
   }
-  const result = await copyIndex(source, indexDir);
+  const result = await store.seedFrom(source);
   if (result.copied) setup.emit({ type: 'index-copied', from: source });
   // Unless another run (a watcher, an MCP server's reindex) made the index meanwhile: this one then goes on in it.
   else if (!existsSync(indexDir)) setup.emit({ type: 'index-not-copied', from: source, why: result.why });

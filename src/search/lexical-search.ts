@@ -11,7 +11,7 @@ import { sumById } from '../store/id-scores.js';
 import { elementsSpelledAsTyped } from './ranking/exact-spelling.js';
 import type { CompiledFilters } from './filters.js';
 import { fileScores } from './ranking/file-evidence.js';
-import { candidatesWanted, type ScoredHit } from './ranking/fusion.js';
+import type { ScoredHit } from './ranking/fusion.js';
 import { AsyncGenerationCache, MAX_CACHED_TERMS } from './generation-cache.js';
 import {
   CHANGE_CODE_WEIGHT,
@@ -67,16 +67,15 @@ export class LexicalSearch {
    */
   readonly #commonTerms = new AsyncGenerationCache<boolean>(MAX_CACHED_TERMS);
 
-  /** The evidence for a query, read at `generation` of the index (the snapshot being searched). */
+  /** The evidence for a query, read at `generation` of the index (the snapshot being searched), `limit` candidates a list. */
   async search(
     scope: LexicalScope,
     parsed: ParsedQuery,
-    k: number,
+    limit: number,
     filters: CompiledFilters,
     generation: number,
   ): Promise<LexicalEvidence> {
     const { reads } = scope;
-    const limit = candidatesWanted(k);
     const conditions = filters.conditions;
     if (parsed.kind === 'path') {
       // In file order, not by relevance: a score that only keeps that order.

@@ -18,7 +18,20 @@ export async function rankEvidence(
   lexical: LexicalEvidence,
   vectorHits: ScoredHit[],
   filters: CompiledFilters,
-  { k, mode, explain, weights }: { k: number; mode: SearchMode; explain: boolean; weights?: FusionWeights | undefined },
+  {
+    k,
+    mode,
+    explain,
+    weights,
+    filesPerModule,
+  }: {
+    k: number;
+    mode: SearchMode;
+    explain: boolean;
+    weights?: FusionWeights | undefined;
+    /** How many times deeper the lists were fetched for shipped copies (SearchScope.filesPerModule). */
+    filesPerModule: number;
+  },
 ): Promise<RankedHit<ElementRecord>[]> {
   const fusion =
     mode === 'lexical' ? { lexical: 1, vector: 0 } : mode === 'vector' ? { lexical: 0, vector: 1 } : weights!;
@@ -42,5 +55,11 @@ export async function rankEvidence(
     wholeWord: lexical.wholeWord,
     spelledAsTyped: lexical.spelledAsTyped,
   };
-  return rankCandidates(parsed, evidence, rows, { k, weights: fusion, lexicalSignals: mode !== 'vector', explain });
+  return rankCandidates(parsed, evidence, rows, {
+    k,
+    weights: fusion,
+    lexicalSignals: mode !== 'vector',
+    explain,
+    filesPerModule,
+  });
 }

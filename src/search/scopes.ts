@@ -8,12 +8,20 @@
  * repositories stays the same. The reads themselves come from the
  * snapshot being searched (store/reads.ts).
  */
-import { MAX_SCOPES, type OccurrenceReads, type ScopeReads, type Snapshot, type VectorScope } from '../store/reads.js';
+import {
+  type IndexedFile,
+  MAX_SCOPES,
+  type OccurrenceReads,
+  type ScopeReads,
+  type Snapshot,
+  type VectorScope,
+} from '../store/reads.js';
 import type { Repository } from '../store/rows.js';
 import { SearchError } from './errors.js';
 import { AsyncGenerationCache } from './generation-cache.js';
 import { FILTERED_OVERFETCH } from './ranking/knobs.js';
 import { LexicalSearch } from './lexical-search.js';
+import { filesPerModule } from './ranking/copies.js';
 
 /** The repositories of one search, and what reads them in its snapshot. */
 export interface SearchScope {
@@ -27,6 +35,13 @@ export interface SearchScope {
   lexical: LexicalSearch;
   /** Elements in these repositories (cached per generation). */
   elementCount(): Promise<number>;
+  /**
+   * Files per module among these repositories' files (cached per generation): 1 where no file
+   * is a shipped copy of another, up to 5 where a package ships each module as `.ts`, `.js`,
+   * `.cjs`, `.d.ts` and `.d.cts` (ranking/copies.ts). The candidate lists are that much deeper,
+   * so that they hold as many modules as in a repository without copies.
+   */
+  filesPerModule(): Promise<number>;
   /** What a k-NN is kept to. */
   vectors: VectorScope;
 }
@@ -35,6 +50,7 @@ export interface SearchScope {
 interface ScopeCaches {
   lexical: LexicalSearch;
   counts: AsyncGenerationCache<number>;
+  filesPerModule: AsyncGenerationCache<number>;
   ids: AsyncGenerationCache<BigInt64Array>;
   idSet: AsyncGenerationCache<ReadonlySet<number>>;
 }
@@ -100,6 +116,7 @@ export class SearchScopes {
       caches = {
         lexical: new LexicalSearch(),
         counts: new AsyncGenerationCache(1),
+        filesPerModule: new AsyncGenerationCache(1),
         ids: new AsyncGenerationCache(1),
         idSet: new AsyncGenerationCache(1),
       };
@@ -117,6 +134,10 @@ export class SearchScopes {
       occurrences: snapshot.occurrences,
       lexical: kept.lexical,
       elementCount: () => kept.counts.get(generation, 'n', () => reads.elementCount()),
+      filesPerModule: () =>
+        kept.filesPerModule.get(generation, 'n', () =>
+          reads.files().then((files) => filesPerModule(pathsByRoot(files))),
+        ),
       vectors: {
         roots,
         scoped: roots.length < this.#repositories.length,
@@ -161,4 +182,15 @@ export function unknownRepository(name: unknown): SearchError {
     `the index has no repository named ${shown} (oc-vector-index --status lists them; index_status over MCP)`,
     'UNKNOWN_REPO',
   );
+}
+
+/** Each repository's file paths: copies are found within one repository. */
+function pathsByRoot(files: readonly IndexedFile[]): string[][] {
+  const byRoot = new Map<number, string[]>();
+  for (const file of files) {
+    const paths = byRoot.get(file.rootId);
+    if (paths) paths.push(file.path);
+    else byRoot.set(file.rootId, [file.path]);
+  }
+  return [...byRoot.values()];
 }

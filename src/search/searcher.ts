@@ -14,24 +14,21 @@
  * at a time; the shared one answers many at once.
  */
 import { isDirectory } from '../files/root.js';
-import { CircuitBreaker } from '../models/circuit-breaker.js';
 import { StoreError } from '../store/errors.js';
 import { openStore, type StoreChoice, type VectorIndexEvent, type VectorIndexOptions } from '../store/open.js';
 import type { SearchStore, Snapshot } from '../store/reads.js';
-import type { ElementRecord, EmbedderRecord, Repository } from '../store/rows.js';
-import { checkVectors } from '../vector/check.js';
-import { embedderOptionsOf, type EmbedderOptions } from '../vector/backends.js';
-import { embedderFromId } from '../vector/choose.js';
-import { EmbedderError, type Embedder } from '../vector/embedder.js';
+import type { ElementRecord, Repository } from '../store/rows.js';
+import type { EmbedderOptions } from '../vector/backends.js';
+import type { Embedder } from '../vector/embedder.js';
 import type { OllamaEmbedderOptions } from '../vector/ollama-embedder.js';
 import type { OpenAIEmbedderOptions } from '../vector/openai-embedder.js';
 import { SearchError } from './errors.js';
-import { compileFilters, type CompiledFilters, type SearchFilters } from './filters.js';
-import { candidatesWanted, DEFAULT_FUSION_WEIGHTS, type FusionWeights, type ScoredHit } from './ranking/fusion.js';
-import { FILTERED_OVERFETCH } from './ranking/knobs.js';
+import { compileFilters, type SearchFilters } from './filters.js';
+import { candidatesWanted, DEFAULT_FUSION_WEIGHTS, type FusionWeights } from './ranking/fusion.js';
 import { NO_LEXICAL_EVIDENCE } from './lexical-search.js';
-import { SearchScopes, type SearchScope } from './scopes.js';
-import { parseQuery, type ParsedQuery, type QueryKind } from './query.js';
+import { QueryVectors } from './query-vectors.js';
+import { SearchScopes } from './scopes.js';
+import { parseQuery, type QueryKind } from './query.js';
 import { presentResults } from './present.js';
 import type { RankedHit } from './ranking/ranking.js';
 import { rankEvidence } from './rank-evidence.js';
@@ -106,11 +103,6 @@ export interface SearchOptions extends SearchFilters {
 }
 
 export { MAX_K, MAX_QUERY_LENGTH, SEARCH_DEFAULTS } from './validate.js';
-/** After the embedder failed, searches stay lexical this long before trying it again. */
-const EMBEDDER_RETRY_MS = 30_000;
-/** How long a status probe waits for the embedder. */
-const PROBE_TIMEOUT_MS = 5_000;
-
 export class Searcher {
   /** The embedded index's directory, or where the shared store is (without its password). */
   readonly indexDir: string;
@@ -121,11 +113,7 @@ export class Searcher {
   readonly #borrowed: boolean;
   readonly #options: SearcherOptions;
   readonly #weights: Record<QueryKind, FusionWeights>;
-  #record: EmbedderRecord;
-  #embedder: Embedder | undefined;
-  /** One failure sends searches to lexical for EMBEDDER_RETRY_MS; then the embedder is tried again. */
-  #embedderBreaker = new CircuitBreaker(1, EMBEDDER_RETRY_MS);
-  #embedderProblem: string | undefined;
+  readonly #vectors: QueryVectors;
   readonly #sources = new SourceCache();
   readonly #scopes: SearchScopes;
   /** Whether each repository is checked out here (its directory exists), by root directory. */
@@ -137,8 +125,7 @@ export class Searcher {
     this.#store = store;
     this.#borrowed = borrowed;
     this.indexDir = store.location;
-    this.#record = first.embedder!;
-    this.#embedder = options.embedder;
+    this.#vectors = new QueryVectors(first.embedder!, options, options.embedder);
     this.#weights = { ...DEFAULT_FUSION_WEIGHTS, ...options.weights };
     const checkouts = options.checkouts ?? {};
     this.#scopes = new SearchScopes((repository) => checkouts[repository.name] ?? repository.root);
@@ -177,7 +164,7 @@ export class Searcher {
   }
 
   get embedderId(): string {
-    return this.#record.id;
+    return this.#vectors.id;
   }
 
   /** The repositories of the index, as of the last search (or opening). */
@@ -249,6 +236,14 @@ export class Searcher {
     });
   }
 
+  /**
+   * Whether vector search works now, for a status report (query-vectors.ts):
+   * when it does not, hybrid searches answer lexically and vector searches fail.
+   */
+  embedderStatus(): Promise<EmbedderStatus> {
+    return this.#read((snapshot) => this.#vectors.status(snapshot, this.#scopes.resolve(snapshot, undefined)));
+  }
+
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
@@ -261,7 +256,7 @@ export class Searcher {
     if (this.#closed) return Promise.reject(new SearchError('the searcher is closed', 'CLOSED'));
     return this.#store.read(async (snapshot) => {
       if (this.#closed) throw new SearchError('the searcher is closed', 'CLOSED');
-      this.#noteEmbedder(snapshot.embedder);
+      this.#vectors.note(snapshot.embedder);
       this.#scopes.see(snapshot.repositories);
       return work(snapshot);
     });
@@ -280,15 +275,18 @@ export class Searcher {
       const filters = compileFilters(options);
       // The query is embedded and the k-NN submitted first (FAISS works on its worker threads,
       // a database server on its own), so that BM25 runs meanwhile: the two halves overlap.
+      // Counted in modules: where a package ships each module several times over, each list is that much deeper.
+      const filesPerModule = await scope.filesPerModule();
+      const candidates = Math.ceil(candidatesWanted(k) * filesPerModule);
       const vectorSide =
         requestedMode === 'lexical'
           ? undefined
-          : await this.#startVectorSearch(snapshot, requestedMode, parsed, k, filters, scope, timings);
+          : await this.#vectors.start(snapshot, requestedMode, parsed, candidates, filters, scope, timings);
       let t = performance.now();
       const lexical =
         requestedMode === 'vector'
           ? NO_LEXICAL_EVIDENCE
-          : await scope.lexical.search(scope, parsed, k, filters, snapshot.generation);
+          : await scope.lexical.search(scope, parsed, candidates, filters, snapshot.generation);
       timings.lexicalMs = performance.now() - t;
       const vectorResult = typeof vectorSide === 'string' ? vectorSide : vectorSide ? await vectorSide.hits : [];
       const fallback = typeof vectorResult === 'string' ? vectorResult : undefined;
@@ -298,7 +296,13 @@ export class Searcher {
       t = performance.now();
       const explain = options.explain ?? SEARCH_DEFAULTS.explain;
       const weights = mode === 'hybrid' ? this.#weights[parsed.kind] : undefined;
-      const ranked = await rankEvidence(scope, parsed, lexical, vectorHits, filters, { k, mode, explain, weights });
+      const ranked = await rankEvidence(scope, parsed, lexical, vectorHits, filters, {
+        k,
+        mode,
+        explain,
+        weights,
+        filesPerModule,
+      });
       timings.fusionMs = performance.now() - t;
 
       t = performance.now();
@@ -323,19 +327,11 @@ export class Searcher {
         ...(fallback ? { fallback: { reason: fallback } } : {}),
         results,
         root: this.root,
-        embedder: this.#record.id,
+        embedder: this.#vectors.id,
         elements: await scope.elementCount(),
         timings,
       };
     });
-  }
-
-  /** A switch of embedder since the last search (an index rebuilt with another): the query embedder is made afresh. */
-  #noteEmbedder(record: EmbedderRecord | undefined): void {
-    if (!record || (record.id === this.#record.id && record.dimension === this.#record.dimension)) return;
-    this.#record = record;
-    this.#embedder = undefined;
-    this.#embedderBreaker = new CircuitBreaker(1, EMBEDDER_RETRY_MS);
   }
 
   /** Where each repository of the results is read from, its files' stored texts fetched in one read when needed. */
@@ -370,113 +366,6 @@ export class Searcher {
     let known = this.#checkedOut.get(root);
     if (known === undefined) this.#checkedOut.set(root, (known = isDirectory(root)));
     return known;
-  }
-
-  /**
-   * Embeds the query and submits the k-NN search; the hits arrive later.
-   * When the embedder is unavailable: for a hybrid search, returns why there
-   * will be none; for a vector search, throws SearchError EMBEDDER_UNAVAILABLE.
-   */
-  async #startVectorSearch(
-    snapshot: Snapshot,
-    requestedMode: SearchMode,
-    parsed: ParsedQuery,
-    k: number,
-    filters: CompiledFilters,
-    scope: SearchScope,
-    timings: SearchTimings,
-  ): Promise<{ hits: Promise<ScoredHit[]> } | string> {
-    const vectors = snapshot.vectors;
-    if ('problem' in vectors) {
-      if (requestedMode === 'vector')
-        throw new SearchError(`vector search is unavailable: ${vectors.problem}`, 'VECTORS_UNAVAILABLE');
-      return `${vectors.problem}; answered by lexical search`;
-    }
-    if (vectors.count === 0) return { hits: Promise.resolve([]) };
-    const unavailable = () => {
-      // Vector search alone was asked for: answering by keywords would hide that it was not done.
-      if (requestedMode === 'vector')
-        throw new SearchError(
-          `vector search needs the embedder ${this.#record.id}, which is unavailable: ${this.#embedderProblem}`,
-          'EMBEDDER_UNAVAILABLE',
-        );
-      return `the embedder ${this.#record.id} is unavailable (${this.#embedderProblem}); answered by lexical search`;
-    };
-    if (this.#embedderBreaker.isOpen) return unavailable();
-    const embedStarted = performance.now();
-    let query: Float32Array;
-    try {
-      query = await this.#embedQuery(snapshot, parsed.semanticText, scope);
-    } catch {
-      return unavailable();
-    }
-    timings.embedMs = performance.now() - embedStarted;
-
-    const searchStarted = performance.now();
-    // Filters apply after the k-NN, which knows ids only: fetch deeper when they may thin the list.
-    const depth = (filters.active || parsed.kind === 'path' ? FILTERED_OVERFETCH : 1) * candidatesWanted(k);
-    const hits = vectors.nearest(query, depth, scope.vectors).then((found) => {
-      timings.vectorMs = performance.now() - searchStarted;
-      return found;
-    });
-    // Not awaited here: BM25 runs meanwhile. A failure is seen when the hits are awaited.
-    hits.catch(() => {});
-    return { hits };
-  }
-
-  /** The query's vector; a failure is kept as the embedder's problem, and searches stay lexical a while. */
-  async #embedQuery(snapshot: Snapshot, text: string, scope: SearchScope, signal?: AbortSignal): Promise<Float32Array> {
-    try {
-      const embedder = await this.#queryEmbedder();
-      const answer = await embedder.embedQuery(text, {
-        termWeights: (terms) => scope.lexical.termWeights(scope, terms, snapshot.generation),
-        ...(signal ? { signal } : {}),
-      });
-      // Whatever the embedder: a query vector that is not one of the index's dimension, or holds NaN, searches nothing.
-      // All zeros is allowed: a query of words common to every file weighs nothing for the built-in embedder.
-      const vector = checkVectors(embedder, answer, { count: 1, dimension: this.#record.dimension, allowZero: true });
-      this.#embedderBreaker.succeeded();
-      return vector;
-    } catch (error) {
-      this.#embedderProblem = signal?.aborted ? `no answer within ${PROBE_TIMEOUT_MS} ms` : (error as Error).message;
-      this.#embedderBreaker.failed();
-      throw error;
-    }
-  }
-
-  /**
-   * Whether vector search works now, for a status report: the embedder is
-   * asked to embed a probe query (unless it failed in the last
-   * EMBEDDER_RETRY_MS). When it does not, hybrid searches answer lexically
-   * and vector searches fail.
-   */
-  embedderStatus(): Promise<EmbedderStatus> {
-    return this.#read(async (snapshot): Promise<EmbedderStatus> => {
-      const embedder = this.#record.id;
-      if ('problem' in snapshot.vectors) return { embedder, available: false, problem: snapshot.vectors.problem };
-      if (!this.#embedderBreaker.isOpen) {
-        try {
-          const scope = this.#scopes.resolve(snapshot, undefined);
-          await this.#embedQuery(snapshot, 'ocvector', scope, AbortSignal.timeout(PROBE_TIMEOUT_MS));
-          return { embedder, available: true };
-        } catch {}
-      }
-      return { embedder, available: false, problem: this.#embedderProblem ?? 'unknown' };
-    });
-  }
-
-  async #queryEmbedder(): Promise<Embedder> {
-    if (this.#embedder) return this.#embedder;
-    // The caller's servers only (vector/choose.ts): the index says which model, never where to send the query.
-    const embedder = embedderFromId(this.#record.id, embedderOptionsOf(this.#options));
-    if (!embedder)
-      throw new EmbedderError(
-        `this version of ocvector cannot embed queries for ${this.#record.id}: run oc-vector-index to re-embed the index`,
-        'UNKNOWN_EMBEDDER',
-      );
-    await embedder.init({ dimension: this.#record.dimension });
-    this.#embedder = embedder;
-    return embedder;
   }
 }
 

@@ -1,9 +1,9 @@
 /**
- * The seam between an indexing run and the stores (reads.ts is the search
- * side's): what a run writes, a batch of files at a time, whatever holds
- * the index. The embedded store writes each batch in one SQLite
- * transaction (embedded/run-writer.ts); the shared one writes it with a few
- * statements inside the run's own transaction (postgres/run-writer.ts).
+ * What an indexing run writes, a batch of files at a time, whatever holds the index (reads.ts
+ * is the search side's): the store's shape of a file, which the indexing run builds in one
+ * place (indexing/file-record.ts) and hands to its StoreRun (store.ts). The embedded store
+ * writes each batch in one SQLite transaction (embedded/run-writer.ts); the shared one writes
+ * it with a few statements inside the run's own transaction (postgres/run-writer.ts).
  */
 import type { ElementDocument } from '../vector/document.js';
 import type { FileRow, FileUpdate, LineBytes } from './rows.js';
@@ -32,16 +32,4 @@ export interface WrittenFile {
   added: number;
   removed: number;
   kept: number;
-}
-
-/** One run's writes into one repository of a store. */
-export interface RunWriter {
-  /** The document hashes of a file's elements as the index holds them now (they keep their vectors). */
-  elementHashes(fileId: number): readonly string[];
-  /** The repository's files as the index holds them now, by path. */
-  files(): Promise<Map<string, FileRow>>;
-  /** Writes a batch of files: all or none of it. */
-  write(writes: readonly FileWrite[]): Promise<WrittenFile[]>;
-  /** Removes files and their elements; returns how many elements each had. */
-  remove(fileIds: readonly number[]): Promise<number[]>;
 }

@@ -3,7 +3,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   Analyzer,
   MemoryAnalysisCache,
-  OllamaEnricher,
   RESULT_SCHEMA,
   analyzeText,
   resolveOllamaHost,
@@ -11,6 +10,7 @@ import {
   type CodeFile,
   type OllamaEnricherOptions,
 } from '../../src/internal.js';
+import { OllamaEnricher } from '../../src/analysis/llm/ollama-enricher.js';
 import { OpenAIEnricher, type OpenAIEnricherOptions } from '../../src/analysis/llm/openai-enricher.js';
 import { strictSchema, withoutNulls } from '../../src/analysis/llm/strict-schema.js';
 import { FakeOllama, type Reply } from '../helpers/fake-ollama.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PAGES, replaceGeneratedSection } from '../../bench/lib/readme.js';
+import { PAGES, replaceGeneratedSection } from '../../eval/lib/readme.js';
 import { runNode } from '../helpers/run-node.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -1,7 +1,6 @@
 /** Reads an index back the way a searcher would, for assertions. */
 import { checkConsistency, type ConsistencyReport } from '../../src/store/embedded/check.js';
 import { openIndex } from '../../src/store/embedded/open-index.js';
-import { databaseOf } from '../../src/store/embedded/index-store.js';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FaissIndex } from '../../src/native/faiss-index.js';
@@ -26,11 +25,11 @@ export async function readIndex(indexDir: string): Promise<{
   const opened = await openIndex(indexDir);
   try {
     const elements = prepared(
-      databaseOf(opened.store),
+      opened.store.database,
       `SELECT e.vector_id AS vectorId, f.path AS path, e.element_type AS type, e.element_name AS name, e.start_line AS startLine, e.end_line AS endLine
          FROM elements e JOIN files f ON f.id = e.file_id ORDER BY f.path, e.start_line, e.element_name`,
     ).all() as ElementState[];
-    const files = prepared(databaseOf(opened.store), 'SELECT path, status, error FROM files ORDER BY path').all() as {
+    const files = prepared(opened.store.database, 'SELECT path, status, error FROM files ORDER BY path').all() as {
       path: string;
       status: string;
       error: string | null;

@@ -1,5 +1,5 @@
 /**
- * A first index starts its analysis threads before it knows its files (run-setup.ts,
+ * A first index starts its analysis threads before it knows its files (indexer-setup.ts,
  * startAnalysisEarly): the run then analyses on those threads, and a run that fails before its
  * plan closes them.
  */
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_CONTENT_LIMITS } from '../../src/analysis/content.js';
 import { AnalysisPool } from '../../src/indexing/pool.js';
-import { RunSetup } from '../../src/indexing/run-setup.js';
+import { IndexerSetup } from '../../src/indexing/indexer-setup.js';
 import { Indexer } from '../../src/index.js';
 
 const dirs: string[] = [];
@@ -27,8 +27,8 @@ function tempRoot(files = 1): string {
   return root;
 }
 
-function setupFor(root: string): RunSetup {
-  return new RunSetup({
+function setupFor(root: string): IndexerSetup {
+  return new IndexerSetup({
     root,
     indexDir: join(root, '.ocvector'),
     options: { path: root, threads: 1 },

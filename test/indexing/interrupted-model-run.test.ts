@@ -5,7 +5,7 @@
  * is data, checked as a model's reply is.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
+import { IndexStore } from '../../src/store/embedded/index-store.js';
 import { prepared } from '../../src/store/embedded/sqlite.js';
 import { Indexer } from '../../src/indexing/indexer.js';
 import type { IndexerOptions } from '../../src/indexing/options.js';
@@ -104,7 +104,7 @@ describe('an interrupted run with an analysis model', () => {
     const store = IndexStore.open(resumed.indexDir, { readonly: true });
     try {
       const described = prepared(
-        databaseOf(store),
+        store.database,
         "SELECT element_name AS name, description FROM elements WHERE element_name LIKE 'add%'",
       ).all() as { name: string; description: string }[];
       expect(described).toHaveLength(FILES);
@@ -177,7 +177,7 @@ describe('an interrupted run with an analysis model', () => {
     const store = IndexStore.open(first.indexDir);
     try {
       // Valid JSON, as an index that came with a clone may hold: not answers the schema allows.
-      databaseOf(store).exec(`UPDATE analysis_cache SET answers = '[{"summary": 5, "elements": "x"}]'`);
+      store.database.exec(`UPDATE analysis_cache SET answers = '[{"summary": 5, "elements": "x"}]'`);
     } finally {
       store.close();
     }

@@ -9,7 +9,7 @@ import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Searcher } from '../../src/internal.js';
 import { indexStatus } from '../../src/indexing/status.js';
-import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
+import { IndexStore } from '../../src/store/embedded/index-store.js';
 import { prepared } from '../../src/store/embedded/sqlite.js';
 import { indexBuiltin } from '../helpers/index-builtin.js';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';
@@ -113,9 +113,7 @@ describe('an index moved or copied with its repository', () => {
     const outside = tempRepo(storeSources());
     cleanups.push(() => outside.cleanup());
     const store = IndexStore.open(indexDir);
-    prepared(databaseOf(store), "INSERT INTO roots (path, name, created_at) VALUES (?, 'elsewhere', 0)").run(
-      outside.root,
-    );
+    prepared(store.database, "INSERT INTO roots (path, name, created_at) VALUES (?, 'elsewhere', 0)").run(outside.root);
     store.close();
 
     const moved = moveAway(home.root);
@@ -155,7 +153,7 @@ describe('an index moved or copied with its repository', () => {
     await index(repo.root);
     const indexDir = join(repo.root, '.ocvector');
     const store = IndexStore.open(indexDir);
-    prepared(databaseOf(store), "DELETE FROM meta WHERE key = 'home'").run();
+    prepared(store.database, "DELETE FROM meta WHERE key = 'home'").run();
     store.close();
 
     const moved = moveAway(repo.root);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/indexing/indexer.js';
 import { watchIndex } from '../../src/indexing/watch.js';
 import { openIndex } from '../../src/store/embedded/open-index.js';
-import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
+import { IndexStore } from '../../src/store/embedded/index-store.js';
 import { planIndex } from '../../src/store/embedded/index-plan.js';
 import { readTrainingSample, vectorPages } from '../../src/store/embedded/vector-pages.js';
 import type { VectorRowsRead } from '../../src/store/embedded/vector-rows.js';
@@ -56,8 +56,8 @@ describe('index type and deletions', () => {
       expect(opened.vectors.index.description).toMatch(/^IVF/);
       expect(opened.vectors.ntotal).toBe(300);
       const live = new Set(
-        (prepared(databaseOf(opened.store), 'SELECT vector_id AS id FROM elements').all() as { id: number }[]).map(
-          (r) => BigInt(r.id),
+        (prepared(opened.store.database, 'SELECT vector_id AS id FROM elements').all() as { id: number }[]).map((r) =>
+          BigInt(r.id),
         ),
       );
       const embedder = new BuiltinEmbedder();

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { indexStatus } from '../../src/indexing/status.js';
 import { Searcher } from '../../src/search/searcher.js';
-import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
+import { IndexStore } from '../../src/store/embedded/index-store.js';
 import { prepared } from '../../src/store/embedded/sqlite.js';
 import { indexBuiltin } from '../helpers/index-builtin.js';
 import { SAMPLE_FILES, tempRepo, type TempRepo } from '../helpers/repo.js';
@@ -25,7 +25,7 @@ async function craftedIndex(key: string, value: string): Promise<string> {
   const indexDir = join(repo.root, '.ocvector');
   const store = IndexStore.open(indexDir);
   try {
-    prepared(databaseOf(store), 'UPDATE meta SET value = ? WHERE key = ?').run(value, key);
+    prepared(store.database, 'UPDATE meta SET value = ? WHERE key = ?').run(value, key);
   } finally {
     store.close();
   }

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
+import { IndexStore } from '../../src/store/embedded/index-store.js';
 import { prepared } from '../../src/store/embedded/sqlite.js';
 import { indexBuiltin } from '../helpers/index-builtin.js';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';
@@ -55,7 +55,7 @@ export async function poisonedClone(root: (repo: TempRepo) => string): Promise<{
   rmSync(decoy, { recursive: true });
   const store = IndexStore.open(indexDir);
   try {
-    prepared(databaseOf(store), "UPDATE roots SET path = ? WHERE name = 'etc'").run(root(repo));
+    prepared(store.database, "UPDATE roots SET path = ? WHERE name = 'etc'").run(root(repo));
   } finally {
     store.close();
   }

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Searcher } from '../../src/internal.js';
 import { indexStatus } from '../../src/indexing/status.js';
 import { createCodebaseMcpServer } from '../../src/mcp/server.js';
-import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
+import { IndexStore } from '../../src/store/embedded/index-store.js';
 import { prepared } from '../../src/store/embedded/sqlite.js';
 import { indexBuiltin } from '../helpers/index-builtin.js';
 import { cleanUp, clone, outsideDirectory, poisonedClone, QUERY, ROOTS, SECRET_FILE } from './outside-roots-fixture.js';
@@ -95,7 +95,7 @@ describe('a clone', () => {
     const { size, mtimeMs } = statSync(secret);
     const store = IndexStore.open(indexDir);
     try {
-      const db = databaseOf(store);
+      const db = store.database;
       const [victim] = prepared<[], { id: number }>(db, 'SELECT id FROM files ORDER BY id LIMIT 1').all();
       prepared(db, 'UPDATE files SET path = ?, size = ?, mtime_ms = ? WHERE id = ?').run(
         escaping,

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Searcher } from '../../src/internal.js';
-import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
+import { IndexStore } from '../../src/store/embedded/index-store.js';
 import { madeSchemaRows } from '../../src/store/embedded/schema-check.js';
 import { CURRENT_SCHEMA_ROWS } from '../../src/store/embedded/schema-reference.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/embedded/schema.js';
@@ -115,7 +115,7 @@ describe('the SQL an index carries is never run', () => {
 
         IndexStore.open(indexDir).close();
         const reader = IndexStore.open(indexDir, { readonly: true });
-        expect(pragmaValue(databaseOf(reader), 'user_version')).toBe(SCHEMA_VERSION);
+        expect(pragmaValue(reader.database, 'user_version')).toBe(SCHEMA_VERSION);
         reader.close();
 
         tamper(indexDir, `CREATE TRIGGER reroot AFTER UPDATE ON meta ${REROOT}`);
@@ -134,7 +134,7 @@ describe('the SQL an index carries is never run', () => {
     const { indexDir } = await indexed();
     for (const readonly of [false, true]) {
       const store = IndexStore.open(indexDir, { readonly });
-      const db = databaseOf(store);
+      const db = store.database;
       expect(pragmaValue(db, 'trusted_schema')).toBe(0);
       if (!readonly) {
         setPragma(db, 'writable_schema = ON');

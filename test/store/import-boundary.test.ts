@@ -1,7 +1,8 @@
 /**
  * The store seam holds: nothing outside src/store/ names an implementation (store/embedded/,
- * store/postgres/). The rest of the library asks store.ts's Store, chosen by open.ts, so that
- * a third store is a folder beside them and one registration there.
+ * store/postgres/) or asks which kind of store it has. The rest of the library asks store.ts's
+ * Store, opened by open.ts from the registry of kinds (locations.ts), and its capabilities, so
+ * that a third store is a folder beside them and one registration there.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
@@ -9,6 +10,10 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const IMPLEMENTATION = /(?:from\s+|import\s*\(\s*)['"][^'"]*\bstore\/(?:embedded|postgres)\//;
+/** The one-line comment a bench that imports a store's insides gives its reason in. */
+const INTERNAL_BENCH = /^\/\/ An internal bench\b.*: \S/m;
+/** What tells one kind of store from another, or names one: the registry's business alone. */
+const KIND_CHECK = /\b(?:postgresChoice|isPostgresUrl|PostgresStore|EmbeddedStore|copyIndex)\b/;
 
 function sourcesUnder(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
@@ -18,18 +23,36 @@ function sourcesUnder(dir: string): string[] {
   });
 }
 
+/** Each line of a source outside src/store/ that `pattern` matches, as `path:line: text`. */
+function linesOutsideStore(pattern: RegExp): string[] {
+  return sourcesUnder('src')
+    .filter((path) => !path.startsWith(join('src', 'store') + sep))
+    .flatMap((path) =>
+      readFileSync(join(ROOT, path), 'utf8')
+        .split('\n')
+        .map((text, index) => ({ path, line: index + 1, text }))
+        .filter(({ text }) => pattern.test(text)),
+    )
+    .map(({ path, line, text }) => `${path}:${line}: ${text.trim()}`);
+}
+
 describe('the store seam', () => {
   it('is the only way into the stores: no module outside src/store/ imports store/embedded or store/postgres', () => {
-    const offenders = sourcesUnder('src')
-      .filter((path) => !path.startsWith(join('src', 'store') + sep))
-      .flatMap((path) =>
-        readFileSync(join(ROOT, path), 'utf8')
-          .split('\n')
-          .map((text, index) => ({ path, line: index + 1, text }))
-          .filter(({ text }) => IMPLEMENTATION.test(text)),
-      )
-      .map(({ path, line, text }) => `${path}:${line}: ${text.trim()}`);
-    expect(offenders).toEqual([]);
+    expect(linesOutsideStore(IMPLEMENTATION)).toEqual([]);
+  });
+
+  it('is the only place that asks which kind of store there is: outside src/store/, a store is asked its capabilities', () => {
+    expect(linesOutsideStore(KIND_CHECK)).toEqual([]);
+  });
+
+  it('is how the benches measure a store, but where one measures its insides and says so', () => {
+    const unsaid = ['bench']
+      .flatMap((dir) => sourcesUnder(dir))
+      .filter((path) => {
+        const text = readFileSync(join(ROOT, path), 'utf8');
+        return text.split('\n').some((line) => IMPLEMENTATION.test(line)) && !INTERNAL_BENCH.test(text);
+      });
+    expect(unsaid).toEqual([]);
   });
 
   it('catches such an import', () => {
@@ -38,5 +61,8 @@ describe('the store seam', () => {
       true,
     );
     expect(IMPLEMENTATION.test("import { openStore } from '../store/open.js';")).toBe(false);
+    expect(KIND_CHECK.test('  if (postgresChoice(options.store)) return;')).toBe(true);
+    expect(KIND_CHECK.test("import { isPostgresUrl } from '../store/open.js';")).toBe(true);
+    expect(KIND_CHECK.test('  if (!store.capabilities.seedFromCopy) return;')).toBe(false);
   });
 });

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Searcher } from '../../src/internal.js';
 import { unchangedSinceLastWriter } from '../../src/store/embedded/database.js';
 import { copyIndex } from '../../src/store/embedded/index-copy.js';
-import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
+import { IndexStore } from '../../src/store/embedded/index-store.js';
 import { openSqlite, prepared, setPragma } from '../../src/store/embedded/sqlite.js';
 import { type UsableFile, usableFile } from '../../src/store/embedded/vector-files.js';
 import { indexBuiltin } from '../helpers/index-builtin.js';
@@ -77,9 +77,7 @@ describe('copyIndex', () => {
     const store = IndexStore.open(source);
     try {
       const [name, identity] = store.meta.vectorsFile.split(' ');
-      prepared(databaseOf(store), "UPDATE meta SET value = ? WHERE key = 'vectors_file'").run(
-        `${name} ${identity} 1:2:3`,
-      );
+      prepared(store.database, "UPDATE meta SET value = ? WHERE key = 'vectors_file'").run(`${name} ${identity} 1:2:3`);
     } finally {
       store.close();
     }

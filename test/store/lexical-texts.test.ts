@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dropRepository } from '../../src/store/embedded/drop-repository.js';
-import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
+import { IndexStore } from '../../src/store/embedded/index-store.js';
 import { prepared } from '../../src/store/embedded/sqlite.js';
 import { indexBuiltin } from '../helpers/index-builtin.js';
 import { undoExactLexicalStatistics } from '../helpers/schema-downgrade.js';
@@ -40,10 +40,10 @@ function index(path: string, options: { indexDir?: string; repo?: string; rebuil
 }
 
 /** Runs work on the index's database, as a writer. */
-function withDatabase<T>(indexDir: string, work: (db: ReturnType<typeof databaseOf>, store: IndexStore) => T): T {
+function withDatabase<T>(indexDir: string, work: (db: IndexStore['database'], store: IndexStore) => T): T {
   const store = IndexStore.open(indexDir);
   try {
-    return work(databaseOf(store), store);
+    return work(store.database, store);
   } finally {
     store.close();
   }
@@ -74,12 +74,12 @@ function expectTextsMatchElements(indexDir: string): number {
   });
 }
 
-function fileId(db: ReturnType<typeof databaseOf>, path: string): number {
+function fileId(db: IndexStore['database'], path: string): number {
   return prepared<[string], number>(db, 'SELECT id FROM files WHERE path = ?').pluck().get(path)!;
 }
 
 /** The file's elements (their vector ids), in order. */
-function elementIds(db: ReturnType<typeof databaseOf>, file: number): number[] {
+function elementIds(db: IndexStore['database'], file: number): number[] {
   return prepared<[number], number>(db, 'SELECT vector_id FROM elements WHERE file_id = ? ORDER BY vector_id')
     .pluck()
     .all(file);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Indexer, Searcher } from '../../src/internal.js';
 import { setPragma } from '../../src/store/embedded/sqlite.js';
-import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
+import { IndexStore } from '../../src/store/embedded/index-store.js';
 import { readIndex } from '../helpers/index-state.js';
 import { undoExactLexicalStatistics, undoRepositories } from '../helpers/schema-downgrade.js';
 import { SAMPLE_FILES, tempRepo, type TempRepo } from '../helpers/repo.js';
@@ -25,12 +25,12 @@ describe('the occurrences migration (schema 3 -> 4)', () => {
 
     // Back to schema 3: one pair of lexical tables, no occurrences table.
     const old = IndexStore.open(indexDir);
-    undoExactLexicalStatistics(databaseOf(old));
-    undoRepositories(databaseOf(old));
-    databaseOf(old).exec(
+    undoExactLexicalStatistics(old.database);
+    undoRepositories(old.database);
+    old.database.exec(
       'DROP TABLE occurrences; DROP INDEX elements_by_file_line; CREATE INDEX elements_by_file ON elements(file_id);',
     );
-    setPragma(databaseOf(old), 'user_version = 3');
+    setPragma(old.database, 'user_version = 3');
     old.close();
     await expect(Searcher.open({ indexDir })).rejects.toThrow(
       /has schema 3 and needs migrating to \d+: run oc-vector-index once/,

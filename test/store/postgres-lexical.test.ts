@@ -17,7 +17,7 @@ import {
 } from '../../src/store/postgres/schema.js';
 import { SearchReader } from '../../src/store/embedded/search-reader.js';
 import { prepared } from '../../src/store/embedded/sqlite.js';
-import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
+import { IndexStore } from '../../src/store/embedded/index-store.js';
 import { lexicalText } from '../../src/text/terms.js';
 import { buildDocuments, type ElementDocument, qualifiedName } from '../../src/vector/document.js';
 import { insertElements, insertRepositories, type Postgres, schemaAt, startPostgres } from '../support/postgres.js';
@@ -208,7 +208,7 @@ function fts(rootId: number, table: 'names' | 'code', expression: string, limit:
   const t = table === 'names' ? elements : code;
   const rank = table === 'names' ? `bm25(${t}, 4.0, 2.0, 1.0, 0.5)` : `bm25(${t})`;
   return prepared<[string, number], { id: number; rank: number }>(
-    databaseOf(store),
+    store.database,
     `SELECT rowid AS id, ${rank} AS rank FROM ${t} WHERE ${t} MATCH ? ORDER BY rank LIMIT ?`,
   )
     .all(expression, limit)
@@ -259,10 +259,8 @@ async function expectParity(rootId: number, limits = [10, 200]): Promise<number>
 
 /** FTS5's averages record (`%_data` id 1): rows, then tokens per column, as varints. */
 function ftsTotals(table: string): number[] {
-  const block = prepared<[], { block: Buffer }>(
-    databaseOf(store),
-    `SELECT block FROM ${table}_data WHERE id = 1`,
-  ).get()!.block;
+  const block = prepared<[], { block: Buffer }>(store.database, `SELECT block FROM ${table}_data WHERE id = 1`).get()!
+    .block;
   const out: number[] = [];
   for (let i = 0; i < block.length; ) {
     let value = 0;

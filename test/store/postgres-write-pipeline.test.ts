@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresConnection } from '../../src/store/postgres/connection.js';
 import { MergedLookups } from '../../src/store/postgres/merged-lookups.js';
-import { PostgresRun } from '../../src/store/postgres/run-writer.js';
+import { PostgresWriter } from '../../src/store/postgres/run-writer.js';
 import { turn, WritePipeline } from '../../src/store/postgres/write-pipeline.js';
 import type { FileWrite } from '../../src/store/writes.js';
 import { startPostgres, type Postgres } from '../support/postgres.js';
@@ -171,7 +171,7 @@ describe('a run whose queued batch fails at the server', () => {
       maxConnections: 3,
       migrate: true,
     });
-    const run = await PostgresRun.begin(connection, { repo: 'app', root: '/app', waitMs: 0 });
+    const run = await PostgresWriter.begin(connection, { repo: 'app', root: '/app', waitMs: 0 });
     try {
       await run.useEmbedder({ id: 'test:2', dimension: 2 }, undefined, false);
       // The status passes the client and breaks the table's check: only the server refuses it.
@@ -192,7 +192,7 @@ describe('a run whose queued batch fails at the server', () => {
       migrate: true,
     });
     // Nothing held: the transaction opens at the first write, and each write is queued as it comes.
-    const run = await PostgresRun.begin(connection, { repo: 'app', root: '/app', waitMs: 0, holdElements: 0 });
+    const run = await PostgresWriter.begin(connection, { repo: 'app', root: '/app', waitMs: 0, holdElements: 0 });
     try {
       await run.useEmbedder({ id: 'test:2', dimension: 2 }, undefined, false);
       await run.write([file('a.ts', 'indexed')]);

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer } from '../../src/internal.js';
 import { prepared, setPragma } from '../../src/store/embedded/sqlite.js';
-import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
+import { IndexStore } from '../../src/store/embedded/index-store.js';
 import { readIndex } from '../helpers/index-state.js';
 import { undoExactLexicalStatistics } from '../helpers/schema-downgrade.js';
 import { tempRepo, type TempRepo } from '../helpers/repo.js';
@@ -37,7 +37,7 @@ describe('the redaction migration (SQLite schema 5 -> 6)', () => {
 
     // The index as an older ocvector wrote it: the secret's word recorded, schema 5.
     const old = IndexStore.open(indexDir);
-    const db = databaseOf(old);
+    const db = old.database;
     const fileId = prepared<[string], number>(db, 'SELECT id FROM files WHERE path = ?').pluck().get('src/config.ts')!;
     prepared(db, "INSERT INTO occurrences (word, file_id, lines) VALUES (?, ?, '1')").run(LEAK, fileId);
     undoExactLexicalStatistics(db);
@@ -50,7 +50,7 @@ describe('the redaction migration (SQLite schema 5 -> 6)', () => {
 
     const after = IndexStore.open(indexDir);
     try {
-      const words = prepared<[], string>(databaseOf(after), 'SELECT word FROM occurrences').pluck().all();
+      const words = prepared<[], string>(after.database, 'SELECT word FROM occurrences').pluck().all();
       expect(words.length).toBeGreaterThan(0);
       expect(words).not.toContain(LEAK);
     } finally {

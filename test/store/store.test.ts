@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { analyzeText } from '../../src/analysis/analyzer.js';
 import { StoreError } from '../../src/store/errors.js';
 import { SCHEMA_VERSION } from '../../src/store/embedded/schema.js';
-import { databaseOf, IndexStore } from '../../src/store/embedded/index-store.js';
+import { IndexStore } from '../../src/store/embedded/index-store.js';
 import { lexicalTables } from '../../src/store/embedded/lexical-tables.js';
 import { buildDocuments } from '../../src/vector/document.js';
 import { SAMPLE_FILES } from '../helpers/repo.js';
@@ -20,9 +20,9 @@ describe('IndexStore', () => {
     const store = IndexStore.open(join(fresh(), '.ocvector'));
     try {
       expect(statSync(join(dir, '.ocvector', 'index.db')).mode & 0o777).toBe(0o600);
-      expect(pragmaValue(databaseOf(store), 'journal_mode')).toBe('wal');
-      expect(pragmaValue(databaseOf(store), 'user_version')).toBe(SCHEMA_VERSION);
-      expect(prepared(databaseOf(store), 'SELECT max(version) AS v FROM schema_version').get()).toEqual({
+      expect(pragmaValue(store.database, 'journal_mode')).toBe('wal');
+      expect(pragmaValue(store.database, 'user_version')).toBe(SCHEMA_VERSION);
+      expect(prepared(store.database, 'SELECT max(version) AS v FROM schema_version').get()).toEqual({
         v: SCHEMA_VERSION,
       });
     } finally {
@@ -65,7 +65,7 @@ describe('IndexStore', () => {
       const match = (query: string) =>
         (
           prepared(
-            databaseOf(store),
+            store.database,
             `SELECT e.element_name AS name FROM ${fts} JOIN elements e ON e.vector_id = ${fts}.rowid WHERE ${fts} MATCH ? ORDER BY bm25(${fts})`,
           ).all(query) as { name: string }[]
         ).map((r) => r.name);
@@ -86,7 +86,7 @@ describe('IndexStore', () => {
       const cache = store.analysisCache();
       cache.set('k', [{ 'file-path': 'a', language: 'typescript', summary: 's', imports: [], elements: [] }]);
       expect(cache.get('k')).toHaveLength(1);
-      databaseOf(store).exec("UPDATE analysis_cache SET answers = '{not json'");
+      store.database.exec("UPDATE analysis_cache SET answers = '{not json'");
       expect(cache.get('k')).toBeUndefined();
     } finally {
       store.close();

@@ -2,27 +2,12 @@
  * Where the syntax tree calls a name: the callee of every call node, by
  * its last name (`obj.save(x)` calls `save`, `new Index()` calls `Index`).
  * References (search/references.ts) mark these lines as calls; every other
- * occurrence of a word is a use. One list of node types and fields covers
- * every grammar: a type or field a grammar lacks simply matches nothing.
+ * occurrence of a word is a use. Which node types are calls is the
+ * language's to say (`callTypes` in its record, languages/<name>.ts); the callee is
+ * read the same way in every grammar.
  */
-import type { SyntaxNode } from './parsers.js';
+import type { SyntaxNode } from './syntax-node.js';
 
-/** Call nodes across the grammars (tree-sitter's node types: call_expression in JS/TS/Go/Rust/C/C++/Scala/Swift/Kotlin, call in Python/Ruby/Elixir, method_invocation in Java, invocation_expression in C#, the *_call_expression family in PHP, function_call in Lua, command in Bash). */
-const CALL_TYPES = [
-  'call_expression',
-  'call',
-  'new_expression',
-  'method_invocation',
-  'object_creation_expression',
-  'invocation_expression',
-  'function_call_expression',
-  'member_call_expression',
-  'scoped_call_expression',
-  'nullsafe_member_call_expression',
-  'macro_invocation',
-  'function_call',
-  'command',
-];
 /** How far into a call its callee is looked for: a longer chain is not a name one calls. */
 const MAX_CALLEE_CHARS = 200;
 /** A name that ends right before an argument list (`?` and `!` end Ruby's method names). */
@@ -43,9 +28,10 @@ export interface CallSite {
  * (`a.b(c).save(x)` calls `save`), else, for a call without parentheses
  * (`puts x`, `list.map { }`), the last name of the chain it starts with.
  */
-export function callSites(root: SyntaxNode, source: string): CallSite[] {
+export function callSites(root: SyntaxNode, source: string, callTypes: readonly string[]): CallSite[] {
   const sites: CallSite[] = [];
-  for (const call of root.descendantsOfType(CALL_TYPES)) {
+  if (callTypes.length === 0) return sites;
+  for (const call of root.descendantsOfType([...callTypes])) {
     const start = call.startIndex;
     const at = calleeBeforeArguments(source, start, call.endIndex) ?? calleeOfChain(source, start, call.endIndex);
     if (!at) continue;

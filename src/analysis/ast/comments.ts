@@ -1,6 +1,6 @@
 /** Descriptions from doc comments: JSDoc/TSDoc blocks, `//` runs, Python docstrings. */
 import { fold } from '../element.js';
-import type { SyntaxNode } from './parsers.js';
+import type { SyntaxNode } from './syntax-node.js';
 
 const MAX_DESCRIPTION = 600;
 

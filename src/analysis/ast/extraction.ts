@@ -1,7 +1,7 @@
 /** What the language extractors share: the output they fill, and small text helpers. */
 import { fold } from '../element.js';
-import type { CodeElement, DependencyType, ImportInfo } from '../types.js';
-import type { SyntaxNode } from './parsers.js';
+import type { CodeElement, DependencyType, ImportInfo } from '../element-types.js';
+import type { SyntaxNode } from './syntax-node.js';
 
 export interface Extraction {
   elements: CodeElement[];

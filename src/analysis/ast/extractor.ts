@@ -2,12 +2,11 @@
  * What a language's extractor is: given a file's syntax tree, it fills an
  * Extraction with elements and imports, and says what the file is about.
  * TypeScript and Python have their own (typescript.ts, python.ts); every
- * other language is the generic extractor over its table (generic/,
- * languages/). languages.ts names the extractor of each language.
+ * other language is the generic extractor (generic/) over the table in its
+ * record (../languages/<name>.ts).
  */
-import type Parser from 'tree-sitter';
 import type { Extraction } from './extraction.js';
-import type { GrammarLanguage, SyntaxNode } from './parsers.js';
+import type { GrammarLanguage, Query, SyntaxNode } from './syntax-node.js';
 
 /** A file as tree-sitter read it. */
 export interface ParsedSource {
@@ -17,10 +16,11 @@ export interface ParsedSource {
   grammar: GrammarLanguage;
   /**
    * Compiles a query against the grammar. Passed in, so that an extractor
-   * module loads no tree-sitter of its own: languages.ts, which names the
-   * extractors, is read by searches too, which parse nothing.
+   * module loads no tree-sitter of its own: the records of TypeScript and
+   * Python point at their extractors, and searches, which parse nothing,
+   * read every record.
    */
-  compileQuery: (grammar: GrammarLanguage, query: string) => Parser.Query;
+  compileQuery: (grammar: GrammarLanguage, query: string) => Query;
 }
 
 export interface SyntaxExtractor {

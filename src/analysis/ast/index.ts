@@ -19,10 +19,10 @@ export interface AstAnalysis {
 export { GrammarUnavailable };
 
 /**
- * Parses `text` and extracts its elements with the extractor languages.ts
- * names for `language` (TypeScript, JavaScript and Python have their own,
+ * Parses `text` and extracts its elements with the extractor of
+ * `language`'s record (TypeScript, JavaScript and Python have their own,
  * which read more: accessors, decorators, docstrings; every other language
- * is the generic extractor over its table in languages/). Throws
+ * is the generic extractor over the table in its record). Throws
  * GrammarUnavailable when the grammar cannot be loaded or the language has
  * none (it is read as text), and an Error when a language's query does not
  * fit its grammar.
@@ -42,6 +42,6 @@ export function analyzeSyntax(language: Language, text: string): AstAnalysis {
     // hasError also covers MISSING nodes inserted by error recovery, which are
     // not ERROR nodes: count at least one region then.
     syntaxErrors: root.hasError ? Math.max(1, root.descendantsOfType('ERROR').length) : 0,
-    calls: callSites(root, source),
+    calls: callSites(root, source, analysis.callTypes),
   };
 }

@@ -12,10 +12,7 @@ import Parser from 'tree-sitter';
 import { GrammarUnavailable } from '../errors.js';
 import { analysisOf, type GrammarSource } from '../languages.js';
 import type { Language } from '../types.js';
-
-export type SyntaxNode = Parser.SyntaxNode;
-export type Tree = Parser.Tree;
-export type GrammarLanguage = Parser.Language;
+import type { GrammarLanguage, Query, Tree } from './syntax-node.js';
 
 const require = createRequire(import.meta.url);
 
@@ -52,7 +49,7 @@ export function loadedGrammars(): Language[] {
   return [...loaded.keys()];
 }
 
-function loadGrammar(language: Language): Parser.Language {
+function loadGrammar(language: Language): GrammarLanguage {
   const source = grammarSource(language);
   if (!source) throw new GrammarUnavailable(language, `no tree-sitter grammar for ${language}`);
   const shipped = source.shipped === undefined ? undefined : resolve(SHIPPED, source.shipped);
@@ -74,7 +71,7 @@ function loadGrammar(language: Language): Parser.Language {
     }
   }
   const grammar = (source.export ? (module as Record<string, unknown>)[source.export] : module) as
-    | Parser.Language
+    | GrammarLanguage
     | undefined;
   if (!grammar)
     throw new GrammarUnavailable(
@@ -105,7 +102,7 @@ function firstLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
 }
 
-type Loaded = { parser: Parser; grammar: Parser.Language } | { error: string; package: string | undefined };
+type Loaded = { parser: Parser; grammar: GrammarLanguage } | { error: string; package: string | undefined };
 const loaded = new Map<Language, Loaded>();
 
 function load(language: Language): Loaded {
@@ -128,12 +125,12 @@ function load(language: Language): Loaded {
 }
 
 /** A query over a grammar: what extractors compile through (ParsedSource.compileQuery). */
-export function compileQuery(grammar: Parser.Language, query: string): Parser.Query {
+export function compileQuery(grammar: GrammarLanguage, query: string): Query {
   return new Parser.Query(grammar, query);
 }
 
 /** The grammar of `language`, loading it on first use; throws GrammarUnavailable when it cannot be loaded. */
-export function grammarOf(language: Language): Parser.Language {
+export function grammarOf(language: Language): GrammarLanguage {
   const entry = load(language);
   if ('error' in entry) throw new GrammarUnavailable(language, entry.error, entry.package);
   return entry.grammar;

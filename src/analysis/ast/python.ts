@@ -1,10 +1,10 @@
 /** Code elements of Python files, from tree-sitter. */
 import { commentAbove, docstringOf } from './comments.js';
 import type { SyntaxExtractor } from './extractor.js';
-import type { SyntaxNode } from './parsers.js';
+import type { SyntaxNode } from './syntax-node.js';
 import { type Extraction, addDependency, collapse, signatureUntil } from './extraction.js';
 import { newElement } from '../element.js';
-import type { AccessModifier, CodeElement, CodeElementType, Parameter } from '../types.js';
+import type { AccessModifier, CodeElement, CodeElementType, Parameter } from '../element-types.js';
 
 const MAX_CALLS = 40;
 

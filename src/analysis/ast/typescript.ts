@@ -8,10 +8,10 @@
  */
 import { commentAbove, leadingComment } from './comments.js';
 import type { SyntaxExtractor } from './extractor.js';
-import type { SyntaxNode } from './parsers.js';
+import type { SyntaxNode } from './syntax-node.js';
 import { type Extraction, addDependency, collapse, signatureUntil } from './extraction.js';
 import { newElement } from '../element.js';
-import type { AccessModifier, CodeElement, CodeElementType, Parameter } from '../types.js';
+import type { AccessModifier, CodeElement, CodeElementType, Parameter } from '../element-types.js';
 
 const MAX_CALLS = 40;
 

@@ -6,8 +6,7 @@
  * kept below the code it tests or describes (ROLE_PRIOR raised to
  * `rolePower`, and `notCode` for a file in no programming language).
  */
-import { detectLanguage } from '../../analysis/language-names.js';
-import { isCodeLanguage } from '../../analysis/languages.js';
+import { detectLanguage, isCodeLanguage } from '../../analysis/language-names.js';
 import { rolePrior } from '../ranking/path-priors.js';
 import { FEATURES, type FeatureName, type FileCandidate } from './file-evidence.js';
 

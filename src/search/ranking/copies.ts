@@ -78,3 +78,43 @@ export function sharedModules(paths: Iterable<string>): Map<string, string> {
   }
   return moduleOf;
 }
+
+/**
+ * How many files the repositories hold for each module they would hold without shipped copies
+ * (1 when no file is a copy of another): their files over their files less copies plus modules.
+ */
+export function filesPerModule(pathsByRepository: Iterable<readonly string[]>): number {
+  let files = 0;
+  let withoutCopies = 0;
+  for (const paths of pathsByRepository) {
+    const moduleOf = sharedModules(paths);
+    files += paths.length;
+    withoutCopies += paths.length - moduleOf.size + new Set(moduleOf.values()).size;
+  }
+  return withoutCopies > 0 ? files / withoutCopies : 1;
+}
+
+/**
+ * The start of a candidate list fetched `filesPerModule` times deeper in a package of copies,
+ * as long as the list would be without them: its first `length / filesPerModule` elements,
+ * an element's copies counting once (each copy kept). Hits whose row is gone (filtered out)
+ * are kept and not counted, as the ranking skips them.
+ */
+export function firstInModules<Hit extends { id: number }>(
+  hits: readonly Hit[],
+  rows: ReadonlyMap<number, { path: string; name: string }>,
+  filesPerModule: number,
+): readonly Hit[] {
+  if (filesPerModule <= 1) return hits;
+  const wanted = Math.ceil(hits.length / filesPerModule);
+  const seen = new Set<string | number>();
+  for (let i = 0; i < hits.length; i++) {
+    const row = rows.get(hits[i]!.id);
+    if (!row) continue;
+    const key = copyKey(row.path, row.name) ?? hits[i]!.id;
+    if (seen.has(key)) continue;
+    if (seen.size === wanted) return hits.slice(0, i);
+    seen.add(key);
+  }
+  return hits;
+}

@@ -11,6 +11,7 @@
  * request's rare word only as a look-alike can be told from one that
  * spells it.
  */
+import { ftsTokens } from '../../text/fts-tokens.js';
 import { stem, terms } from '../../text/terms.js';
 import type { CandidateRow } from './features.js';
 
@@ -18,14 +19,32 @@ import type { CandidateRow } from './features.js';
 const LOOK_ALIKE_SUFFIX = 4;
 const LOOK_ALIKE_MIN_LENGTH = 4;
 
+/**
+ * Two terms the lexical index's stemmer joins (FTS5's porter: `atomic` and
+ * `atomically`), one of them the other with a short suffix. Only such a pair
+ * lent one word's BM25 to the other: `null` is not `nullable` to BM25, nor
+ * `proc` `procsub`, so a file that spells `null` lost nothing to it.
+ */
 function looksAlike(a: string, b: string): boolean {
   const [shorter, longer] = a.length <= b.length ? [a, b] : [b, a];
   return (
     shorter !== longer &&
     shorter.length >= LOOK_ALIKE_MIN_LENGTH &&
     longer.startsWith(shorter) &&
-    longer.length - shorter.length <= LOOK_ALIKE_SUFFIX
+    longer.length - shorter.length <= LOOK_ALIKE_SUFFIX &&
+    indexStem(shorter) === indexStem(longer)
   );
+}
+
+/** A term as the lexical index stems it (its first FTS5 token), kept for the next searches. */
+const INDEX_STEMS = new Map<string, string>();
+function indexStem(term: string): string {
+  let found = INDEX_STEMS.get(term);
+  if (found === undefined) {
+    if (INDEX_STEMS.size >= MAX_CACHED_ROWS) INDEX_STEMS.clear();
+    INDEX_STEMS.set(term, (found = ftsTokens(term)[0] ?? term));
+  }
+  return found;
 }
 
 /**

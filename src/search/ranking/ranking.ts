@@ -19,7 +19,7 @@
  *
  * Every stage is kept because the benchmark says so (docs/retrieval-quality.md).
  */
-import { copyFormat, copyKey, copyRank, sharedModules } from './copies.js';
+import { copyFormat, copyKey, copyRank, firstInModules, sharedModules } from './copies.js';
 import { gatherCandidates, type FusionWeights, type NameMatch } from './fusion.js';
 import { featureContext, features, type CandidateRow, type Evidence, type Features } from './features.js';
 import {
@@ -42,6 +42,11 @@ export interface RankingOptions {
   lexicalSignals: boolean;
   /** Say how each result's score added up (`explanation`). */
   explain?: boolean;
+  /**
+   * How many times deeper than asked the lists were fetched because the files are shipped
+   * copies of fewer modules (copies.ts, `filesPerModule`): each list is counted in modules.
+   */
+  filesPerModule?: number;
 }
 
 export interface RankedHit<Row extends CandidateRow> {
@@ -113,7 +118,16 @@ export function rankCandidates<Row extends CandidateRow>(
   const moduleOf = sharedModules(new Set(Array.from(rows.values(), (row) => row.path)));
   // A candidate nothing found (a vector at or below zero cosine, with no other evidence) is not a result: no padding to k.
   // One that holds the name asked for is, though neither list had it (found by its spelling).
-  const scored = score(parsed, evidence, rows, weights, options.lexicalSignals, moduleOf).filter(
+  const perModule = options.filesPerModule ?? 1;
+  const lists =
+    perModule > 1
+      ? {
+          ...evidence,
+          lexical: firstInModules(evidence.lexical, rows, perModule),
+          vector: firstInModules(evidence.vector, rows, perModule),
+        }
+      : evidence;
+  const scored = score(parsed, lists, rows, weights, options.lexicalSignals, moduleOf).filter(
     (hit) => hit.score > 0 || hit.tier > 0,
   );
   // A path query names files: when some match, only they answer it.

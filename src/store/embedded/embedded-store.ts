@@ -11,18 +11,21 @@ import type {
   DroppedIndex,
   DroppedRepository,
   IndexPreview,
-  RunStart,
+  WriterClaim,
+  SeedResult,
   Store,
+  StoreCapabilities,
   StoreContents,
   StoreRun,
 } from '../store.js';
 import { DATABASE_FILE } from './database.js';
 import { dropIndex } from './drop.js';
 import { dropRepository } from './drop-repository.js';
+import { copyIndex } from './index-copy.js';
 import { IndexStore } from './index-store.js';
 import { EmbeddedPreview } from './preview.js';
 import { EmbeddedSearchStore, type EmbeddedStoreOptions } from './search-store.js';
-import { EmbeddedRun } from './store-run.js';
+import { EmbeddedStoreRun } from './store-run.js';
 import { listVectorFiles } from './vector-files.js';
 
 /** Whether a directory holds an embedded index (its database). */
@@ -32,6 +35,8 @@ export function isIndexDirectory(directory: string): boolean {
 
 export class EmbeddedStore implements Store {
   readonly location: string;
+  /** It owns its directory: it can be deleted whole, previewed read-only, and started as a copy of another. */
+  readonly capabilities: StoreCapabilities = { seedFromCopy: true, preview: true, drop: true };
   readonly #options: EmbeddedStoreOptions;
 
   constructor(indexDir: string, options: EmbeddedStoreOptions = {}) {
@@ -43,12 +48,17 @@ export class EmbeddedStore implements Store {
     return isIndexDirectory(this.location);
   }
 
+  /** No directory yet: the first run makes it, with nothing in it. */
+  startsCold(): boolean {
+    return !existsSync(this.location);
+  }
+
   openSearch(): Promise<SearchStore> {
     return EmbeddedSearchStore.open(this.location, this.#options);
   }
 
-  beginRun(start: RunStart): Promise<StoreRun> {
-    return EmbeddedRun.begin(this.location, start, this.#options);
+  beginRun(start: WriterClaim): Promise<StoreRun> {
+    return EmbeddedStoreRun.begin(this.location, start, this.#options);
   }
 
   async contents(): Promise<StoreContents> {
@@ -100,6 +110,10 @@ export class EmbeddedStore implements Store {
 
   preview(): IndexPreview | undefined {
     return EmbeddedPreview.openIfPresent(this.location);
+  }
+
+  seedFrom(source: string): Promise<SeedResult> {
+    return copyIndex(source, this.location);
   }
 }
 

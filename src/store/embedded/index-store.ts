@@ -40,16 +40,6 @@ import type { Repository } from '../rows.js';
 import { defaultRepositoryName } from '../repository-name.js';
 import { VectorRows, type VectorPage, type VectorRowsRead } from './vector-rows.js';
 
-let databaseOfStore: (store: IndexStore) => Database.Database;
-
-/**
- * The connection behind a store, for the other modules of src/store (which
- * own the SQL) and white-box tests. Nothing else writes SQL.
- */
-export function databaseOf(store: IndexStore): Database.Database {
-  return databaseOfStore(store);
-}
-
 export class IndexStore {
   readonly #db: Database.Database;
   readonly directory: string;
@@ -127,8 +117,13 @@ export class IndexStore {
     };
   }
 
-  static {
-    databaseOfStore = (store) => store.#db;
+  /**
+   * The connection, for the embedded store's readers (search-reader.ts,
+   * reference-reader.ts own their SQL) and white-box tests. Nothing outside
+   * src/store reaches this class (test/store/import-boundary.test.ts).
+   */
+  get database(): Database.Database {
+    return this.#db;
   }
 
   static open(directory: string, options: OpenDatabaseOptions = {}): IndexStore {

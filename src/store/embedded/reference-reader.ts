@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import { elementHoldingLine, enclosingElement, type ElementLookups, type EnclosingElement } from '../enclosing.js';
 import type { OccurrenceFile } from '../rows.js';
 import { prepared } from './sqlite.js';
-import { databaseOf, type IndexStore } from './index-store.js';
+import type { IndexStore } from './index-store.js';
 
 export type { EnclosingElement } from '../enclosing.js';
 
@@ -18,7 +18,7 @@ export class ReferenceReader {
   readonly #sql;
 
   constructor(store: IndexStore) {
-    const db: Database.Database = databaseOf(store);
+    const db: Database.Database = store.database;
     this.#sql = {
       files: prepared<[string], OccurrenceFile>(
         db,

@@ -1,12 +1,12 @@
 /**
- * An indexing run's writes into the embedded store (../writes.ts): each batch
- * of files in one SQLite transaction, with the embedding cache, and the
- * index moved to the run's generation by its first change.
+ * An indexing run's writes into the embedded store (../writes.ts), for its EmbeddedStoreRun
+ * (store-run.ts): each batch of files in one SQLite transaction, with the embedding cache, and
+ * the index moved to the run's generation by its first change.
  */
 import type { IndexStore } from './index-store.js';
-import type { FileWrite, RunWriter, WrittenFile } from '../writes.js';
+import type { FileWrite, WrittenFile } from '../writes.js';
 
-export class EmbeddedRunWriter implements RunWriter {
+export class EmbeddedWriter {
   readonly #store: IndexStore;
   readonly #rootId: number;
   readonly #generation: number;

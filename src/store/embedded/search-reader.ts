@@ -10,7 +10,7 @@ import { TEXT_ELEMENT_TYPES } from '../../analysis/element.js';
 import { fileStem, normalizeStem } from '../../files/rules.js';
 import type Database from 'better-sqlite3';
 import { ElementFiles } from './element-files.js';
-import { databaseOf, type IndexStore } from './index-store.js';
+import type { IndexStore } from './index-store.js';
 import { lexicalTables, type LexicalTableNames } from './lexical-tables.js';
 import { pragmaValue, prepared, setPragma } from './sqlite.js';
 import type { ElementRecord, FileTermCounts } from '../rows.js';
@@ -97,7 +97,7 @@ export class SearchReader {
    * them. All of them by default.
    */
   constructor(store: IndexStore, roots?: readonly number[]) {
-    const db = (this.#db = databaseOf(store));
+    const db = (this.#db = store.database);
     // Every repository recorded, served or not: a scope that leaves any out is kept to its own.
     const every = store.repositories.ids();
     const scope = roots ?? every;

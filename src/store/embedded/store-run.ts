@@ -1,50 +1,53 @@
 /**
  * An indexing run into the embedded index (../store.ts's StoreRun): under the write lock, each
- * batch of files in one SQLite transaction (run-writer.ts), and the FAISS file checkpointed
+ * batch of files in one SQLite transaction (run-writer.ts's EmbeddedWriter), and the FAISS file checkpointed
  * when one is due. A rebuild, and a repository new to an index of others, is one transaction
  * until the run commits: readers keep the old index meanwhile, and a failed run leaves it as
  * it was (the first run of an index still commits batch by batch, so that a killed one resumes).
  */
 import { defaultRepositoryName } from '../repository-name.js';
-import type { EmbedderRecord, LastRun, Repository } from '../rows.js';
-import type { RunStart, RunTarget, RunTotals, StoreRun } from '../store.js';
+import type { AnalysisCache } from '../../analysis/llm/cache.js';
+import type { EmbedderRecord, FileRow, LastRun, Repository } from '../rows.js';
+import type { IndexTotals, StoreRun, WriterClaim } from '../store.js';
+import type { FileWrite, WrittenFile } from '../writes.js';
 import { StoreError } from '../errors.js';
 import { prepareDirectory } from './database.js';
 import { IndexStore } from './index-store.js';
 import { WriteLock } from './lock.js';
-import { EmbeddedRunWriter } from './run-writer.js';
+import { EmbeddedWriter } from './run-writer.js';
 import type { EmbeddedStoreOptions } from './search-store.js';
 import { FaissError } from '../../native/errors.js';
 import { VectorIndex, type VectorIndexEvent } from './vector-file.js';
 
-export class EmbeddedRun implements StoreRun {
+export class EmbeddedStoreRun implements StoreRun {
   readonly #store: IndexStore;
   readonly #lock: WriteLock;
-  readonly #start: RunStart;
+  readonly #claim: WriterClaim;
   readonly #options: EmbeddedStoreOptions;
   readonly location: string;
   #embedder: EmbedderRecord | undefined;
   #rootId: number | undefined;
+  #writer: EmbeddedWriter | undefined;
 
   private constructor(
     store: IndexStore,
     lock: WriteLock,
-    start: RunStart,
+    claim: WriterClaim,
     location: string,
     options: EmbeddedStoreOptions,
   ) {
     this.#store = store;
     this.#lock = lock;
-    this.#start = start;
+    this.#claim = claim;
     this.location = location;
     this.#options = options;
   }
 
-  static async begin(indexDir: string, start: RunStart, options: EmbeddedStoreOptions): Promise<EmbeddedRun> {
+  static async begin(indexDir: string, claim: WriterClaim, options: EmbeddedStoreOptions): Promise<EmbeddedStoreRun> {
     prepareDirectory(indexDir);
     const lock = await WriteLock.acquire(indexDir, {
-      waitMs: start.waitMs,
-      ...(start.signal ? { signal: start.signal } : {}),
+      waitMs: claim.waitMs,
+      ...(claim.signal ? { signal: claim.signal } : {}),
     });
     try {
       const store = IndexStore.open(indexDir);
@@ -57,7 +60,7 @@ export class EmbeddedRun implements StoreRun {
         store.close();
         throw error;
       }
-      return new EmbeddedRun(store, lock, start, indexDir, options);
+      return new EmbeddedStoreRun(store, lock, claim, indexDir, options);
     } catch (error) {
       lock.release();
       throw error;
@@ -100,14 +103,14 @@ export class EmbeddedRun implements StoreRun {
     this.#embedder = embedder;
   }
 
-  async startWriting(): Promise<RunTarget> {
+  async startWriting(): Promise<void> {
     const store = this.#store;
     const embedder = this.#claimed();
     // A repository new to an index of others is written in one transaction: searches see it whole or not
     // at all, never half-indexed or empty, and a killed run leaves the index as it was (a run that
     // starts an index keeps committing batch by batch, so that a killed one resumes where it stopped).
     if (!this.#ownRepository() && store.repositories.all().length > 0 && !store.inTransaction) store.beginSpan();
-    const { root, repo } = this.#start;
+    const { root, repo } = this.#claim;
     const repository = store.transaction(() => store.repositories.ensure(root, repo, defaultRepositoryName(root)));
     const rootId = (this.#rootId = repository.id);
     const lost = await VectorIndex.lostVectors(store, embedder, rootId);
@@ -122,16 +125,35 @@ export class EmbeddedRun implements StoreRun {
           elements,
         });
     }
-    return {
-      known: store.files(rootId),
-      writer: new EmbeddedRunWriter(store, rootId, store.generation + 1, embedder.id, lost.hashes),
-      lookup: (hashes) => cachedEmbeddings(store, embedder.id, hashes),
-      analysisCache: store.analysisCache(),
-    };
+    this.#writer = new EmbeddedWriter(store, rootId, store.generation + 1, embedder.id, lost.hashes);
+  }
+
+  files(): Promise<Map<string, FileRow>> {
+    return this.#writing().files();
+  }
+
+  elementHashes(fileId: number): string[] {
+    return this.#writing().elementHashes(fileId);
+  }
+
+  embeddings(hashes: readonly string[]): Map<string, Float32Array> {
+    return cachedEmbeddings(this.#store, this.#claimed().id, hashes);
+  }
+
+  analysisCache(): AnalysisCache {
+    return this.#store.analysisCache();
+  }
+
+  write(writes: readonly FileWrite[]): Promise<WrittenFile[]> {
+    return this.#writing().write(writes);
+  }
+
+  remove(fileIds: readonly number[]): Promise<number[]> {
+    return this.#writing().remove(fileIds);
   }
 
   /** The FAISS file: loaded, brought level and rewritten only when a checkpoint is due. */
-  async finish(wrote: boolean): Promise<RunTotals> {
+  async finish(wrote: boolean): Promise<IndexTotals> {
     const store = this.#store;
     const vectorOptions = this.#options.vectorIndex ?? {};
     let written = false;
@@ -192,9 +214,14 @@ export class EmbeddedRun implements StoreRun {
     return this.#embedder;
   }
 
+  #writing(): EmbeddedWriter {
+    if (!this.#writer) throw new StoreError('the run has not started writing', 'CLOSED');
+    return this.#writer;
+  }
+
   /** The repository this run indexes, when the index holds it already: by the name asked for, else by its root. */
   #ownRepository(): Repository | undefined {
-    const { repo, root } = this.#start;
+    const { repo, root } = this.#claim;
     return repo !== undefined ? this.#store.repositories.byName(repo) : this.#store.repositories.byRoot(root);
   }
 }

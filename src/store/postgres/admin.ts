@@ -10,7 +10,7 @@ import { StoreError } from '../errors.js';
 import type { FileSummary } from '../rows.js';
 import { PostgresConnection, DEFAULT_POSTGRES_SCHEMA } from './connection.js';
 import { LexicalWriter } from './lexical-writer.js';
-import { RunLease } from './run-lease.js';
+import { WriterLease } from './run-lease.js';
 import { deleteRepositoryRows, readState } from './run-state.js';
 import { VectorWriter } from './vector-writer.js';
 
@@ -103,7 +103,7 @@ export async function dropPostgresRepository(
   // Two connections: the lease's, and the drop's transaction.
   const connection = await connect(store, 2);
   try {
-    const lease = await RunLease.take(connection, { repo: name, waitMs: options.waitMs ?? 0 });
+    const lease = await WriterLease.take(connection, { repo: name, waitMs: options.waitMs ?? 0 });
     return await connection
       .transaction('BEGIN', async (client) => {
         const s = connection.s;

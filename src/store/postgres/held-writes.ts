@@ -1,5 +1,5 @@
 /**
- * A run's writes held until its transaction (run-writer.ts's PostgresRun). On a server that
+ * A run's writes held until its transaction (run-writer.ts's PostgresWriter). On a server that
  * serves one transaction at a time (PGlite: one backend for every connection), the writes are
  * held until the commit (up to HELD_ELEMENTS_MAX elements), then written in the run's one
  * transaction: none is open while files are read, analysed and embedded, so the server answers

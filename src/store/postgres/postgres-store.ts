@@ -6,7 +6,18 @@
  */
 import type { SearchStore } from '../reads.js';
 import type { Repository } from '../rows.js';
-import type { DroppedRepository, RunStart, Store, StoreContents, StoreRun } from '../store.js';
+import { StoreError } from '../errors.js';
+import type {
+  DroppedIndex,
+  DroppedRepository,
+  IndexPreview,
+  WriterClaim,
+  SeedResult,
+  Store,
+  StoreCapabilities,
+  StoreContents,
+  StoreRun,
+} from '../store.js';
 import { dropPostgresRepository, type PostgresLocation, postgresContents, postgresRepositories } from './admin.js';
 import { withoutPassword } from '../location.js';
 import { DEFAULT_POSTGRES_SCHEMA } from './schema.js';
@@ -16,6 +27,11 @@ import { PostgresStoreRun, VECTOR_INDEX_DESCRIPTION } from './store-run.js';
 export class PostgresStore implements Store {
   readonly #choice: PostgresLocation;
   readonly location: string;
+  /**
+   * A schema of the user's own database: deleted there, not by ocvector; a dry run's figures
+   * from the embedded index hold for it too; and a repository's first run fills it afresh.
+   */
+  readonly capabilities: StoreCapabilities = { seedFromCopy: false, preview: false, drop: false };
 
   constructor(choice: PostgresLocation) {
     this.#choice = choice;
@@ -27,11 +43,16 @@ export class PostgresStore implements Store {
     return true;
   }
 
+  /** Whether it holds the run's repository is the server's to say, at the run. */
+  startsCold(): boolean {
+    return false;
+  }
+
   openSearch(): Promise<SearchStore> {
     return PostgresSearchStore.open(this.#choice);
   }
 
-  beginRun(start: RunStart): Promise<StoreRun> {
+  beginRun(start: WriterClaim): Promise<StoreRun> {
     return PostgresStoreRun.begin(this.#choice, start);
   }
 
@@ -54,5 +75,25 @@ export class PostgresStore implements Store {
 
   dropRepository(name: string, options: { waitMs?: number } = {}): Promise<DroppedRepository> {
     return dropPostgresRepository(this.#choice, name, options);
+  }
+
+  drop(): Promise<DroppedIndex> {
+    return Promise.reject(
+      new StoreError(
+        'a shared store is a schema of your own database: drop that there, or one repository with dropRepository',
+        'BAD_OPTION',
+      ),
+    );
+  }
+
+  preview(): IndexPreview | undefined {
+    throw new StoreError(
+      'a dry run reads the embedded index only: leave --store out to estimate a run (its figures hold for the shared store too)',
+      'BAD_OPTION',
+    );
+  }
+
+  seedFrom(): Promise<SeedResult> {
+    return Promise.reject(new StoreError('a shared store starts a repository afresh, never as a copy', 'BAD_OPTION'));
   }
 }

@@ -35,7 +35,7 @@ export interface LeaseOptions {
   waitMs: number;
 }
 
-export class RunLease {
+export class WriterLease {
   readonly #connection: PostgresConnection;
   readonly #client: pg.PoolClient;
   readonly #repo: string;
@@ -65,7 +65,7 @@ export class RunLease {
   }
 
   /** Takes the repository's lease, at once or waiting up to `waitMs`; StoreError LOCKED when another holds it. */
-  static async take(connection: PostgresConnection, options: LeaseOptions): Promise<RunLease> {
+  static async take(connection: PostgresConnection, options: LeaseOptions): Promise<WriterLease> {
     let client: pg.PoolClient;
     try {
       client = await connection.pool.connect();
@@ -77,7 +77,7 @@ export class RunLease {
     try {
       for (;;) {
         const holder = await inOwnTransaction(client, () => claim(client, connection.s, options.repo, owner));
-        if (typeof holder === 'number') return new RunLease(connection, client, options.repo, owner, holder);
+        if (typeof holder === 'number') return new WriterLease(connection, client, options.repo, owner, holder);
         if (holder === null) continue;
         if (Date.now() >= deadline) throw locked(connection, options.repo, holder);
         await new Promise((resolve) => setTimeout(resolve, Math.min(WAIT_POLL_MS, deadline - Date.now())));

@@ -9,7 +9,7 @@ import { inOwnTransaction } from './run-lease.js';
 import type { Queryable } from './serial.js';
 import type { WritePipeline } from './write-pipeline.js';
 
-export class RunTransaction {
+export class WriteTransaction {
   readonly #client: Queryable;
   readonly #pipeline: WritePipeline;
   #open = false;

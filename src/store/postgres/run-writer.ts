@@ -1,6 +1,6 @@
 /**
- * One indexing run's writes into the PostgreSQL store (../writes.ts's RunWriter), under the
- * repository's lease, committed in ONE transaction on one connection:
+ * One indexing run's writes into the PostgreSQL store (../writes.ts), for its PostgresStoreRun
+ * (store-run.ts), under the repository's lease, committed in ONE transaction on one connection:
  *
  * - One writer per repository at a time: the lease (run-lease.ts), claimed in a statement of its
  *   own before anything else. Another run of the same repository fails at once (StoreError
@@ -27,7 +27,7 @@ import { type PlacedElement, planElements } from '../element-plan.js';
 import { StoreError } from '../errors.js';
 import type { EmbedderRecord, FileRow } from '../rows.js';
 import { badRepositoryName, isRepositoryName } from '../repository-name.js';
-import type { FileWrite, RunWriter, WrittenFile } from '../writes.js';
+import type { FileWrite, WrittenFile } from '../writes.js';
 import type { PostgresConnection } from './connection.js';
 import { type HeldStep, HeldWrites } from './held-writes.js';
 import { fileBatch, inParts, QUEUED_ELEMENTS } from './file-batch.js';
@@ -35,7 +35,7 @@ import { deleteRows, reserveIds, touchFiles } from './file-writes.js';
 import { LexicalStats, LexicalWriter } from './lexical-writer.js';
 import { MergedLookups } from './merged-lookups.js';
 import { analyzeAfterLoad } from './load-statistics.js';
-import { inOwnTransaction, RunLease } from './run-lease.js';
+import { inOwnTransaction, WriterLease } from './run-lease.js';
 import {
   deleteRepositoryRows,
   otherRepositoryNames,
@@ -44,7 +44,7 @@ import {
   repositoryCounts,
   type State,
 } from './run-state.js';
-import { RunTransaction } from './run-transaction.js';
+import { WriteTransaction } from './run-transaction.js';
 import { type Queryable, serialQueries } from './serial.js';
 import { runStatement } from './statement.js';
 import { buildVectorIndex, spaceOfRun, type VectorSpace } from './vector-space.js';
@@ -52,7 +52,7 @@ import { VectorWriter } from './vector-writer.js';
 import { WritePipeline, type WriteStep } from './write-pipeline.js';
 
 /** What a run needs to start. */
-export interface PostgresRunOptions {
+export interface PostgresWriterOptions {
   /** The repository's name in the store, and the directory it is indexed from. */
   repo: string;
   root: string;
@@ -62,7 +62,7 @@ export interface PostgresRunOptions {
   holdElements?: number;
 }
 
-export class PostgresRun implements RunWriter {
+export class PostgresWriter {
   readonly #connection: PostgresConnection;
   /** The run's connection, and its queries one after another (a file's vectors are looked up while a batch is written). */
   readonly #connectionClient: pg.PoolClient;
@@ -70,7 +70,7 @@ export class PostgresRun implements RunWriter {
   readonly #s: string;
   readonly #lexical: LexicalWriter;
   readonly #vectors: VectorWriter;
-  readonly #lease: RunLease;
+  readonly #lease: WriterLease;
   /** The repository's id: undefined until the transaction makes the row of a new repository. */
   #repoId: number | undefined;
   /** Where the run indexes from, when the repository's row must say so (new, or checked out elsewhere). */
@@ -99,13 +99,13 @@ export class PostgresRun implements RunWriter {
   readonly #lookups = new MergedLookups((hashes) => this.#readEmbeddings(hashes));
   /** The batch being built: one at a time, each planned against the one before. */
   #building: Promise<unknown> = Promise.resolve();
-  readonly #transaction: RunTransaction;
+  readonly #transaction: WriteTransaction;
   #open = true;
 
   private constructor(
     connection: PostgresConnection,
     client: pg.PoolClient,
-    lease: RunLease,
+    lease: WriterLease,
     repo: { id: number | undefined; name: string; placeAt: string | undefined },
     state: State,
     backend: { shared: boolean; holdElements: number | undefined },
@@ -117,7 +117,7 @@ export class PostgresRun implements RunWriter {
     this.#lease = lease;
     this.#connectionClient = client;
     this.#client = serialQueries(client);
-    this.#transaction = new RunTransaction(this.#client, this.#pipeline);
+    this.#transaction = new WriteTransaction(this.#client, this.#pipeline);
     this.#s = connection.s;
     this.#lexical = new LexicalWriter(connection.schema);
     this.#vectors = new VectorWriter(connection.schema);
@@ -131,9 +131,9 @@ export class PostgresRun implements RunWriter {
    * Begins a run: the repository's lease, then what the repository holds now (its row is made,
    * or moved to `root` when it was indexed from elsewhere, in the run's transaction).
    */
-  static async begin(connection: PostgresConnection, options: PostgresRunOptions): Promise<PostgresRun> {
+  static async begin(connection: PostgresConnection, options: PostgresWriterOptions): Promise<PostgresWriter> {
     if (!isRepositoryName(options.repo)) throw new StoreError(badRepositoryName(options.repo), 'BAD_NAME');
-    const lease = await RunLease.take(connection, options);
+    const lease = await WriterLease.take(connection, options);
     let client: pg.PoolClient;
     try {
       client = await connection.pool.connect();
@@ -158,7 +158,7 @@ export class PostgresRun implements RunWriter {
           const placeAt = found?.root === options.root ? undefined : options.root;
           const repo = { id: found?.id, name: options.repo, placeAt };
           const shared = backend[0]!.pid === lease.holderPid;
-          const run = new PostgresRun(connection, client, lease, repo, state, {
+          const run = new PostgresWriter(connection, client, lease, repo, state, {
             shared,
             holdElements: options.holdElements,
           });
@@ -464,7 +464,7 @@ export class PostgresRun implements RunWriter {
 
   #requireSpace(): { space: VectorSpace; vectorOid: number } {
     // A program's own mistake: the indexer names the embedder before it writes.
-    if (!this.#space) throw new TypeError('PostgresRun: useEmbedder() must come before writes');
+    if (!this.#space) throw new TypeError('PostgresWriter: useEmbedder() must come before writes');
     return this.#space;
   }
 
@@ -486,7 +486,7 @@ export class PostgresRun implements RunWriter {
   #id(): number {
     // A program's own mistake: the row is made as the transaction opens, before any held write runs.
     if (this.#repoId === undefined)
-      throw new TypeError('PostgresRun: the repository has no row before the transaction');
+      throw new TypeError('PostgresWriter: the repository has no row before the transaction');
     return this.#repoId;
   }
 

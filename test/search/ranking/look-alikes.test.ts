@@ -49,4 +49,16 @@ describe('lookAlikeShareByFile', () => {
   it('does not take a plural or an inflection for a look-alike', () => {
     expect(lookAlikeShareByFile(['file', 'write'], [row(1, 1, 'files', '', 'writes files')]).size).toBe(0);
   });
+
+  it("does not take a word the index's stemmer keeps apart for a look-alike", () => {
+    // To BM25 (FTS5's porter) `null` is not `nullable`, nor `proc` `procsub`, nor `eval` `evaluate`:
+    // a file spelling them lent nothing to the request's word, and loses nothing for it.
+    const rows = [
+      row(1, 1, 'Parameter.value', 'value: String? = null'),
+      row(2, 2, 'runProc', 'proc(command)'),
+      row(3, 3, 'eval', 'eval(script)'),
+      row(4, 4, 'schemaOf', '', 'Schema of a nullable value class.'),
+    ];
+    expect(lookAlikeShareByFile(['nullable', 'value', 'class', 'procsub', 'evaluate'], rows).size).toBe(0);
+  });
 });

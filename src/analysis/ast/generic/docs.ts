@@ -6,7 +6,7 @@
  */
 import { fold } from '../../element.js';
 import { cleanBlock } from '../comments.js';
-import type { SyntaxNode } from '../parsers.js';
+import type { SyntaxNode } from '../syntax-node.js';
 import type { CommentSyntax, GenericLanguage } from './spec.js';
 
 const C_COMMENTS: CommentSyntax = { line: ['//'], block: [['/*', '*/']] };

@@ -7,13 +7,12 @@
  * relation to the innermost element around it. No JavaScript-side walk of
  * the tree: extraction stays close to the cost of parsing.
  */
-import type Parser from 'tree-sitter';
 import { fold, isCodeElementType, newElement } from '../../element.js';
 import type { AccessModifier, CodeElement, CodeElementType, DependencyType } from '../../types.js';
 import { attributeAbove, docAbove, docInside, docInSource, fileSummary } from './docs.js';
 import type { ParsedSource, SyntaxExtractor } from '../extractor.js';
 import { type Extraction, addDependency, collapse, signatureText } from '../extraction.js';
-import type { SyntaxNode } from '../parsers.js';
+import type { Query, SyntaxNode } from '../syntax-node.js';
 import { parameterList, parametersOf } from './parameters.js';
 import { Rows } from './source-rows.js';
 import type { GenericLanguage } from './spec.js';
@@ -69,7 +68,7 @@ interface Relation {
 }
 
 interface Compiled {
-  query: Parser.Query;
+  query: Query;
   spec: GenericLanguage;
 }
 

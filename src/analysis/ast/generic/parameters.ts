@@ -7,7 +7,7 @@
  */
 import type { Parameter } from '../../types.js';
 import { collapse } from '../extraction.js';
-import type { SyntaxNode } from '../parsers.js';
+import type { SyntaxNode } from '../syntax-node.js';
 import type { GenericLanguage, ParameterSyntax } from './spec.js';
 
 /** The value parameters; Scala keeps type parameters in the same field, before them. */

@@ -2,7 +2,7 @@
  * What the generic extractor needs to know about one language: a tree-sitter
  * query that finds its definitions, references and imports, and a few facts
  * the query cannot say (access rules, constructor names, how an impl block
- * is named). The per-language modules beside this one hold only this data.
+ * is named). Each language record (src/analysis/languages/) holds its table.
  *
  * Capture names in `query`:
  *  - `@definition.<kind>`: the node an element spans, `<kind>` a
@@ -34,7 +34,7 @@
  * thread (matching cost the same; docs/performance.md, "The figures behind
  * the constants").
  */
-import type { AccessModifier, CodeElementType } from '../../types.js';
+import type { AccessModifier, CodeElementType } from '../../element-types.js';
 
 /** How a language writes comments: line markers, and block delimiters. Default: `//` and `/* … *\/`. */
 export interface CommentSyntax {
