@@ -11,6 +11,8 @@
  * so a second run (or another `--top`) asks the model only for new texts.
  *
  *   npm run eval:file-vectors -- --embedder ollama:all-minilm:l6-v2 --ollama-host <url> f.jsonl [more.jsonl]
+ *
+ * The git directories come from --mirrors joined with repos.json's git_dir, as for eval:localise.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,6 +24,7 @@ import type { Embedder } from '../src/vector/embedder.js';
 import type { FeatureName } from '../src/search/localise/file-evidence.js';
 import { DEFAULT_FILE_WEIGHTS, fileScore } from '../src/search/localise/file-ranking.js';
 import { printTable } from './lib/stats.js';
+import { ROOT } from './lib/corpora.js';
 import { embedderFromFlags } from './lib/embedder-flag.js';
 import { scoreInstance, summariseScores } from './lib/localise-metrics.js';
 import { loadInstances, loadRepos } from './lib/localise-set.js';
@@ -53,9 +56,9 @@ const { values, positionals } = parseArgs({
     top: { type: 'string', default: '20' },
     text: { type: 'string', default: 'outline' },
     'query-chars': { type: 'string', default: '1000' },
-    data: { type: 'string', default: '../shared/localisation-dev' },
+    data: { type: 'string', default: join(ROOT, '..', 'shared', 'localisation-dev') },
     mirrors: { type: 'string', default: '/work/.mirror' },
-    cache: { type: 'string', default: '/work/corpora/localise/vector-cache' },
+    cache: { type: 'string', default: join(ROOT, 'eval', '.cache', 'file-vectors') },
   },
 });
 const paths = positionals.filter((arg) => arg !== '--');
