@@ -36,10 +36,12 @@ export interface SearchScope {
   /** Elements in these repositories (cached per generation). */
   elementCount(): Promise<number>;
   /**
-   * Files per module among these repositories' files (cached per generation): 1 where no file
-   * is a shipped copy of another, up to 5 where a package ships each module as `.ts`, `.js`,
-   * `.cjs`, `.d.ts` and `.d.cts` (ranking/copies.ts). The candidate lists are that much deeper,
-   * so that they hold as many modules as in a repository without copies.
+   * Files per module among these repositories' files: 1 where no file is a shipped copy of
+   * another, up to 5 where a package ships each module as `.ts`, `.js`, `.cjs`, `.d.ts` and
+   * `.d.cts` (ranking/copies.ts). The candidate lists are that much deeper, so that they hold
+   * as many modules as in a repository without copies. Read once while the index's list of
+   * repositories stays the same, not at each generation: it only sizes the lists, and a shared
+   * store, whose generation moves with every writer's commit, would read every path again.
    */
   filesPerModule(): Promise<number>;
   /** What a k-NN is kept to. */
@@ -50,7 +52,8 @@ export interface SearchScope {
 interface ScopeCaches {
   lexical: LexicalSearch;
   counts: AsyncGenerationCache<number>;
-  filesPerModule: AsyncGenerationCache<number>;
+  /** Read once (SearchScope.filesPerModule); forgotten when the read fails, so that the next search reads again. */
+  filesPerModule?: Promise<number> | undefined;
   ids: AsyncGenerationCache<BigInt64Array>;
   idSet: AsyncGenerationCache<ReadonlySet<number>>;
 }
@@ -116,7 +119,6 @@ export class SearchScopes {
       caches = {
         lexical: new LexicalSearch(),
         counts: new AsyncGenerationCache(1),
-        filesPerModule: new AsyncGenerationCache(1),
         ids: new AsyncGenerationCache(1),
         idSet: new AsyncGenerationCache(1),
       };
@@ -135,9 +137,13 @@ export class SearchScopes {
       lexical: kept.lexical,
       elementCount: () => kept.counts.get(generation, 'n', () => reads.elementCount()),
       filesPerModule: () =>
-        kept.filesPerModule.get(generation, 'n', () =>
-          reads.files().then((files) => filesPerModule(pathsByRoot(files))),
-        ),
+        (kept.filesPerModule ??= reads
+          .files()
+          .then((files) => filesPerModule(pathsByRoot(files)))
+          .catch((error: unknown) => {
+            kept.filesPerModule = undefined;
+            throw error;
+          })),
       vectors: {
         roots,
         scoped: roots.length < this.#repositories.length,
