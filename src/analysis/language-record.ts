@@ -6,11 +6,11 @@
  * registry. A record is data: the generic extractor over a table is built by
  * languages.ts when a file is analysed, so that a search, which reads every
  * record to filter by language but parses nothing, loads no extractor
- * (TypeScript and Python, whose records point at extractors of their own,
- * excepted).
+ * (TypeScript and Python name their own extractors by key:
+ * own-extractors.ts).
  */
-import type { SyntaxExtractor } from './ast/extractor.js';
 import type { GenericLanguage } from './ast/generic/spec.js';
+import type { OwnExtractorName } from './own-extractors.js';
 
 /** How a language's files are recognised, and what people (and models) call it. */
 export interface LanguageNames {
@@ -62,8 +62,12 @@ export type CodeRecord = {
       table: GenericLanguage;
     }
   | {
-      /** An extractor of the language's own (TypeScript, Python), which reads more than a table says. */
-      extractor: SyntaxExtractor;
+      /**
+       * An extractor of the language's own (TypeScript, Python), which reads more than a table
+       * says, named by its key in own-extractors.ts: the record stays data, and a search, which
+       * reads every record, loads no extractor.
+       */
+      extractor: OwnExtractorName;
     }
 );
 

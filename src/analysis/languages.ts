@@ -8,6 +8,7 @@
  * grammar when a file of its language is parsed).
  */
 import type { SyntaxExtractor } from './ast/extractor.js';
+import { OWN_EXTRACTORS } from './own-extractors.js';
 import { genericExtractor } from './ast/generic/extract.js';
 import type { CodeRecord, GrammarSource, TextRecord } from './language-record.js';
 import { type Language, LANGUAGE_RECORDS } from './language-registry.js';
@@ -37,7 +38,7 @@ export interface TextAnalysis {
 export type LanguageAnalysis = CodeAnalysis | TextAnalysis;
 
 function codeAnalysis(record: CodeRecord): CodeAnalysis {
-  const extractor = 'table' in record ? genericExtractor(record.table) : record.extractor;
+  const extractor = 'table' in record ? genericExtractor(record.table) : OWN_EXTRACTORS[record.extractor];
   return { kind: 'code', grammar: record.grammar, extractor, callTypes: record.callTypes };
 }
 

@@ -30,8 +30,7 @@ import {
 import { DEFAULT_REFERENCE_SITES, MAX_REFERENCE_SITES, type ReferencesResponse } from '../search/references.js';
 import { moreLinesMarker } from '../search/source.js';
 import { referencesSummary, renderReferences } from './references-report.js';
-import { renderFiles } from './files-report.js';
-import { MAX_ISSUE_LENGTH } from '../search/localise/file-search.js';
+import { MAX_ISSUE_LENGTH } from '../search/localise/limits.js';
 import { StoreError } from '../store/errors.js';
 import { EXIT, UsageError } from './exit.js';
 import { configure, parseInteger, parseList, runCommand } from './program.js';
@@ -291,6 +290,8 @@ async function runFiles(issue: string, options: SearchCliOptions): Promise<numbe
     if (emptyNote) process.stderr.write(emptyNote);
     return EXIT.OK;
   }
+  // Loaded here: a search of a query, the common case, never renders files.
+  const { renderFiles } = await import('./files-report.js');
   process.stdout.write(renderFiles(response, makeStyle(colorEnabled(process.stdout)), showRepo));
   const count = response.files.length;
   process.stderr.write(

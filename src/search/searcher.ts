@@ -36,7 +36,7 @@ import type { EmbedderStatus, SearchMode, SearchResponse, SearchTimings } from '
 import { findReferences, type ReferencesOptions, type ReferencesResponse } from './references.js';
 import { SourceCache, SourceReader, type SnippetOptions, type SourceStates, StoredSources } from './source.js';
 import { SEARCH_DEFAULTS, validateK, validateMode, validateQuery } from './validate.js';
-import { searchFiles, type FileSearchOptions, type FileSearchResponse } from './localise/file-search.js';
+import type { FileSearchOptions, FileSearchResponse } from './localise/file-search.js';
 
 export type {
   EmbedderStatus,
@@ -196,7 +196,9 @@ export class Searcher {
    * the evidence for each (search/localise/file-search.ts). Takes the whole
    * text, up to MAX_ISSUE_LENGTH characters.
    */
-  searchFiles(text: string, options: FileSearchOptions = {}): Promise<FileSearchResponse> {
+  async searchFiles(text: string, options: FileSearchOptions = {}): Promise<FileSearchResponse> {
+    // Loaded at the first file search: a searcher that answers queries only never reads an issue.
+    const { searchFiles } = await import('./localise/file-search.js');
     return searchFiles(
       {
         search: (query, searchOptions) => this.#search(query, searchOptions),

@@ -2,7 +2,7 @@
  * The find_files_to_change tool's contract: its arguments and its answer,
  * as JSON Schema for the model and as types for the code.
  */
-import { MAX_ISSUE_LENGTH } from '../search/localise/file-search.js';
+import { MAX_ISSUE_LENGTH } from '../search/localise/limits.js';
 import { FEATURES, type FeatureName } from '../search/localise/file-evidence.js';
 import { CODEBASE_SEARCH_PARAMETERS, REPOS_PARAMETER, type JsonSchema } from './schema.js';
 

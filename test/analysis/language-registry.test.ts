@@ -1,3 +1,4 @@
+import { OWN_EXTRACTORS } from '../../src/analysis/own-extractors.js';
 import { readdirSync } from 'node:fs';
 import { basename } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -47,8 +48,8 @@ function problemsOf(record: LanguageRecord): string[] {
       if ('table' in analysis) {
         if (!analysis.table.query.includes('@definition.')) problems.push('its table finds no definitions');
         if (!analysis.table.defaultAccess) problems.push('its table has no default access');
-      } else if (typeof analysis.extractor?.extract !== 'function' || typeof analysis.extractor.summary !== 'function')
-        problems.push('it has neither a table nor an extractor');
+      } else if (!Object.hasOwn(OWN_EXTRACTORS, analysis.extractor))
+        problems.push(`it has neither a table nor an extractor of its own (${String(analysis.extractor)})`);
       break;
     }
     case 'config':
@@ -106,7 +107,7 @@ describe('the language registry', () => {
       'interpreter "toy3" cannot match a #! line',
       'alias " Toy" is not trimmed lower case',
       'grammar "toy" is not a tree-sitter package',
-      'it has neither a table nor an extractor',
+      'it has neither a table nor an extractor of its own (undefined)',
     ]);
     expect(
       problemsOf({ name: 'ini', extensions: ['.ini'], analysis: { kind: 'config' } } as unknown as LanguageRecord),

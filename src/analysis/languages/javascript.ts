@@ -1,5 +1,4 @@
 /** JavaScript (and JSX): read by the TypeScript extractor through the JavaScript grammar. */
-import { typescriptExtractor } from '../ast/typescript.js';
 import { defineLanguage } from '../language-record.js';
 import { JAVASCRIPT_CALLS } from './typescript.js';
 
@@ -12,6 +11,6 @@ export const javascript = defineLanguage({
     kind: 'code',
     grammar: { package: 'tree-sitter-javascript' },
     callTypes: JAVASCRIPT_CALLS,
-    extractor: typescriptExtractor,
+    extractor: 'typescript',
   },
 });

@@ -1,5 +1,4 @@
 /** Python: read by the extractor of its own (ast/python.ts: decorators, docstrings, properties). */
-import { pythonExtractor } from '../ast/python.js';
 import { defineLanguage } from '../language-record.js';
 
 export const python = defineLanguage({
@@ -12,6 +11,6 @@ export const python = defineLanguage({
     kind: 'code',
     grammar: { package: 'tree-sitter-python' },
     callTypes: ['call'],
-    extractor: pythonExtractor,
+    extractor: 'python',
   },
 });

@@ -1,5 +1,4 @@
 /** TSX: TypeScript with JSX, read by the TypeScript extractor through the TSX grammar. */
-import { typescriptExtractor } from '../ast/typescript.js';
 import { defineLanguage } from '../language-record.js';
 import { JAVASCRIPT_CALLS } from './typescript.js';
 
@@ -10,6 +9,6 @@ export const tsx = defineLanguage({
     kind: 'code',
     grammar: { package: 'tree-sitter-typescript', export: 'tsx' },
     callTypes: JAVASCRIPT_CALLS,
-    extractor: typescriptExtractor,
+    extractor: 'typescript',
   },
 });

@@ -1,5 +1,4 @@
 /** TypeScript: read by the extractor of its own (ast/typescript.ts), which TSX and JavaScript share. */
-import { typescriptExtractor } from '../ast/typescript.js';
 import { defineLanguage } from '../language-record.js';
 
 /** Calls and `new` in the TypeScript, TSX and JavaScript grammars alike. */
@@ -14,6 +13,6 @@ export const typescript = defineLanguage({
     kind: 'code',
     grammar: { package: 'tree-sitter-typescript', export: 'typescript' },
     callTypes: JAVASCRIPT_CALLS,
-    extractor: typescriptExtractor,
+    extractor: 'typescript',
   },
 });

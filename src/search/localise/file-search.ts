@@ -15,12 +15,12 @@ import { MAX_K, MAX_QUERY_LENGTH, validateK, validateMode, validateQuery } from 
 import { fileKey, gatherEvidence, type FeatureName, type FileCandidate } from './file-evidence.js';
 import { DEFAULT_FILE_WEIGHTS, rankFiles, type FileWeights } from './file-ranking.js';
 import { readIssue, type IssueReading } from './issue-reading.js';
+import { MAX_ISSUE_LENGTH } from './limits.js';
 
 /** The characters of an issue its element search reads (elementQuery). */
 const ELEMENT_QUERY_LENGTH = 600;
 
-/** The longest text a file search takes: a long issue, traceback and all (a query takes MAX_QUERY_LENGTH). */
-export const MAX_ISSUE_LENGTH = 100_000;
+export { MAX_ISSUE_LENGTH } from './limits.js';
 
 export interface FileSearchOptions extends SearchFilters {
   /** Files wanted, 1 to 100. Default 10. */
