@@ -36,7 +36,8 @@ it.skipIf(!deviceHere || !gpuAddonHere)(
     const run = spawnSync(
       process.execPath,
       ['node_modules/vitest/vitest.mjs', 'run', '--config', 'test/native/gpu/vitest.config.ts'],
-      { encoding: 'utf8', timeout: 1_800_000 },
+      // Required: a GPU suite that finds it cannot run fails rather than reporting its tests skipped.
+      { encoding: 'utf8', timeout: 1_800_000, env: { ...process.env, OCVECTOR_GPU_REQUIRED: '1' } },
     );
     expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
   },

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { describe } from 'vitest';
+import { describe, it } from 'vitest';
 import type { GpuInfo } from '../../../src/index.js';
 import { skippedName } from '../../helpers/skip-reason.js';
 
@@ -30,8 +30,21 @@ export function gpuUnavailable(): string | undefined {
   return gpu.compiled && gpu.devices > 0 ? undefined : gpu.reason;
 }
 
-/** A suite of GPU tests: run where a GPU can run it, else reported skipped with the reason. */
+/**
+ * A suite of GPU tests: run where a GPU can run it, else reported skipped with the reason. Where
+ * the caller requires the GPU (OCVECTOR_GPU_REQUIRED=1: the default suite runs this one only where
+ * it saw a device and an addon), a suite that cannot run fails with the reason instead, so that
+ * a run whose every test was skipped never passes for one that ran them.
+ */
 export function describeGpu(name: string, body: () => void): void {
   const reason = gpuUnavailable();
+  if (reason !== undefined && process.env.OCVECTOR_GPU_REQUIRED === '1') {
+    describe(name, () => {
+      it('can run here', () => {
+        throw new Error(`the GPU tests were required but cannot run: ${reason}`);
+      });
+    });
+    return;
+  }
   describe.skipIf(reason !== undefined)(reason === undefined ? name : skippedName(name, reason), body);
 }
