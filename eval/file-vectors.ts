@@ -99,7 +99,6 @@ async function embedDocuments(texts: readonly string[]): Promise<Float32Array[]>
       cache.set(keyOf('doc', text), [...rows.subarray(i * embedder.dimension, (i + 1) * embedder.dimension)]),
     );
   }
-  if (missing.length > 0) saveCache();
   return texts.map((text) => Float32Array.from(cache.get(keyOf('doc', text))!));
 }
 
@@ -107,7 +106,6 @@ async function embedQuery(text: string): Promise<Float32Array> {
   const key = keyOf('query', text);
   if (!cache.has(key)) {
     cache.set(key, [...(await embedder.embedQuery(text))]);
-    saveCache();
   }
   return Float32Array.from(cache.get(key)!);
 }
@@ -158,9 +156,13 @@ for (const line of lines) {
     line.instance_id,
     new Map(first.map((file, i) => [file.path, high > low ? (cosines[i]! - low) / (high - low) : 0])),
   );
-  if (++done % 10 === 0)
+  if (++done % 10 === 0) {
+    // Kept every ten instances, not at each new text: the file is megabytes, and an interrupted run keeps most of its work.
+    saveCache();
     process.stderr.write(`${done}/${lines.length} instances, ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+  }
 }
+saveCache();
 
 type Score = { acc1: number; acc5: number; mrr: number };
 function score(set: readonly Line[], weight: number, alone = false): Score {

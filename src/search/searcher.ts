@@ -279,7 +279,7 @@ export class Searcher {
       // a database server on its own), so that BM25 runs meanwhile: the two halves overlap.
       // Counted in modules: where a package ships each module several times over, each list is that much deeper.
       const filesPerModule = await scope.filesPerModule();
-      const candidates = Math.ceil(candidatesWanted(k) * filesPerModule);
+      const candidates = candidatesWanted(k, filesPerModule);
       const vectorSide =
         requestedMode === 'lexical'
           ? undefined

@@ -23,9 +23,13 @@ export const DEFAULT_FUSION_WEIGHTS: Readonly<Record<QueryKind, FusionWeights>> 
   prose: { lexical: SCORE_WEIGHTS.lexical.prose, vector: SCORE_WEIGHTS.vector.prose },
 };
 
-/** Candidates each list is asked for, for k results (times FILTERED_OVERFETCH where filters may thin the vector list). */
-export function candidatesWanted(k: number): number {
-  return Math.max(MIN_CANDIDATES, k * CANDIDATES_PER_RESULT);
+/**
+ * Candidates each list is asked for, for k results (times FILTERED_OVERFETCH where filters may thin
+ * the vector list), counted in modules: where the repositories ship each module as several files
+ * (`filesPerModule`, ranking/copies.ts), as many times more rows.
+ */
+export function candidatesWanted(k: number, filesPerModule = 1): number {
+  return Math.ceil(Math.max(MIN_CANDIDATES, k * CANDIDATES_PER_RESULT) * filesPerModule);
 }
 
 export interface ScoredHit {

@@ -20,8 +20,8 @@ const LOOK_ALIKE_SUFFIX = 4;
 const LOOK_ALIKE_MIN_LENGTH = 4;
 
 /**
- * Two terms the lexical index's stemmer joins (FTS5's porter: `atomic` and
- * `atomically`), one of them the other with a short suffix. Only such a pair
+ * Two terms the lexical index's stemmer joins (FTS5's porter: `connect` and
+ * `connection`), one of them the other with a short suffix. Only such a pair
  * lent one word's BM25 to the other: `null` is not `nullable` to BM25, nor
  * `proc` `procsub`, so a file that spells `null` lost nothing to it.
  */
@@ -36,15 +36,9 @@ function looksAlike(a: string, b: string): boolean {
   );
 }
 
-/** A term as the lexical index stems it (its first FTS5 token), kept for the next searches. */
-const INDEX_STEMS = new Map<string, string>();
+/** A term as the lexical index stems it: its first FTS5 token (fts-tokens.ts keeps each word's term). */
 function indexStem(term: string): string {
-  let found = INDEX_STEMS.get(term);
-  if (found === undefined) {
-    if (INDEX_STEMS.size >= MAX_CACHED_ROWS) INDEX_STEMS.clear();
-    INDEX_STEMS.set(term, (found = ftsTokens(term)[0] ?? term));
-  }
-  return found;
+  return ftsTokens(term)[0] ?? term;
 }
 
 /**
